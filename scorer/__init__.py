@@ -1,0 +1,3 @@
+"""mus-scorer: a scoring companion for the card game Mus."""
+
+__version__ = "0.1.0"

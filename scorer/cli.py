@@ -1,0 +1,64 @@
+"""The `mus-scorer` command line.
+
+Each sub-command lives in its own module under `scorer.commands`, which exposes
+`add_arguments(parser)` and `run(args) -> int`. Those modules import heavy
+dependencies (Flask, onnxruntime, Pillow) only inside `run`, so that `settle`
+starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# command name -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "settle": ("scorer.commands.settle", "settle hand records (mus-hand/1) into mus-settlement/1 lines"),
+    "replay": ("scorer.commands.replay", "replay a mus-match/1 file: score after every hand, games, vacas, winner"),
+    "scan": ("scorer.commands.scan", "read the cards in showdown photos"),
+    "serve": ("scorer.commands.serve", "start the table web app"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mus-scorer", description="Scoring companion for the card game Mus.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:  # a part not built yet
+            if exc.name != module:
+                raise
+            p.set_defaults(_missing=module)
+            continue
+        mod.add_arguments(p)
+        p.set_defaults(_module=mod)
+    return parser
+
+
+def _version() -> str:
+    from scorer import __version__
+
+    return __version__
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    if getattr(args, "_missing", None):
+        print(f"mus-scorer {args.command}: not available in this build", file=sys.stderr)
+        return 2
+    try:
+        return int(args._module.run(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
