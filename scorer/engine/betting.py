@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from .cards import parse_hands
 from .errors import IllegalError, MalformedError
-from .rules import Rules
+from .rules import Rules, check_esku, check_score
 
 LANCES = ("grande", "chica", "pares", "juego", "punto")
 PHASES = ("grande", "chica", "pares_declare", "pares", "juego_declare", "juego", "punto", "showdown", "over")
@@ -158,6 +159,7 @@ class Done(NamedTuple):
     ordago: bool = False
 
 
+_ALL_PASSED = {name: Done(name, "paso") for name in LANCES}
 Deje = tuple[str, int, int, str, tuple[int, int]]  # lance, team, stones, why, score after
 
 
@@ -230,7 +232,7 @@ class HandState(NamedTuple):
         lance = self.lance
         if lance is None or lance.passed or lance.bettor is not None:
             raise IllegalError("bets", f"no lance to pass in phase {self.phase!r}", self.phase)
-        return self._goon(lance.name, (*self.done, Done(lance.name, "paso")))
+        return self._goon(lance.name, (*self.done, _ALL_PASSED[lance.name]))
 
     def declare_all(self, holds: tuple[bool, ...]) -> HandState:
         """All four declarations of the current declare phase at once, by seat."""
@@ -304,6 +306,8 @@ class HandState(NamedTuple):
 
 def deje_events(state: HandState) -> list[dict[str, Any]]:
     """The dejes paid so far, in the settlement's event shape."""
+    if not state.dejes:
+        return []
     return [
         {"lance": lance, "team": team, "stones": stones, "why": why, "score": list(score)}
         for lance, team, stones, why, score in state.dejes
@@ -321,8 +325,6 @@ class LiveHand:
     @staticmethod
     def start(rules: Rules, esku: int, score: tuple[int, int]) -> LiveHand:
         """A new hand: `esku` speaks first, `score` is the score before it."""
-        from .record import check_esku, check_score
-
         rules = Rules.from_json(rules) if not isinstance(rules, Rules) else rules
         return LiveHand(HandState.begin(rules, check_esku(esku), check_score(score, rules)))
 
@@ -398,12 +400,14 @@ class LiveHand:
                 declared.setdefault(claim, [None] * 4)[action["seat"]] = action[claim]
             else:
                 bets.setdefault(phase, []).append(dict(action))
+        if hands is not None:
+            parse_hands(hands)
         record: dict[str, Any] = {
             "format": "mus-hand/1",
             "rules": s.rules.to_json(),
             "esku": s.esku,
             "score": list(s.start),
-            "hands": [list(h) if h is not None else None for h in hands] if hands is not None else [None] * 4,
+            "hands": [None if h is None else list(h) for h in hands] if hands is not None else [None] * 4,
         }
         if declared:
             record["declared"] = declared
