@@ -163,3 +163,13 @@ def test_live_hand_refuses_garbage_actions_with_mus_error(played, garbage):
         hand.check(garbage)
     except MusError:
         pass
+
+
+@SETTINGS
+@given(json_values, json_values, json_values, json_values)
+def test_live_hand_entry_points_refuse_garbage_with_mus_error(rules_obj, esku, score, log):
+    try:
+        hand = LiveHand.replay(rules_obj, esku, score, log)
+        hand.to_record(rules_obj)
+    except MusError:
+        pass
