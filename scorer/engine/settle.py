@@ -26,6 +26,7 @@ class Ruling:
     team: int | None = None  # the team the rule pays
     tira: int = 0  # stones "of the tira" (and of the punto) paid to `team`
     bonus: bool = False  # with `annul`: `team` also counts its own combinations
+    cause: str = ""  # for the events: "false pares of seat 0 (seed 004 art. 13a)"
 
 
 class _Count:
@@ -127,7 +128,7 @@ def _count_lance(c: _Count, done: Done, rulings: dict[str, Ruling | None]) -> di
         parts = [f"tira {ruling.tira}"] if ruling.tira else []
         parts += [bonus[1]] if bonus[1] else []
         stake = 0 if done.status == "accepted" else done.stake
-        gained = c.add(lance, team, ruling.tira + bonus[0], f"after a false declaration: {', '.join(parts)}")
+        gained = c.add(lance, team, ruling.tira + bonus[0], f"{ruling.cause}: {', '.join(parts)}")
         return entry | {"team": team if gained else entry["team"], "stake": stake, "stones": deje + gained}
     line = _line(c, done, best)
     if line is not None:
@@ -136,7 +137,7 @@ def _count_lance(c: _Count, done: Done, rulings: dict[str, Ruling | None]) -> di
         if gained:
             entry.update(team=team, stones=deje + gained)
     if ruling is not None and ruling.team is not None and ruling.tira:
-        gained = c.add(lance, ruling.team, ruling.tira, "tira for an undeclared combination")
+        gained = c.add(lance, ruling.team, ruling.tira, f"{ruling.cause}: tira {ruling.tira}")
         if gained:
             entry.update(team=ruling.team, stones=entry["stones"] + gained)
     return entry
@@ -238,10 +239,14 @@ def _rulings(c: _Count, claim: str) -> Ruling | None:
             if claim == "pares" and case == "opponents_only":
                 case = "partner_without"
         rule, annul, tira, bonus, effect = _RULES[(claim, said, case)]
-        if ruling is not None:
+        if c.st.ordago is not None:
+            effect = (f"reported; the ordago accepted in {c.st.ordago} decides the game, "
+                      "and only combinations the cards show count in it")
+        elif ruling is not None:
             effect = "reported; the first contradiction from esku rules the lance"
         else:
-            ruling = Ruling(annul, 1 - team if annul or tira else None, tira, bonus)
+            cause = f"{'false' if said else 'undeclared'} {claim} of seat {seat} ({rule})"
+            ruling = Ruling(annul, 1 - team if annul or tira else None, tira, bonus, cause)
         kind = "false_declaration" if said else "undeclared"
         c.disputes.append({"seat": seat, "lance": claim, "kind": kind, "declared": said, "cards": actual,
                            "rule": rule, "effect": effect})
