@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .betting import LANCES, HandState
+from .betting import LANCES, Action, HandState
 from .cards import Hand, parse_hands, short
 from .errors import IllegalError, MalformedError, MusError
 from .evaluate import CODE, HandValue, table
@@ -127,23 +127,23 @@ def _declarations(claim: str, declared: dict, values: tuple[HandValue | None, ..
 
 
 def _replay(state: HandState, declared: dict, bets: dict, values: tuple[HandValue | None, ...]) -> HandState:
-    """Feed the record's declarations and bets, lance by lance, to the betting machine."""
+    """Feed the record's declarations and bets, lance by lance, to the betting machine (in place)."""
     played = set()
     while state.phase not in ("showdown", "over"):
         phase = state.phase
         if phase.endswith("_declare"):
-            state = state.declare_all(_declarations(phase.removesuffix("_declare"), declared, values))
+            state.advance_declaring(_declarations(phase.removesuffix("_declare"), declared, values))
             continue
         played.add(phase)
         actions = bets.get(phase)
         if actions is None:
-            state = state.all_pass()
+            state.advance_passing()
             continue
         for i, action in enumerate(actions):
             if state.phase != phase:
                 raise IllegalError(f"bets.{phase}[{i}]", f"{short(action)}: the betting of {phase} is over", action)
             try:
-                state = state.act(action)
+                state.advance(Action.parse(action))
             except MusError as err:
                 raise err.under(f"bets.{phase}[{i}]") from None
         if state.phase == phase:
