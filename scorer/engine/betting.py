@@ -35,9 +35,9 @@ class Action(NamedTuple):
         """Check the shape of a JSON action (not its legality)."""
         if not isinstance(obj, dict):
             raise MalformedError("", f"{obj!r} is not an action object", obj)
-        for key in obj:
-            if key not in _ACTION_KEYS:
-                raise MalformedError(str(key), f"{key!r} is not a key of an action", key)
+        if not _ACTION_KEYS.issuperset(obj):
+            key = next(k for k in obj if k not in _ACTION_KEYS)
+            raise MalformedError(str(key), f"{key!r} is not a key of an action", key)
         seat = obj.get("seat")
         if type(seat) is not int or not 0 <= seat <= 3:
             raise MalformedError("seat", f"{seat!r} is not a seat (0 to 3)", seat)
@@ -138,9 +138,8 @@ class Lance(NamedTuple):
         raise IllegalError("act", f"'envido' in {self.name}: a bet is on the table; raise it with 'mas'", a.act)
 
     def _bet(self, seat: int, stake: int, agreed: int, words: str, *, ordago: bool) -> Lance:
-        team = seat % 2
-        after = ((seat + k) % 4 for k in (1, 2, 3))
-        queue = tuple(s for s in after if s % 2 != team and s in self.seats and s not in self.out)
+        opponents = ((seat + 1) % 4, (seat + 3) % 4)  # in speaking order from the bettor
+        queue = tuple([s for s in opponents if s in self.seats and s not in self.out])
         return self._replace(
             bettor=seat, queue=queue, stake=stake, agreed=agreed, chain=(*self.chain, words),
             bettors=(*self.bettors, seat), ordago=ordago,
