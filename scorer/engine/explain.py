@@ -85,7 +85,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "wins_with": "{p} irabazle, {x}",
         "scores": "{t} irabazle",
         "deje": "deje, {t} irabazle",
-        "only_team": "{l}: {t} bakarrik",
+        "only_team": "{t} bakarrik",
         "refused_bonus": "tira ondoren, {t}: berea",
         "stake_bonus": "{s} eta {b} saria",
         "pareja": "parea {x}", "medias": "mediak {x}", "duples": "doblak {x}",
@@ -251,7 +251,8 @@ def _bets_text(actions: Sequence[dict[str, Any]], lang: str) -> str:
         elif act == "mas":
             said.append(w["mas"].format(n=a.get("n", 2)))
         elif act in ("ordago", "quiero", "no_quiero"):
-            said.append(w[act])
+            if not (said and said[-1] == w[act] and act == "no_quiero"):  # both partners refusing: one refusal
+                said.append(w[act])
     return ", ".join(said) if said else w["all_passed"]
 
 
