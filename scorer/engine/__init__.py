@@ -1,0 +1,30 @@
+"""The Mus rules engine: cards, lance evaluation, betting log, settlement, disputes.
+
+Pure Python, standard library only. The public API is the Engine section of
+`docs/CONTRACTS.md`; the JSON formats are `HAND-RECORD.md`.
+"""
+
+from .betting import LANCES, PHASES, LiveHand
+from .cards import DECK, Card
+from .errors import IllegalError, MalformedError, MusError
+from .evaluate import HandValue, evaluate
+from .record import HandRecord, parse_hand
+from .rules import Rules
+from .settle import settle
+
+__all__ = [
+    "DECK",
+    "LANCES",
+    "PHASES",
+    "Card",
+    "HandRecord",
+    "HandValue",
+    "IllegalError",
+    "LiveHand",
+    "MalformedError",
+    "MusError",
+    "Rules",
+    "evaluate",
+    "parse_hand",
+    "settle",
+]
