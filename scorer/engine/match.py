@@ -10,10 +10,9 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from scorer import engine as _engine
-
 from .errors import IllegalError, MalformedError, MusError
 from .rules import Rules
+from .settle import settle
 
 __all__ = ["Match", "iter_match", "replay_match"]
 
@@ -110,7 +109,7 @@ class Match:
         input or when the match is over.
         """
         record = self.record_for(hand)
-        settlement = _engine.settle(record)
+        settlement = settle(record)
         self._advance(record, settlement)
         return settlement
 
