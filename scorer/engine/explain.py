@@ -20,6 +20,12 @@ LANGS = ("en", "es", "eu", "fr")
 # One table per language. `{}` fields are filled with str.format.
 _WORDS: dict[str, dict[str, str]] = {
     "en": {
+        "punto_refused": "punto to {t} after the refusal",
+        "annulled": "false declaration, the bets are void: {t} count",
+        "tira_for": "tira to {t} for an undeclared combination",
+        "dispute_false_declaration": "{p} declared {l} without holding it",
+        "dispute_undeclared": "{p} held {l} without declaring it",
+        "dispute_bet_for_partner": "{p} bet at {l} holding neither pares nor juego",
         "grande": "Grande", "chica": "Chica", "pares": "Pares", "juego": "Juego", "punto": "Punto",
         "paso": "paso", "envido": "envido", "envido_n": "envido {n}", "mas": "{n} more",
         "ordago": "órdago", "quiero": "quiero", "no_quiero": "no quiero",
@@ -49,6 +55,12 @@ _WORDS: dict[str, dict[str, str]] = {
         "games": "games", "vacas": "vacas", "winner": "Winner: {t}, {v}",
     },
     "es": {
+        "punto_refused": "el punto para {t} tras el no quiero",
+        "annulled": "declaración falsa, apuestas anuladas: cobran {t}",
+        "tira_for": "tira para {t} por no declarar",
+        "dispute_false_declaration": "{p} dijo {l} sin tenerlo",
+        "dispute_undeclared": "{p} tenía {l} sin declararlo",
+        "dispute_bet_for_partner": "{p} apostó a {l} sin pares ni juego",
         "grande": "Grande", "chica": "Chica", "pares": "Pares", "juego": "Juego", "punto": "Punto",
         "paso": "paso", "envido": "envido", "envido_n": "envido {n}", "mas": "{n} más",
         "ordago": "órdago", "quiero": "quiero", "no_quiero": "no quiero",
@@ -73,11 +85,17 @@ _WORDS: dict[str, dict[str, str]] = {
         "and": "y",
         "team": "pareja {n}",
         "seat": "asiento {n}",
-        "hand": "Mano {n}", "esku": "mano {p}",
+        "hand": "Jugada {n}", "esku": "mano {p}",
         "game_won": "juego para {t}", "vaca_won": "vaca para {t}", "match_won": "{t} ganan la partida",
         "games": "juegos", "vacas": "vacas", "winner": "Ganadores: {t}, {v}",
     },
     "eu": {
+        "punto_refused": "tira ondoren, puntua: {t} irabazle",
+        "annulled": "aitorpen faltsua, apustuak baliogabe: {t} irabazle",
+        "tira_for": "tira, {t} irabazle (aitortu gabea)",
+        "dispute_false_declaration": "{p}: {l} baduela esan du, baina ez du",
+        "dispute_undeclared": "{p}: {l} badu, aitortu gabe",
+        "dispute_bet_for_partner": "{p}: {l} apustua egin du, ez pareak ez jokoa izan gabe",
         "grande": "Handia", "chica": "Txikia", "pares": "Pareak", "juego": "Jokoa", "punto": "Puntua",
         "paso": "paso", "envido": "enbido", "envido_n": "{n} enbido", "mas": "{n} gehiago",
         "ordago": "hordago", "quiero": "iduki", "no_quiero": "tira",
@@ -90,7 +108,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "stake_bonus": "{s} eta {b} saria",
         "pareja": "parea {x}", "medias": "mediak {x}", "duples": "doblak {x}",
         "juego_of": "{x}", "punto_of": "{x}",
-        "amarrakos": "{a} hamarreko", "amarrako": "hamarreko 1", "stones": "{s}", "amarr_stones": "{a} eta {s}",
+        "amarrakos": "{a} hamarreko", "amarrako": "hamarreko bat", "stones": "{s}", "amarr_stones": "{a} eta {s}",
         "zero": "ezer ez",
         "cards": "Kartak",
         "not_shown": "erakutsi gabe",
@@ -107,6 +125,12 @@ _WORDS: dict[str, dict[str, str]] = {
         "games": "jokoak", "vacas": "bakak", "winner": "Irabazleak: {t}, {v}",
     },
     "fr": {
+        "punto_refused": "le point à {t} après le refus",
+        "annulled": "fausse annonce, paris annulés : {t} marquent",
+        "tira_for": "tira pour {t} (combinaison non annoncée)",
+        "dispute_false_declaration": "{p} a annoncé {l} à tort",
+        "dispute_undeclared": "{p} avait {l} sans l'annoncer",
+        "dispute_bet_for_partner": "{p} a misé aux {l} sans paires ni jeu",
         "grande": "Grand", "chica": "Petit", "pares": "Paires", "juego": "Jeu", "punto": "Point",
         "paso": "paso", "envido": "envido", "envido_n": "envido {n}", "mas": "{n} de plus",
         "ordago": "hordago", "quiero": "tenu", "no_quiero": "refusé",
@@ -274,8 +298,8 @@ def explain(
     `settlement` is what `settle(record)` returned; `players` names the four seats
     (default "seat 0".."seat 3" in the language); `teams` (optional) names the teams,
     else each team is named by its two players. Lines: the cards shown, every deje and
-    every count in the order they scored, an accepted órdago, the end of the game,
-    adentro, and each dispute.
+    every count in the order they scored (an accepted órdago among them), the end of the
+    game, adentro, and each dispute.
     """
     w = words(lang)
     if not players:
@@ -308,12 +332,24 @@ def explain(
         return w["wins_with"].format(p=players[best], x=_what(lance, hands[best], kings, lang))
 
     def holders(lance: str, team: int) -> str:
+        claim = "juego" if lance == "punto" else lance
         out = []
         for s in (team, team + 2):
             h = hands[s]
-            if h and _holds(lance, h, kings):
-                out.append(f"{players[s]} {_what(lance, h, kings, lang)}")
+            if h and _holds(claim, h, kings):
+                out.append(f"{players[s]} {_what(claim, h, kings, lang)}")
         return ", ".join(out)
+
+    def ordago_body(lance: str, info: dict[str, Any], team: int) -> str:
+        best = info.get("best")
+        if best is not None and hands[best]:
+            return w["ordago_won"].format(p=players[best], x=_what(lance, hands[best], kings, lang), t=tname(team))
+        return w["ordago_won_team"].format(t=tname(team))
+
+    ordago = None
+    if settlement.get("ordago"):
+        ordago = next((lance for lance in _LANCES if (lances.get(lance) or {}).get("status") == "accepted"
+                       and any(a.get("act") == "ordago" for a in bets.get(lance) or [])), None)
 
     seen: set[str] = set()
     for event in settlement.get("events") or []:
@@ -326,8 +362,17 @@ def explain(
         why = str(event.get("why", ""))
         first = lance not in seen
         seen.add(lance)
+        with_holders = lance in ("pares", "juego") and (hands[team] or hands[team + 2])
         if why.startswith("deje") or (status == "refused" and first and lance in bets):
             body = f"{said}: {w['deje'].format(t=tname(team))}"
+        elif why.startswith("after a false declaration"):
+            body = w["annulled"].format(t=tname(team))
+            if with_holders and "seat" in why:
+                body += f": {holders(lance, team)}"
+        elif why.startswith("tira"):
+            body = w["tira_for"].format(t=tname(team))
+        elif lance == ordago:
+            body = f"{said}: {ordago_body(lance, info, team)}"
         elif status == "accepted":
             body = f"{said}: " + (winner_with(lance, info) or w["scores"].format(t=tname(team)))
             stake = info.get("stake", 0)
@@ -336,33 +381,23 @@ def explain(
                 body += f", {w['stake_bonus'].format(s=stake, b=bonus)} ({holders(lance, team)})"
         elif status == "uncontested":
             body = w["only_team"].format(t=tname(team), l=w[lance].lower())
-            if hands[team] or hands[team + 2]:
+            if with_holders:
                 body += f": {holders(lance, team)}"
+        elif status == "refused" and lance == "punto":
+            body = w["punto_refused"].format(t=tname(team))
         elif status == "refused":
             body = w["refused_bonus"].format(t=tname(team))
-            if lance in ("pares", "juego") and (hands[team] or hands[team + 2]):
+            if with_holders:
                 body += f": {holders(lance, team)}"
         else:  # all passed
             body = f"{w['all_passed']}: " + (winner_with(lance, info) or w["scores"].format(t=tname(team)))
-            if lance in ("pares", "juego") and (hands[team] or hands[team + 2]):
+            if with_holders:
                 body += f" ({holders(lance, team)})"
         lines.append(f"{head}: {body}, {tail(event)}")
 
-    if settlement.get("ordago"):
-        winner = settlement.get("winner")
-        for lance in _LANCES:
-            info = lances.get(lance) or {}
-            acts = bets.get(lance) or []
-            if info.get("status") == "accepted" and any(a.get("act") == "ordago" for a in acts):
-                best = info.get("best")
-                if best is not None and hands[best]:
-                    body = w["ordago_won"].format(
-                        p=players[best], x=_what(lance, hands[best], kings, lang), t=tname(winner)
-                    )
-                else:
-                    body = w["ordago_won_team"].format(t=tname(winner))
-                lines.append(f"{w[lance]}: {_bets_text(acts, lang)}: {body}")
-                break
+    if ordago is not None and ordago not in seen and settlement.get("winner") in (0, 1):
+        lines.append(f"{w[ordago]}: {_bets_text(bets.get(ordago) or [], lang)}: "
+                     f"{ordago_body(ordago, lances[ordago], settlement['winner'])}")
 
     score = settlement.get("score") or [0, 0]
     if settlement.get("game_over") and settlement.get("winner") in (0, 1):
@@ -372,22 +407,24 @@ def explain(
         if adentro[t] and not (settlement.get("game_over") and settlement.get("winner") == t):
             lines.append(w["adentro"].format(t=tname(t), s=score[t]))
     for dispute in settlement.get("disputes") or []:
-        lines.append(f"{w['dispute']}: {_dispute_text(dispute, players)}")
+        lines.append(f"{w['dispute']}: {_dispute_text(dispute, players, lang)}")
     return lines
 
 
-def _dispute_text(dispute: Any, players: Sequence[str]) -> str:
-    """A dispute as one sentence: its message, the rule and the effect when given."""
+def _dispute_text(dispute: Any, players: Sequence[str], lang: str) -> str:
+    """A dispute in a sentence: who said or held what, the rule, and (in English) the effect."""
     if not isinstance(dispute, dict):
         return str(dispute)
-    parts: list[str] = []
-    seat = dispute.get("seat")
-    if isinstance(seat, int) and 0 <= seat < 4:
-        parts.append(players[seat])
-    for key in ("message", "why", "reason", "rule", "effect"):
-        value = dispute.get(key)
-        if value and str(value) not in parts:
-            parts.append(str(value))
-    if len(parts) <= 1:
-        parts.extend(f"{k}: {v}" for k, v in dispute.items() if k != "seat")
-    return " — ".join(parts)
+    w = words(lang)
+    seat, lance, kind = dispute.get("seat"), dispute.get("lance"), dispute.get("kind")
+    who = players[seat] if isinstance(seat, int) and 0 <= seat < 4 else "?"
+    key = f"dispute_{kind}"
+    if key in w and lance in _LANCES:
+        text = w[key].format(p=who, l=w[lance].lower())
+    else:
+        text = f"{who}: {dispute.get('message') or kind or ''}".rstrip(": ")
+    if dispute.get("rule"):
+        text += f" ({dispute['rule']})"
+    if lang == "en" and dispute.get("effect"):
+        text += f": {dispute['effect']}"
+    return text
