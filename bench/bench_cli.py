@@ -33,13 +33,13 @@ def _bets(esku: int, rng: random.Random) -> list[dict] | None:
         return [{"seat": s[0], "act": "envido", "n": rng.choice((2, 3, 5))}, {"seat": s[1], "act": "quiero"}]
     if pattern == 2:
         return [{"seat": s[0], "act": "paso"}, {"seat": s[1], "act": "envido", "n": 2},
-                {"seat": s[2], "act": "no_quiero"}]
+                {"seat": s[2], "act": "no_quiero"}, {"seat": s[0], "act": "no_quiero"}]
     if pattern == 3:
         return [{"seat": s[0], "act": "envido", "n": 2}, {"seat": s[1], "act": "mas", "n": 2},
                 {"seat": s[2], "act": "quiero"}]
     if pattern == 4:
         return [{"seat": s[0], "act": "envido", "n": 2}, {"seat": s[1], "act": "mas", "n": 3},
-                {"seat": s[2], "act": "no_quiero"}]
+                {"seat": s[2], "act": "no_quiero"}, {"seat": s[0], "act": "no_quiero"}]
     return [{"seat": k, "act": "paso"} for k in s]
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -81,7 +82,7 @@ def iter_values(text: str) -> Iterator[tuple[int, Any, str | None]]:
 
 
 def _error_line(line: int, error: str) -> str:
-    return json.dumps({"format": ERROR_FORMAT, "line": line, "error": error}, ensure_ascii=False)
+    return json.dumps({"format": ERROR_FORMAT, "line": line, "error": error}, ensure_ascii=False, separators=(",", ":"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -92,11 +93,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"mus-scorer settle: {args.file}: {exc}", file=sys.stderr)
         return 2
 
-    from scorer.engine import MusError, settle
+    try:
+        failed = _settle_all(text, args.lang if args.explain else None)
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return 1 if failed else 0
 
-    explain = None
-    if args.explain:
-        from scorer.engine.explain import explain
+
+def _settle_all(text: str, explain_lang: str | None) -> int:
+    """Write the settlement (or error, or the count in `explain_lang`) of every hand; the failures."""
+    from scorer.engine import MusError, settle
+    from scorer.engine.explain import explain
 
     dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
     out: list[str] = []
@@ -117,11 +125,11 @@ def run(args: argparse.Namespace) -> int:
         if error is not None:
             failed += 1
             out.append(_error_line(n, error))
-        elif explain is not None:
+        elif explain_lang is not None:
             if count:
                 out.append("")
             out.append(f"# line {n}")
-            out.extend(explain(settlement, value, None, args.lang))
+            out.extend(explain(settlement, value, None, explain_lang))
         else:
             out.append(dumps(settlement))
         count += 1
@@ -131,4 +139,4 @@ def run(args: argparse.Namespace) -> int:
     if out:
         write("\n".join(out) + "\n")
     sys.stdout.flush()
-    return 1 if failed else 0
+    return failed
