@@ -13,6 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .cards import Card
+from .evaluate import PARES_NAMES, HandValue, evaluate
+
 __all__ = ["LANGS", "explain", "format_score", "amarrakos_words", "words"]
 
 LANGS = ("en", "es", "eu", "fr")
@@ -190,74 +193,55 @@ def format_score(score: Sequence[int]) -> str:
     return f"{score[0]}–{score[1]}"
 
 
-# -- describing cards (display only) ------------------------------------------------------
-
-def _rank(card: str) -> int:
-    digits = card.rstrip("ocebOCEB")
-    return int(digits)
-
+# -- describing cards (display only; the values come from the engine's evaluation) -------
 
 def _effective(rank: int, kings: int) -> int:
-    """The rank a card plays as: with 8 kings a 3 is a rey and a 2 an as."""
-    if kings == 8:
-        return {3: 12, 2: 1}.get(rank, rank)
-    return rank
+    """The rank a card shows as: with 8 kings a 3 is a rey and a 2 an as."""
+    return {3: 12, 2: 1}.get(rank, rank) if kings == 8 else rank
 
 
 def _show(rank: int, lang: str) -> str:
-    fig = _FIGURES.get(lang, "SCR")
-    return fig[rank - 10] if rank >= 10 else str(rank)
+    return _FIGURES[lang][rank - 10] if rank >= 10 else str(rank)
 
 
 def _ranks(cards: Sequence[str], kings: int) -> list[int]:
-    return sorted((_effective(_rank(c), kings) for c in cards), reverse=True)
+    """The ranks as played, high to low."""
+    return sorted((_effective(Card.parse(c).rank, kings) for c in cards), reverse=True)
 
 
 def _cards_text(cards: Sequence[str], kings: int, lang: str, low_first: bool = False) -> str:
+    """"R-R-5-1" (or low to high for chica)."""
     ranks = _ranks(cards, kings)
     return "-".join(_show(r, lang) for r in (ranks[::-1] if low_first else ranks))
 
 
-def _points(cards: Sequence[str], kings: int) -> int:
-    return sum(10 if r >= 10 else r for r in (_effective(_rank(c), kings) for c in cards))
+def _value(cards: Sequence[str], kings: int) -> HandValue:
+    return evaluate([Card.parse(c) for c in cards], kings)
 
 
 def _pares(cards: Sequence[str], kings: int, lang: str) -> str | None:
-    """"pareja R-R", "medias 7-7-7", "duples R-R-C-C", or None."""
-    ranks = _ranks(cards, kings)
-    counts: dict[int, int] = {}
-    for r in ranks:
-        counts[r] = counts.get(r, 0) + 1
-    groups = sorted(((n, r) for r, n in counts.items() if n >= 2), reverse=True)
-    w = words(lang)
-    if not groups:
+    """"pareja R-R", "medias 7-7-7", "duples R-R-C-C" (the higher pair first), or None."""
+    kind = _value(cards, kings).pares_kind
+    if not kind:
         return None
-    shown = "-".join(_show(r, lang) for n, r in groups for _ in range(n))
-    if groups[0][0] == 4 or len(groups) == 2:
-        if len(groups) == 2:  # the higher pair first
-            hi, lo = sorted((groups[0][1], groups[1][1]), reverse=True)
-            shown = "-".join([_show(hi, lang)] * 2 + [_show(lo, lang)] * 2)
-        return w["duples"].format(x=shown)
-    if groups[0][0] == 3:
-        return w["medias"].format(x=shown)
-    return w["pareja"].format(x=shown)
+    ranks = _ranks(cards, kings)
+    paired = [r for r in ranks if ranks.count(r) >= 2]  # high to low, so duples show the higher pair first
+    return words(lang)[PARES_NAMES[kind]].format(x="-".join(_show(r, lang) for r in paired))
 
 
 def _what(lance: str, cards: Sequence[str], kings: int, lang: str) -> str:
-    """What a hand shows for a lance."""
+    """What a hand shows for a lance: its cards, its pares, or its points."""
     if lance in ("grande", "chica"):
         return _cards_text(cards, kings, lang, low_first=lance == "chica")
     if lance == "pares":
         return _pares(cards, kings, lang) or _cards_text(cards, kings, lang)
-    return str(_points(cards, kings))
+    return str(_value(cards, kings).points)
 
 
-def _holds(lance: str, cards: Sequence[str], kings: int) -> bool:
-    if lance == "pares":
-        return _pares(cards, kings, "en") is not None
-    if lance == "juego":
-        return _points(cards, kings) >= 31
-    return True
+def _holds(claim: str, cards: Sequence[str], kings: int) -> bool:
+    """Whether the cards hold pares (or juego)."""
+    value = _value(cards, kings)
+    return bool(value.pares_kind if claim == "pares" else value.juego)
 
 
 # -- the count ------------------------------------------------------------------------------
