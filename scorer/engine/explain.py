@@ -10,6 +10,7 @@ The wording only describes what the settlement decided; nothing here scores.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -351,8 +352,12 @@ def explain(
             body = f"{said}: {w['deje'].format(t=tname(team))}"
         elif why.startswith("after a false declaration"):
             body = w["annulled"].format(t=tname(team))
+            tira = re.search(r"\btira (\d+)", why)
+            parts = [f"tira {tira.group(1)}"] if tira else []
             if with_holders and "seat" in why:
-                body += f": {holders(lance, team)}"
+                parts.append(holders(lance, team))
+            if parts:
+                body += ": " + ", ".join(parts)
         elif why.startswith("tira"):
             body = w["tira_for"].format(t=tname(team))
         elif lance == ordago:
