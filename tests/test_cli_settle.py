@@ -176,3 +176,16 @@ def test_explain_several_hands_are_headed_by_their_line() -> None:
 def test_bad_language_is_a_usage_error() -> None:
     proc = settle("--lang", "de", stdin=json.dumps(HAND))
     assert proc.returncode == 2
+
+
+def test_parallel_workers_keep_the_order_and_the_line_numbers() -> None:
+    good = json.dumps(SIMPLE)
+    lines = [good if i % 97 else '{"esku": 0}' for i in range(1, 1201)]
+    text = "\n".join(lines) + "\n"
+    serial = settle("--jobs", "1", stdin=text)
+    parallel = settle("--jobs", "2", stdin=text)
+    assert serial.returncode == parallel.returncode == 1
+    assert parallel.stdout == serial.stdout
+    rows = out_lines(parallel)
+    assert len(rows) == 1200
+    assert [r["line"] for r in rows if r["format"] == "mus-error/1"] == list(range(97, 1201, 97))
