@@ -16,6 +16,8 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from scorer.commands._pipe import drop_stdout
+
 ERROR_FORMAT = "mus-error/1"
 CHUNK = 4096  # lines settled (and written) at a time
 PARALLEL_FROM = 20_000  # lines from which --jobs 0 (auto) uses several processes
@@ -117,8 +119,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         failed = _settle_all(text, args.lang if args.explain else None, args.jobs)
-    except BrokenPipeError:  # the reader went away (`| head`): stop quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except BrokenPipeError:
+        drop_stdout()
         return 1
     return 1 if failed else 0
 
