@@ -226,3 +226,12 @@ def test_amarrakos_words(stones: int, lang: str, text: str) -> None:
 def test_unknown_language() -> None:
     with pytest.raises(ValueError, match="lang"):
         lines("de")
+
+
+def test_every_language_has_every_phrase() -> None:
+    from scorer.engine.explain import _WORDS
+
+    keys = set(_WORDS["en"])
+    for lang in LANGS:
+        assert set(_WORDS[lang]) == keys, lang
+        assert all(text for text in _WORDS[lang].values())
