@@ -173,9 +173,11 @@ def test_explain_several_hands_are_headed_by_their_line() -> None:
     assert text[0] == "# line 1" and "# line 2" in text
 
 
-def test_bad_language_is_a_usage_error() -> None:
+def test_bad_options_are_usage_errors() -> None:
     proc = settle("--lang", "de", stdin=json.dumps(HAND))
     assert proc.returncode == 2
+    proc = settle("--jobs", "-1", stdin=json.dumps(HAND))
+    assert proc.returncode == 2 and "whole number" in proc.stderr
 
 
 def test_parallel_workers_keep_the_order_and_the_line_numbers() -> None:

@@ -235,3 +235,8 @@ def test_every_language_has_every_phrase() -> None:
     for lang in LANGS:
         assert set(_WORDS[lang]) == keys, lang
         assert all(text for text in _WORDS[lang].values())
+
+
+def test_players_must_be_four() -> None:
+    with pytest.raises(ValueError, match="players"):
+        explain(SETTLEMENT, RECORD, ["Ane", "Bixente"], "en")

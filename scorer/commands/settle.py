@@ -30,9 +30,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--explain", action="store_true", help="print the count in words instead of JSON")
     parser.add_argument("--lang", default="en", choices=("en", "es", "eu", "fr"),
                         help="language of --explain (default en)")
-    parser.add_argument("--jobs", type=int, default=0, metavar="N",
+    parser.add_argument("--jobs", type=_count, default=0, metavar="N",
                         help=f"worker processes for JSON Lines (default 0: one per CPU, up to 8, "
                              f"from {PARALLEL_FROM} lines on)")
+
+
+def _count(text: str) -> int:
+    """A whole number, 0 or more (for --jobs)."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (0: automatic)")
+    return int(text)
 
 
 def read_input(path: str) -> str:

@@ -277,6 +277,8 @@ def explain(
     w = words(lang)
     if not players:
         players = [w["seat"].format(n=s) for s in range(4)]
+    if len(players) != 4 or (teams is not None and len(teams) != 2):
+        raise ValueError(f"players: {list(players)!r} are not four names (or teams: {teams!r} not two)")
     rules = record.get("rules") or {}
     kings = rules.get("kings", 8)
     target = rules.get("target", 40)
