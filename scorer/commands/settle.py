@@ -1,10 +1,11 @@
-"""`mus-scorer settle [FILE|-] [--explain] [--lang L]`: settle hand records.
+"""`mus-scorer settle [FILE|-] [--explain] [--lang L] [--jobs N]`: settle hand records.
 
 Input: one `mus-hand/1` object (pretty-printed over several lines or not), several of
 them one after another, or JSON Lines of hands. Output: one compact `mus-settlement/1`
 line per hand; a hand that cannot be settled prints
 `{"format": "mus-error/1", "line": N, "error": "<field>: <reason>"}` instead, the others
 are still settled, and the exit status is 1. With `--explain`, the count in words.
+Large JSON Lines inputs are settled by several worker processes, in order.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from scorer.commands._pipe import drop_stdout
+from scorer.commands._io import drop_stdout, read_input
 
 ERROR_FORMAT = "mus-error/1"
 CHUNK = 4096  # lines settled (and written) at a time
@@ -40,16 +41,6 @@ def _count(text: str) -> int:
     if not text.isdigit():
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (0: automatic)")
     return int(text)
-
-
-def read_input(path: str) -> str:
-    """The whole input as text (UTF-8, a byte-order mark dropped)."""
-    if path == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        with open(path, "rb") as f:
-            data = f.read()
-    return data.decode("utf-8-sig")
 
 
 def _json_lines(lines: list[str], first: int = 1) -> Iterator[tuple[int, Any, str | None]]:
