@@ -206,7 +206,10 @@ class HandState(NamedTuple):
 
     def act(self, obj: Any) -> HandState:
         """Check the JSON action `obj` and apply it."""
-        a = Action.parse(obj)
+        return self.step(Action.parse(obj))
+
+    def step(self, a: Action) -> HandState:
+        """Check the parsed action `a` and apply it."""
         if self.phase in ("showdown", "over"):
             why = "the betting is over" if self.phase == "showdown" else "the hand is over"
             raise IllegalError("act", f"{a.act!r}: {why}; no more actions", a.act)
@@ -376,8 +379,8 @@ class LiveHand:
 
     def apply(self, action: Any) -> LiveHand:
         """Check `action`, then return the hand with it applied."""
-        state = self.state.act(action)
-        return LiveHand(state, (*self.log, Action.parse(action).to_json()), (*self.phases, self.state.phase))
+        a = Action.parse(action)
+        return LiveHand(self.state.step(a), (*self.log, a.to_json()), (*self.phases, self.state.phase))
 
     def undo(self) -> LiveHand:
         """The hand without its last action."""

@@ -38,10 +38,18 @@ class Rules:
             return DEFAULT_RULES
         if not isinstance(obj, dict):
             raise MalformedError("rules", f"{obj!r} is not an object", obj)
+        typed = tuple((k, type(v), v) for k, v in obj.items())  # typed: 8.0 and True are no 8 and 1
+        try:
+            return _KNOWN[typed]
+        except (KeyError, TypeError):  # not seen yet, or an unhashable value
+            pass
         for key in obj:
             if key not in _FIELDS:
                 raise MalformedError(f"rules.{key}", f"{key!r} is not a rule (known: {', '.join(_FIELDS)})", key)
-        return cls(**obj) if obj else DEFAULT_RULES
+        rules = cls(**obj)
+        if len(_KNOWN) < 64:
+            _KNOWN[typed] = rules
+        return rules
 
     def to_json(self) -> dict[str, Any]:
         """All the rules as a JSON object."""
@@ -50,3 +58,4 @@ class Rules:
 
 _FIELDS = tuple(Rules.__dataclass_fields__)
 DEFAULT_RULES = Rules()
+_KNOWN: dict[tuple, Rules] = {(): DEFAULT_RULES}  # rules objects already checked, by their JSON items
