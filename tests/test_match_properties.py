@@ -7,9 +7,10 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scorer.engine import DECK as CARDS
 from scorer.engine import Match, Rules
 
-DECK = [r + s for s in "oceb" for r in ("1", "2", "3", "4", "5", "6", "7", "10", "11", "12")]
+DECK = [str(card) for card in CARDS]
 
 
 @settings(max_examples=25, deadline=None)
