@@ -306,14 +306,13 @@ def explain(
             return None
         return w["wins_with"].format(p=players[best], x=_what(lance, hands[best], kings, lang))
 
+    def held(lance: str, team: int) -> list[str]:
+        """"Ane pareja R-R" for each player of `team` holding pares (or juego)."""
+        return [f"{players[s]} {_what(lance, hands[s], kings, lang)}" for s in (team, team + 2)
+                if hands[s] and _holds(lance, hands[s], kings)]
+
     def holders(lance: str, team: int) -> str:
-        claim = "juego" if lance == "punto" else lance
-        out = []
-        for s in (team, team + 2):
-            h = hands[s]
-            if h and _holds(claim, h, kings):
-                out.append(f"{players[s]} {_what(claim, h, kings, lang)}")
-        return ", ".join(out)
+        return ", ".join(held(lance, team))
 
     def ordago_body(lance: str, info: dict[str, Any], team: int) -> str:
         best = info.get("best")
@@ -370,7 +369,7 @@ def explain(
                 body += f": {holders(lance, team)}"
         else:  # all passed
             body = f"{w['all_passed']}: " + (winner_with(lance, info) or w["scores"].format(t=tname(team)))
-            if with_holders:
+            if with_holders and len(held(lance, team)) > 1:  # the partner's bonus counts too
                 body += f" ({holders(lance, team)})"
         lines.append(f"{head}: {body}, {tail(event)}")
 
@@ -381,10 +380,9 @@ def explain(
     score = settlement.get("score") or [0, 0]
     if settlement.get("game_over") and settlement.get("winner") in (0, 1):
         lines.append(w["game_over"].format(t=tname(settlement["winner"]), score=format_score(score)))
-    adentro = settlement.get("adentro") or [s >= target - 5 for s in score]
-    for t in (0, 1):
-        if adentro[t] and not (settlement.get("game_over") and settlement.get("winner") == t):
-            lines.append(w["adentro"].format(t=tname(t), s=score[t]))
+    if not settlement.get("game_over"):  # once the game is over, nobody is adentro any more
+        adentro = settlement.get("adentro") or [s >= target - 5 for s in score]
+        lines.extend(w["adentro"].format(t=tname(t), s=score[t]) for t in (0, 1) if adentro[t])
     for dispute in settlement.get("disputes") or []:
         lines.append(f"{w['dispute']}: {_dispute_text(dispute, players, lang)}")
     return lines
