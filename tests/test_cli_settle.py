@@ -160,3 +160,21 @@ def test_parallel_workers_keep_the_order_and_the_line_numbers() -> None:
     rows = out_lines(parallel)
     assert len(rows) == 1200
     assert [r["line"] for r in rows if r["format"] == "mus-error/1"] == list(range(97, 1201, 97))
+
+
+def test_a_truncated_first_line_does_not_lose_the_others() -> None:
+    text = '{"esku": 0, "hands": [\n' + json.dumps(SIMPLE) + "\n" + json.dumps(HAND) + "\n"
+    proc = settle(stdin=text)
+    assert proc.returncode == 1
+    rows = out_lines(proc)
+    assert [r["format"] for r in rows] == ["mus-error/1", "mus-settlement/1", "mus-settlement/1"]
+    assert rows[0]["line"] == 1 and rows[2] == EXPECTED
+
+
+def test_a_broken_pretty_hand_then_a_good_one() -> None:
+    broken = json.dumps(HAND, indent=2).replace('"esku": 0,', '"esku": 0')
+    proc = settle(stdin=broken + "\n" + json.dumps(HAND, indent=2) + "\n")
+    assert proc.returncode == 1
+    rows = out_lines(proc)
+    assert [r["format"] for r in rows] == ["mus-error/1", "mus-settlement/1"]
+    assert rows[1] == EXPECTED

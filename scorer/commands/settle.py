@@ -56,8 +56,8 @@ def _json_lines(lines: list[str], first: int = 1) -> Iterator[tuple[int, Any, st
 
 
 def _documents(text: str) -> Iterator[tuple[int, Any, str | None]]:
-    """JSON values one after another, each numbered by the line it starts on; a syntax
-    error ends the reading."""
+    """JSON values one after another, each numbered by the line it starts on. After a
+    syntax error the reading goes on at the next line that starts with `{`."""
     decoder = json.JSONDecoder()
     pos, size = 0, len(text)
     while True:
@@ -67,10 +67,15 @@ def _documents(text: str) -> Iterator[tuple[int, Any, str | None]]:
             return
         line = text.count("\n", 0, pos) + 1
         try:
-            value, pos = decoder.raw_decode(text, pos)
+            value, end = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
             yield line, None, f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-            return
+            resume = text.find("\n{", pos)
+            if resume < 0:
+                return
+            pos = resume + 1
+            continue
+        pos = end
         yield line, value, None
 
 
