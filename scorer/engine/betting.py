@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from .errors import IllegalError, MalformedError
-from .rules import Rules
+from .cards import parse_hands
+from .errors import IllegalError, MalformedError, MusError
+from .rules import Rules, check_esku, check_score
 
 LANCES = ("grande", "chica", "pares", "juego", "punto")
 PHASES = ("grande", "chica", "pares_declare", "pares", "juego_declare", "juego", "punto", "showdown", "over")
@@ -158,6 +159,7 @@ class Done(NamedTuple):
     ordago: bool = False
 
 
+_ALL_PASSED = {name: Done(name, "paso") for name in LANCES}
 Deje = tuple[str, int, int, str, tuple[int, int]]  # lance, team, stones, why, score after
 
 
@@ -230,7 +232,7 @@ class HandState(NamedTuple):
         lance = self.lance
         if lance is None or lance.passed or lance.bettor is not None:
             raise IllegalError("bets", f"no lance to pass in phase {self.phase!r}", self.phase)
-        return self._goon(lance.name, (*self.done, Done(lance.name, "paso")))
+        return self._goon(lance.name, (*self.done, _ALL_PASSED[lance.name]))
 
     def declare_all(self, holds: tuple[bool, ...]) -> HandState:
         """All four declarations of the current declare phase at once, by seat."""
@@ -304,6 +306,8 @@ class HandState(NamedTuple):
 
 def deje_events(state: HandState) -> list[dict[str, Any]]:
     """The dejes paid so far, in the settlement's event shape."""
+    if not state.dejes:
+        return []
     return [
         {"lance": lance, "team": team, "stones": stones, "why": why, "score": list(score)}
         for lance, team, stones, why, score in state.dejes
@@ -315,14 +319,12 @@ class LiveHand:
     """A hand entered action by action; immutable, every method returns a new one."""
 
     state: HandState
-    log: tuple[dict[str, Any], ...] = ()
-    phases: tuple[str, ...] = ()  # the phase each action of the log was made in
+    actions: tuple[Action, ...] = ()  # the log, checked
+    phases: tuple[str, ...] = ()  # the phase each action was made in
 
     @staticmethod
-    def start(rules: Rules, esku: int, score: tuple[int, int]) -> LiveHand:
-        """A new hand: `esku` speaks first, `score` is the score before it."""
-        from .record import check_esku, check_score
-
+    def start(rules: Rules | dict[str, Any] | None, esku: int, score: tuple[int, int]) -> LiveHand:
+        """A new hand: `esku` speaks first, `score` is the score before it (rules as `Rules` or JSON)."""
         rules = Rules.from_json(rules) if not isinstance(rules, Rules) else rules
         return LiveHand(HandState.begin(rules, check_esku(esku), check_score(score, rules)))
 
@@ -335,9 +337,14 @@ class LiveHand:
         for i, action in enumerate(log):
             try:
                 hand = hand.apply(action)
-            except (MalformedError, IllegalError) as err:
+            except MusError as err:
                 raise err.under(f"log[{i}]") from None
         return hand
+
+    @property
+    def log(self) -> tuple[dict[str, Any], ...]:
+        """The actions so far, as JSON (an envido always names its `n`)."""
+        return tuple(a.to_json() for a in self.actions)
 
     @property
     def phase(self) -> str:
@@ -380,7 +387,7 @@ class LiveHand:
     def apply(self, action: Any) -> LiveHand:
         """Check `action`, then return the hand with it applied."""
         a = Action.parse(action)
-        return LiveHand(self.state.step(a), (*self.log, a.to_json()), (*self.phases, self.state.phase))
+        return LiveHand(self.state.step(a), (*self.actions, a), (*self.phases, self.state.phase))
 
     def undo(self) -> LiveHand:
         """The hand without its last action."""
@@ -392,18 +399,19 @@ class LiveHand:
         s = self.state
         declared: dict[str, list[bool | None]] = {}
         bets: dict[str, list[dict[str, Any]]] = {}
-        for action, phase in zip(self.log, self.phases, strict=True):
-            if phase.endswith("_declare"):
-                claim = phase.removesuffix("_declare")
-                declared.setdefault(claim, [None] * 4)[action["seat"]] = action[claim]
+        for action, phase in zip(self.actions, self.phases, strict=True):
+            if action.claim is not None:
+                declared.setdefault(action.claim, [None] * 4)[action.seat] = action.holds
             else:
-                bets.setdefault(phase, []).append(dict(action))
+                bets.setdefault(phase, []).append(action.to_json())
+        if hands is not None:
+            parse_hands(hands)
         record: dict[str, Any] = {
             "format": "mus-hand/1",
             "rules": s.rules.to_json(),
             "esku": s.esku,
             "score": list(s.start),
-            "hands": [list(h) if h is not None else None for h in hands] if hands is not None else [None] * 4,
+            "hands": [None if h is None else list(h) for h in hands] if hands is not None else [None] * 4,
         }
         if declared:
             record["declared"] = declared

@@ -108,4 +108,4 @@ def best_seat(values: Sequence[HandValue | None], lance: str, seats: Sequence[in
         strength = getattr(value, lance)
         if strength > top:
             best, top = seat, strength
-    return best
+    return best  # None when `seats` is empty

@@ -6,15 +6,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .betting import LANCES, HandState
-from .cards import _BY_TEXT, Card
+from .cards import Hand, parse_hands, short
 from .errors import IllegalError, MalformedError, MusError
 from .evaluate import CODE, HandValue, table
-from .rules import Rules
+from .rules import Rules, check_esku, check_score
 
 FORMAT = "mus-hand/1"
 _KEYS = ("format", "rules", "esku", "score", "hands", "declared", "bets")
-
-Hand = tuple[Card, Card, Card, Card]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,29 +44,10 @@ class HandRecord:
         return out
 
 
-def check_esku(esku: Any) -> int:
-    """The esku seat, 0 to 3."""
-    if type(esku) is not int or not 0 <= esku <= 3:
-        raise MalformedError("esku", f"{esku!r} is not a seat (0 to 3)", esku)
-    return esku
-
-
-def check_score(score: Any, rules: Rules) -> tuple[int, int]:
-    """A game score before a hand: two stone counts below the target."""
-    if not isinstance(score, list | tuple) or len(score) != 2:
-        raise MalformedError("score", f"{score!r} is not a pair of stone counts [team 0, team 1]", score)
-    for i, stones in enumerate(score):
-        if type(stones) is not int or stones < 0:
-            raise MalformedError(f"score[{i}]", f"{stones!r} is not a number of stones", stones)
-        if stones >= rules.target:
-            raise IllegalError(f"score[{i}]", f"{stones!r}: the game is already won (target {rules.target})", stones)
-    return score[0], score[1]
-
-
 def parse_hand(obj: Any) -> HandRecord:
     """Validate a `mus-hand/1` dict and replay its betting; `MusError` names the bad field."""
     if not isinstance(obj, dict):
-        raise MalformedError("", f"{_short(obj)} is not a hand record (a JSON object)", obj)
+        raise MalformedError("", f"{short(obj)} is not a hand record (a JSON object)", obj)
     for key in obj:
         if key not in _KEYS:
             raise MalformedError(str(key), f"{key!r} is not a key of {FORMAT} ({', '.join(_KEYS)})", key)
@@ -76,9 +55,11 @@ def parse_hand(obj: Any) -> HandRecord:
     if fmt != FORMAT:
         raise MalformedError("format", f"{fmt!r} is not {FORMAT!r}", fmt)
     rules = Rules.from_json(obj.get("rules"))
-    esku = check_esku(obj.get("esku", 0) if "esku" in obj else _missing("esku"))
+    if "esku" not in obj:
+        raise MalformedError("esku", "'esku' is missing: the seat that speaks first", None)
+    esku = check_esku(obj["esku"])
     score = check_score(obj.get("score", (0, 0)), rules)
-    hands = _parse_hands(obj.get("hands"))
+    hands = parse_hands(obj.get("hands"))
     codes = table(rules.kings, rules.real31)
     values = tuple([None if h is None else codes[CODE[h[0].rank] + CODE[h[1].rank] + CODE[h[2].rank] + CODE[h[3].rank]]
                     for h in hands])
@@ -88,65 +69,11 @@ def parse_hand(obj: Any) -> HandRecord:
     return HandRecord(rules, esku, score, hands, declared, bets, values, state)
 
 
-def _missing(key: str) -> None:
-    raise MalformedError(key, f"{key!r} is missing", None)
-
-
-def _short(obj: Any) -> str:
-    text = repr(obj)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _parse_hands(obj: Any) -> tuple[Hand | None, ...]:
-    if obj is None:
-        return (None, None, None, None)
-    if not isinstance(obj, list) or len(obj) != 4:
-        raise MalformedError("hands", f"{_short(obj)} is not a list of four hands (one per seat)", obj)
-    hands: list[Hand | None] = []
-    dealt: list[str] = []
-    for s, cards in enumerate(obj):
-        if cards is None:
-            hands.append(None)
-            continue
-        if not isinstance(cards, list):
-            raise MalformedError(f"hands[{s}]", f"{_short(cards)} is not a list of four cards", cards)
-        if len(cards) != 4:
-            raise IllegalError(f"hands[{s}]", f"{len(cards)} cards {_short(cards)}: a hand has four", cards)
-        try:
-            hands.append((_BY_TEXT[cards[0]], _BY_TEXT[cards[1]], _BY_TEXT[cards[2]], _BY_TEXT[cards[3]]))
-        except (KeyError, TypeError):
-            for i, text in enumerate(cards):
-                try:
-                    Card.parse(text)
-                except MusError as err:
-                    raise err.under(f"hands[{s}][{i}]") from None
-        dealt += cards
-    if len(set(dealt)) < len(dealt):
-        _check_duplicates(obj)
-    return tuple(hands)
-
-
-def _check_duplicates(obj: list[list[str] | None]) -> None:
-    """Refuse the same card twice, or a fifth card of a rank (rank-only cards may repeat)."""
-    seen: dict[str, str] = {}
-    per_rank: dict[int, int] = {}
-    for s, cards in enumerate(obj):
-        for i, text in enumerate(cards or ()):
-            where, card = f"hands[{s}][{i}]", _BY_TEXT[text]
-            if card.suit is not None:
-                if text in seen:
-                    raise IllegalError(where, f"{text!r} is already dealt at {seen[text]}: the same card twice", text)
-                seen[text] = where
-            per_rank[card.rank] = count = per_rank.get(card.rank, 0) + 1
-            if count > 4:
-                raise IllegalError(where, f"{text!r} is a fifth card of rank {card.rank} (the deck has four)", text)
-
-
 def _parse_declared(obj: Any) -> dict[str, tuple[bool | None, ...]]:
     if obj is None:
         return {}
     if not isinstance(obj, dict):
-        raise MalformedError("declared", f"{_short(obj)} is not an object with 'pares' and 'juego'", obj)
+        raise MalformedError("declared", f"{short(obj)} is not an object with 'pares' and 'juego'", obj)
     out = {}
     for key, claims in obj.items():
         if key not in ("pares", "juego"):
@@ -154,7 +81,7 @@ def _parse_declared(obj: Any) -> dict[str, tuple[bool | None, ...]]:
         if claims is None:
             continue
         if not isinstance(claims, list) or len(claims) != 4:
-            raise MalformedError(f"declared.{key}", f"{_short(claims)} is not four true/false (one per seat)", claims)
+            raise MalformedError(f"declared.{key}", f"{short(claims)} is not four true/false (one per seat)", claims)
         for s, claim in enumerate(claims):
             if claim is not None and type(claim) is not bool:
                 raise MalformedError(f"declared.{key}[{s}]", f"{claim!r} is not true, false or null", claim)
@@ -166,13 +93,13 @@ def _parse_bets(obj: Any) -> dict[str, tuple[dict[str, Any], ...]]:
     if obj is None:
         return {}
     if not isinstance(obj, dict):
-        raise MalformedError("bets", f"{_short(obj)} is not an object of lances", obj)
+        raise MalformedError("bets", f"{short(obj)} is not an object of lances", obj)
     out = {}
     for lance, actions in obj.items():
         if lance not in LANCES:
             raise MalformedError(f"bets.{lance}", f"{lance!r} is not a lance ({', '.join(LANCES)})", lance)
         if not isinstance(actions, list):
-            raise MalformedError(f"bets.{lance}", f"{_short(actions)} is not a list of actions", actions)
+            raise MalformedError(f"bets.{lance}", f"{short(actions)} is not a list of actions", actions)
         if actions:
             out[lance] = tuple(actions)
     return out
@@ -214,7 +141,7 @@ def _replay(state: HandState, declared: dict, bets: dict, values: tuple[HandValu
             continue
         for i, action in enumerate(actions):
             if state.phase != phase:
-                raise IllegalError(f"bets.{phase}[{i}]", f"{_short(action)}: the betting of {phase} is over", action)
+                raise IllegalError(f"bets.{phase}[{i}]", f"{short(action)}: the betting of {phase} is over", action)
             try:
                 state = state.act(action)
             except MusError as err:

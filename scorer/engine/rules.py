@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .errors import MalformedError
+from .errors import IllegalError, MalformedError
 
 _CHOICES = {"kings": (4, 8), "target": (30, 40), "games_per_vaca": (1, 2, 3)}
 
@@ -59,3 +59,22 @@ class Rules:
 _FIELDS = tuple(Rules.__dataclass_fields__)
 DEFAULT_RULES = Rules()
 _KNOWN: dict[tuple, Rules] = {(): DEFAULT_RULES}  # rules objects already checked, by their JSON items
+
+
+def check_esku(esku: Any) -> int:
+    """The esku seat, 0 to 3."""
+    if type(esku) is not int or not 0 <= esku <= 3:
+        raise MalformedError("esku", f"{esku!r} is not a seat (0 to 3)", esku)
+    return esku
+
+
+def check_score(score: Any, rules: Rules) -> tuple[int, int]:
+    """A game score before a hand: two stone counts below the target."""
+    if not isinstance(score, list | tuple) or len(score) != 2:
+        raise MalformedError("score", f"{score!r} is not a pair of stone counts [team 0, team 1]", score)
+    for i, stones in enumerate(score):
+        if type(stones) is not int or stones < 0:
+            raise MalformedError(f"score[{i}]", f"{stones!r} is not a number of stones", stones)
+        if stones >= rules.target:
+            raise IllegalError(f"score[{i}]", f"{stones!r}: the game is already won (target {rules.target})", stones)
+    return score[0], score[1]
