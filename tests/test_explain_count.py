@@ -206,3 +206,21 @@ def test_every_language_has_every_phrase() -> None:
 def test_players_must_be_four() -> None:
     with pytest.raises(ValueError, match="players"):
         explain(SETTLEMENT, RECORD, ["Ane", "Bixente"], "en")
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [("en", "Pares: tira 1 to Beltzak: a combination not declared, +1 → 5–5"),
+     ("es", "Pares: tira de 1 para Beltzak por no declarar, +1 → 5–5"),
+     ("eu", "Pareak: tira 1, Beltzak irabazle (aitortu gabea), +1 → 5–5"),
+     ("fr", "Paires: tira de 1 pour Beltzak (combinaison non annoncée), +1 → 5–5")],
+)
+def test_undeclared_pares_gives_the_opponents_a_tira(lang: str, text: str) -> None:
+    record = copy.deepcopy(RECORD)
+    record["score"] = [0, 0]
+    record["declared"]["pares"][0] = False  # Ane holds R-R; her partner no pares; the opponents do
+    del record["bets"]["pares"]
+    settlement = settle(record)
+    out = explain(settlement, record, PLAYERS, lang, TEAMS)
+    assert any(line.startswith(text) for line in out), out
+    assert "Ane" in out[-1] and "seed 002 art. 16" in out[-1]

@@ -26,7 +26,7 @@ _WORDS: dict[str, dict[str, str]] = {
     "en": {
         "punto_refused": "punto to {t} after the refusal",
         "annulled": "false declaration, the bets are void: {t} count",
-        "tira_for": "tira to {t} for an undeclared combination",
+        "tira_for": "tira {n} to {t}: a combination not declared",
         "dispute_false_declaration": "{p} declared {l} without holding it",
         "dispute_undeclared": "{p} held {l} without declaring it",
         "dispute_bet_for_partner": "{p} bet at {l} holding neither pares nor juego",
@@ -58,7 +58,7 @@ _WORDS: dict[str, dict[str, str]] = {
     "es": {
         "punto_refused": "el punto para {t} tras el no quiero",
         "annulled": "declaración falsa, apuestas anuladas: cobran {t}",
-        "tira_for": "tira para {t} por no declarar",
+        "tira_for": "tira de {n} para {t} por no declarar",
         "dispute_false_declaration": "{p} dijo {l} sin tenerlo",
         "dispute_undeclared": "{p} tenía {l} sin declararlo",
         "dispute_bet_for_partner": "{p} apostó a {l} sin pares ni juego",
@@ -90,7 +90,7 @@ _WORDS: dict[str, dict[str, str]] = {
     "eu": {
         "punto_refused": "tira ondoren, puntua: {t} irabazle",
         "annulled": "aitorpen faltsua, apustuak baliogabe: {t} irabazle",
-        "tira_for": "tira, {t} irabazle (aitortu gabea)",
+        "tira_for": "tira {n}, {t} irabazle (aitortu gabea)",
         "dispute_false_declaration": "{p}: {l} baduela esan du, baina ez du",
         "dispute_undeclared": "{p}: {l} badu, aitortu gabe",
         "dispute_bet_for_partner": "{p}: {l} apustua egin du, ez pareak ez jokoa izan gabe",
@@ -122,7 +122,7 @@ _WORDS: dict[str, dict[str, str]] = {
     "fr": {
         "punto_refused": "le point à {t} après le refus",
         "annulled": "fausse annonce, paris annulés : {t} marquent",
-        "tira_for": "tira pour {t} (combinaison non annoncée)",
+        "tira_for": "tira de {n} pour {t} (combinaison non annoncée)",
         "dispute_false_declaration": "{p} a annoncé {l} à tort",
         "dispute_undeclared": "{p} avait {l} sans l'annoncer",
         "dispute_bet_for_partner": "{p} a misé aux {l} sans paires ni jeu",
@@ -339,16 +339,18 @@ def explain(
         with_holders = lance in ("pares", "juego") and (hands[team] or hands[team + 2])
         if why.startswith("deje") or (status == "refused" and first and lance in bets):
             body = f"{said}: {w['deje'].format(t=tname(team))}"
-        elif why.startswith("after a false declaration"):
-            body = w["annulled"].format(t=tname(team))
-            tira = re.search(r"\btira (\d+)", why)
-            parts = [f"tira {tira.group(1)}"] if tira else []
-            if with_holders and "seat" in why:
-                parts.append(holders(lance, team))
-            if parts:
-                body += ": " + ", ".join(parts)
-        elif why.startswith("tira"):
-            body = w["tira_for"].format(t=tname(team))
+        elif why.startswith(("false ", "undeclared ")):  # a declaration the cards contradict
+            detail = why.partition("): ")[2]  # "tira 1, seat 1 medias, seat 3 pareja"
+            tira = re.search(r"\btira (\d+)", detail)
+            if why.startswith("undeclared ") and tira:
+                body = w["tira_for"].format(n=tira.group(1), t=tname(team))
+            else:
+                body = w["annulled"].format(t=tname(team))
+                parts = [f"tira {tira.group(1)}"] if tira else []
+                if with_holders and "seat" in detail:
+                    parts.append(holders(lance, team))
+                if parts:
+                    body += ": " + ", ".join(parts)
         elif lance == ordago:
             body = f"{said}: {ordago_body(lance, info, team)}"
         elif status == "accepted":
