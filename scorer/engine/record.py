@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .betting import LANCES, HandState
+from .betting import LANCES, Action, HandState
 from .cards import Hand, parse_hands, short
 from .errors import IllegalError, MalformedError, MusError
-from .evaluate import CODE, HandValue, table
+from .evaluate import HandValue, hand_code, table
 from .rules import Rules, check_esku, check_score
 
 FORMAT = "mus-hand/1"
@@ -24,7 +24,7 @@ class HandRecord:
     score: tuple[int, int]
     hands: tuple[Hand | None, ...]
     declared: dict[str, tuple[bool | None, ...]]
-    bets: dict[str, tuple[dict[str, Any], ...]]
+    bets: dict[str, tuple[Action, ...]]  # as checked (an envido names its n)
     values: tuple[HandValue | None, ...] = field(compare=False, repr=False)
     state: HandState = field(compare=False, repr=False)
 
@@ -40,7 +40,7 @@ class HandRecord:
         if self.declared:
             out["declared"] = {k: list(v) for k, v in self.declared.items()}
         if self.bets:
-            out["bets"] = {k: [dict(a) for a in v] for k, v in self.bets.items()}
+            out["bets"] = {k: [a.to_json() for a in v] for k, v in self.bets.items()}
         return out
 
 
@@ -61,11 +61,10 @@ def parse_hand(obj: Any) -> HandRecord:
     score = check_score(obj.get("score", (0, 0)), rules)
     hands = parse_hands(obj.get("hands"))
     codes = table(rules.kings, rules.real31)
-    values = tuple([None if h is None else codes[CODE[h[0].rank] + CODE[h[1].rank] + CODE[h[2].rank] + CODE[h[3].rank]]
-                    for h in hands])
+    values = tuple([None if h is None else codes[hand_code(h)] for h in hands])
     declared = _parse_declared(obj.get("declared"))
-    bets = _parse_bets(obj.get("bets"))
-    state = _replay(HandState.begin(rules, esku, score), declared, bets, values)
+    state = HandState.begin(rules, esku, score)
+    bets = _replay(state, declared, _parse_bets(obj.get("bets")), values)
     return HandRecord(rules, esku, score, hands, declared, bets, values, state)
 
 
@@ -89,7 +88,7 @@ def _parse_declared(obj: Any) -> dict[str, tuple[bool | None, ...]]:
     return out
 
 
-def _parse_bets(obj: Any) -> dict[str, tuple[dict[str, Any], ...]]:
+def _parse_bets(obj: Any) -> dict[str, list[Any]]:
     if obj is None:
         return {}
     if not isinstance(obj, dict):
@@ -101,7 +100,7 @@ def _parse_bets(obj: Any) -> dict[str, tuple[dict[str, Any], ...]]:
         if not isinstance(actions, list):
             raise MalformedError(f"bets.{lance}", f"{short(actions)} is not a list of actions", actions)
         if actions:
-            out[lance] = tuple(actions)
+            out[lance] = actions
     return out
 
 
@@ -126,32 +125,37 @@ def _declarations(claim: str, declared: dict, values: tuple[HandValue | None, ..
     return tuple(out)
 
 
-def _replay(state: HandState, declared: dict, bets: dict, values: tuple[HandValue | None, ...]) -> HandState:
-    """Feed the record's declarations and bets, lance by lance, to the betting machine."""
-    played = set()
+def _replay(
+    state: HandState, declared: dict, bets: dict[str, list[Any]], values: tuple[HandValue | None, ...]
+) -> dict[str, tuple[Action, ...]]:
+    """Advance `state` by the record's declarations and bets, lance by lance; the bets checked."""
+    checked: dict[str, tuple[Action, ...]] = {}
     while state.phase not in ("showdown", "over"):
         phase = state.phase
         if phase.endswith("_declare"):
-            state = state.declare_all(_declarations(phase.removesuffix("_declare"), declared, values))
+            state.advance_declaring(_declarations(phase.removesuffix("_declare"), declared, values))
             continue
-        played.add(phase)
         actions = bets.get(phase)
         if actions is None:
-            state = state.all_pass()
+            state.advance_passing()
+            checked[phase] = ()
             continue
+        lance: list[Action] = []
         for i, action in enumerate(actions):
             if state.phase != phase:
                 raise IllegalError(f"bets.{phase}[{i}]", f"{short(action)}: the betting of {phase} is over", action)
             try:
-                state = state.act(action)
+                lance.append(Action.parse(action))
+                state.advance(lance[-1])
             except MusError as err:
                 raise err.under(f"bets.{phase}[{i}]") from None
+        checked[phase] = tuple(lance)
         if state.phase == phase:
             raise IllegalError(f"bets.{phase}", f"the betting is unfinished: seat {state.to_speak} to speak", None)
-    for lance in bets:
-        if lance not in played:
-            raise IllegalError(f"bets.{lance}", f"{lance} is not bet in this hand ({_why_unplayed(state, lance)})", lance)
-    return state
+    for name in bets:
+        if name not in checked:
+            raise IllegalError(f"bets.{name}", f"{name} is not bet in this hand ({_why_unplayed(state, name)})", name)
+    return {name: actions for name, actions in checked.items() if actions}
 
 
 def _why_unplayed(state: HandState, lance: str) -> str:

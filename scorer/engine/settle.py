@@ -87,7 +87,7 @@ def settlement(rec: HandRecord) -> dict[str, Any]:
     """The settlement of a validated record."""
     st = rec.state
     c = _Count(rec)
-    rulings = {claim: _rulings(c, claim) for claim in c.shown}
+    rulings = {claim: _rulings(c, claim) for claim in c.shown if c.shown[claim] != getattr(st, claim)}
     _flag_bets_for_partner(c)
     lances: dict[str, dict[str, Any]] = {}
     for done in st.done:
@@ -118,7 +118,7 @@ def _count_lance(c: _Count, done: Done, rulings: dict[str, Ruling | None]) -> di
             _count_ordago(c, done, best, entry)
         return entry
     claim = "juego" if lance == "punto" else lance
-    ruling = rulings.get(claim) if claim in ("pares", "juego") else None
+    ruling = rulings.get(claim)
     if ruling is not None and ruling.annul:
         team = ruling.team
         assert team is not None
@@ -146,7 +146,6 @@ def _count_lance(c: _Count, done: Done, rulings: dict[str, Ruling | None]) -> di
 def _line(c: _Count, done: Done, best: int | None) -> tuple[int, int, str] | None:
     """The count of a lance without disputes: (team, stones, why), or `None`."""
     lance, status = done.name, done.status
-    chain = ", ".join(done.chain)
     if lance in ("pares", "juego"):
         if status == "not_played":
             return None
@@ -162,7 +161,7 @@ def _line(c: _Count, done: Done, best: int | None) -> tuple[int, int, str] | Non
         if status == "uncontested":
             return team, stones, f"only team {team} has {lance}: {words}"
         if status == "accepted":
-            return team, done.stake + stones, f"{chain}, accepted; best {lance} seat {best}; bonus: {words}"
+            return team, done.stake + stones, f"{', '.join(done.chain)}, accepted; best {lance} seat {best}; bonus: {words}"
         return team, stones, f"all passed; best {lance} seat {best}; bonus: {words}"
     if status == "refused":
         return (done.team, 1, "punto after refused bet: 1") if lance == "punto" and done.team is not None else None
@@ -170,7 +169,8 @@ def _line(c: _Count, done: Done, best: int | None) -> tuple[int, int, str] | Non
         return None
     if status == "accepted":
         extra = 1 if lance == "punto" else 0
-        return best % 2, done.stake + extra, f"{chain}, accepted; best {lance} seat {best}" + ("; punto 1" * extra)
+        why = f"{', '.join(done.chain)}, accepted; best {lance} seat {best}" + ("; punto 1" * extra)
+        return best % 2, done.stake + extra, why
     return best % 2, 1, f"all passed; best {lance} seat {best}"
 
 
@@ -220,8 +220,6 @@ _RULES = {
 def _rulings(c: _Count, claim: str) -> Ruling | None:
     """Report every declaration of `claim` the cards contradict; the first (from esku) rules the lance."""
     declared, shown = getattr(c.st, claim), c.shown[claim]
-    if declared == shown:
-        return None
     ruling = None
     for seat in c.st.order:
         actual = shown[seat]
