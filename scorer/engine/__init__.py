@@ -8,9 +8,12 @@ from .betting import LANCES, PHASES, LiveHand
 from .cards import DECK, Card
 from .errors import IllegalError, MalformedError, MusError
 from .evaluate import HandValue, evaluate
+from .explain import explain
+from .match import Match, replay_match
 from .record import HandRecord, parse_hand
 from .rules import Rules
 from .settle import settle
+from .standings import standings
 
 __all__ = [
     "DECK",
@@ -22,9 +25,13 @@ __all__ = [
     "IllegalError",
     "LiveHand",
     "MalformedError",
+    "Match",
     "MusError",
     "Rules",
     "evaluate",
+    "explain",
     "parse_hand",
+    "replay_match",
     "settle",
+    "standings",
 ]

@@ -1,0 +1,226 @@
+"""The count in words (explain), in en, es, eu and fr."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from scorer.engine import settle
+from scorer.engine.explain import LANGS, amarrakos_words, explain
+
+PLAYERS = ["Ane", "Bixente", "Iker", "Maite"]
+TEAMS = ["Txuriak", "Beltzak"]
+
+ROOT = Path(__file__).resolve().parent.parent
+# The worked example of HAND-RECORD.md and its settlement (the engine's tests hold that
+# settlement to the contract's).
+RECORD = json.loads((ROOT / "examples" / "hand.json").read_text())
+SETTLEMENT = settle(RECORD)
+
+
+def lines(lang: str = "en", **kw) -> list[str]:
+    return explain(SETTLEMENT, RECORD, PLAYERS, lang, **kw)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_one_line_per_event_plus_cards_and_game_end(lang: str) -> None:
+    out = lines(lang)
+    events = SETTLEMENT["events"]
+    # cards, 5 events, game end
+    assert len(out) == 1 + len(events) + 1
+    for line, event in zip(out[1:], events, strict=False):
+        assert f"+{event['stones']} → {event['score'][0]}–{event['score'][1]}" in line
+
+
+def test_english_grande_line_reads_like_the_table() -> None:
+    out = lines("en")
+    assert out[2] == "Grande: envido, 3 more, quiero: Ane wins with R-R-5-1, +5 → 18–37 (3 amarrakos 3)"
+
+
+def test_spanish_vocabulary() -> None:
+    out = lines("es")
+    assert out[0].startswith("Cartas: Ane R-R-5-1, Bixente S-7-7-7")
+    assert out[1].startswith("Pares: envido, no quiero: deje")
+    assert "Grande: envido, 3 más, quiero: gana Ane con R-R-5-1, +5 → 18–37 (3 amarracos y 3)" == out[2]
+    assert out[3].startswith("Chica: todos pasan: gana Maite con 1-1-5-6")
+    assert "pareja R-R" in out[4]
+    assert "Juego: solo" in out[5] and "Bixente 31" in out[5] and "(8 amarracos y 1)" in out[5]
+    assert out[6].startswith("Juego para Bixente y Maite")
+
+
+def test_basque_vocabulary() -> None:
+    out = lines("eu")
+    assert out[1].startswith("Pareak: enbido, tira: deje")
+    assert out[2].startswith("Handia: enbido, 3 gehiago, iduki: Ane irabazle")
+    assert "hamarreko" in out[2]
+    assert out[3].startswith("Txikia: denak paso")
+    assert "Jokoa" in out[5] and "Bixente 31" in out[5]
+
+
+def test_french_vocabulary() -> None:
+    out = lines("fr")
+    assert out[2].startswith("Grand: envido, 3 de plus, tenu: Ane gagne avec R-R-5-1")
+    assert "hamarrekos" in out[2]
+    assert out[3].startswith("Petit: tout le monde passe: Maite gagne avec 1-1-5-6")
+    assert out[-1].startswith("Manche à Bixente et Maite")
+
+
+def test_team_names_when_given() -> None:
+    out = lines("en", teams=TEAMS)
+    assert "deje to Txuriak" in out[1]
+    assert out[-1] == "Game to Beltzak, 19–41"
+
+
+def test_who_had_what_in_bonus_lines() -> None:
+    out = lines("en")
+    assert "Ane pareja R-R" in out[4]  # the bonus after the refused pares
+    assert "Bixente 31" in out[5]  # only team 1 has juego
+
+
+def test_adentro_and_disputes() -> None:
+    settlement = copy.deepcopy(SETTLEMENT)
+    settlement.update(game_over=False, winner=None, score=[19, 36], adentro=[False, True])
+    settlement["events"] = settlement["events"][:4]
+    settlement["disputes"] = [{"seat": 2, "rule": "seed 002 art. 16", "message": "declared juego without it",
+                               "effect": "no juego bonus"}]
+    out = explain(settlement, RECORD, PLAYERS, "en", TEAMS)
+    assert "Beltzak adentro (36)" in out
+    assert out[-1].startswith("Dispute: Iker")
+    assert "art. 16" in out[-1] and "no juego bonus" in out[-1]
+    es = explain(settlement, RECORD, PLAYERS, "es", TEAMS)
+    assert "Beltzak adentro (36)" in es and es[-1].startswith("Disputa: Iker")
+
+
+def test_ordago_accepted() -> None:
+    record = copy.deepcopy(RECORD)
+    record["score"] = [12, 30]
+    record["bets"] = {"grande": [{"seat": 0, "act": "ordago"}, {"seat": 1, "act": "quiero"}]}
+    settlement = settle(record)
+    en = explain(settlement, record, PLAYERS, "en", TEAMS)
+    assert "Grande: órdago, quiero: Ane wins the órdago with R-R-5-1: the game to Txuriak, +28 → 40–30 (8 amarrakos)" in en
+    assert en[-1] == "Game to Txuriak, 40–30"
+    eu = explain(settlement, record, PLAYERS, "eu", TEAMS)
+    assert any(line.startswith("Handia: hordago, iduki: Ane irabazle hordagoan") for line in eu)
+    assert eu[-1].startswith("Jokoa, Txuriak irabazle")
+
+
+def test_ordago_without_an_event_still_told() -> None:
+    record = copy.deepcopy(RECORD)
+    record["bets"] = {"grande": [{"seat": 0, "act": "ordago"}, {"seat": 1, "act": "quiero"}]}
+    settlement = {
+        "format": "mus-settlement/1", "score": [12, 37], "game_over": True, "winner": 0, "ordago": True,
+        "lances": {"grande": {"best": 0, "team": 0, "status": "accepted", "stake": 0, "stones": 0}},
+        "events": [], "amarrakos": [[2, 2], [7, 2]], "adentro": [False, True], "disputes": [],
+    }
+    en = explain(settlement, record, PLAYERS, "en", TEAMS)
+    assert "Grande: órdago, quiero: Ane wins the órdago with R-R-5-1: the game to Txuriak" in en
+    assert not any("adentro" in line for line in en), "the game is over: nobody is adentro"
+
+
+@pytest.mark.parametrize(
+    ("lang", "juego", "dispute"),
+    [
+        ("en", "Juego: false declaration, the bets are void: Beltzak count: Bixente 31, +3 → 7–4 (4)",
+         "Dispute: Iker declared juego without holding it (seed 002 art. 17"),
+        ("es", "Juego: declaración falsa, apuestas anuladas: cobran Beltzak: Bixente 31, +3",
+         "Disputa: Iker dijo juego sin tenerlo"),
+        ("eu", "Jokoa: aitorpen faltsua, apustuak baliogabe: Beltzak irabazle: Bixente 31",
+         "Auzia: Iker: jokoa baduela esan du"),
+        ("fr", "Jeu: fausse annonce, paris annulés : Beltzak marquent: Bixente 31",
+         "Litige: Iker a annoncé jeu à tort"),
+    ],
+)
+def test_false_juego_declaration(lang: str, juego: str, dispute: str) -> None:
+    record = copy.deepcopy(RECORD)
+    record["score"] = [0, 0]
+    record["declared"]["juego"][2] = True  # Iker holds 21
+    settlement = settle(record)
+    assert settlement["disputes"]
+    out = explain(settlement, record, PLAYERS, lang, TEAMS)
+    assert any(line.startswith(juego) for line in out), out
+    assert out[-1].startswith(dispute)
+
+
+def test_false_pares_declaration_names_the_tira() -> None:
+    record = copy.deepcopy(RECORD)
+    record["score"] = [0, 0]
+    record["declared"]["pares"][2] = True  # Iker has no pair
+    record["bets"]["pares"] = [{"seat": 0, "act": "envido"}, {"seat": 1, "act": "quiero"}]
+    settlement = settle(record)
+    out = explain(settlement, record, PLAYERS, "en", TEAMS)
+    pares = next(line for line in out if line.startswith("Pares"))
+    assert "Beltzak count: tira 1, Bixente medias 7-7-7, Maite pareja 1-1, +4" in pares
+    assert out[-1].startswith("Dispute: Iker declared pares without holding it (seed 004 art. 13b)")
+
+
+def test_cards_not_shown() -> None:
+    record = copy.deepcopy(RECORD)
+    record["hands"] = [None] * 4
+    settlement = copy.deepcopy(SETTLEMENT)
+    for info in settlement["lances"].values():
+        info["best"] = None
+    out = explain(settlement, record, PLAYERS, "en", TEAMS)
+    assert not out[0].startswith("Cards")
+    assert out[1] == "Grande: envido, 3 more, quiero: Txuriak score, +5 → 18–37 (3 amarrakos 3)"
+
+
+def test_default_seat_names() -> None:
+    out = explain(SETTLEMENT, RECORD, None, "es")
+    assert "asiento 0" in out[0]
+
+
+def test_kings_4_keeps_threes_and_twos() -> None:
+    record = copy.deepcopy(RECORD)
+    record["rules"] = {"kings": 4, "target": 30}
+    out = explain(SETTLEMENT, record, PLAYERS, "en")
+    assert "Ane R-5-3-1" in out[0]
+    assert "Iker C-6-4-2" in out[0]
+
+
+@pytest.mark.parametrize(
+    ("stones", "lang", "text"),
+    [(23, "en", "4 amarrakos 3"), (10, "en", "2 amarrakos"), (3, "en", "3"), (5, "es", "1 amarraco"),
+     (0, "en", "nothing"), (37, "eu", "7 hamarreko eta 2"), (41, "fr", "8 hamarrekos 1")],
+)
+def test_amarrakos_words(stones: int, lang: str, text: str) -> None:
+    assert amarrakos_words(stones, lang) == text
+
+
+def test_unknown_language() -> None:
+    with pytest.raises(ValueError, match="lang"):
+        lines("de")
+
+
+def test_every_language_has_every_phrase() -> None:
+    from scorer.engine.explain import _WORDS
+
+    keys = set(_WORDS["en"])
+    for lang in LANGS:
+        assert set(_WORDS[lang]) == keys, lang
+        assert all(text for text in _WORDS[lang].values())
+
+
+def test_players_must_be_four() -> None:
+    with pytest.raises(ValueError, match="players"):
+        explain(SETTLEMENT, RECORD, ["Ane", "Bixente"], "en")
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [("en", "Pares: tira 1 to Beltzak: a combination not declared, +1 → 5–5"),
+     ("es", "Pares: tira de 1 para Beltzak por no declarar, +1 → 5–5"),
+     ("eu", "Pareak: tira 1, Beltzak irabazle (aitortu gabea), +1 → 5–5"),
+     ("fr", "Paires: tira de 1 pour Beltzak (combinaison non annoncée), +1 → 5–5")],
+)
+def test_undeclared_pares_gives_the_opponents_a_tira(lang: str, text: str) -> None:
+    record = copy.deepcopy(RECORD)
+    record["score"] = [0, 0]
+    record["declared"]["pares"][0] = False  # Ane holds R-R; her partner no pares; the opponents do
+    del record["bets"]["pares"]
+    settlement = settle(record)
+    out = explain(settlement, record, PLAYERS, lang, TEAMS)
+    assert any(line.startswith(text) for line in out), out
+    assert "Ane" in out[-1] and "seed 002 art. 16" in out[-1]
