@@ -544,3 +544,41 @@ def test_openapi_references_resolve(client) -> None:
                 walk(v)
 
     walk(doc)
+
+
+# -- dejes, órdago, the end of the match -------------------------------------------------
+def test_deje_shows_at_once_in_current_score(client, table) -> None:
+    s = state(client, table)
+    v = s["version"]
+    for a in ({"seat": 0, "act": "envido", "n": 2}, {"seat": 1, "act": "no_quiero"}, {"seat": 3, "act": "no_quiero"}):
+        r = act(client, table, v, a)
+        assert r.status_code == 200, r.json
+        v = r.json["version"]
+    cur = r.json["current"]
+    assert cur["score"] == [1, 0] and r.json["score"] == [0, 0]  # paid now; the match score moves at showdown
+    assert cur["events"][0]["why"].startswith("deje") and cur["phase"] == "chica"
+
+
+def test_accepted_ordago_ends_the_match(app, client) -> None:
+    r = client.post("/api/tables", json={"rules": {"target": 30, "games_per_vaca": 1, "vacas_to_win": 1}, "esku": 2})
+    t = {**r.json, "auth": {"Authorization": f"Bearer {r.json['token']}"}}
+    s = state(client, t)
+    assert s["current"]["to_speak"] == 2
+    r = act(client, t, s["version"], {"seat": 2, "act": "ordago"})
+    r = act(client, t, r.json["version"], {"seat": 3, "act": "quiero"})
+    cur = r.json["current"]
+    assert cur["phase"] == "over" and cur["ordago"] == "grande" and cur["legal"] == []
+    r = showdown(client, t)
+    assert r.status_code == 200, r.json
+    n = r.json
+    assert n["winner"] in (0, 1) and n["current"] is None
+    assert n["last_settlement"]["ordago"] is True and n["last_settlement"]["game_over"] is True
+    before = snapshot(app, client, t)
+    assert_error(act(client, t, n["version"], {"seat": 3, "act": "paso"}), 409, "match_over")
+    assert_error(client.post(f"/api/tables/{t['id']}/mus", headers=t["auth"],
+                             json={"client_id": cid(), "version": n["version"]}), 409, "match_over")
+    assert_error(showdown(client, t), 409, "match_over")
+    assert snapshot(app, client, t) == before
+    # the showdown that ended it can still be taken back
+    r = client.post(f"/api/tables/{t['id']}/undo", headers=t["auth"], json={"client_id": cid(), "version": n["version"]})
+    assert r.status_code == 200 and r.json["winner"] is None and r.json["current"]["phase"] == "over"
