@@ -122,8 +122,13 @@ def create_table() -> Response:
 @bp.get("/tables/<table_id>")
 def get_table(table_id: str) -> Response:
     rt = _table(table_id, write=False)
-    resp = _json_answer(rt.state_json())
-    resp.headers["ETag"] = f'"{rt.version}"'
+    etag = f'"v{rt.version}"'
+    if etag in request.headers.get("If-None-Match", ""):
+        resp = Response(status=304)
+    else:
+        resp = _json_answer(rt.state_json())
+    resp.headers["ETag"] = etag
+    resp.headers["Cache-Control"] = "no-cache"
     return resp
 
 

@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     server = create_server(
         app, host=args.host, port=args.port, threads=threads, channel_timeout=60,
         connection_limit=max(100, threads * 2), ident="mus-scorer",
+        asyncore_use_poll=True,  # select() stops at 1024 sockets
     )
     port = server.effective_port  # type: ignore[union-attr]
     host = lan_address() if args.host in ("0.0.0.0", "") else args.host

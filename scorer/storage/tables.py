@@ -10,7 +10,7 @@ legal, then the new version committed and published.
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import json
 import secrets
 import threading
@@ -67,10 +67,32 @@ class Runtime:
     mus_rounds: int
     hands: list[dict[str, Any]]  # [{n, record, settlement, photo_id}]
     logs: list[tuple[list[dict[str, Any]], int]]  # per settled hand: (live log, mus rounds)
+    hands_json: str = ""  # the JSON array of `hands` (settled hands never change: built once)
     _json: str | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.hands_json:
+            self.hands_json = "[" + ",".join(_dumps(h) for h in self.hands) + "]"
+        # computed now, while this runtime's match is still this version's (see `TableStore`)
+        self._json = self._state_json()
+
+    def with_hand(self, **changes: Any) -> Runtime:
+        """The next version: `changes` to the fields; `hands_json` follows `hands`."""
+        hands = changes.get("hands", self.hands)
+        if hands is self.hands:
+            changes.setdefault("hands_json", self.hands_json)
+        elif len(hands) == len(self.hands) + 1 and hands[:-1] == self.hands:
+            sep = "," if self.hands else ""
+            changes.setdefault("hands_json", self.hands_json[:-1] + sep + _dumps(hands[-1]) + "]")
+        else:
+            changes.setdefault("hands_json", "")
+        return dataclasses.replace(self, _json=None, **changes)
 
     def state(self) -> dict[str, Any]:
         """The table state the API answers (CONTRACTS.md, Web)."""
+        return json.loads(self.state_json())
+
+    def _head(self) -> dict[str, Any]:
         ms = self.match.state()
         current = None
         if self.live is not None:
@@ -100,14 +122,18 @@ class Runtime:
             "adentro": list(ms["adentro"]),
             "esku": ms["esku"],
             "game_scores": [list(s) for s in ms.get("game_scores", [])],
-            "hands": self.hands,
             "current": current,
             "last_settlement": self.hands[-1]["settlement"] if self.hands else None,
         }
 
+    def _state_json(self) -> str:
+        head = _dumps(self._head())
+        return head[:-1] + ',"hands":' + self.hands_json + "}"
+
     def state_json(self) -> str:
+        """The state as JSON text (one line), made once per version."""
         if self._json is None:
-            self._json = _dumps(self.state())
+            self._json = self._state_json()
         return self._json
 
 
@@ -314,9 +340,14 @@ class TableStore:
                 )
             try:
                 out = change(rt)
-            except engine.MusError as exc:
+            except engine.MusError as exc:  # the engine changes nothing when it refuses
                 code = "illegal" if isinstance(exc, engine.IllegalError) else "invalid"
                 raise StoreError(422, code, str(exc), exc.field or None) from None
+            except StoreError:
+                raise
+            except BaseException:
+                self._forget(table_id)
+                raise
             try:
                 new = self._commit(rt, client_id, kind, out)
             except BaseException:
@@ -360,8 +391,7 @@ class TableStore:
                 "INSERT INTO ops (table_id, client_id, kind, version, created) VALUES (?, ?, ?, ?, ?)",
                 (rt.id, client_id, kind, version, now),
             )
-        return Runtime(rt.id, version, rt.token, rt.watch_token, rt.header, rt.rules, match, live, mus_rounds,
-                       hands, logs)
+        return rt.with_hand(version=version, match=match, live=live, mus_rounds=mus_rounds, hands=hands, logs=logs)
 
     # -- the writes --------------------------------------------------------------
     def act(self, table_id: str, client_id: Any, version: Any, action: Any) -> tuple[Runtime, bool]:
@@ -422,7 +452,9 @@ class TableStore:
             if hands is not None and not isinstance(hands, list):
                 raise StoreError(422, "invalid", "hands: expected four lists of four cards", "hands")
             record = live.to_record(hands)
-            match = copy.deepcopy(rt.match)  # the cached match stays as it is
+            # The cached runtime's state JSON is made already, so its match may move on: if
+            # the commit fails, `write` forgets the cache and the table is loaded again.
+            match = rt.match
             settlement = match.play(_without_score(record))
             live_next = self._live_for(rt.rules, match, [])
             return {
