@@ -1,0 +1,105 @@
+"""Live updates: server-sent events of a table's state.
+
+Each change of a table publishes its new version to the `Hub`; every stream of that
+table wakes (one condition per table, so a change wakes only its own watchers) and
+sends `id: <version>` and `data: <state JSON>`. States are whole snapshots, so a
+stream that fell behind sends only the latest. A comment line every `heartbeat`
+seconds keeps proxies and idle timers open and finds closed connections; a stream
+ends after `max_seconds` (the browser's EventSource reconnects with `Last-Event-ID`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+from scorer.storage.tables import TableStore
+
+
+class Hub:
+    """Who is waiting for which table, and the latest version published for each."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._conds: dict[str, threading.Condition] = {}
+        self._versions: dict[str, int] = {}
+        self.closed = False
+        self.streams = 0
+
+    def _cond(self, table_id: str) -> threading.Condition:
+        with self._lock:
+            cond = self._conds.get(table_id)
+            if cond is None:
+                cond = self._conds[table_id] = threading.Condition()
+            return cond
+
+    def publish(self, table_id: str, version: int) -> None:
+        """A table reached `version`: wake its streams."""
+        cond = self._cond(table_id)
+        with cond:
+            if version > self._versions.get(table_id, 0):
+                self._versions[table_id] = version
+            cond.notify_all()
+
+    def wait(self, table_id: str, after: int, timeout: float) -> bool:
+        """Block until the table passes `after` or the hub closes; False on timeout."""
+        cond = self._cond(table_id)
+        with cond:
+            return cond.wait_for(lambda: self.closed or self._versions.get(table_id, 0) > after, timeout)
+
+    def close(self) -> None:
+        """End every stream (server shutdown)."""
+        self.closed = True
+        with self._lock:
+            conds = list(self._conds.values())
+        for cond in conds:
+            with cond:
+                cond.notify_all()
+
+    def try_open(self, limit: int) -> bool:
+        with self._lock:
+            if self.streams >= limit:
+                return False
+            self.streams += 1
+            return True
+
+    def release(self) -> None:
+        with self._lock:
+            self.streams -= 1
+
+
+def event(version: int, data: str) -> str:
+    """One SSE event (the state JSON is one line: no newline inside)."""
+    return f"id: {version}\ndata: {data}\n\n"
+
+
+def stream(
+    store: TableStore,
+    hub: Hub,
+    table_id: str,
+    last_id: int | None,
+    heartbeat: float = 15.0,
+    max_seconds: float = 300.0,
+) -> Iterator[str]:
+    """The event stream of one table: the state now (unless `last_id` is current), then every change.
+
+    The caller has counted this stream in with `hub.try_open`; it is counted out here.
+    """
+    try:
+        yield "retry: 1000\n\n"
+        sent = last_id if last_id is not None else -1
+        deadline = time.monotonic() + max_seconds
+        while not hub.closed:
+            rt = store.runtime(table_id)
+            if rt.version != sent:
+                sent = rt.version
+                yield event(rt.version, rt.state_json())
+                continue
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            if not hub.wait(table_id, sent, min(heartbeat, left)):
+                yield ": keep-alive\n\n"
+    finally:
+        hub.release()
