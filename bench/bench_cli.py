@@ -1,0 +1,100 @@
+"""Lines per second of `mus-scorer settle` on generated JSON Lines, start-up included.
+
+    python bench/bench_cli.py [N ...]      (default: 20000 100000)
+
+Each hand is a fresh random deal with a random esku, score and a few bets in grande
+and chica (the other lances all-pass or uncontested), written to a temporary file and
+settled by `python -m scorer settle FILE` in a subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RANKS = ("1", "2", "3", "4", "5", "6", "7", "10", "11", "12")
+DECK = [r + s for s in "oceb" for r in RANKS]
+
+
+def _bets(esku: int, rng: random.Random) -> list[dict] | None:
+    """A short legal betting round (or None: all pass)."""
+    s = [(esku + i) % 4 for i in range(4)]
+    pattern = rng.randrange(6)
+    if pattern == 0:
+        return None
+    if pattern == 1:
+        return [{"seat": s[0], "act": "envido", "n": rng.choice((2, 3, 5))}, {"seat": s[1], "act": "quiero"}]
+    if pattern == 2:
+        return [{"seat": s[0], "act": "paso"}, {"seat": s[1], "act": "envido", "n": 2},
+                {"seat": s[2], "act": "no_quiero"}]
+    if pattern == 3:
+        return [{"seat": s[0], "act": "envido", "n": 2}, {"seat": s[1], "act": "mas", "n": 2},
+                {"seat": s[2], "act": "quiero"}]
+    if pattern == 4:
+        return [{"seat": s[0], "act": "envido", "n": 2}, {"seat": s[1], "act": "mas", "n": 3},
+                {"seat": s[2], "act": "no_quiero"}]
+    return [{"seat": k, "act": "paso"} for k in s]
+
+
+def hand(rng: random.Random) -> dict:
+    """One random, valid mus-hand/1."""
+    cards = rng.sample(DECK, 16)
+    esku = rng.randrange(4)
+    record: dict = {
+        "esku": esku,
+        "score": [rng.randrange(36), rng.randrange(36)],
+        "hands": [cards[i:i + 4] for i in range(0, 16, 4)],
+        "bets": {},
+    }
+    for lance in ("grande", "chica"):
+        bets = _bets(esku, rng)
+        if bets:
+            record["bets"][lance] = bets
+    return record
+
+
+def write_lines(path: Path, n: int, seed: int = 1) -> None:
+    """n generated hands, one per line."""
+    rng = random.Random(seed)
+    with open(path, "w") as f:
+        for _ in range(n):
+            f.write(json.dumps(hand(rng), separators=(",", ":")) + "\n")
+
+
+def bench(n: int) -> tuple[float, int, int]:
+    """(seconds, output lines, exit status) of settling n generated lines."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "hands.jsonl"
+        dst = Path(tmp) / "out.jsonl"
+        write_lines(src, n)
+        env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        with open(dst, "wb") as out:
+            t0 = time.perf_counter()
+            rc = subprocess.run([sys.executable, "-m", "scorer", "settle", str(src)], stdout=out, env=env,
+                                cwd=ROOT).returncode
+            seconds = time.perf_counter() - t0
+        with open(dst, "rb") as f:
+            lines = sum(1 for _ in f)
+        return seconds, lines, rc
+
+
+def main(argv: list[str]) -> int:
+    sizes = [int(a) for a in argv] or [20_000, 100_000]
+    status = 0
+    for n in sizes:
+        seconds, lines, rc = bench(n)
+        print(f"settle {n:>7} lines: {seconds:6.2f} s  {n / seconds:>9,.0f} lines/s  (exit {rc}, {lines} lines out)")
+        if rc != 0 or lines != n:
+            status = 1
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

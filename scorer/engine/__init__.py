@@ -1,0 +1,37 @@
+"""The Mus rules engine: cards, lance evaluation, betting log, settlement, disputes.
+
+Pure Python, standard library only. The public API is the Engine section of
+`docs/CONTRACTS.md`; the JSON formats are `HAND-RECORD.md`.
+"""
+
+from .betting import LANCES, PHASES, LiveHand
+from .cards import DECK, Card
+from .errors import IllegalError, MalformedError, MusError
+from .evaluate import HandValue, evaluate
+from .explain import explain
+from .match import Match, replay_match
+from .record import HandRecord, parse_hand
+from .rules import Rules
+from .settle import settle
+from .standings import standings
+
+__all__ = [
+    "DECK",
+    "LANCES",
+    "PHASES",
+    "Card",
+    "HandRecord",
+    "HandValue",
+    "IllegalError",
+    "LiveHand",
+    "MalformedError",
+    "Match",
+    "MusError",
+    "Rules",
+    "evaluate",
+    "explain",
+    "parse_hand",
+    "replay_match",
+    "settle",
+    "standings",
+]

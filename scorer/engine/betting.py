@@ -1,0 +1,410 @@
+"""Betting as a log of actions: every action is checked, then applied to an immutable state.
+
+`Lance` is the betting inside one lance, `HandState` the whole hand (lances and
+declarations), `LiveHand` the public face: a hand entered action by action, rebuilt
+from its log by `replay`, undone by replaying the log less its last action.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .errors import IllegalError, MalformedError
+from .rules import Rules
+
+LANCES = ("grande", "chica", "pares", "juego", "punto")
+PHASES = ("grande", "chica", "pares_declare", "pares", "juego_declare", "juego", "punto", "showdown", "over")
+BET_ACTS = ("paso", "envido", "mas", "ordago", "quiero", "no_quiero")
+_ACTION_KEYS = {"seat", "act", "n", "pares", "juego"}
+_NEXT = {"grande": "chica", "chica": "pares_declare", "pares": "juego_declare", "juego": "showdown", "punto": "showdown"}
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A validated action: `act` is a betting act or `declare` (then `holds` is the claim)."""
+
+    seat: int
+    act: str
+    n: int | None = None
+    holds: bool | None = None
+    claim: str | None = None  # "pares" or "juego" for a declaration
+
+    @staticmethod
+    def parse(obj: Any) -> Action:
+        """Check the shape of a JSON action (not its legality)."""
+        if not isinstance(obj, dict):
+            raise MalformedError("", f"{obj!r} is not an action object", obj)
+        for key in obj:
+            if key not in _ACTION_KEYS:
+                raise MalformedError(str(key), f"{key!r} is not a key of an action", key)
+        seat = obj.get("seat")
+        if type(seat) is not int or not 0 <= seat <= 3:
+            raise MalformedError("seat", f"{seat!r} is not a seat (0 to 3)", seat)
+        act = obj.get("act")
+        if act == "declare":
+            claims = [k for k in ("pares", "juego") if k in obj]
+            if len(claims) != 1 or "n" in obj:
+                raise MalformedError("act", "'declare' takes exactly one of 'pares' or 'juego'", act)
+            holds = obj[claims[0]]
+            if type(holds) is not bool:
+                raise MalformedError(claims[0], f"{holds!r} is not true or false", holds)
+            return Action(seat, act, holds=holds, claim=claims[0])
+        if act not in BET_ACTS:
+            raise MalformedError("act", f"{act!r} is not an action ({', '.join(BET_ACTS)}, declare)", act)
+        for key in ("pares", "juego"):
+            if key in obj:
+                raise MalformedError(key, f"{key!r} belongs to a 'declare' action, not {act!r}", obj[key])
+        if act not in ("envido", "mas"):
+            if "n" in obj:
+                raise MalformedError("n", f"'n' is for 'envido' and 'mas', not {act!r}", obj["n"])
+            return Action(seat, act)
+        n = obj.get("n", 2)
+        least = 2 if act == "envido" else 1
+        if type(n) is not int or n < least:
+            raise MalformedError("n", f"{n!r} is not a whole number of stones >= {least}", n)
+        return Action(seat, act, n)
+
+    def to_json(self) -> dict[str, Any]:
+        """The action as JSON (an envido always names its `n`)."""
+        out: dict[str, Any] = {"seat": self.seat, "act": self.act}
+        if self.n is not None:
+            out["n"] = self.n
+        if self.claim is not None:
+            out[self.claim] = self.holds
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Lance:
+    """The betting inside one lance."""
+
+    name: str
+    seats: tuple[int, ...]  # who takes part, in speaking order from esku
+    passed: int = 0  # opening round: how many have passed so far
+    queue: tuple[int, ...] = ()  # facing a bet: who may still answer, in speaking order
+    out: frozenset[int] = frozenset()  # refused a bet: out of this lance
+    bettor: int | None = None  # seat of the last bet
+    stake: int = 0  # what accepting the bet on the table is worth
+    agreed: int = 0  # what refusing it pays the bettor (the deje)
+    chain: tuple[str, ...] = ()  # the bets in words: "envido 2", "3 more", "ordago"
+    bettors: tuple[int, ...] = ()  # every seat that bet or raised
+    ordago: bool = False
+    status: str | None = None  # once over: "paso", "accepted" or "refused"
+
+    @property
+    def to_speak(self) -> int | None:
+        """The seat expected to speak, `None` once the lance is over."""
+        if self.status:
+            return None
+        return self.seats[self.passed] if self.bettor is None else self.queue[0]
+
+    def legal(self) -> list[dict[str, Any]]:
+        """Every action legal now, as JSON."""
+        seat = self.to_speak
+        if seat is None:
+            return []
+        if self.bettor is None:
+            acts: list[dict[str, Any]] = [{"seat": seat, "act": "paso"}]
+            acts += [{"seat": seat, "act": "envido", "n": n} for n in (2, 3, 5)]
+            return [*acts, {"seat": seat, "act": "ordago"}]
+        acts = [{"seat": seat, "act": "quiero"}, {"seat": seat, "act": "no_quiero"}]
+        if not self.ordago:
+            acts += [{"seat": seat, "act": "mas", "n": 2}, {"seat": seat, "act": "ordago"}]
+        return acts
+
+    def step(self, a: Action) -> Lance:
+        """Apply a betting action by the seat to speak (turn already checked)."""
+        if self.bettor is None:
+            if a.act == "paso":
+                passed = self.passed + 1
+                return replace(self, passed=passed, status="paso" if passed == len(self.seats) else None)
+            if a.act == "envido":
+                return self._bet(a.seat, a.n or 2, 1, f"envido {a.n}", ordago=False)
+            if a.act == "ordago":
+                return self._bet(a.seat, 0, 1, "ordago", ordago=True)
+            why = "no bet has been made to raise: open with 'envido'" if a.act == "mas" else "there is no bet to answer"
+            raise IllegalError("act", f"{a.act!r} in {self.name}: {why}", a.act)
+        if a.act == "quiero":
+            return replace(self, status="accepted")
+        if a.act in ("no_quiero", "paso"):
+            queue = self.queue[1:]
+            return replace(self, queue=queue, out=self.out | {a.seat}, status=None if queue else "refused")
+        if self.ordago:
+            raise IllegalError("act", f"{a.act!r} in {self.name}: an ordago is answered 'quiero' or 'no_quiero'", a.act)
+        if a.act == "mas":
+            return self._bet(a.seat, self.stake + (a.n or 0), self.stake, f"{a.n} more", ordago=False)
+        if a.act == "ordago":
+            return self._bet(a.seat, self.stake, self.stake, "ordago", ordago=True)
+        raise IllegalError("act", f"'envido' in {self.name}: a bet is on the table; raise it with 'mas'", a.act)
+
+    def _bet(self, seat: int, stake: int, agreed: int, words: str, *, ordago: bool) -> Lance:
+        team = seat % 2
+        after = ((seat + k) % 4 for k in (1, 2, 3))
+        queue = tuple(s for s in after if s % 2 != team and s in self.seats and s not in self.out)
+        return replace(
+            self, bettor=seat, queue=queue, stake=stake, agreed=agreed, chain=(*self.chain, words),
+            bettors=(*self.bettors, seat), ordago=ordago,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    """How a lance ended in the betting."""
+
+    name: str
+    status: str  # paso, accepted, refused, uncontested, not_played
+    team: int | None = None  # the betting team (refused), or the only team holding (uncontested)
+    stake: int = 0  # the accepted stake, or the deje paid
+    chain: tuple[str, ...] = ()
+    bettors: tuple[int, ...] = ()
+    ordago: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class HandState:
+    """Everything said in a hand so far, and the dejes paid."""
+
+    rules: Rules
+    esku: int
+    start: tuple[int, int]  # score before the hand
+    score: tuple[int, int]  # with the dejes paid so far
+    phase: str = "grande"
+    lance: Lance | None = None
+    declaring: tuple[bool, ...] = ()
+    pares: tuple[bool, ...] | None = None  # declarations, once all four are made
+    juego: tuple[bool, ...] | None = None
+    done: tuple[Done, ...] = ()
+    dejes: tuple[tuple[str, int, int, str, tuple[int, int]], ...] = ()  # lance, team, stones, why, score
+    ordago: str | None = None
+    game_over: bool = False
+
+    @staticmethod
+    def begin(rules: Rules, esku: int, score: tuple[int, int]) -> HandState:
+        """A hand before anyone spoke."""
+        order = tuple((esku + k) % 4 for k in range(4))
+        return HandState(rules, esku, score, score, lance=Lance("grande", order))
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        """The four seats in speaking order from esku."""
+        e = self.esku
+        return (e, (e + 1) % 4, (e + 2) % 4, (e + 3) % 4)
+
+    @property
+    def to_speak(self) -> int | None:
+        """The seat expected to speak now."""
+        if self.lance is not None:
+            return self.lance.to_speak
+        if self.phase.endswith("_declare"):
+            return self.order[len(self.declaring)]
+        return None
+
+    def legal(self) -> list[dict[str, Any]]:
+        """Every action legal now, as JSON."""
+        if self.lance is not None:
+            return self.lance.legal()
+        seat = self.to_speak
+        if seat is None:
+            return []
+        claim = self.phase.removesuffix("_declare")
+        return [{"seat": seat, "act": "declare", claim: True}, {"seat": seat, "act": "declare", claim: False}]
+
+    def act(self, obj: Any) -> HandState:
+        """Check the JSON action `obj` and apply it."""
+        a = Action.parse(obj)
+        if self.phase in ("showdown", "over"):
+            why = "the betting is over" if self.phase == "showdown" else "the hand is over"
+            raise IllegalError("act", f"{a.act!r}: {why}; no more actions", a.act)
+        if self.lance is None:
+            return self._declare(a)
+        lance = self.lance
+        if a.act == "declare":
+            raise IllegalError("act", f"'declare' during the betting of {lance.name}", a.act)
+        if a.seat != lance.to_speak:
+            raise self._out_of_turn(a.seat)
+        lance = lance.step(a)
+        if lance.status is None:
+            return replace(self, lance=lance)
+        return self._finish(lance)
+
+    def all_pass(self) -> HandState:
+        """The current lance, not yet opened, passed by everyone."""
+        lance = self.lance
+        if lance is None or lance.passed or lance.bettor is not None:
+            raise IllegalError("bets", f"no lance to pass in phase {self.phase!r}", self.phase)
+        return self._finish(replace(lance, passed=len(lance.seats), status="paso"))
+
+    def declare_all(self, holds: tuple[bool, ...]) -> HandState:
+        """All four declarations at once, by seat (not by speaking order)."""
+        state = self
+        for seat in self.order:
+            state = state._declare(Action(seat, "declare", holds=holds[seat], claim=state.phase[:5]))
+        return state
+
+    def _out_of_turn(self, seat: int) -> IllegalError:
+        lance = self.lance
+        assert lance is not None
+        if seat not in lance.seats:
+            why = f"seat {seat} takes no part in {lance.name}: it declared no {lance.name}"
+            if (seat + 2) % 4 in lance.seats:
+                why += " and may not bet for its partner (seed 002 art. 19)"
+        elif seat in lance.out:
+            why = f"seat {seat} refused the bet and is out of {lance.name}"
+        else:
+            why = f"seat {seat} is out of turn: seat {lance.to_speak} speaks"
+        return IllegalError("seat", why, seat)
+
+    def _declare(self, a: Action) -> HandState:
+        claim = self.phase.removesuffix("_declare")
+        if a.act != "declare" or a.claim != claim:
+            raise IllegalError("act", f"{a.act!r}: each seat now declares whether it has {claim}", a.act)
+        if a.seat != self.to_speak:
+            raise IllegalError("seat", f"seat {a.seat} is out of turn: seat {self.to_speak} declares", a.seat)
+        declaring = (*self.declaring, a.holds)
+        if len(declaring) < 4:
+            return replace(self, declaring=declaring)
+        by_seat = [False] * 4
+        for seat, holds in zip(self.order, declaring, strict=True):
+            by_seat[seat] = bool(holds)
+        holders = tuple(s for s in self.order if by_seat[s])
+        teams = {s % 2 for s in holders}
+        state = replace(self, declaring=(), **{claim: tuple(by_seat)})
+        if len(teams) == 2:
+            return replace(state, phase=claim, lance=Lance(claim, holders))
+        if claim == "juego" and not teams:
+            return replace(state, phase="punto", lance=Lance("punto", self.order))
+        done = Done(claim, "uncontested", teams.pop()) if teams else Done(claim, "not_played")
+        return replace(state, phase=_NEXT[claim], done=(*self.done, done))
+
+    def _finish(self, lance: Lance) -> HandState:
+        assert lance.status is not None and lance.bettor is not None or lance.status == "paso"
+        team = None if lance.bettor is None else lance.bettor % 2
+        stake = lance.agreed if lance.status == "refused" else lance.stake if lance.status == "accepted" else 0
+        done = Done(lance.name, lance.status, team, stake, lance.chain, lance.bettors, lance.ordago)
+        state = replace(self, lance=None, done=(*self.done, done))
+        if lance.status == "refused":
+            assert team is not None
+            score = list(self.score)
+            score[team] += stake
+            refused = lance.chain[-1].split(" ")[0] if lance.chain[-1].startswith("envido") else lance.chain[-1]
+            deje = (lance.name, team, stake, f"deje: {refused} refused", (score[0], score[1]))
+            state = replace(state, score=deje[4], dejes=(*self.dejes, deje))
+            if score[team] >= self.rules.target:
+                return replace(state, phase="over", game_over=True)
+        elif lance.status == "accepted" and lance.ordago:
+            return replace(state, phase="over", ordago=lance.name, game_over=True)
+        phase = _NEXT[lance.name]
+        if phase == "chica":
+            return replace(state, phase=phase, lance=Lance("chica", self.order))
+        return replace(state, phase=phase)
+
+
+def deje_events(state: HandState) -> list[dict[str, Any]]:
+    """The dejes paid so far, in the settlement's event shape."""
+    return [
+        {"lance": lance, "team": team, "stones": stones, "why": why, "score": list(score)}
+        for lance, team, stones, why, score in state.dejes
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class LiveHand:
+    """A hand entered action by action; immutable, every method returns a new one."""
+
+    state: HandState
+    log: tuple[dict[str, Any], ...] = ()
+    phases: tuple[str, ...] = ()  # the phase each action of the log was made in
+
+    @staticmethod
+    def start(rules: Rules, esku: int, score: tuple[int, int]) -> LiveHand:
+        """A new hand: `esku` speaks first, `score` is the score before it."""
+        from .record import check_esku, check_score
+
+        rules = Rules.from_json(rules) if not isinstance(rules, Rules) else rules
+        return LiveHand(HandState.begin(rules, check_esku(esku), check_score(score, rules)))
+
+    @staticmethod
+    def replay(rules: Rules, esku: int, score: tuple[int, int], log: Any) -> LiveHand:
+        """The hand after every action of `log`, in order (errors name `log[i]`)."""
+        if not isinstance(log, list | tuple):
+            raise MalformedError("log", f"{log!r} is not a list of actions", log)
+        hand = LiveHand.start(rules, esku, score)
+        for i, action in enumerate(log):
+            try:
+                hand = hand.apply(action)
+            except (MalformedError, IllegalError) as err:
+                raise err.under(f"log[{i}]") from None
+        return hand
+
+    @property
+    def phase(self) -> str:
+        """`grande`, `chica`, `pares_declare`, `pares`, `juego_declare`, `juego`, `punto`, `showdown`, `over`."""
+        return self.state.phase
+
+    @property
+    def to_speak(self) -> int | None:
+        """The seat expected to speak now."""
+        return self.state.to_speak
+
+    @property
+    def score(self) -> tuple[int, int]:
+        """The score with the dejes paid so far."""
+        return self.state.score
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """The dejes paid so far, as settlement events."""
+        return deje_events(self.state)
+
+    @property
+    def game_over(self) -> bool:
+        """True once this hand ends the game: a deje reached the target, or an órdago was accepted."""
+        return self.state.game_over
+
+    @property
+    def ordago(self) -> str | None:
+        """The lance of an accepted órdago, if any."""
+        return self.state.ordago
+
+    def legal(self) -> list[dict[str, Any]]:
+        """Every action legal now, as JSON actions."""
+        return self.state.legal()
+
+    def check(self, action: Any) -> None:
+        """Raise `MalformedError` or `IllegalError` unless `action` is legal now."""
+        self.state.act(action)
+
+    def apply(self, action: Any) -> LiveHand:
+        """Check `action`, then return the hand with it applied."""
+        state = self.state.act(action)
+        return LiveHand(state, (*self.log, Action.parse(action).to_json()), (*self.phases, self.state.phase))
+
+    def undo(self) -> LiveHand:
+        """The hand without its last action."""
+        s = self.state
+        return LiveHand.replay(s.rules, s.esku, s.start, self.log[:-1])
+
+    def to_record(self, hands: list[list[str] | None] | None = None) -> dict[str, Any]:
+        """The `mus-hand/1` record of what was said, with `hands` (or none shown)."""
+        s = self.state
+        declared: dict[str, list[bool | None]] = {}
+        bets: dict[str, list[dict[str, Any]]] = {}
+        for action, phase in zip(self.log, self.phases, strict=True):
+            if phase.endswith("_declare"):
+                claim = phase.removesuffix("_declare")
+                declared.setdefault(claim, [None] * 4)[action["seat"]] = action[claim]
+            else:
+                bets.setdefault(phase, []).append(dict(action))
+        record: dict[str, Any] = {
+            "format": "mus-hand/1",
+            "rules": s.rules.to_json(),
+            "esku": s.esku,
+            "score": list(s.start),
+            "hands": [list(h) if h is not None else None for h in hands] if hands is not None else [None] * 4,
+        }
+        if declared:
+            record["declared"] = declared
+        if bets:
+            record["bets"] = bets
+        return record

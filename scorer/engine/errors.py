@@ -1,0 +1,30 @@
+"""The engine's errors: every refusal names the field and quotes the value."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class MusError(ValueError):
+    """A refused input. `field` is a path such as `bets.grande[3].act` (or `""`)."""
+
+    def __init__(self, field: str, reason: str, value: Any = None) -> None:
+        self.field = field
+        self.reason = reason
+        self.value = value
+        super().__init__(f"{field}: {reason}" if field else reason)
+
+    def under(self, prefix: str) -> MusError:
+        """The same error with its field placed under `prefix` (`bets.grande[3]` + `act`)."""
+        if not prefix:
+            return self
+        field = f"{prefix}.{self.field}" if self.field else prefix
+        return type(self)(field, self.reason, self.value)
+
+
+class MalformedError(MusError):
+    """The input is not a valid record: wrong type, unknown card, missing key."""
+
+
+class IllegalError(MusError):
+    """Well formed but not allowed: same card twice, action out of turn, raise with no bet."""

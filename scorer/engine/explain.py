@@ -1,0 +1,393 @@
+"""The count of a hand in words, as a player would say it aloud at the table.
+
+`explain(settlement, record, players, lang)` turns a `mus-settlement/1` and the
+`mus-hand/1` it settled into one line per event, in English, Spanish, Basque or French:
+
+    Grande: envido, 3 más, quiero: Ane gana con R-R-5-1, +5 → 18–37 (3 amarrakos 3)
+
+The wording only describes what the settlement decided; nothing here scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["LANGS", "explain", "format_score", "amarrakos_words", "words"]
+
+LANGS = ("en", "es", "eu", "fr")
+
+# One table per language. `{}` fields are filled with str.format.
+_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "grande": "Grande", "chica": "Chica", "pares": "Pares", "juego": "Juego", "punto": "Punto",
+        "paso": "paso", "envido": "envido", "envido_n": "envido {n}", "mas": "{n} more",
+        "ordago": "órdago", "quiero": "quiero", "no_quiero": "no quiero",
+        "all_passed": "all passed",
+        "wins_with": "{p} wins with {x}",
+        "scores": "{t} score",
+        "deje": "deje to {t}",
+        "only_team": "only {t} have {l}",
+        "refused_bonus": "{t} count their own after the refusal",
+        "stake_bonus": "{s} + bonus {b}",
+        "pareja": "pareja {x}", "medias": "medias {x}", "duples": "duples {x}",
+        "juego_of": "{x}", "punto_of": "{x}",
+        "amarrakos": "{a} amarrakos", "amarrako": "1 amarrako", "stones": "{s}", "amarr_stones": "{a} {s}",
+        "zero": "nothing",
+        "cards": "Cards",
+        "not_shown": "not shown",
+        "ordago_won": "{p} wins the órdago with {x}: the game to {t}",
+        "ordago_won_team": "the órdago and the game to {t}",
+        "game_over": "Game to {t}, {score}",
+        "adentro": "{t} adentro ({s})",
+        "dispute": "Dispute",
+        "and": "and",
+        "team": "team {n}",
+        "seat": "seat {n}",
+        "hand": "Hand {n}", "esku": "esku {p}",
+        "game_won": "game to {t}", "vaca_won": "vaca to {t}", "match_won": "{t} win the match",
+        "games": "games", "vacas": "vacas", "winner": "Winner: {t}, {v}",
+    },
+    "es": {
+        "grande": "Grande", "chica": "Chica", "pares": "Pares", "juego": "Juego", "punto": "Punto",
+        "paso": "paso", "envido": "envido", "envido_n": "envido {n}", "mas": "{n} más",
+        "ordago": "órdago", "quiero": "quiero", "no_quiero": "no quiero",
+        "all_passed": "todos pasan",
+        "wins_with": "gana {p} con {x}",
+        "scores": "cobra {t}",
+        "deje": "deje para {t}",
+        "only_team": "solo {t} tienen {l}",
+        "refused_bonus": "{t} cobran lo suyo tras el no quiero",
+        "stake_bonus": "{s} y {b} de tanteo",
+        "pareja": "pareja {x}", "medias": "medias {x}", "duples": "duples {x}",
+        "juego_of": "{x}", "punto_of": "{x}",
+        "amarrakos": "{a} amarracos", "amarrako": "1 amarraco", "stones": "{s}", "amarr_stones": "{a} y {s}",
+        "zero": "nada",
+        "cards": "Cartas",
+        "not_shown": "no enseñadas",
+        "ordago_won": "gana {p} el órdago con {x}: el juego para {t}",
+        "ordago_won_team": "el órdago y el juego para {t}",
+        "game_over": "Juego para {t}, {score}",
+        "adentro": "{t} adentro ({s})",
+        "dispute": "Disputa",
+        "and": "y",
+        "team": "pareja {n}",
+        "seat": "asiento {n}",
+        "hand": "Mano {n}", "esku": "mano {p}",
+        "game_won": "juego para {t}", "vaca_won": "vaca para {t}", "match_won": "{t} ganan la partida",
+        "games": "juegos", "vacas": "vacas", "winner": "Ganadores: {t}, {v}",
+    },
+    "eu": {
+        "grande": "Handia", "chica": "Txikia", "pares": "Pareak", "juego": "Jokoa", "punto": "Puntua",
+        "paso": "paso", "envido": "enbido", "envido_n": "{n} enbido", "mas": "{n} gehiago",
+        "ordago": "hordago", "quiero": "iduki", "no_quiero": "tira",
+        "all_passed": "denak paso",
+        "wins_with": "{p} irabazle, {x}",
+        "scores": "{t} irabazle",
+        "deje": "deje, {t} irabazle",
+        "only_team": "{t} bakarrik",
+        "refused_bonus": "tira ondoren, {t}: berea",
+        "stake_bonus": "{s} eta {b} saria",
+        "pareja": "parea {x}", "medias": "mediak {x}", "duples": "doblak {x}",
+        "juego_of": "{x}", "punto_of": "{x}",
+        "amarrakos": "{a} hamarreko", "amarrako": "hamarreko 1", "stones": "{s}", "amarr_stones": "{a} eta {s}",
+        "zero": "ezer ez",
+        "cards": "Kartak",
+        "not_shown": "erakutsi gabe",
+        "ordago_won": "{p} irabazle hordagoan, {x}: jokoa, {t} irabazle",
+        "ordago_won_team": "hordagoa eta jokoa, {t} irabazle",
+        "game_over": "Jokoa, {t} irabazle: {score}",
+        "adentro": "{t} barruan, adentro ({s})",
+        "dispute": "Auzia",
+        "and": "eta",
+        "team": "{n}. taldea",
+        "seat": "{n}. jokalaria",
+        "hand": "{n}. eskua", "esku": "esku {p}",
+        "game_won": "jokoa, {t} irabazle", "vaca_won": "baka, {t} irabazle", "match_won": "partida, {t} irabazle",
+        "games": "jokoak", "vacas": "bakak", "winner": "Irabazleak: {t}, {v}",
+    },
+    "fr": {
+        "grande": "Grand", "chica": "Petit", "pares": "Paires", "juego": "Jeu", "punto": "Point",
+        "paso": "paso", "envido": "envido", "envido_n": "envido {n}", "mas": "{n} de plus",
+        "ordago": "hordago", "quiero": "tenu", "no_quiero": "refusé",
+        "all_passed": "tout le monde passe",
+        "wins_with": "{p} gagne avec {x}",
+        "scores": "{t} marquent",
+        "deje": "refus pour {t}",
+        "only_team": "seuls {t} ont {l}",
+        "refused_bonus": "{t} comptent leur jeu après le refus",
+        "stake_bonus": "{s} et {b} de prime",
+        "pareja": "paire {x}", "medias": "mediak {x}", "duples": "doubles {x}",
+        "juego_of": "{x}", "punto_of": "{x}",
+        "amarrakos": "{a} hamarrekos", "amarrako": "1 hamarreko", "stones": "{s}", "amarr_stones": "{a} {s}",
+        "zero": "rien",
+        "cards": "Cartes",
+        "not_shown": "non montrées",
+        "ordago_won": "{p} gagne l'hordago avec {x} : la manche à {t}",
+        "ordago_won_team": "l'hordago et la manche à {t}",
+        "game_over": "Manche à {t}, {score}",
+        "adentro": "{t} adentro ({s})",
+        "dispute": "Litige",
+        "and": "et",
+        "team": "équipe {n}",
+        "seat": "joueur {n}",
+        "hand": "Tour {n}", "esku": "esku {p}",
+        "game_won": "manche à {t}", "vaca_won": "vaca à {t}", "match_won": "{t} gagnent la partie",
+        "games": "manches", "vacas": "vacas", "winner": "Vainqueurs : {t}, {v}",
+    },
+}
+
+# Figures as players name them (rank 10 sota, 11 caballo, 12 rey).
+_FIGURES = {"en": "SCR", "es": "SCR", "eu": "SCR", "fr": "VCR"}
+
+_LANCES = ("grande", "chica", "pares", "juego", "punto")
+
+
+def words(lang: str) -> dict[str, str]:
+    """The word table of a language; `ValueError` for an unknown one."""
+    try:
+        return _WORDS[lang]
+    except KeyError:
+        raise ValueError(f"lang: {lang!r} is not one of {', '.join(LANGS)}") from None
+
+
+def amarrakos_words(stones: int, lang: str = "en") -> str:
+    """23 -> "4 amarrakos 3"; 10 -> "2 amarrakos"; 3 -> "3"."""
+    w = words(lang)
+    a, s = divmod(stones, 5)
+    if a == 0:
+        return w["stones"].format(s=s) if s else w["zero"]
+    am = w["amarrako"] if a == 1 else w["amarrakos"].format(a=a)
+    return w["amarr_stones"].format(a=am, s=s) if s else am
+
+
+def format_score(score: Sequence[int]) -> str:
+    """[18, 37] -> "18–37"."""
+    return f"{score[0]}–{score[1]}"
+
+
+# -- describing cards (display only) ------------------------------------------------------
+
+def _rank(card: str) -> int:
+    digits = card.rstrip("ocebOCEB")
+    return int(digits)
+
+
+def _effective(rank: int, kings: int) -> int:
+    """The rank a card plays as: with 8 kings a 3 is a rey and a 2 an as."""
+    if kings == 8:
+        return {3: 12, 2: 1}.get(rank, rank)
+    return rank
+
+
+def _show(rank: int, lang: str) -> str:
+    fig = _FIGURES.get(lang, "SCR")
+    return fig[rank - 10] if rank >= 10 else str(rank)
+
+
+def _ranks(cards: Sequence[str], kings: int) -> list[int]:
+    return sorted((_effective(_rank(c), kings) for c in cards), reverse=True)
+
+
+def _cards_text(cards: Sequence[str], kings: int, lang: str, low_first: bool = False) -> str:
+    ranks = _ranks(cards, kings)
+    return "-".join(_show(r, lang) for r in (ranks[::-1] if low_first else ranks))
+
+
+def _points(cards: Sequence[str], kings: int) -> int:
+    return sum(10 if r >= 10 else r for r in (_effective(_rank(c), kings) for c in cards))
+
+
+def _pares(cards: Sequence[str], kings: int, lang: str) -> str | None:
+    """"pareja R-R", "medias 7-7-7", "duples R-R-C-C", or None."""
+    ranks = _ranks(cards, kings)
+    counts: dict[int, int] = {}
+    for r in ranks:
+        counts[r] = counts.get(r, 0) + 1
+    groups = sorted(((n, r) for r, n in counts.items() if n >= 2), reverse=True)
+    w = words(lang)
+    if not groups:
+        return None
+    shown = "-".join(_show(r, lang) for n, r in groups for _ in range(n))
+    if groups[0][0] == 4 or len(groups) == 2:
+        if len(groups) == 2:  # the higher pair first
+            hi, lo = sorted((groups[0][1], groups[1][1]), reverse=True)
+            shown = "-".join([_show(hi, lang)] * 2 + [_show(lo, lang)] * 2)
+        return w["duples"].format(x=shown)
+    if groups[0][0] == 3:
+        return w["medias"].format(x=shown)
+    return w["pareja"].format(x=shown)
+
+
+def _what(lance: str, cards: Sequence[str], kings: int, lang: str) -> str:
+    """What a hand shows for a lance."""
+    if lance in ("grande", "chica"):
+        return _cards_text(cards, kings, lang, low_first=lance == "chica")
+    if lance == "pares":
+        return _pares(cards, kings, lang) or _cards_text(cards, kings, lang)
+    return str(_points(cards, kings))
+
+
+def _holds(lance: str, cards: Sequence[str], kings: int) -> bool:
+    if lance == "pares":
+        return _pares(cards, kings, "en") is not None
+    if lance == "juego":
+        return _points(cards, kings) >= 31
+    return True
+
+
+# -- the count ------------------------------------------------------------------------------
+
+def _bets_text(actions: Sequence[dict[str, Any]], lang: str) -> str:
+    w = words(lang)
+    said: list[str] = []
+    for a in actions:
+        act = a.get("act")
+        if act == "paso":
+            continue
+        if act == "envido":
+            n = a.get("n", 2)
+            said.append(w["envido"] if n == 2 else w["envido_n"].format(n=n))
+        elif act == "mas":
+            said.append(w["mas"].format(n=a.get("n", 2)))
+        elif act in ("ordago", "quiero", "no_quiero"):
+            if not (said and said[-1] == w[act] and act == "no_quiero"):  # both partners refusing: one refusal
+                said.append(w[act])
+    return ", ".join(said) if said else w["all_passed"]
+
+
+def _team_name(team: int, players: Sequence[str], teams: Sequence[str] | None, lang: str) -> str:
+    if teams:
+        return teams[team]
+    return f"{players[team]} {words(lang)['and']} {players[team + 2]}"
+
+
+def explain(
+    settlement: dict[str, Any],
+    record: dict[str, Any],
+    players: Sequence[str] | None = None,
+    lang: str = "en",
+    teams: Sequence[str] | None = None,
+) -> list[str]:
+    """The count of one hand in words, one line per event.
+
+    `settlement` is what `settle(record)` returned; `players` names the four seats
+    (default "seat 0".."seat 3" in the language); `teams` (optional) names the teams,
+    else each team is named by its two players. Lines: the cards shown, every deje and
+    every count in the order they scored, an accepted órdago, the end of the game,
+    adentro, and each dispute.
+    """
+    w = words(lang)
+    if not players:
+        players = [w["seat"].format(n=s) for s in range(4)]
+    rules = record.get("rules") or {}
+    kings = rules.get("kings", 8)
+    target = rules.get("target", 40)
+    hands = record.get("hands") or [None] * 4
+    bets = record.get("bets") or {}
+    lances = settlement.get("lances") or {}
+    lines: list[str] = []
+
+    shown = [f"{players[s]} {_cards_text(h, kings, lang)}" for s, h in enumerate(hands) if h]
+    if shown:
+        lines.append(f"{w['cards']}: " + ", ".join(shown))
+
+    def tname(team: int) -> str:
+        return _team_name(team, players, teams, lang)
+
+    def tail(event: dict[str, Any]) -> str:
+        score = event.get("score") or settlement.get("score") or [0, 0]
+        team = event.get("team")
+        amarr = f" ({amarrakos_words(score[team], lang)})" if team in (0, 1) else ""
+        return f"+{event.get('stones', 0)} → {format_score(score)}{amarr}"
+
+    def winner_with(lance: str, info: dict[str, Any]) -> str | None:
+        best = info.get("best")
+        if best is None or not hands[best]:
+            return None
+        return w["wins_with"].format(p=players[best], x=_what(lance, hands[best], kings, lang))
+
+    def holders(lance: str, team: int) -> str:
+        out = []
+        for s in (team, team + 2):
+            h = hands[s]
+            if h and _holds(lance, h, kings):
+                out.append(f"{players[s]} {_what(lance, h, kings, lang)}")
+        return ", ".join(out)
+
+    seen: set[str] = set()
+    for event in settlement.get("events") or []:
+        lance = event.get("lance", "")
+        info = lances.get(lance) or {}
+        status = info.get("status")
+        team = event.get("team")
+        head = w.get(lance, lance.capitalize())
+        said = _bets_text(bets.get(lance) or [], lang)
+        why = str(event.get("why", ""))
+        first = lance not in seen
+        seen.add(lance)
+        if why.startswith("deje") or (status == "refused" and first and lance in bets):
+            body = f"{said}: {w['deje'].format(t=tname(team))}"
+        elif status == "accepted":
+            body = f"{said}: " + (winner_with(lance, info) or w["scores"].format(t=tname(team)))
+            stake = info.get("stake", 0)
+            bonus = event.get("stones", 0) - stake
+            if lance in ("pares", "juego") and bonus > 0 and stake:
+                body += f", {w['stake_bonus'].format(s=stake, b=bonus)} ({holders(lance, team)})"
+        elif status == "uncontested":
+            body = w["only_team"].format(t=tname(team), l=w[lance].lower())
+            if hands[team] or hands[team + 2]:
+                body += f": {holders(lance, team)}"
+        elif status == "refused":
+            body = w["refused_bonus"].format(t=tname(team))
+            if lance in ("pares", "juego") and (hands[team] or hands[team + 2]):
+                body += f": {holders(lance, team)}"
+        else:  # all passed
+            body = f"{w['all_passed']}: " + (winner_with(lance, info) or w["scores"].format(t=tname(team)))
+            if lance in ("pares", "juego") and (hands[team] or hands[team + 2]):
+                body += f" ({holders(lance, team)})"
+        lines.append(f"{head}: {body}, {tail(event)}")
+
+    if settlement.get("ordago"):
+        winner = settlement.get("winner")
+        for lance in _LANCES:
+            info = lances.get(lance) or {}
+            acts = bets.get(lance) or []
+            if info.get("status") == "accepted" and any(a.get("act") == "ordago" for a in acts):
+                best = info.get("best")
+                if best is not None and hands[best]:
+                    body = w["ordago_won"].format(
+                        p=players[best], x=_what(lance, hands[best], kings, lang), t=tname(winner)
+                    )
+                else:
+                    body = w["ordago_won_team"].format(t=tname(winner))
+                lines.append(f"{w[lance]}: {_bets_text(acts, lang)}: {body}")
+                break
+
+    score = settlement.get("score") or [0, 0]
+    if settlement.get("game_over") and settlement.get("winner") in (0, 1):
+        lines.append(w["game_over"].format(t=tname(settlement["winner"]), score=format_score(score)))
+    adentro = settlement.get("adentro") or [s >= target - 5 for s in score]
+    for t in (0, 1):
+        if adentro[t] and not (settlement.get("game_over") and settlement.get("winner") == t):
+            lines.append(w["adentro"].format(t=tname(t), s=score[t]))
+    for dispute in settlement.get("disputes") or []:
+        lines.append(f"{w['dispute']}: {_dispute_text(dispute, players)}")
+    return lines
+
+
+def _dispute_text(dispute: Any, players: Sequence[str]) -> str:
+    """A dispute as one sentence: its message, the rule and the effect when given."""
+    if not isinstance(dispute, dict):
+        return str(dispute)
+    parts: list[str] = []
+    seat = dispute.get("seat")
+    if isinstance(seat, int) and 0 <= seat < 4:
+        parts.append(players[seat])
+    for key in ("message", "why", "reason", "rule", "effect"):
+        value = dispute.get(key)
+        if value and str(value) not in parts:
+            parts.append(str(value))
+    if len(parts) <= 1:
+        parts.extend(f"{k}: {v}" for k, v in dispute.items() if k != "seat")
+    return " — ".join(parts)

@@ -1,0 +1,52 @@
+"""Table rules: deck mode, target and match length."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .errors import MalformedError
+
+_CHOICES = {"kings": (4, 8), "target": (30, 40), "games_per_vaca": (1, 2, 3)}
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The rules a table plays by (RULES.md); defaults are the engine's defaults."""
+
+    kings: int = 8
+    target: int = 40
+    real31: bool = False
+    games_per_vaca: int = 1
+    vacas_to_win: int = 3
+
+    def __post_init__(self) -> None:
+        for name, allowed in _CHOICES.items():
+            value = getattr(self, name)
+            if type(value) is not int or value not in allowed:
+                raise MalformedError(f"rules.{name}", f"{value!r} is not one of {list(allowed)}", value)
+        if type(self.real31) is not bool:
+            raise MalformedError("rules.real31", f"{self.real31!r} is not true or false", self.real31)
+        v = self.vacas_to_win
+        if type(v) is not int or not 1 <= v <= 9:
+            raise MalformedError("rules.vacas_to_win", f"{v!r} is not a whole number from 1 to 9", v)
+
+    @classmethod
+    def from_json(cls, obj: Any = None) -> Rules:
+        """Rules from a JSON object; `None` (or a missing key) takes the default."""
+        if obj is None:
+            return DEFAULT_RULES
+        if not isinstance(obj, dict):
+            raise MalformedError("rules", f"{obj!r} is not an object", obj)
+        for key in obj:
+            if key not in _FIELDS:
+                raise MalformedError(f"rules.{key}", f"{key!r} is not a rule (known: {', '.join(_FIELDS)})", key)
+        return cls(**obj) if obj else DEFAULT_RULES
+
+    def to_json(self) -> dict[str, Any]:
+        """All the rules as a JSON object."""
+        return asdict(self)
+
+
+_FIELDS = tuple(Rules.__dataclass_fields__)
+DEFAULT_RULES = Rules()

@@ -1,0 +1,264 @@
+"""Settlement of a hand (`mus-settlement/1`): dejes as they happened, then the count, and disputes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .betting import Done, deje_events
+from .errors import MalformedError
+from .evaluate import HandValue, best_seat
+from .record import HandRecord, parse_hand
+
+SETTLEMENT = "mus-settlement/1"
+
+
+def settle(obj: dict[str, Any]) -> dict[str, Any]:
+    """Settle a `mus-hand/1` dict into a `mus-settlement/1` dict; `MusError` on bad input."""
+    return settlement(parse_hand(obj))
+
+
+@dataclass(frozen=True, slots=True)
+class Ruling:
+    """How a contradicted declaration changes a lance's count."""
+
+    annul: bool = False  # the lance's bets and count are replaced by `team` scoring `tira` (+ `bonus`)
+    team: int | None = None  # the team the rule pays
+    tira: int = 0  # stones "of the tira" (and of the punto) paid to `team`
+    bonus: bool = False  # with `annul`: `team` also counts its own combinations
+
+
+class _Count:
+    """The running count of one hand: score, events, and whether the game is won."""
+
+    def __init__(self, rec: HandRecord) -> None:
+        st = rec.state
+        self.rec, self.st = rec, st
+        self.target = rec.rules.target
+        self.score = list(st.score)
+        self.events = deje_events(st)
+        self.winner = next((t for t in (0, 1) if self.score[t] >= self.target), None)
+        self.disputes: list[dict[str, Any]] = []
+        self.values = rec.values
+
+    def add(self, lance: str, team: int, stones: int, why: str) -> int:
+        """Count `stones` for `team` unless the game is already won; the stones counted."""
+        if self.winner is not None or stones <= 0:
+            return 0
+        self.score[team] += stones
+        self.events.append({"lance": lance, "team": team, "stones": stones, "why": why, "score": list(self.score)})
+        if self.score[team] >= self.target:
+            self.winner = team
+        return stones
+
+    def holders(self, claim: str, team: int | None = None) -> list[int]:
+        """Seats (speaking order) that declared `claim` and whose cards, if shown, hold it."""
+        declared = getattr(self.st, claim)
+        out = []
+        for s in self.st.order:
+            if declared[s] and (team is None or s % 2 == team) and self.actual(claim, s) is not False:
+                out.append(s)
+        return out
+
+    def actual(self, claim: str, seat: int) -> bool | None:
+        """Whether the cards of `seat` hold `claim`; `None` if not shown."""
+        value = self.values[seat]
+        if value is None:
+            return None
+        return bool(value.pares_kind if claim == "pares" else value.juego)
+
+    def bonus(self, claim: str, team: int) -> tuple[int, str] | None:
+        """The combinations `team` counts in `claim`, in stones and words; `None` if cards are missing."""
+        seats = self.holders(claim, team)
+        values = [self.values[s] for s in seats]
+        if any(v is None for v in values):
+            return None
+        known: list[HandValue] = [v for v in values if v is not None]
+        stones = sum(v.pares_kind if claim == "pares" else v.juego_bonus for v in known)
+        words = ", ".join(f"seat {s} {v.describe(claim)}" for s, v in zip(seats, known, strict=True))
+        return stones, words
+
+    def best(self, lance: str) -> int | None:
+        """The seat whose cards win `lance` among those taking part."""
+        seats = self.holders(lance) if lance in ("pares", "juego") else self.st.order
+        return best_seat(self.values, lance, seats) if seats else None
+
+
+def settlement(rec: HandRecord) -> dict[str, Any]:
+    """The settlement of a validated record."""
+    st = rec.state
+    c = _Count(rec)
+    rulings = {claim: _rulings(c, claim) for claim in ("pares", "juego") if getattr(st, claim) is not None}
+    _flag_bets_for_partner(c)
+    lances: dict[str, dict[str, Any]] = {}
+    for done in st.done:
+        lances[done.name] = _count_lance(c, done, rulings)
+    return {
+        "format": SETTLEMENT,
+        "score": c.score,
+        "game_over": c.winner is not None,
+        "winner": c.winner,
+        "ordago": st.ordago is not None,
+        "lances": lances,
+        "events": c.events,
+        "amarrakos": [[s // 5, s % 5] for s in c.score],
+        "adentro": [c.score[t] >= c.target - 5 and c.winner != t for t in (0, 1)],
+        "disputes": c.disputes,
+    }
+
+
+def _count_lance(c: _Count, done: Done, rulings: dict[str, Ruling | None]) -> dict[str, Any]:
+    lance = done.name
+    best = c.best(lance)
+    deje = done.stake if done.status == "refused" else 0
+    entry = {"best": best, "team": done.team if deje else None, "status": done.status, "stake": done.stake,
+             "stones": deje}
+    if c.st.ordago is not None:
+        if c.st.ordago == lance:
+            _count_ordago(c, done, best, entry)
+        return entry
+    claim = "juego" if lance == "punto" else lance
+    ruling = rulings.get(claim) if claim in ("pares", "juego") else None
+    if ruling is not None and ruling.annul:
+        team = ruling.team
+        assert team is not None
+        bonus = c.bonus(claim, team) if ruling.bonus else (0, "")
+        if bonus is None:
+            return entry
+        parts = [f"tira {ruling.tira}"] if ruling.tira else []
+        parts += [bonus[1]] if bonus[1] else []
+        stake = 0 if done.status == "accepted" else done.stake
+        gained = c.add(lance, team, ruling.tira + bonus[0], f"after a false declaration: {', '.join(parts)}")
+        return entry | {"team": team if gained else entry["team"], "stake": stake, "stones": deje + gained}
+    line = _line(c, done, best)
+    if line is not None:
+        team, stones, why = line
+        gained = c.add(lance, team, stones, why)
+        if gained:
+            entry.update(team=team, stones=deje + gained)
+    if ruling is not None and ruling.team is not None and ruling.tira:
+        gained = c.add(lance, ruling.team, ruling.tira, "tira for an undeclared combination")
+        if gained:
+            entry.update(team=ruling.team, stones=entry["stones"] + gained)
+    return entry
+
+
+def _line(c: _Count, done: Done, best: int | None) -> tuple[int, int, str] | None:
+    """The count of a lance without disputes: (team, stones, why), or `None`."""
+    lance, status = done.name, done.status
+    chain = ", ".join(done.chain)
+    if lance in ("pares", "juego"):
+        if status == "not_played":
+            return None
+        team = done.team if status in ("refused", "uncontested") else None if best is None else best % 2
+        if team is None:
+            return None
+        bonus = c.bonus(lance, team)
+        if bonus is None:
+            return None
+        stones, words = bonus
+        if status == "refused":
+            return team, stones, f"bonus after refused bet: {words}"
+        if status == "uncontested":
+            return team, stones, f"only team {team} has {lance}: {words}"
+        if status == "accepted":
+            return team, done.stake + stones, f"{chain}, accepted; best {lance} seat {best}; bonus: {words}"
+        return team, stones, f"all passed; best {lance} seat {best}; bonus: {words}"
+    if status == "refused":
+        return (done.team, 1, "punto after refused bet: 1") if lance == "punto" and done.team is not None else None
+    if best is None:
+        return None
+    if status == "accepted":
+        extra = 1 if lance == "punto" else 0
+        return best % 2, done.stake + extra, f"{chain}, accepted; best {lance} seat {best}" + ("; punto 1" * extra)
+    return best % 2, 1, f"all passed; best {lance} seat {best}"
+
+
+def _count_ordago(c: _Count, done: Done, best: int | None, entry: dict[str, Any]) -> None:
+    """An accepted órdago: the team that wins the lance wins the game."""
+    if best is None:
+        raise MalformedError("hands", f"the cards are needed to decide the ordago accepted in {done.name}", None)
+    team = best % 2
+    stones = c.target - c.score[team]
+    c.add(done.name, team, stones, f"{', '.join(done.chain)}, accepted; best {done.name} seat {best} wins the game")
+    entry.update(team=team, stake=stones, stones=stones)
+
+
+_RULES = {
+    ("pares", True, "partner_without"): ("seed 004 art. 13a", True, 0, True,
+                                         "bets on pares annulled; the opponents count their pares"),
+    ("pares", True, "both"): ("seed 004 art. 13b", True, 1, True,
+                              "bets on pares annulled; the opponents count the tira and their pares"),
+    ("pares", True, "partner_only"): ("engine ruling (as seed 004 art. 15b)", False, 0, False,
+                                      "the false pares does not count; the partner's pares does"),
+    ("pares", True, "nobody"): ("seed 004 art. 13a", True, 0, True,
+                                "bets on pares annulled; the opponents count their pares"),
+    ("pares", False, "opponents_only"): ("seed 002 art. 16, seed 004 art. 14", False, 1, False,
+                                         "the undeclared pares does not count; the opponents score 1 (tira)"),
+    ("pares", False, "other"): ("seed 002 art. 16, seed 004 art. 14", False, 0, False,
+                                "the undeclared pares does not count"),
+    ("juego", True, "nobody"): ("seed 002 art. 17, seed 004 art. 15a", True, 2, False,
+                                "the opponents score 2 (the punto and the tira)"),
+    ("juego", True, "partner_only"): ("seed 004 art. 15b", False, 0, False,
+                                      "the error is ignored; the false juego does not count"),
+    ("juego", True, "opponents_only"): ("seed 002 art. 17, seed 004 art. 15c", True, 0, True,
+                                        "bets on juego annulled; the opponents count their juego"),
+    ("juego", True, "both"): ("seed 002 art. 17, seed 004 art. 15d", True, 1, True,
+                              "bets on juego annulled; the opponents count the tira and their juego"),
+    ("juego", False, "nobody"): ("seed 002 art. 18, seed 004 art. 16a", True, 2, False,
+                                 "bets on punto annulled; the undeclared juego does not count; "
+                                 "the opponents score 2 (the tira and the punto)"),
+    ("juego", False, "partner_only"): ("seed 004 art. 16b", False, 0, False,
+                                       "the undeclared juego does not count; the partner's juego does"),
+    ("juego", False, "opponents_only"): ("seed 002 art. 18, seed 004 art. 16c", False, 1, False,
+                                         "the undeclared juego does not count; the opponents count the tira "
+                                         "and their juego"),
+    ("juego", False, "both"): ("engine ruling", False, 0, False, "the undeclared juego does not count"),
+}
+
+
+def _rulings(c: _Count, claim: str) -> Ruling | None:
+    """Report every declaration of `claim` the cards contradict; the first (from esku) rules the lance."""
+    declared = getattr(c.st, claim)
+    ruling = None
+    for seat in c.st.order:
+        actual = c.actual(claim, seat)
+        if actual is None or actual == declared[seat]:
+            continue
+        said = declared[seat]
+        team, partner = seat % 2, (seat + 2) % 4
+        partner_has = partner in c.holders(claim)
+        opponents_have = bool(c.holders(claim, 1 - team))
+        if claim == "pares" and not said:
+            case = "opponents_only" if opponents_have and not partner_has else "other"
+        else:
+            case = ("both" if opponents_have else "partner_only") if partner_has else (
+                "opponents_only" if opponents_have else "nobody")
+            if claim == "pares" and case == "opponents_only":
+                case = "partner_without"
+        rule, annul, tira, bonus, effect = _RULES[(claim, said, case)]
+        if ruling is not None:
+            effect = "reported; the first contradiction from esku rules the lance"
+        else:
+            ruling = Ruling(annul, 1 - team if annul or tira else None, tira, bonus)
+        kind = "false_declaration" if said else "undeclared"
+        c.disputes.append({"seat": seat, "lance": claim, "kind": kind, "declared": said, "cards": actual,
+                           "rule": rule, "effect": effect})
+    return ruling
+
+
+def _flag_bets_for_partner(c: _Count) -> None:
+    """Seed 002 art. 19: whoever holds neither pares nor juego may not bet for the partner."""
+    for done in c.st.done:
+        if done.name not in ("pares", "juego"):
+            continue
+        for seat in dict.fromkeys(done.bettors):
+            value = c.values[seat]
+            if value is not None and not value.pares_kind and not value.juego:
+                c.disputes.append({
+                    "seat": seat, "lance": done.name, "kind": "bet_for_partner",
+                    "declared": getattr(c.st, done.name)[seat], "cards": False, "rule": "seed 002 art. 19",
+                    "effect": f"flagged: seat {seat} holds neither pares nor juego yet bet in {done.name}",
+                })
+
+

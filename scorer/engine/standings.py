@@ -1,0 +1,121 @@
+"""Club standings over finished matches (RULES.md "Club standings", seed 002 art. 25 and 31).
+
+Teams are ranked by matches won, then vacas won in the matches they lost, then fewest
+vacas lost, then stones, then their head-to-head.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+__all__ = ["standings"]
+
+
+def _result_winner(i: int, result: Mapping[str, Any], teams: Sequence[str], vacas: Sequence[int]) -> int | None:
+    """The winning team index (0/1) of one result, or None for an unfinished match."""
+    if "winner" not in result:
+        if vacas[0] == vacas[1]:
+            return None
+        return 0 if vacas[0] > vacas[1] else 1
+    winner = result["winner"]
+    if winner is None:
+        return None
+    if isinstance(winner, bool) or not isinstance(winner, int | str):
+        raise ValueError(f"results[{i}].winner: {winner!r} is neither 0, 1 nor a team name")
+    if isinstance(winner, str):
+        if winner not in teams:
+            raise ValueError(f"results[{i}].winner: {winner!r} is not one of the teams {list(teams)!r}")
+        return list(teams).index(winner)
+    if winner not in (0, 1):
+        raise ValueError(f"results[{i}].winner: {winner!r} is neither 0, 1 nor a team name")
+    return winner
+
+
+def _pair(i: int, result: Mapping[str, Any], key: str, default: list[int] | None = None) -> list[int]:
+    value = result.get(key, default)
+    if (
+        not isinstance(value, list | tuple)
+        or len(value) != 2
+        or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
+    ):
+        raise ValueError(f"results[{i}].{key}: {value!r} is not a pair of non-negative integers")
+    return [int(value[0]), int(value[1])]
+
+
+def standings(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Rank the teams of a club or tournament from their match results.
+
+    Each result is a dict `{"teams": [name0, name1], "vacas": [v0, v1], "stones": [s0, s1],
+    "winner": 0 | 1 | name | None}` (`Match.result()` gives one; `stones`, the stones each
+    team scored over the match, is optional; a missing `winner` is the team with more
+    vacas). A result whose winner is None (an unfinished match) only lists its teams.
+
+    Returns one row per team, best first: `{"rank", "team", "played", "won", "lost",
+    "vacas_won", "vacas_lost", "vacas_won_in_lost", "stones", "head_to_head"}`, where
+    `head_to_head` is the number of wins against the teams tied with it on every other
+    criterion. Teams still tied after that share a rank and are listed by name.
+    """
+    rows: dict[str, dict[str, Any]] = {}
+    meetings: list[tuple[str, str]] = []  # (winner, loser) of every finished match
+
+    def row(team: str) -> dict[str, Any]:
+        if team not in rows:
+            rows[team] = {"rank": 0, "team": team, "played": 0, "won": 0, "lost": 0, "vacas_won": 0,
+                          "vacas_lost": 0, "vacas_won_in_lost": 0, "stones": 0, "head_to_head": 0}
+        return rows[team]
+
+    for i, result in enumerate(results):
+        if not isinstance(result, Mapping):
+            raise ValueError(f"results[{i}]: {result!r} is not a match result object")
+        teams = result.get("teams")
+        if (
+            not isinstance(teams, list | tuple)
+            or len(teams) != 2
+            or not all(isinstance(t, str) and t for t in teams)
+            or teams[0] == teams[1]
+        ):
+            raise ValueError(f"results[{i}].teams: {teams!r} is not two different team names")
+        vacas = _pair(i, result, "vacas")
+        stones = _pair(i, result, "stones", [0, 0])
+        winner = _result_winner(i, result, teams, vacas)
+        a, b = row(teams[0]), row(teams[1])
+        if winner is None:
+            continue
+        loser = 1 - winner
+        for k, r in ((0, a), (1, b)):
+            r["played"] += 1
+            r["vacas_won"] += vacas[k]
+            r["vacas_lost"] += vacas[1 - k]
+            r["stones"] += stones[k]
+        rows[teams[winner]]["won"] += 1
+        rows[teams[loser]]["lost"] += 1
+        rows[teams[loser]]["vacas_won_in_lost"] += vacas[loser]
+        meetings.append((teams[winner], teams[loser]))
+
+    def key(r: dict[str, Any]) -> tuple[int, int, int, int]:
+        return (-r["won"], -r["vacas_won_in_lost"], r["vacas_lost"], -r["stones"])
+
+    ordered = sorted(rows.values(), key=lambda r: (key(r), r["team"]))
+    # Head-to-head inside each group tied on every other criterion.
+    groups: list[list[dict[str, Any]]] = []
+    for r in ordered:
+        if groups and key(groups[-1][0]) == key(r):
+            groups[-1].append(r)
+        else:
+            groups.append([r])
+    result_rows: list[dict[str, Any]] = []
+    for group in groups:
+        if len(group) > 1:
+            names = {r["team"] for r in group}
+            for r in group:
+                r["head_to_head"] = sum(1 for w, lo in meetings if w == r["team"] and lo in names)
+            group.sort(key=lambda r: (-r["head_to_head"], r["team"]))
+        result_rows.extend(group)
+    for n, r in enumerate(result_rows):
+        prev = result_rows[n - 1] if n else None
+        if prev is not None and key(prev) == key(r) and prev["head_to_head"] == r["head_to_head"]:
+            r["rank"] = prev["rank"]
+        else:
+            r["rank"] = n + 1
+    return result_rows

@@ -1,0 +1,182 @@
+"""The count in words (explain), in en, es, eu and fr.
+
+The fixture is the worked example of HAND-RECORD.md: its record and its settlement.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from scorer.engine.explain import LANGS, amarrakos_words, explain
+
+PLAYERS = ["Ane", "Bixente", "Iker", "Maite"]
+TEAMS = ["Txuriak", "Beltzak"]
+
+RECORD = {
+    "format": "mus-hand/1",
+    "rules": {"kings": 8, "target": 40, "real31": False},
+    "esku": 0,
+    "score": [12, 37],
+    "hands": [["12o", "3c", "1e", "5b"], ["7o", "7c", "7e", "10b"], ["2o", "4c", "6e", "11b"], ["1o", "1c", "5e", "6o"]],
+    "declared": {"pares": [True, True, False, True], "juego": [False, True, False, False]},
+    "bets": {
+        "grande": [{"seat": 0, "act": "paso"}, {"seat": 1, "act": "envido", "n": 2}, {"seat": 2, "act": "mas", "n": 3},
+                   {"seat": 3, "act": "quiero"}],
+        "chica": [{"seat": 0, "act": "paso"}, {"seat": 1, "act": "paso"}, {"seat": 2, "act": "paso"}, {"seat": 3, "act": "paso"}],
+        "pares": [{"seat": 0, "act": "envido"}, {"seat": 1, "act": "no_quiero"}, {"seat": 3, "act": "no_quiero"}],
+    },
+}
+
+SETTLEMENT = {
+    "format": "mus-settlement/1",
+    "score": [19, 41],
+    "game_over": True,
+    "winner": 1,
+    "ordago": False,
+    "lances": {
+        "grande": {"best": 0, "team": 0, "status": "accepted", "stake": 5, "stones": 5},
+        "chica": {"best": 3, "team": 1, "status": "paso", "stake": 0, "stones": 1},
+        "pares": {"best": 1, "team": 0, "status": "refused", "stake": 1, "stones": 2},
+        "juego": {"best": 1, "team": 1, "status": "uncontested", "stake": 0, "stones": 3},
+    },
+    "events": [
+        {"lance": "pares", "team": 0, "stones": 1, "why": "deje: envido refused", "score": [13, 37]},
+        {"lance": "grande", "team": 0, "stones": 5, "why": "envido 2, 3 more, accepted; best grande seat 0", "score": [18, 37]},
+        {"lance": "chica", "team": 1, "stones": 1, "why": "all passed; best chica seat 3", "score": [18, 38]},
+        {"lance": "pares", "team": 0, "stones": 1, "why": "bonus after refused bet: seat 0 pareja", "score": [19, 38]},
+        {"lance": "juego", "team": 1, "stones": 3, "why": "only team 1 has juego: seat 1 31", "score": [19, 41]},
+    ],
+    "amarrakos": [[3, 4], [8, 1]],
+    "adentro": [False, False],
+    "disputes": [],
+}
+
+
+def lines(lang: str = "en", **kw) -> list[str]:
+    return explain(SETTLEMENT, RECORD, PLAYERS, lang, **kw)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_one_line_per_event_plus_cards_and_game_end(lang: str) -> None:
+    out = lines(lang)
+    events = SETTLEMENT["events"]
+    # cards, 5 events, game end
+    assert len(out) == 1 + len(events) + 1
+    for line, event in zip(out[1:], events, strict=False):
+        assert f"+{event['stones']} → {event['score'][0]}–{event['score'][1]}" in line
+
+
+def test_english_grande_line_reads_like_the_table() -> None:
+    out = lines("en")
+    assert out[2] == "Grande: envido, 3 more, quiero: Ane wins with R-R-5-1, +5 → 18–37 (3 amarrakos 3)"
+
+
+def test_spanish_vocabulary() -> None:
+    out = lines("es")
+    assert out[0].startswith("Cartas: Ane R-R-5-1, Bixente S-7-7-7")
+    assert out[1].startswith("Pares: envido, no quiero: deje")
+    assert "Grande: envido, 3 más, quiero: gana Ane con R-R-5-1, +5 → 18–37 (3 amarracos y 3)" == out[2]
+    assert out[3].startswith("Chica: todos pasan: gana Maite con 1-1-5-6")
+    assert "pareja R-R" in out[4]
+    assert "Juego: solo" in out[5] and "Bixente 31" in out[5] and "(8 amarracos y 1)" in out[5]
+    assert out[6].startswith("Juego para Bixente y Maite")
+
+
+def test_basque_vocabulary() -> None:
+    out = lines("eu")
+    assert out[1].startswith("Pareak: enbido, tira: deje")
+    assert out[2].startswith("Handia: enbido, 3 gehiago, iduki: Ane irabazle")
+    assert "hamarreko" in out[2]
+    assert out[3].startswith("Txikia: denak paso")
+    assert "Jokoa" in out[5] and "Bixente 31" in out[5]
+
+
+def test_french_vocabulary() -> None:
+    out = lines("fr")
+    assert out[2].startswith("Grand: envido, 3 de plus, tenu: Ane gagne avec R-R-5-1")
+    assert "hamarrekos" in out[2]
+    assert out[3].startswith("Petit: tout le monde passe: Maite gagne avec 1-1-5-6")
+    assert out[-1].startswith("Manche à Bixente et Maite")
+
+
+def test_team_names_when_given() -> None:
+    out = lines("en", teams=TEAMS)
+    assert "deje to Txuriak" in out[1]
+    assert out[-1] == "Game to Beltzak, 19–41"
+
+
+def test_who_had_what_in_bonus_lines() -> None:
+    out = lines("en")
+    assert "Ane pareja R-R" in out[4]  # the bonus after the refused pares
+    assert "Bixente 31" in out[5]  # only team 1 has juego
+
+
+def test_adentro_and_disputes() -> None:
+    settlement = copy.deepcopy(SETTLEMENT)
+    settlement.update(game_over=False, winner=None, score=[19, 36], adentro=[False, True])
+    settlement["events"] = settlement["events"][:4]
+    settlement["disputes"] = [{"seat": 2, "rule": "seed 002 art. 16", "message": "declared juego without it",
+                               "effect": "no juego bonus"}]
+    out = explain(settlement, RECORD, PLAYERS, "en", TEAMS)
+    assert "Beltzak adentro (36)" in out
+    assert out[-1].startswith("Dispute: Iker")
+    assert "art. 16" in out[-1] and "no juego bonus" in out[-1]
+    es = explain(settlement, RECORD, PLAYERS, "es", TEAMS)
+    assert "Beltzak adentro (36)" in es and es[-1].startswith("Disputa: Iker")
+
+
+def test_ordago_accepted() -> None:
+    record = copy.deepcopy(RECORD)
+    record["bets"] = {"grande": [{"seat": 0, "act": "ordago"}, {"seat": 1, "act": "quiero"}]}
+    settlement = {
+        "format": "mus-settlement/1", "score": [12, 37], "game_over": True, "winner": 0, "ordago": True,
+        "lances": {"grande": {"best": 0, "team": 0, "status": "accepted", "stake": 0, "stones": 0}},
+        "events": [], "amarrakos": [[2, 2], [7, 2]], "adentro": [False, True], "disputes": [],
+    }
+    out = explain(settlement, record, PLAYERS, "eu", TEAMS)
+    assert any(line.startswith("Handia: hordago, iduki: Ane irabazle hordagoan") for line in out)
+    assert any("Txuriak" in line and line.startswith("Jokoa") for line in out)
+    en = explain(settlement, record, PLAYERS, "en", TEAMS)
+    assert "Grande: órdago, quiero: Ane wins the órdago with R-R-5-1: the game to Txuriak" in en
+    # the losing team's 37 is not "adentro" any more: the game is over
+    assert "Beltzak adentro (37)" in en
+
+
+def test_cards_not_shown() -> None:
+    record = copy.deepcopy(RECORD)
+    record["hands"] = [None] * 4
+    settlement = copy.deepcopy(SETTLEMENT)
+    for info in settlement["lances"].values():
+        info["best"] = None
+    out = explain(settlement, record, PLAYERS, "en", TEAMS)
+    assert not out[0].startswith("Cards")
+    assert out[1] == "Grande: envido, 3 more, quiero: Txuriak score, +5 → 18–37 (3 amarrakos 3)"
+
+
+def test_default_seat_names() -> None:
+    out = explain(SETTLEMENT, RECORD, None, "es")
+    assert "asiento 0" in out[0]
+
+
+def test_kings_4_keeps_threes_and_twos() -> None:
+    record = copy.deepcopy(RECORD)
+    record["rules"] = {"kings": 4, "target": 30}
+    out = explain(SETTLEMENT, record, PLAYERS, "en")
+    assert "Ane R-5-3-1" in out[0]
+    assert "Iker C-6-4-2" in out[0]
+
+
+@pytest.mark.parametrize(
+    ("stones", "lang", "text"),
+    [(23, "en", "4 amarrakos 3"), (10, "en", "2 amarrakos"), (3, "en", "3"), (5, "es", "1 amarraco"),
+     (0, "en", "nothing"), (37, "eu", "7 hamarreko eta 2"), (41, "fr", "8 hamarrekos 1")],
+)
+def test_amarrakos_words(stones: int, lang: str, text: str) -> None:
+    assert amarrakos_words(stones, lang) == text
+
+
+def test_unknown_language() -> None:
+    with pytest.raises(ValueError, match="lang"):
+        lines("de")

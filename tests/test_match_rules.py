@@ -1,0 +1,298 @@
+"""Matches: RULES.md "Game, vaca, match", and the mus-match/1 replay.
+
+Hands with known outcomes (kings 8): `strong(team)` gives that team four reyes and four
+caballos, the other four ases and four 4s. All passing, the strong team scores grande 1,
+pares 6 (two duples) and juego 4 (two 40s, uncontested): 11 stones; the other chica 1.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from scorer.engine.errors import IllegalError, MalformedError, MusError
+from scorer.engine.match import Match, replay_match
+from scorer.engine.rules import Rules
+from scorer.engine.standings import standings
+
+KINGS = ["12o", "12c", "12e", "12b"]
+ASES = ["1o", "1c", "1e", "1b"]
+HORSES = ["11o", "11c", "11e", "11b"]
+FOURS = ["4o", "4c", "4e", "4b"]
+
+
+def strong(team: int, esku: int | None = None, grande: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A hand won mostly by `team`; `grande` bets optional; `esku` named only when given."""
+    hands = [KINGS, ASES, HORSES, FOURS] if team == 0 else [ASES, KINGS, FOURS, HORSES]
+    hand: dict[str, Any] = {"hands": [list(h) for h in hands]}
+    if esku is not None:
+        hand["esku"] = esku
+    if grande:
+        hand["bets"] = {"grande": grande}
+    return hand
+
+
+def ordago(team: int, esku: int) -> dict[str, Any]:
+    """`team` wins the game by an órdago at grande accepted at once (esku must be named)."""
+    return strong(team, esku, [{"seat": esku, "act": "ordago"}, {"seat": (esku + 1) % 4, "act": "quiero"}])
+
+
+def envido_quiero(team: int, esku: int, n: int) -> dict[str, Any]:
+    """Grande envido n, accepted: `team` scores n + 10, the other team 1."""
+    return strong(team, esku, [{"seat": esku, "act": "envido", "n": n}, {"seat": (esku + 1) % 4, "act": "quiero"}])
+
+
+def play_all(match: Match, hands: list[dict]) -> list[dict]:
+    return [match.play(h) for h in hands]
+
+
+# -- game ------------------------------------------------------------------------------------
+
+def test_scores_accumulate_and_the_game_ends_at_40() -> None:
+    m = Match(Rules())
+    s = play_all(m, [strong(0), strong(0), strong(0)])
+    assert [x["score"] for x in s] == [[11, 1], [22, 2], [33, 3]]
+    assert m.state()["score"] == [33, 3] and m.state()["games"] == [0, 0]
+    last = m.play(strong(0))
+    assert last["game_over"] and last["winner"] == 0
+    assert last["score"][0] >= 40
+    state = m.state()
+    assert state["score"] == [0, 0], "scores go back to 0 after a game"
+    assert state["vacas"] == [1, 0] and state["games"] == [0, 0]
+    assert state["game_scores"] == []
+    assert state["hands"] == 4
+
+
+def test_target_30() -> None:
+    m = Match(Rules(target=30))
+    play_all(m, [strong(1), strong(1)])
+    assert m.state()["score"] == [2, 22]
+    s = m.play(strong(1))
+    assert s["game_over"] and s["winner"] == 1
+    assert m.state()["vacas"] == [0, 1]
+
+
+def test_game_scores_track_the_current_game() -> None:
+    m = Match(Rules())
+    play_all(m, [strong(0), strong(1)])
+    assert m.state()["game_scores"] == [[11, 1], [12, 12]]
+
+
+def test_adentro_at_target_minus_5() -> None:
+    m = Match(Rules())
+    m.play(envido_quiero(0, 0, 3))  # 13-1
+    m.play(envido_quiero(0, 1, 3))  # 26-2
+    assert m.state()["adentro"] == [False, False]
+    s = m.play(envido_quiero(0, 2, 3))  # 39-3
+    assert s["score"] == [39, 3]
+    assert m.state()["adentro"] == [True, False]
+    assert s["adentro"] == [True, False]
+    m.play(strong(0))  # the game ends: nobody is adentro in the new game
+    assert m.state()["adentro"] == [False, False]
+
+
+def test_adentro_at_25_of_30() -> None:
+    m = Match(Rules(target=30))
+    m.play(envido_quiero(1, 0, 5))  # team 1: 15 + ... wait: strong(1) scores n + 10
+    assert m.state()["score"] == [1, 15]
+    m.play(envido_quiero(1, 1, 2))  # 2-27
+    assert m.state()["score"] == [2, 27]
+    assert m.state()["adentro"] == [False, True]
+
+
+# -- vaca and match ------------------------------------------------------------------------
+
+def test_one_game_a_vaca_three_vacas_win() -> None:
+    m = Match(Rules())
+    for esku in range(3):
+        assert m.state()["winner"] is None
+        m.play(ordago(0, m.state()["esku"]))
+        assert m.state()["vacas"] == [esku + 1, 0]
+    assert m.state()["winner"] == 0
+    assert m.over
+
+
+@pytest.mark.parametrize("per_vaca", [1, 2, 3])
+def test_games_per_vaca(per_vaca: int) -> None:
+    m = Match(Rules(games_per_vaca=per_vaca))
+    for g in range(1, per_vaca):
+        m.play(ordago(1, m.state()["esku"]))
+        assert m.state()["games"] == [0, g] and m.state()["vacas"] == [0, 0]
+    m.play(ordago(1, m.state()["esku"]))
+    assert m.state()["games"] == [0, 0], "games count inside the vaca"
+    assert m.state()["vacas"] == [0, 1]
+
+
+def test_games_of_both_teams_inside_a_vaca() -> None:
+    m = Match(Rules(games_per_vaca=2))
+    m.play(ordago(0, 0))
+    m.play(ordago(1, 1))
+    assert m.state()["games"] == [1, 1] and m.state()["vacas"] == [0, 0]
+    m.play(ordago(1, 2))
+    assert m.state()["games"] == [0, 0] and m.state()["vacas"] == [0, 1]
+
+
+def test_at_most_five_vacas_and_vacas_to_win() -> None:
+    m = Match(Rules(vacas_to_win=3))
+    for team in (0, 1, 0, 1, 1):
+        assert m.state()["winner"] is None
+        m.play(ordago(team, m.state()["esku"]))
+    assert m.state()["vacas"] == [2, 3] and m.state()["winner"] == 1
+    m1 = Match(Rules(vacas_to_win=1))
+    m1.play(ordago(0, 0))
+    assert m1.state()["winner"] == 0
+
+
+def test_a_finished_match_refuses_hands_and_does_not_change() -> None:
+    m = Match(Rules(vacas_to_win=1), teams=("Txuriak", "Beltzak"))
+    m.play(ordago(1, 0))
+    before = m.state()
+    with pytest.raises(IllegalError, match="the match is over: Beltzak won"):
+        m.play(strong(0))
+    assert m.state() == before
+
+
+# -- esku ---------------------------------------------------------------------------------------
+
+def test_esku_turns_each_hand() -> None:
+    m = Match(Rules(), esku=2)
+    seen = []
+    for _ in range(5):
+        seen.append(m.state()["esku"])
+        m.play(strong(0))
+    assert seen == [2, 3, 0, 1, 2]
+    assert [e["record"]["esku"] for e in m.history] == [2, 3, 0, 1, 2]
+
+
+def test_esku_named_by_a_line_and_the_turn_goes_on_from_there() -> None:
+    m = Match(Rules())
+    m.play(strong(0))  # esku 0
+    m.play(ordago(0, 1))  # esku 1: game over
+    assert m.state()["esku"] == 2
+    m.play(strong(1, esku=0))  # mus corrido: the new game's first hand names its esku
+    assert m.history[-1]["record"]["esku"] == 0
+    assert m.state()["esku"] == 1
+    m.play(strong(1))
+    assert m.history[-1]["record"]["esku"] == 1
+
+
+# -- errors change nothing ---------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("hand", "error", "field"),
+    [
+        ({"hands": [["8o", "12c", "12e", "12b"], ASES, HORSES, FOURS]}, MalformedError, "hands[0][0]"),
+        ({"hands": [KINGS, KINGS, HORSES, FOURS]}, IllegalError, "hands"),
+        ({"esku": 4, "hands": [KINGS, ASES, HORSES, FOURS]}, MalformedError, "esku"),
+        ({"score": [3, 3], "hands": [KINGS, ASES, HORSES, FOURS]}, IllegalError, "score"),
+        ({"rules": {"target": 30}, "hands": [KINGS, ASES, HORSES, FOURS]}, IllegalError, "rules.target"),
+        ({"format": "mus-match/1"}, MalformedError, "format"),
+        (["not", "a", "hand"], MalformedError, ""),
+    ],
+)
+def test_bad_hands_change_nothing(hand: object, error: type[MusError], field: str) -> None:
+    m = Match(Rules())
+    m.play(strong(0))
+    before = (m.state(), len(m.history))
+    with pytest.raises(error) as info:
+        m.play(hand)  # type: ignore[arg-type]
+    assert info.value.field.startswith(field)
+    assert (m.state(), len(m.history)) == before
+
+
+def test_a_line_may_repeat_the_match_score_and_rules() -> None:
+    m = Match(Rules())
+    m.play(strong(0))
+    m.play({**strong(0), "score": [11, 1], "rules": {"kings": 8, "target": 40}})
+    assert m.state()["score"] == [22, 2]
+
+
+def test_bad_match_setup() -> None:
+    with pytest.raises(MalformedError, match="teams"):
+        Match(Rules(), teams=("Only one",))
+    with pytest.raises(MalformedError, match="players"):
+        Match(Rules(), players=("A", "B", "C"))
+    with pytest.raises(MalformedError, match="esku"):
+        Match(Rules(), esku=4)
+    with pytest.raises(MusError, match="games_per_vaca"):
+        Match({"games_per_vaca": 4})
+
+
+# -- mus-match/1 --------------------------------------------------------------------------------
+
+HEADER = {"format": "mus-match/1", "rules": {"kings": 8, "target": 40, "vacas_to_win": 1},
+          "teams": ["Txuriak", "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"], "esku": 3}
+
+
+def lines_of(*objs: object) -> list[str]:
+    return [json.dumps(o) for o in objs]
+
+
+def test_replay_rows_and_state() -> None:
+    rows = replay_match(lines_of(HEADER, strong(0), strong(1), ordago(1, 1)))
+    assert [r["hand"] for r in rows] == [1, 2, 3]
+    assert [r["line"] for r in rows] == [2, 3, 4]
+    assert [r["record"]["esku"] for r in rows] == [3, 0, 1]
+    assert rows[0]["record"]["score"] == [0, 0] and rows[1]["record"]["score"] == [11, 1]
+    assert rows[1]["state"]["score"] == [12, 12]
+    assert rows[-1]["settlement"]["ordago"] is True
+    assert rows[-1]["state"]["winner"] == 1 and rows[-1]["state"]["vacas"] == [0, 1]
+
+
+def test_replay_skips_blank_lines_and_counts_them() -> None:
+    text = "\n".join(lines_of(HEADER)) + "\n\n" + json.dumps(strong(0)) + "\n"
+    rows = replay_match(text.split("\n"))
+    assert rows[0]["line"] == 3
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        ('{"hands": [["8o"]]', "line 3: not JSON"),
+        (json.dumps({"hands": [["8o", "12c", "12e", "12b"], ASES, HORSES, FOURS]}), "line 3: hands[0][0]: '8o'"),
+        (json.dumps(strong(0, esku=7)), "line 3: esku"),
+    ],
+)
+def test_replay_errors_name_the_line(bad: str, message: str) -> None:
+    with pytest.raises(MusError) as info:
+        replay_match([*lines_of(HEADER, strong(0)), bad, json.dumps(strong(0))])
+    assert str(info.value).startswith(message)
+    assert info.value.line == 3
+
+
+def test_replay_refuses_a_hand_after_the_winner() -> None:
+    with pytest.raises(IllegalError, match="line 3: the match is over"):
+        replay_match(lines_of(HEADER, ordago(0, 3), strong(0)))
+
+
+def test_replay_needs_a_header() -> None:
+    with pytest.raises(MalformedError, match="line 1: format"):
+        replay_match(lines_of(strong(0)))
+    with pytest.raises(MalformedError, match="line 1"):
+        replay_match([])
+    with pytest.raises(MusError, match="line 1: rules.target"):
+        replay_match(lines_of({**HEADER, "rules": {"target": 50}}))
+
+
+def test_header_and_lines_round_trip() -> None:
+    m = Match.from_lines(lines_of(HEADER, strong(0), strong(1, esku=2)))
+    assert m.header() == {**HEADER, "rules": Rules(vacas_to_win=1).to_json()}
+    again = Match.from_lines(m.to_lines())
+    assert again.state() == m.state()
+    assert [e["settlement"] for e in again.history] == [e["settlement"] for e in m.history]
+
+
+def test_results_feed_the_standings() -> None:
+    a = Match(Rules(vacas_to_win=2), teams=("A", "B"))
+    for team in (0, 1, 0):
+        a.play(ordago(team, a.state()["esku"]))
+    b = Match(Rules(vacas_to_win=2), teams=("B", "C"))
+    for team in (0, 0):
+        b.play(ordago(team, b.state()["esku"]))
+    assert a.result()["winner"] == 0 and a.result()["vacas"] == [2, 1]
+    rows = standings([a.result(), b.result()])
+    # A and B won one match each; B took a vaca in the match it lost, A lost none.
+    assert [r["team"] for r in rows] == ["B", "A", "C"]
+    assert rows[0]["vacas_won_in_lost"] == 1

@@ -1,0 +1,128 @@
+"""Club standings (RULES.md "Club standings"; seed 002 art. 25 and 31)."""
+
+from __future__ import annotations
+
+import pytest
+
+from scorer.engine.standings import standings
+
+
+def result(a: str, b: str, va: int, vb: int, sa: int = 0, sb: int = 0) -> dict:
+    return {"teams": [a, b], "vacas": [va, vb], "stones": [sa, sb], "winner": 0 if va > vb else 1}
+
+
+def order(rows: list[dict]) -> list[str]:
+    return [r["team"] for r in rows]
+
+
+def test_matches_won_first() -> None:
+    rows = standings([result("A", "B", 3, 0), result("A", "C", 3, 2), result("C", "B", 3, 1)])
+    assert order(rows) == ["A", "C", "B"]
+    a = rows[0]
+    assert (a["played"], a["won"], a["lost"], a["vacas_won"], a["vacas_lost"]) == (2, 2, 0, 6, 2)
+    assert [r["rank"] for r in rows] == [1, 2, 3]
+
+
+def test_then_vacas_won_in_lost_matches() -> None:
+    # A and B each win one match; A took 2 vacas in the match it lost, B only 1.
+    rows = standings([result("A", "C", 3, 0), result("B", "D", 3, 0), result("A", "D", 2, 3), result("B", "C", 1, 3)])
+    # All four won one match; A took 2 vacas in its lost match, B 1, C and D none (C lost fewer vacas).
+    assert order(rows) == ["A", "B", "C", "D"]
+    assert [r["vacas_won_in_lost"] for r in rows] == [2, 1, 0, 0]
+    assert [r["vacas_lost"] for r in rows] == [3, 3, 4, 5]
+
+
+def test_vacas_won_in_lost_beats_fewest_vacas_lost() -> None:
+    # A: won 1 (3-2), lost 1 (2-3): in lost 2, lost 5 vacas. B: won 1 (3-0), lost 1 (0-3): in lost 0, lost 3.
+    rows = standings([result("A", "X", 3, 2), result("Y", "A", 3, 2), result("B", "Z", 3, 0), result("W", "B", 3, 0)])
+    names = order(rows)
+    assert names.index("A") < names.index("B")
+
+
+def test_then_fewest_vacas_lost() -> None:
+    # Both won one match 3-x and lost one 0-3 (no vacas in the lost match); A conceded fewer.
+    rows = standings([result("A", "X", 3, 0), result("Y", "A", 3, 0), result("B", "Z", 3, 2), result("W", "B", 3, 0)])
+    names = order(rows)
+    assert names.index("A") < names.index("B")
+    a = next(r for r in rows if r["team"] == "A")
+    b = next(r for r in rows if r["team"] == "B")
+    assert (a["vacas_lost"], b["vacas_lost"]) == (3, 5)
+
+
+def test_then_stones() -> None:
+    rows = standings([result("A", "X", 3, 0, 120, 40), result("B", "Y", 3, 0, 130, 50)])
+    assert order(rows)[:2] == ["B", "A"]
+    assert rows[0]["stones"] == 130
+
+
+def test_then_head_to_head() -> None:
+    # A, B, C each win one and lose one 3-0 with equal stones: a circle. D beat by nobody.
+    # A and B tied on everything; A beat B.
+    results = [
+        result("A", "B", 3, 0, 100, 50),
+        result("B", "C", 3, 0, 100, 50),
+        result("C", "A", 0, 3, 50, 100),
+        result("B", "A", 3, 0, 100, 50),
+    ]
+    # A: won 2 lost 1; B: won 2 lost 1; C: lost 2.
+    rows = standings(results)
+    assert order(rows)[2] == "C"
+    a, b = rows[0], rows[1]
+    assert (a["won"], b["won"]) == (2, 2)
+    # equal on won, vacas in lost (0), vacas lost (3), stones (250): head-to-head 1-1: shared rank
+    assert a["rank"] == b["rank"] == 1
+    assert rows[2]["rank"] == 3
+
+
+def test_head_to_head_decides() -> None:
+    results = [
+        result("A", "B", 3, 1, 100, 100),
+        result("C", "A", 3, 1, 100, 100),
+        result("B", "D", 3, 1, 100, 100),
+        result("C", "D", 3, 1, 100, 100),
+    ]
+    rows = standings(results)
+    # A and B: won 1, lost 1 (1 vaca in it), 4 vacas lost, 200 stones; A beat B.
+    assert order(rows) == ["C", "A", "B", "D"]
+    assert [r["rank"] for r in rows] == [1, 2, 3, 4]
+    assert (rows[1]["head_to_head"], rows[2]["head_to_head"]) == (1, 0)
+
+
+def test_three_way_circle_shares_the_rank() -> None:
+    results = [result("A", "B", 3, 1), result("B", "C", 3, 1), result("C", "A", 3, 1)]
+    rows = standings(results)
+    assert [r["rank"] for r in rows] == [1, 1, 1]
+    assert order(rows) == ["A", "B", "C"]
+
+
+def test_winner_by_name_and_derived() -> None:
+    rows = standings([{"teams": ["A", "B"], "vacas": [1, 3], "winner": "B"}, {"teams": ["A", "C"], "vacas": [3, 2]}])
+    assert order(rows) == ["A", "B", "C"]
+    a = rows[0]
+    assert (a["won"], a["lost"], a["vacas_won_in_lost"]) == (1, 1, 1)
+
+
+def test_unfinished_match_only_lists_teams() -> None:
+    rows = standings([{"teams": ["A", "B"], "vacas": [1, 1], "winner": None}])
+    assert {r["team"] for r in rows} == {"A", "B"}
+    assert all(r["played"] == 0 for r in rows)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"teams": ["A"], "vacas": [1, 3]},
+        {"teams": ["A", "A"], "vacas": [1, 3]},
+        {"teams": ["A", "B"], "vacas": [1]},
+        {"teams": ["A", "B"], "vacas": [1, 3], "winner": "C"},
+        {"teams": ["A", "B"], "vacas": [1, 3], "winner": 2},
+        {"teams": ["A", "B"], "vacas": [-1, 3]},
+    ],
+)
+def test_bad_results_name_the_field(bad: dict) -> None:
+    with pytest.raises(ValueError, match=r"results\[0\]\."):
+        standings([bad])
+
+
+def test_empty() -> None:
+    assert standings([]) == []
