@@ -195,6 +195,18 @@ EN: dict[str, str] = {
     "err.wrong_phase": "That does not fit the current moment of the hand.",
     "err.invalid_cards": "Those cards are not valid: check for duplicates.",
     "err.internal": "The server had a problem.",
+    "err.missing_token": "This link has no key for the table. Scan the table's QR code again.",
+    "err.bad_token": "This link's key does not open this table. Scan the table's QR code again.",
+    "err.read_only": "This link only lets you watch.",
+    "err.invalid": "That was not understood.",
+    "err.nothing_to_undo": "Nothing to undo.",
+    "err.bad_json": "The request was not understood.",
+    "err.missing_photo": "No photo was sent.",
+    "err.empty_image": "The photo is empty.",
+    "err.corrupt_image": "The photo is damaged.",
+    "err.too_many_streams": "Too many phones are watching; the score refreshes every few seconds.",
+    "err.bad_file": "That file is not a mus-match/1 text file.",
+    "err.missing_file": "Choose a file first.",
 }
 
 ES: dict[str, str] = {
@@ -361,6 +373,18 @@ ES: dict[str, str] = {
     "err.wrong_phase": "Eso no toca en este momento de la mano.",
     "err.invalid_cards": "Esas cartas no valen: mira si hay repetidas.",
     "err.internal": "El servidor tuvo un problema.",
+    "err.missing_token": "Este enlace no tiene llave de la mesa. Vuelve a escanear el QR de la mesa.",
+    "err.bad_token": "La llave de este enlace no abre esta mesa. Vuelve a escanear el QR de la mesa.",
+    "err.read_only": "Con este enlace solo se puede mirar.",
+    "err.invalid": "No se entendió.",
+    "err.nothing_to_undo": "No hay nada que deshacer.",
+    "err.bad_json": "No se entendió la petición.",
+    "err.missing_photo": "No se envió ninguna foto.",
+    "err.empty_image": "La foto está vacía.",
+    "err.corrupt_image": "La foto está dañada.",
+    "err.too_many_streams": "Hay demasiados móviles mirando; el tanteo se actualiza cada pocos segundos.",
+    "err.bad_file": "Ese archivo no es un texto mus-match/1.",
+    "err.missing_file": "Elige primero un archivo.",
 }
 
 EU: dict[str, str] = {
@@ -527,6 +551,18 @@ EU: dict[str, str] = {
     "err.wrong_phase": "Hori ez dagokio eskuaren une honi.",
     "err.invalid_cards": "Karta horiek ez dira baliodunak: begiratu errepikatuak.",
     "err.internal": "Zerbitzariak arazo bat izan du.",
+    "err.missing_token": "Esteka honek ez du mahaiaren gakorik. Eskaneatu berriro mahaiaren QRa.",
+    "err.bad_token": "Esteka honen gakoak ez du mahai hau irekitzen. Eskaneatu berriro mahaiaren QRa.",
+    "err.read_only": "Esteka honekin ikusi bakarrik egin daiteke.",
+    "err.invalid": "Ez da ulertu.",
+    "err.nothing_to_undo": "Ez dago desegiteko ezer.",
+    "err.bad_json": "Eskaera ez da ulertu.",
+    "err.missing_photo": "Ez da argazkirik bidali.",
+    "err.empty_image": "Argazkia hutsik dago.",
+    "err.corrupt_image": "Argazkia hondatuta dago.",
+    "err.too_many_streams": "Mugikor gehiegi ari dira begira; emaitza segundo gutxiro eguneratzen da.",
+    "err.bad_file": "Fitxategi hori ez da mus-match/1 testu bat.",
+    "err.missing_file": "Aukeratu fitxategi bat lehenik.",
 }
 
 FR: dict[str, str] = {
@@ -693,6 +729,18 @@ FR: dict[str, str] = {
     "err.wrong_phase": "Cela ne correspond pas au moment de la donne.",
     "err.invalid_cards": "Ces cartes ne sont pas valides : vérifiez les doublons.",
     "err.internal": "Le serveur a eu un problème.",
+    "err.missing_token": "Ce lien n'a pas de clé pour la table. Scannez à nouveau le QR code de la table.",
+    "err.bad_token": "La clé de ce lien n'ouvre pas cette table. Scannez à nouveau le QR code de la table.",
+    "err.read_only": "Ce lien permet seulement de regarder.",
+    "err.invalid": "Ce n'a pas été compris.",
+    "err.nothing_to_undo": "Rien à annuler.",
+    "err.bad_json": "La requête n'a pas été comprise.",
+    "err.missing_photo": "Aucune photo n'a été envoyée.",
+    "err.empty_image": "La photo est vide.",
+    "err.corrupt_image": "La photo est endommagée.",
+    "err.too_many_streams": "Trop de téléphones regardent ; le score se met à jour toutes les quelques secondes.",
+    "err.bad_file": "Ce fichier n'est pas un texte mus-match/1.",
+    "err.missing_file": "Choisissez d'abord un fichier.",
 }
 
 _TABLES = {"en": EN, "es": ES, "eu": EU, "fr": FR}

@@ -16,11 +16,23 @@ Routes:
 
 from __future__ import annotations
 
+import hmac
 import json
 import socket
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-from flask import Blueprint, Response, abort, current_app, make_response, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    jsonify,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from markupsafe import Markup
 
 from web import i18n
@@ -77,64 +89,51 @@ def _script_json(obj) -> str:
     return json.dumps(obj, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-# ---------------------------------------------------------------- the API, from inside
+# ---------------------------------------------------------------- tables and tokens
 
 
-def _api_get(path: str, token: str | None):
-    """GET an API route with this token, in process; returns (status, json or None).
+def _token_arg() -> str | None:
+    auth = request.headers.get("Authorization", "")
+    if auth.lower().startswith("bearer "):
+        return auth[7:].strip() or None
+    return request.args.get("token") or None
 
-    Going through the API keeps one definition of who may read what.
-    """
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    with current_app.test_client() as client:
-        resp = client.get(path, headers=headers)
-        try:
-            data = resp.get_json(silent=True)
-        finally:
-            resp.close()
-    return resp.status_code, data
+
+def _same(a: str, b: str) -> bool:
+    return hmac.compare_digest(a.encode("utf-8"), b.encode("utf-8"))
 
 
 def _table_or_error(table_id: str):
-    """(state, token, None) or (None, token, an error Response) for the page asking."""
-    token = request.args.get("token") or _bearer()
-    status, data = _api_get(f"/api/tables/{table_id}", token)
-    if status == 200 and isinstance(data, dict):
-        return data, token, None
-    code = "generic"
-    if isinstance(data, dict) and isinstance(data.get("error"), dict):
-        code = data["error"].get("code") or code
-    elif status == 404:
-        code = "not_found"
-    elif status == 401:
-        code = "unauthorized"
-    elif status == 403:
-        code = "forbidden"
-    return None, token, _error_page(status if status >= 400 else 500, code)
+    """`(state, token, role, None)`, or `(None, token, None, error page)`.
 
+    The token is checked as the API checks it: the players' token reads and writes,
+    the watch token only reads. `role` is `play` or `watch`; a players' page also
+    gets the watch token, to show the spectators' QR code.
+    """
+    from scorer.storage.tables import StoreError
 
-def _bearer() -> str | None:
-    auth = request.headers.get("Authorization", "")
-    return auth[7:].strip() if auth.lower().startswith("bearer ") else None
+    token = _token_arg()
+    if not token:
+        return None, token, None, _error_page(401, "missing_token")
+    try:
+        rt = current_app.extensions["mus_store"].runtime(table_id)
+    except StoreError as exc:
+        return None, token, None, _error_page(exc.status, exc.code)
+    if _same(token, rt.token):
+        role = "play"
+    elif _same(token, rt.watch_token):
+        role = "watch"
+    else:
+        return None, token, None, _error_page(403, "bad_token")
+    state = json.loads(rt.state_json())
+    if role == "play":
+        state["watch_token"] = rt.watch_token
+    return state, token, role, None
 
 
 def _error_page(status: int, code: str) -> Response:
     lang = current_lang()
     return _render("error.html", status=status, message=i18n.error_text(lang, code), code=code, page="error")
-
-
-def _role(state: dict, token: str | None) -> str:
-    """`play` or `watch`: what this token may do at this table."""
-    role = state.get("role")
-    if role in ("play", "watch"):
-        return role
-    if role in ("player", "write", "owner"):
-        return "play"
-    if role in ("spectator", "read", "viewer"):
-        return "watch"
-    if token and state.get("watch_token") and token == state.get("watch_token"):
-        return "watch"
-    return "play"
 
 
 # ---------------------------------------------------------------- links and QR codes
@@ -215,10 +214,9 @@ def new_table():
 
 @bp.get("/t/<table_id>")
 def table(table_id: str):
-    state, token, err = _table_or_error(table_id)
+    state, token, role, err = _table_or_error(table_id)
     if err:
         return err
-    role = _role(state, token)
     if role == "watch":
         return redirect(url_for("pages.watch", table_id=table_id, token=token))
     return _table_page(table_id, state, token, role)
@@ -226,7 +224,7 @@ def table(table_id: str):
 
 @bp.get("/w/<table_id>")
 def watch(table_id: str):
-    state, token, err = _table_or_error(table_id)
+    state, token, role, err = _table_or_error(table_id)
     if err:
         return err
     return _table_page(table_id, state, token, "watch")
@@ -264,10 +262,9 @@ def _table_page(table_id: str, state: dict, token: str | None, role: str) -> Res
 
 @bp.get("/t/<table_id>/qr.svg")
 def qr(table_id: str):
-    state, token, err = _table_or_error(table_id)
+    state, token, role, err = _table_or_error(table_id)
     if err:
         return err
-    role = _role(state, token)
     links = _links(table_id, state, token, role)
     which = request.args.get("for", "join")
     url = links.get("watch" if which == "watch" else "join")
@@ -278,12 +275,25 @@ def qr(table_id: str):
     return resp
 
 
-@bp.get("/t/<table_id>/history")
-def history(table_id: str):
-    state, token, err = _table_or_error(table_id)
+@bp.get("/t/<table_id>/hands/<int:n>/explain")
+def hand_explain(table_id: str, n: int):
+    """`{"n": n, "lines": [...]}`: hand `n`'s count in the page's language."""
+    state, token, role, err = _table_or_error(table_id)
     if err:
         return err
-    role = _role(state, token)
+    hands = state.get("hands") or []
+    if not 1 <= n <= len(hands):
+        abort(404)
+    resp = jsonify({"n": n, "lines": explain_lines(state, hands[n - 1], current_lang())})
+    resp.headers["Cache-Control"] = "private, max-age=60"
+    return resp
+
+
+@bp.get("/t/<table_id>/history")
+def history(table_id: str):
+    state, token, role, err = _table_or_error(table_id)
+    if err:
+        return err
     back = url_for("pages.watch" if role == "watch" else "pages.table", table_id=table_id, token=token)
     return _render(
         "history.html",
@@ -301,10 +311,9 @@ def history(table_id: str):
 
 @bp.get("/t/<table_id>/sheet")
 def sheet(table_id: str):
-    state, token, err = _table_or_error(table_id)
+    state, token, role, err = _table_or_error(table_id)
     if err:
         return err
-    role = _role(state, token)
     back = url_for("pages.watch" if role == "watch" else "pages.table", table_id=table_id, token=token)
     return _render(
         "sheet.html",
@@ -333,9 +342,23 @@ def _card_namer():
     return name
 
 
+def explain_lines(state: dict, hand: dict, lang: str) -> list[str]:
+    """The engine's count of a settled hand in words (empty if it cannot say)."""
+    try:
+        from scorer.engine import explain
+    except ImportError:
+        return []
+    try:
+        return list(explain(hand.get("settlement") or {}, hand.get("record") or {}, list(state.get("players") or []), lang))
+    except Exception:  # the words are a nicety; the page shows the events anyway
+        current_app.logger.exception("explain failed")
+        return []
+
+
 def _hand_rows(state: dict) -> list[dict]:
     """One row per played hand: its number, esku, record, settlement, what was said by
-    lance, and the points each team took in each lance."""
+    lance, the points each team took in each lance, the count in words."""
+    lang = current_lang()
     rows = []
     for i, hand in enumerate(state.get("hands") or []):
         record = hand.get("record") or {}
@@ -358,7 +381,7 @@ def _hand_rows(state: dict) -> list[dict]:
                 "hands": record.get("hands"),
                 "points": points,
                 "photo_id": hand.get("photo_id"),
-                "explain": hand.get("explain") or settlement.get("explain") or [],
+                "explain": hand.get("explain") or settlement.get("explain") or explain_lines(state, hand, lang),
                 "score": settlement.get("score"),
                 "game_over": bool(settlement.get("game_over")),
                 "winner": settlement.get("winner"),

@@ -88,6 +88,7 @@ function apply(next, force = false) {
   if (!force && state && typeof next.version === "number" && next.version < state.version) return;
   const prev = state;
   state = next;
+  notePhase();
   render(prev);
 }
 
@@ -174,9 +175,28 @@ function renderScore() {
 
 // ------------------------------------------------------------------ the drawn table
 
+// Which lance each action of the log was said in: from the server when it says so
+// (`action.lance` or `current.phases`), else from the phases this page saw go by.
+const MEMO_KEY = `mus-scorer.phases.${BOOT.table_id}`;
+let memo = (() => { try { return JSON.parse(sessionStorage.getItem(MEMO_KEY)) || { hand: null, at: {} }; } catch (e) { return { hand: null, at: {} }; } })();
+function notePhase() {
+  const cur = current();
+  const n = handNumber();
+  if (memo.hand !== n) memo = { hand: n, at: {} };
+  memo.at[(cur.log || []).length] = cur.phase;
+  try { sessionStorage.setItem(MEMO_KEY, JSON.stringify(memo)); } catch (e) { /* ignore */ }
+}
+function lanceOf(a, i) {
+  if (a.lance) return a.lance;
+  if (a.act === "declare") return "pares" in a ? "pares_declare" : "juego_declare";
+  const ph = (current().phases || [])[i] ?? memo.at[i];
+  return ph && BET_PHASES.includes(ph) ? ph : null;
+}
+
 function logOfPhase(cur) {
   const log = cur.log || [];
-  if (log.some((a) => a.lance)) return log.filter((a) => a.lance === cur.phase || (cur.phase.endsWith("_declare") && a.act === "declare" && (cur.phase.startsWith("pares") ? "pares" in a : "juego" in a)));
+  const mine = log.filter((a, i) => lanceOf(a, i) === cur.phase);
+  if (mine.length || log.every((a, i) => lanceOf(a, i))) return mine;
   return log.slice(-1);
 }
 
@@ -191,17 +211,9 @@ function declaredOf(cur) {
 }
 
 function betSummary(cur) {
-  const acts = logOfPhase(cur).filter((a) => ["envido", "mas", "ordago", "quiero", "no_quiero"].includes(a.act));
-  if (!cur.log || !cur.log.some((a) => a.lance)) return "";
-  let stake = 0;
-  const parts = [];
-  for (const a of acts) {
-    if (a.act === "envido") { stake = a.n || 2; parts.push(actLabel(a)); }
-    else if (a.act === "mas") { stake += a.n || 2; parts.push(actLabel(a)); }
-    else if (a.act === "ordago") parts.push(t("act.ordago"));
-    else if (a.act === "quiero") parts.push(t("act.quiero"));
-  }
-  return parts.join(" · ");
+  const log = cur.log || [];
+  const acts = log.filter((a, i) => lanceOf(a, i) === cur.phase && ["envido", "mas", "ordago", "quiero", "no_quiero"].includes(a.act));
+  return acts.map(actLabel).join(" · ");
 }
 
 function renderMesa() {
@@ -243,7 +255,8 @@ function renderMesa() {
   const order = ["grande", "chica", "pares", "juego"];
   const at = phase === "punto" ? 3 : phase.startsWith("pares") ? 2 : phase.startsWith("juego") ? 3 : order.indexOf(phase);
   order.forEach((l, i) => {
-    const label = l === "juego" && (phase === "punto" || (cur.log || []).some((a) => a.lance === "punto")) ? lanceLabel("punto") : lanceLabel(l);
+    const punto = phase === "punto" || (cur.log || []).some((a, j) => lanceOf(a, j) === "punto");
+    const label = l === "juego" && punto ? lanceLabel("punto") : lanceLabel(l);
     const done = at === -1 ? true : i < at;
     lances.append(h("li", { class: `lance${i === at ? " is-now" : ""}${done ? " is-done" : ""}`, "aria-current": i === at ? "step" : null }, label));
   });
@@ -503,8 +516,22 @@ function lastHand() {
   return hands.length ? hands[hands.length - 1] : null;
 }
 
+const explained = {};
+async function fetchExplain(n) {
+  if (n in explained) return;
+  explained[n] = null;
+  try {
+    const q = new URLSearchParams({ token: TOKEN || "", lang: document.documentElement.lang });
+    const res = await api("GET", `/t/${encodeURIComponent(BOOT.table_id)}/hands/${n}/explain?${q}`);
+    explained[n] = res.lines || [];
+    renderSettlement();
+  } catch (e) { explained[n] = []; }
+}
+
 function explainLines(hand, settlement) {
-  const lines = (hand && hand.explain) || (settlement && settlement.explain);
+  const n = hand?.n;
+  if (n && !hand.explain && !settlement.explain) fetchExplain(n);
+  const lines = (hand && hand.explain) || (settlement && settlement.explain) || (n && explained[n]);
   if (Array.isArray(lines) && lines.length) return lines.map((l) => h("li", {}, l));
   return (settlement.events || []).map((ev) => h("li", { class: `ev team-${ev.team}` },
     h("span", { class: "ev-lance" }, lanceLabel(ev.lance)),
@@ -620,13 +647,14 @@ function renderLog() {
   list.replaceChildren();
   if (!log.length) { list.append(h("li", { class: "log-empty" }, t("table.log_empty"))); return; }
   let lance = null;
-  for (const a of log) {
-    if (a.lance && a.lance !== lance) {
-      lance = a.lance;
-      list.append(h("li", { class: "log-lance" }, lanceLabel(lance)));
+  log.forEach((a, i) => {
+    const l = lanceOf(a, i);
+    if (l && l !== lance) {
+      lance = l;
+      list.append(h("li", { class: "log-lance" }, phaseLabel(l)));
     }
     list.append(h("li", { class: `log-act team-${team(a.seat)}` }, h("span", { class: "log-who" }, playerName(a.seat)), h("span", { class: "log-what" }, actLabel(a))));
-  }
+  });
 }
 
 // ------------------------------------------------------------------ render
@@ -669,6 +697,7 @@ for (const d of document.querySelectorAll("dialog")) {
 }
 
 state = BOOT.state;
+notePhase();
 seenDeje = (current().events || []).length;
 if (CAN_PLAY) rememberTable({ id: BOOT.table_id, token: TOKEN, teams: state.teams, url: location.pathname + location.search });
 render(null);
