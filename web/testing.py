@@ -104,16 +104,29 @@ class LiveServer:
         self.server = create_server(self.app, host="127.0.0.1", port=0, threads=16, ident="mus-test")
         self.port = self.server.effective_port  # type: ignore[union-attr]
         self.url = f"http://127.0.0.1:{self.port}"
-        self._thread = threading.Thread(target=self.server.run, name="mus-live-server", daemon=True)
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="mus-live-server", daemon=True)
         self._thread.start()
 
+    def _run(self) -> None:
+        srv = self.server
+        while not self._stopping.is_set():
+            srv.asyncore.loop(timeout=0.2, map=srv._map, count=1)  # type: ignore[union-attr]
+
     def stop(self) -> None:
+        """End the live streams, the request threads, the loop; then the database."""
         try:
             self.app.extensions["mus_hub"].close()
         except Exception:
             pass
-        self.server.close()
+        self._stopping.set()
         self._thread.join(timeout=5)
+        self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=5)  # type: ignore[union-attr]
+        for channel in list(self.server._map.values()):  # type: ignore[union-attr]
+            try:
+                channel.close()
+            except Exception:
+                pass
         try:
             self.app.extensions["mus_store"].db.close()
         except Exception:

@@ -290,6 +290,7 @@ function renderActions() {
   const order = { paso: 0, declare: 0, quiero: 1, no_quiero: 2, envido: 3, mas: 4, ordago: 5 };
   mine.sort((a, b) => (order[a.act] - order[b.act]) || ((a.n || 0) - (b.n || 0)) || (("pares" in a ? a.pares : a.juego) ? -1 : 1));
   grid.dataset.count = mine.length;
+  grid.dataset.mode = mine.some((a) => a.act === "quiero") ? "answer" : mine.some((a) => a.act === "declare") ? "declare" : "open";
   for (const a of mine) {
     if (a.act === "declare") {
       const yes = "pares" in a ? a.pares : a.juego;
@@ -303,7 +304,7 @@ function renderActions() {
       grid.append(stepper);
     } else {
       grid.append(h("button", { type: "button", class: `btn act ${actionClass(a)}`, dataset: { act: a.act, n: a.n ?? null }, onclick: () => write("actions", { action: a }) },
-        a.act === "envido" && a.n && a.n !== 2 ? String(a.n) : actLabel(a)));
+        actLabel(a)));
     }
   }
   const musBtn = $("btn-mus");
@@ -363,20 +364,39 @@ function renderPhoto() {
   const [w, hgt] = scan.size || [img.naturalWidth || 1000, img.naturalHeight || 1000];
   boxes.setAttribute("viewBox", `0 0 ${w} ${hgt}`);
   const unit = Math.max(w, hgt) / 100;
+  const groups = {};
   (scan.cards || []).forEach((c, k) => {
     const [x1, y1, x2, y2] = c.box;
     const slot = show.boxSlot[k];
     const card = slot ? show.slots[slot[0]][slot[1]] : c.card;
     const seat = slot ? slot[0] : c.seat;
-    const g = svg("g", { class: `box team-${seat === null || seat === undefined ? "x" : team(seat)}${c.conf !== undefined && c.conf < 0.6 ? " low" : ""}`, tabindex: "0", role: "button", "aria-label": `${cardName(card)} · ${seat === null || seat === undefined ? t("show.unknown_seat") : playerName(seat)}`, dataset: { k } },
-      svg("rect", { x: x1, y: y1, width: x2 - x1, height: y2 - y1, rx: unit * 0.6, "stroke-width": unit * 0.6 }),
-      svg("rect", { class: "label-bg", x: x1, y: Math.max(0, y1 - unit * 5.2), width: Math.max(x2 - x1, unit * 15), height: unit * 5, rx: unit }),
-      svg("text", { x: x1 + unit, y: Math.max(0, y1 - unit * 5.2) + unit * 3.7, "font-size": unit * 3.6 }, `${shortCard(card)} · ${seat === null || seat === undefined ? "?" : playerName(seat)}`));
+    const known = seat !== null && seat !== undefined;
+    const bw = x2 - x1;
+    const fs = Math.max(unit * 2.2, Math.min(bw * 0.3, unit * 4));
+    const g = svg("g", { class: `box team-${known ? team(seat) : "x"}${c.conf !== undefined && c.conf < 0.6 ? " low" : ""}`, tabindex: "0", role: "button", "aria-label": `${cardName(card)} · ${known ? playerName(seat) : t("show.unknown_seat")}`, "data-k": k },
+      svg("rect", { x: x1, y: y1, width: bw, height: y2 - y1, rx: unit * 0.6, "stroke-width": unit * 0.55 }),
+      svg("rect", { class: "label-bg", x: x1, y: y1, width: bw, height: fs * 1.35, rx: unit * 0.5 }),
+      svg("text", { x: x1 + bw / 2, y: y1 + fs * 1.05, "font-size": fs, "text-anchor": "middle" }, card || "?"));
     const open = () => pickForBox(k);
     g.addEventListener("click", open);
     g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); open(); } });
     boxes.append(g);
+    if (known) {
+      const gr = (groups[seat] ||= { x1, y1, x2, y2 });
+      gr.x1 = Math.min(gr.x1, x1); gr.y1 = Math.min(gr.y1, y1); gr.x2 = Math.max(gr.x2, x2); gr.y2 = Math.max(gr.y2, y2);
+    }
   });
+  // each seat's name beside its cards, toward the middle of the table
+  for (const [seat, gr] of Object.entries(groups)) {
+    const cx = (gr.x1 + gr.x2) / 2, cy = (gr.y1 + gr.y2) / 2;
+    const horizontal = gr.x2 - gr.x1 >= gr.y2 - gr.y1;
+    const fs = unit * 3.2;
+    let x = cx, y = cy;
+    if (horizontal) y = cy < hgt / 2 ? gr.y2 + fs * 1.6 : gr.y1 - fs * 0.8;
+    else x = cx < w / 2 ? gr.x2 + unit * 2 : gr.x1 - unit * 2;
+    const anchor = horizontal ? "middle" : cx < w / 2 ? "start" : "end";
+    boxes.append(svg("text", { class: `seat-label team-${team(Number(seat))}`, x, y: horizontal ? y : y + fs * 0.35, "font-size": fs, "text-anchor": anchor }, playerName(Number(seat))));
+  }
   $("photo-status").textContent = t("show.found", { n: (scan.cards || []).length });
   for (const w of scan.warnings || []) {
     const key = `warn.${w.code}`;
@@ -548,12 +568,13 @@ function renderSettlement() {
   if (!settlement || (cur.log && cur.log.length) || !state.hands?.length) { box.hidden = true; return; }
   const hand = lastHand();
   const sc = settlement.score || [0, 0];
-  box.replaceChildren(
+  box.replaceChildren(...[
     h("h2", {}, `${t("set.title")} · ${t("table.hand_n", { n: hand?.n ?? state.hands.length })}`),
     h("ol", { class: "explain", role: "list" }, explainLines(hand, settlement)),
     h("p", { class: "score-after" }, t("set.score_after", { a: sc[0], b: sc[1] })),
     (settlement.disputes || []).length ? h("div", { class: "disputes" }, h("h3", {}, t("set.disputes")),
-      h("ul", {}, settlement.disputes.map((d) => h("li", {}, typeof d === "string" ? d : d.message || d.why || JSON.stringify(d))))) : null);
+      h("ul", {}, settlement.disputes.map((d) => h("li", {}, typeof d === "string" ? d : d.message || d.why || JSON.stringify(d))))) : null,
+  ].filter(Boolean));
   box.hidden = false;
 }
 
@@ -627,13 +648,13 @@ function renderEndgame() {
   if (dlg.open) return;
   const w = s.winner;
   const body = $("endgame-body");
-  body.replaceChildren(
+  body.replaceChildren(...[
     h("div", { class: `trophy team-${w}` }, icon("trophy", "ico ico-xl")),
     h("h2", { id: "endgame-title" }, matchOver ? t("score.match_won", { team: teamName(state.winner) }) : t("score.game_won", { team: teamName(w) })),
     s.ordago ? h("p", { class: "endgame-sub" }, t("act.ordago")) : null,
     h("p", { class: "endgame-score" }, h("span", { class: "team-0" }, String(s.score[0])), h("span", { class: "dash" }, "–"), h("span", { class: "team-1" }, String(s.score[1]))),
     h("div", { class: "endgame-vacas" }, [0, 1].map((tm) => h("p", { class: `team-${tm}` }, h("span", {}, teamName(tm)), pips((state.vacas || [0, 0])[tm], rules().vacas_to_win || 3, "vacas")))),
-    chartSvg(gameSeries(hands.length)), legend());
+    chartSvg(gameSeries(hands.length)), legend()].filter(Boolean));
   $("endgame-close").textContent = matchOver ? t("inv.close") : t("score.new_game");
   dlg.onclose = () => sessionStorage.setItem(DISMISSED, key);
   dlg.showModal();
@@ -702,4 +723,4 @@ seenDeje = (current().events || []).length;
 if (CAN_PLAY) rememberTable({ id: BOOT.table_id, token: TOKEN, teams: state.teams, url: location.pathname + location.search });
 render(null);
 connect();
-window.musTable = { get state() { return state; }, refresh };
+window.musTable = { get state() { return state; }, refresh, boot: BOOT };
