@@ -89,7 +89,6 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
-    import requests
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
@@ -110,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
                 path = out / f"{name}.png"
                 page.screenshot(path=str(path), full_page=full)
                 width = page.evaluate("document.documentElement.scrollWidth")
-                shots.append(f"{path.name}{'  (SIDEWAYS SCROLL: %dpx)' % width if width > 360 else ''}")
+                note = f"  (SIDEWAYS SCROLL: {width}px)" if width > 360 else ""
+                shots.append(path.name + note)
 
             page.goto(server.url + "/")
             page.fill("input[name=team0]", "Txuriak")
@@ -198,7 +198,6 @@ def main(argv: list[str] | None = None) -> int:
         photo.unlink(missing_ok=True)
     for s in shots:
         print(out / s)
-    _ = requests
     return 0
 
 

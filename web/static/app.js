@@ -311,7 +311,7 @@ function renderActions() {
   const log = cur.log || [];
   musBtn.hidden = !(phase === "grande" && log.length === 0);
   $("mus-count").textContent = cur.mus_rounds ? `×${cur.mus_rounds}` : "";
-  $("btn-undo").disabled = log.length === 0;
+  $("btn-undo").disabled = log.length === 0 && !cur.mus_rounds && !(state.hands || []).length;
 }
 
 // ------------------------------------------------------------------ showdown

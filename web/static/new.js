@@ -58,15 +58,6 @@ form.addEventListener("submit", async (ev) => {
   }
 });
 
-// Seats take their team's colour; the esku chip follows the radio.
-form.addEventListener("input", (ev) => {
-  if (ev.target.name?.startsWith("team")) {
-    const team = ev.target.name.slice(4);
-    document.querySelectorAll(`.seat-edit.team-${team} input[type=text], .seat-edit.team-${team} input:not([type])`)
-      .forEach((el) => el.setAttribute("aria-description", ev.target.value));
-  }
-});
-
 const importForm = document.getElementById("import-match");
 importForm.addEventListener("submit", async (ev) => {
   ev.preventDefault();
