@@ -227,13 +227,13 @@ def _scan(data: bytes) -> tuple[Any, dict[str, Any]]:
                        "bottom")
     try:
         image = vision.load_image(data)
+        recognizer = _recognizer()
+        with current_app.extensions["mus_scan_slots"]:  # bounded: scans are CPU and memory heavy
+            scan = recognizer.scan(image, bottom=int(bottom_arg))
     except vision.ImageError as exc:
         code = getattr(exc, "code", "corrupt")
         raise ApiError(_IMAGE_STATUS.get(code, 400), f"{code}_image" if code in ("empty", "corrupt") else code,
                        str(exc), "photo") from None
-    recognizer = _recognizer()
-    with current_app.extensions["mus_scan_slots"]:  # bounded: scans are CPU and memory heavy
-        scan = recognizer.scan(image, bottom=int(bottom_arg))
     return image, scan
 
 
@@ -360,22 +360,17 @@ def _import_lines() -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
     except StoreError as exc:
         raise ApiError(422, "invalid", f"line {first_line}: {exc.message}", f"line {first_line}") from None
     try:
-        engine.Match.from_lines([line for line in lines if line.strip()])
+        engine.Match.from_lines(lines)
     except engine.MusError as exc:
         raise ApiError(422, "invalid", str(exc), exc.field or None) from None
     return header, [obj for _, obj in objs[1:]], lines
-
-
-def _imported(header: dict[str, Any], records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Hand records for the store (they are validated already)."""
-    return records
 
 
 @bp.post("/tables/import")
 def import_new() -> Response:
     """A new table from a `mus-match/1` file -> 201 like `POST /api/tables`."""
     header, records, _ = _import_lines()
-    rt = _store().create(header, _imported(header, records))
+    rt = _store().create(header, records)
     resp = _dump({**_links(rt), "hands": len(rt.hands)}, 201)
     resp.headers["Location"] = url_for("api.get_table", table_id=rt.id)
     return resp
@@ -396,7 +391,7 @@ def import_into(table_id: str) -> Response:
     if version is None:
         raise ApiError(400, "invalid", "version: missing (?version=)", "version")
     header, records, _ = _import_lines()
-    return _answer(_store().replace(table_id, client_id, version, header, _imported(header, records)))
+    return _answer(_store().replace(table_id, client_id, version, header, records))
 
 
 @bp.get("/openapi.json")
