@@ -24,6 +24,7 @@ from scorer.vision.model import PAD, Detections, Models, letterbox, nms, postpro
 
 CARD, CORNER = 0, 1
 FINE_CARD = 150  # a card's longer side in the fine tiles, px
+FIRST_LONG = 1600  # the first decode's longer side, at least, px
 READ_CARD = 170  # the least longer side of a card in the image corners are cut from, px
 MARGIN = 0.06  # around a card box for its fine crop, of the card's longer side
 COARSE_CONF, FINE_CONF, IOU = 0.25, 0.25, 0.5
@@ -313,11 +314,13 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
     src = _Source(image)
     full = src.size
     jpeg = src.photo is not None and src.photo.format == "JPEG"
-    small = src.at(_reduction(max(full), models.det_size, jpeg))
+    # one decode serves both passes when it keeps the cards big enough (most photos)
+    first_reduce = _reduction(max(full), FIRST_LONG, jpeg)
+    first = src.at(first_reduce)
     t["decode"] += perf_counter() - start
 
     start = perf_counter()
-    det = coarse(models, small, full)
+    det = coarse(models, first, full)
     t["coarse"] = perf_counter() - start
     card_det = det.of(CARD)
     cards: list[Box] = [tuple(float(v) for v in b) for b in card_det.boxes]
@@ -331,7 +334,8 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
                                          corner_boxes[:, 3] - corner_boxes[:, 1]))) / 0.30
         regions_from = [tuple(float(v) for v in b) for b in corner_boxes]
     start = perf_counter()
-    big = src.at(_reduction(ref, READ_CARD, jpeg))
+    fine_reduce = _reduction(ref, READ_CARD, jpeg)
+    big = first if fine_reduce >= first_reduce else src.at(fine_reduce)
     t["decode"] += perf_counter() - start
 
     start = perf_counter()
