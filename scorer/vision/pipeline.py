@@ -205,17 +205,18 @@ def _skyline_add(sky: list[tuple[int, int, int]], x: int, y: int, w: int) -> lis
     return merged
 
 
-def fine(models: Models, image: Image.Image, full: tuple[int, int], cards: list[Box], ref: float) -> np.ndarray:
-    """Corner boxes (K, 4) and scores (K,) found by the detector on tiles of the
-    regions around `cards`, scaled so that a card is `FINE_CARD` px long; full-size
-    pixels."""
+def fine(models: Models, image: Image.Image, full: tuple[int, int], cards: list[Box],
+         ref: float) -> tuple[np.ndarray, np.ndarray]:
+    """Corners and cards, rows (x1, y1, x2, y2, score) in full-size pixels, best first,
+    found by the detector on tiles of the regions around `cards`, scaled so that a card
+    is `FINE_CARD` px long."""
     tile = models.det_size
     scale = FINE_CARD / ref
     fx, fy = full[0] / image.width, full[1] / image.height
     items = pieces(regions(cards, MARGIN, full), scale, tile, overlap=0.45 * FINE_CARD)
     packed = pack(items, tile)
     if not packed:
-        return np.zeros((0, 5), np.float32)
+        return np.zeros((0, 5), np.float32), np.zeros((0, 5), np.float32)
     batch = np.empty((len(packed), 3, tile, tile), np.float32)
     for k, placed in enumerate(packed):
         canvas = np.full((tile, tile, 3), PAD, np.uint8)
@@ -227,18 +228,38 @@ def fine(models: Models, image: Image.Image, full: tuple[int, int], cards: list[
                 crop = crop.transpose(Image.Transpose.ROTATE_90)
             canvas[pl.top : pl.top + pl.h, pl.left : pl.left + pl.w] = np.asarray(crop)
         batch[k] = to_tensor(canvas)
-    found = []
+    found: dict[int, list[list[float]]] = {CARD: [], CORNER: []}
     for k, out in enumerate(models.detect(batch)):
-        d = postprocess(out, FINE_CONF, IOU).of(CORNER)
-        for box, score in zip(d.boxes, d.scores, strict=True):
+        d = postprocess(out, FINE_CONF, IOU)
+        for box, score, cls in zip(d.boxes, d.scores, d.classes, strict=True):
             hit = _to_photo(box, packed[k])
-            if hit is not None:
-                found.append([*hit, float(score)])
-    if not found:
-        return np.zeros((0, 5), np.float32)
-    arr = np.array(found, np.float32)
-    keep = nms(arr[:, :4], arr[:, 4], IOU)
-    return suppress_contained(arr[keep])
+            if hit is not None and int(cls) in found:
+                found[int(cls)].append([*hit, float(score)])
+    corners, card_rows = (np.array(found[c], np.float32).reshape(-1, 5) for c in (CORNER, CARD))
+    if len(corners):
+        corners = suppress_contained(corners[nms(corners[:, :4], corners[:, 4], IOU)])
+    if len(card_rows):
+        card_rows = card_rows[nms(card_rows[:, :4], card_rows[:, 4], IOU)]
+    return corners, card_rows
+
+
+def refine(cards: list[Box], fine_cards: np.ndarray, min_iou: float = 0.6) -> list[Box]:
+    """Each coarse card box replaced by the fine pass's box of the same card (the best
+    overlap, at least `min_iou`), which is 5-10 times as precise."""
+    out = []
+    for b in cards:
+        best, best_iou = b, min_iou
+        for f in fine_cards:
+            w = min(b[2], f[2]) - max(b[0], f[0])
+            h = min(b[3], f[3]) - max(b[1], f[1])
+            if w <= 0 or h <= 0:
+                continue
+            inter = w * h
+            iou = inter / ((b[2] - b[0]) * (b[3] - b[1]) + (f[2] - f[0]) * (f[3] - f[1]) - inter)
+            if iou > best_iou:
+                best, best_iou = (float(f[0]), float(f[1]), float(f[2]), float(f[3])), iou
+        out.append(best)
+    return out
 
 
 def _to_photo(box: np.ndarray, placed: list[Placed]) -> tuple[float, float, float, float] | None:
@@ -340,10 +361,11 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
 
     start = perf_counter()
     if cards:
-        corners = fine(models, big, full, cards, ref)
+        corners, fine_cards = fine(models, big, full, cards, ref)
+        cards = refine(cards, fine_cards)
     else:
         grown = [(b[0] - ref * 0.3, b[1] - ref * 0.3, b[2] + ref * 0.3, b[3] + ref * 0.3) for b in regions_from]
-        corners = fine(models, big, full, grown, ref)
+        corners, _ = fine(models, big, full, grown, ref)
     t["fine"] = perf_counter() - start
 
     start = perf_counter()
