@@ -89,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
+    import requests
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
@@ -191,6 +192,21 @@ def main(argv: list[str] | None = None) -> int:
 
             page.goto(server.url + "/?lang=fr")
             shot("15-new-table-fr")
+
+            # an órdago accepted in a one-vaca match: the cards decide the game and the match
+            page.goto(server.url + "/?lang=es")
+            r = requests.post(f"{server.url}/api/tables", json={
+                "teams": ["Txuriak", "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"],
+                "rules": {"vacas_to_win": 1}, "esku": 0})
+            quick = Table(server.url, r.json())
+            quick.act({"seat": 0, "act": "ordago"})
+            quick.act({"seat": 1, "act": "quiero"})
+            page.goto(f"{server.url}/t/{quick.id}?token={quick.token}")
+            page.wait_for_selector("#showdown:not([hidden])")
+            shot("16-ordago")
+            quick.showdown()
+            page.wait_for_selector("#endgame[open]")
+            shot("17-match-over")
             ctx.close()
             browser.close()
     finally:

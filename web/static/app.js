@@ -218,7 +218,7 @@ function betSummary(cur) {
 
 function renderMesa() {
   const cur = current();
-  const phase = cur.phase || "grande";
+  const phase = cur.phase || (state.winner != null ? "over" : "grande");
   const speak = cur.to_speak;
   const decl = declaredOf(cur);
   const recent = logOfPhase(cur);
@@ -246,7 +246,10 @@ function renderMesa() {
     } else bubble.hidden = true;
   });
   $("felt-hand").textContent = t("table.hand_n", { n: handNumber() }) + (cur.mus_rounds ? ` · ${t("table.mus_rounds", { n: cur.mus_rounds })}` : "");
-  $("felt-phase").textContent = phaseLabel(phase);
+  const over = state.winner !== null && state.winner !== undefined;
+  $("felt-phase").textContent = over ? teamName(state.winner) : phaseLabel(phase);
+  if (over) $("felt-hand").textContent = t("score.final");
+  document.querySelector("#mesa .felt").classList.toggle("is-final", over);
   $("felt-bet").textContent = betSummary(cur);
 
   // lance progress
