@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import io
+import os
 import tempfile
 import threading
 from pathlib import Path
@@ -140,7 +141,7 @@ class LiveServer:
         self.stop()
 
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = os.environ.get("MUS_CHROMIUM", "/usr/bin/chromium")  # Debian's Chromium
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--headless",

@@ -96,6 +96,7 @@ function apply(next, force = false) {
 
 let source = null;
 let pollTimer = null;
+let retryMs = 2000;
 function setLive(mode) {
   $("live").dataset.state = mode;
   $("live").querySelector(".live-text").textContent = mode === "live" ? t("table.live") : t("table.offline");
@@ -105,7 +106,7 @@ function connect() {
   if (!("EventSource" in window)) { startPolling(); return; }
   const url = `${API}/events?token=${encodeURIComponent(TOKEN || "")}`;
   source = new EventSource(url);
-  source.onopen = () => { setLive("live"); stopPolling(); };
+  source.onopen = () => { setLive("live"); stopPolling(); retryMs = 2000; };
   source.onmessage = (ev) => {
     try { apply(JSON.parse(ev.data)); } catch (e) { /* a comment or keep-alive */ }
   };
@@ -114,7 +115,10 @@ function connect() {
     setLive("offline");
     // The browser reconnects by itself with Last-Event-ID; meanwhile poll so nothing is missed.
     startPolling();
-    if (source.readyState === EventSource.CLOSED) setTimeout(connect, 3000);
+    if (source.readyState === EventSource.CLOSED) {  // refused (e.g. too many streams): try again later
+      setTimeout(connect, retryMs);
+      retryMs = Math.min(retryMs * 2, 30000);
+    }
   };
 }
 function startPolling() { if (!pollTimer) pollTimer = setInterval(refresh, 3000); }
