@@ -126,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
             token = page.evaluate("new URLSearchParams(location.search).get('token')")
             created = {"id": st["id"], "token": token, "watch_token": page.evaluate("window.musTable.boot.links.watch_token")}
             table = Table(server.url, created)
+            page.wait_for_selector("#invite[open]")
+            shot("02-invite")
+            page.keyboard.press("Escape")
             shot("02-table-start")
 
             page.click("#btn-mus")
@@ -158,10 +161,6 @@ def main(argv: list[str] | None = None) -> int:
             page.evaluate("window.scrollTo(0, 0)")
             shot("08-count", full=True)
 
-            page.click("#open-invite")
-            page.wait_for_selector("#invite[open]")
-            shot("09-invite")
-            page.keyboard.press("Escape")
 
             # more hands through the API: the score climbs to adentro, then the game ends
             table.play_to("showdown", grande_bet=22)

@@ -730,4 +730,8 @@ seenDeje = (current().events || []).length;
 if (CAN_PLAY) rememberTable({ id: BOOT.table_id, token: TOKEN, teams: state.teams, url: location.pathname + location.search });
 render(null);
 connect();
+if (location.hash === "#invite") {
+  history.replaceState(null, "", location.pathname + location.search);
+  $("invite").showModal();
+}
 window.musTable = { get state() { return state; }, refresh, boot: BOOT };

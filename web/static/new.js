@@ -28,7 +28,7 @@ function keepLang(url) {
 
 function go(created, teams) {
   rememberTable({ id: created.id, token: created.token, teams, url: tableUrl(created) });
-  location.assign(keepLang(tableUrl(created)));
+  location.assign(keepLang(tableUrl(created)) + "#invite"); // the table opens on its QR codes
 }
 
 form.addEventListener("submit", async (ev) => {
