@@ -2,7 +2,8 @@
 
     python bench/bench_cli.py [N ...]      (default: 20000 100000)
 
-Each hand is a fresh random deal with a random esku, score and a few bets in grande
+Each size is run twice: one process (`--jobs 1`) and the default (`--jobs 0`: one
+worker per CPU, up to 8, from 20,000 lines on). Each hand is a fresh random deal with a random esku, score and a few bets in grande
 and chica (the other lances all-pass or uncontested), written to a temporary file and
 settled by `python -m scorer settle FILE` in a subprocess.
 """
@@ -33,13 +34,13 @@ def _bets(esku: int, rng: random.Random) -> list[dict] | None:
         return [{"seat": s[0], "act": "envido", "n": rng.choice((2, 3, 5))}, {"seat": s[1], "act": "quiero"}]
     if pattern == 2:
         return [{"seat": s[0], "act": "paso"}, {"seat": s[1], "act": "envido", "n": 2},
-                {"seat": s[2], "act": "no_quiero"}]
+                {"seat": s[2], "act": "no_quiero"}, {"seat": s[0], "act": "no_quiero"}]
     if pattern == 3:
         return [{"seat": s[0], "act": "envido", "n": 2}, {"seat": s[1], "act": "mas", "n": 2},
                 {"seat": s[2], "act": "quiero"}]
     if pattern == 4:
         return [{"seat": s[0], "act": "envido", "n": 2}, {"seat": s[1], "act": "mas", "n": 3},
-                {"seat": s[2], "act": "no_quiero"}]
+                {"seat": s[2], "act": "no_quiero"}, {"seat": s[0], "act": "no_quiero"}]
     return [{"seat": k, "act": "paso"} for k in s]
 
 
@@ -68,7 +69,7 @@ def write_lines(path: Path, n: int, seed: int = 1) -> None:
             f.write(json.dumps(hand(rng), separators=(",", ":")) + "\n")
 
 
-def bench(n: int) -> tuple[float, int, int]:
+def bench(n: int, jobs: int) -> tuple[float, int, int]:
     """(seconds, output lines, exit status) of settling n generated lines."""
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "hands.jsonl"
@@ -77,8 +78,8 @@ def bench(n: int) -> tuple[float, int, int]:
         env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
         with open(dst, "wb") as out:
             t0 = time.perf_counter()
-            rc = subprocess.run([sys.executable, "-m", "scorer", "settle", str(src)], stdout=out, env=env,
-                                cwd=ROOT).returncode
+            cmd = [sys.executable, "-m", "scorer", "settle", "--jobs", str(jobs), str(src)]
+            rc = subprocess.run(cmd, stdout=out, env=env, cwd=ROOT).returncode
             seconds = time.perf_counter() - t0
         with open(dst, "rb") as f:
             lines = sum(1 for _ in f)
@@ -88,11 +89,15 @@ def bench(n: int) -> tuple[float, int, int]:
 def main(argv: list[str]) -> int:
     sizes = [int(a) for a in argv] or [20_000, 100_000]
     status = 0
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"{cpus} CPUs, load average {os.getloadavg()[0]:.1f}")
     for n in sizes:
-        seconds, lines, rc = bench(n)
-        print(f"settle {n:>7} lines: {seconds:6.2f} s  {n / seconds:>9,.0f} lines/s  (exit {rc}, {lines} lines out)")
-        if rc != 0 or lines != n:
-            status = 1
+        for jobs, label in ((1, "1 process"), (0, "default  ")):
+            seconds, lines, rc = bench(n, jobs)
+            print(f"settle {n:>7} lines, {label}: {seconds:6.2f} s  {n / seconds:>9,.0f} lines/s"
+                  f"  (exit {rc}, {lines} lines out)")
+            if rc != 0 or lines != n:
+                status = 1
     return status
 
 

@@ -9,6 +9,7 @@ import copy
 
 import pytest
 
+from scorer.engine import settle
 from scorer.engine.explain import LANGS, amarrakos_words, explain
 
 PLAYERS = ["Ane", "Bixente", "Iker", "Maite"]
@@ -129,19 +130,64 @@ def test_adentro_and_disputes() -> None:
 
 def test_ordago_accepted() -> None:
     record = copy.deepcopy(RECORD)
+    record["score"] = [12, 30]
+    record["bets"] = {"grande": [{"seat": 0, "act": "ordago"}, {"seat": 1, "act": "quiero"}]}
+    settlement = settle(record)
+    en = explain(settlement, record, PLAYERS, "en", TEAMS)
+    assert "Grande: órdago, quiero: Ane wins the órdago with R-R-5-1: the game to Txuriak, +28 → 40–30 (8 amarrakos)" in en
+    assert en[-1] == "Game to Txuriak, 40–30"
+    eu = explain(settlement, record, PLAYERS, "eu", TEAMS)
+    assert any(line.startswith("Handia: hordago, iduki: Ane irabazle hordagoan") for line in eu)
+    assert eu[-1].startswith("Jokoa, Txuriak irabazle")
+
+
+def test_ordago_without_an_event_still_told() -> None:
+    record = copy.deepcopy(RECORD)
     record["bets"] = {"grande": [{"seat": 0, "act": "ordago"}, {"seat": 1, "act": "quiero"}]}
     settlement = {
         "format": "mus-settlement/1", "score": [12, 37], "game_over": True, "winner": 0, "ordago": True,
         "lances": {"grande": {"best": 0, "team": 0, "status": "accepted", "stake": 0, "stones": 0}},
         "events": [], "amarrakos": [[2, 2], [7, 2]], "adentro": [False, True], "disputes": [],
     }
-    out = explain(settlement, record, PLAYERS, "eu", TEAMS)
-    assert any(line.startswith("Handia: hordago, iduki: Ane irabazle hordagoan") for line in out)
-    assert any("Txuriak" in line and line.startswith("Jokoa") for line in out)
     en = explain(settlement, record, PLAYERS, "en", TEAMS)
     assert "Grande: órdago, quiero: Ane wins the órdago with R-R-5-1: the game to Txuriak" in en
-    # the losing team's 37 is not "adentro" any more: the game is over
     assert "Beltzak adentro (37)" in en
+
+
+@pytest.mark.parametrize(
+    ("lang", "juego", "dispute"),
+    [
+        ("en", "Juego: false declaration, the bets are void: Beltzak count: Bixente 31, +3 → 7–4 (4)",
+         "Dispute: Iker declared juego without holding it (seed 002 art. 17"),
+        ("es", "Juego: declaración falsa, apuestas anuladas: cobran Beltzak: Bixente 31, +3",
+         "Disputa: Iker dijo juego sin tenerlo"),
+        ("eu", "Jokoa: aitorpen faltsua, apustuak baliogabe: Beltzak irabazle: Bixente 31",
+         "Auzia: Iker: jokoa baduela esan du"),
+        ("fr", "Jeu: fausse annonce, paris annulés : Beltzak marquent: Bixente 31",
+         "Litige: Iker a annoncé jeu à tort"),
+    ],
+)
+def test_false_juego_declaration(lang: str, juego: str, dispute: str) -> None:
+    record = copy.deepcopy(RECORD)
+    record["score"] = [0, 0]
+    record["declared"]["juego"][2] = True  # Iker holds 21
+    settlement = settle(record)
+    assert settlement["disputes"]
+    out = explain(settlement, record, PLAYERS, lang, TEAMS)
+    assert any(line.startswith(juego) for line in out), out
+    assert out[-1].startswith(dispute)
+
+
+def test_false_pares_declaration_names_the_tira() -> None:
+    record = copy.deepcopy(RECORD)
+    record["score"] = [0, 0]
+    record["declared"]["pares"][2] = True  # Iker has no pair
+    record["bets"]["pares"] = [{"seat": 0, "act": "envido"}, {"seat": 1, "act": "quiero"}]
+    settlement = settle(record)
+    out = explain(settlement, record, PLAYERS, "en", TEAMS)
+    pares = next(line for line in out if line.startswith("Pares"))
+    assert "Beltzak count: tira 1, Bixente medias 7-7-7, Maite pareja 1-1, +4" in pares
+    assert out[-1].startswith("Dispute: Iker declared pares without holding it (seed 004 art. 13b)")
 
 
 def test_cards_not_shown() -> None:
@@ -180,3 +226,12 @@ def test_amarrakos_words(stones: int, lang: str, text: str) -> None:
 def test_unknown_language() -> None:
     with pytest.raises(ValueError, match="lang"):
         lines("de")
+
+
+def test_every_language_has_every_phrase() -> None:
+    from scorer.engine.explain import _WORDS
+
+    keys = set(_WORDS["en"])
+    for lang in LANGS:
+        assert set(_WORDS[lang]) == keys, lang
+        assert all(text for text in _WORDS[lang].values())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from scorer.engine.errors import MalformedError
 from scorer.engine.standings import standings
 
 
@@ -120,7 +121,7 @@ def test_unfinished_match_only_lists_teams() -> None:
     ],
 )
 def test_bad_results_name_the_field(bad: dict) -> None:
-    with pytest.raises(ValueError, match=r"results\[0\]\."):
+    with pytest.raises(MalformedError, match=r"results\[0\]\."):
         standings([bad])
 
 

@@ -127,3 +127,23 @@ def test_group_cards() -> None:
     assert by_name["3c"].others == ("2c",) and by_name["3c"].conf < 0.9
     assert by_name["7e"].box == (3000, 0, 3110, 120)
     assert unread == [card_c]
+
+
+def test_rendered_showdowns_grouped_and_seated_from_their_true_boxes() -> None:
+    """Real layouts (fans, perspective, distractors) from `datasets.render`: the true
+    card and corner boxes in, every card with a visible corner out, in its seat."""
+    np = pytest.importorskip("numpy")
+    render = pytest.importorskip("datasets.render")
+    lost = wrong_seat = 0
+    for seed in range(12):
+        bottom = seed % 4
+        scene = render.render_scene(np.random.default_rng(seed), kind="table", size=(800, 600), bottom=bottom,
+                                    effects=False)
+        reads = [Read(tuple(k["box"]), str(c["card"]), 0.9) for c in scene.cards for k in c["corners"] if k["labelled"]]
+        cards, _ = group_cards(reads, [tuple(c["box"]) for c in scene.cards])
+        want = {str(c["card"]): c["seat"] for c in scene.cards if any(k["labelled"] for k in c["corners"])}
+        result = layout(cards, bottom)
+        got = {c["card"]: c["seat"] for c in result["cards"]}
+        lost += len(set(want) - set(got))
+        wrong_seat += sum(got.get(n) != s for n, s in want.items() if n in got)
+    assert lost <= 2 and wrong_seat <= 2, (lost, wrong_seat)

@@ -13,6 +13,8 @@ import json
 import sys
 from typing import Any
 
+from scorer.commands._pipe import drop_stdout
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command's options."""
@@ -41,11 +43,22 @@ def _hand_line(row: dict[str, Any], match: Any, lang: str) -> str:
             text += f", {w['games']} {format_score(state['games'])}"
         if state["winner"] is not None:
             text += f"; {w['match_won'].format(t=team)}"
+    for t in (0, 1):
+        if state["adentro"][t]:
+            text += f"; {w['adentro'].format(t=match.teams[t], s=state['score'][t])}"
     return text
 
 
 def run(args: argparse.Namespace) -> int:
     """Replay the match; 0 when every line played, 1 on a bad line, 2 if unreadable."""
+    try:
+        return _replay(args)
+    except BrokenPipeError:
+        drop_stdout()
+        return 1
+
+
+def _replay(args: argparse.Namespace) -> int:
     try:
         if args.file == "-":
             text = sys.stdin.buffer.read().decode("utf-8-sig")

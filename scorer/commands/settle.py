@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
+from scorer.commands._pipe import drop_stdout
+
 ERROR_FORMAT = "mus-error/1"
+CHUNK = 4096  # lines settled (and written) at a time
+PARALLEL_FROM = 20_000  # lines from which --jobs 0 (auto) uses several processes
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--explain", action="store_true", help="print the count in words instead of JSON")
     parser.add_argument("--lang", default="en", choices=("en", "es", "eu", "fr"),
                         help="language of --explain (default en)")
+    parser.add_argument("--jobs", type=int, default=0, metavar="N",
+                        help=f"worker processes for JSON Lines (default 0: one per CPU, up to 8, "
+                             f"from {PARALLEL_FROM} lines on)")
 
 
 def read_input(path: str) -> str:
@@ -37,33 +45,21 @@ def read_input(path: str) -> str:
     return data.decode("utf-8-sig")
 
 
-def iter_values(text: str) -> Iterator[tuple[int, Any, str | None]]:
-    """(line number, parsed value, None) or (line number, None, error) for every hand.
-
-    JSON Lines when the first non-blank line is a complete value (or plainly not JSON);
-    otherwise the text is read as JSON values one after another (a pretty-printed hand),
-    each numbered by the line it starts on; a syntax error there ends the reading.
-    """
-    lines = text.split("\n")
+def _json_lines(lines: list[str], first: int = 1) -> Iterator[tuple[int, Any, str | None]]:
+    """(line number, value, error) for every non-blank line; `first` numbers the first."""
     loads = json.loads
-    start = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if start is None:
-        return
-    first = lines[start].strip()
-    try:
-        loads(first)
-        document = False
-    except json.JSONDecodeError as exc:
-        document = exc.pos >= len(first)  # ran out of text: a value over several lines
-    if not document:
-        for n, line in enumerate(lines, 1):
-            if not line or line.isspace():
-                continue
-            try:
-                yield n, loads(line), None
-            except json.JSONDecodeError as exc:
-                yield n, None, f"invalid JSON: {exc.msg} (column {exc.colno})"
-        return
+    for n, line in enumerate(lines, first):
+        if not line or line.isspace():
+            continue
+        try:
+            yield n, loads(line), None
+        except json.JSONDecodeError as exc:
+            yield n, None, f"invalid JSON: {exc.msg} (column {exc.colno})"
+
+
+def _documents(text: str) -> Iterator[tuple[int, Any, str | None]]:
+    """JSON values one after another, each numbered by the line it starts on; a syntax
+    error ends the reading."""
     decoder = json.JSONDecoder()
     pos, size = 0, len(text)
     while True:
@@ -80,8 +76,38 @@ def iter_values(text: str) -> Iterator[tuple[int, Any, str | None]]:
         yield line, value, None
 
 
+def is_json_lines(lines: list[str]) -> bool:
+    """JSON Lines when the first non-blank line is a complete value (or plainly not JSON);
+    otherwise (the line stops short) a value spread over several lines."""
+    first = next((line.strip() for line in lines if line.strip()), "")
+    try:
+        json.loads(first)
+    except json.JSONDecodeError as exc:
+        return exc.pos < len(first)
+    return True
+
+
+def iter_values(text: str) -> Iterator[tuple[int, Any, str | None]]:
+    """(line number, parsed value, None) or (line number, None, error) for every hand."""
+    lines = text.split("\n")
+    return _json_lines(lines) if is_json_lines(lines) else _documents(text)
+
+
 def _error_line(line: int, error: str) -> str:
-    return json.dumps({"format": ERROR_FORMAT, "line": line, "error": error}, ensure_ascii=False)
+    return json.dumps({"format": ERROR_FORMAT, "line": line, "error": error}, ensure_ascii=False, separators=(",", ":"))
+
+
+def _jobs(requested: int, lines: int) -> int:
+    """Worker processes: as asked, or (0) one per CPU up to 8 for a large input."""
+    if requested > 0:
+        return requested
+    if lines < PARALLEL_FROM:
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, 8))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -91,19 +117,60 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         print(f"mus-scorer settle: {args.file}: {exc}", file=sys.stderr)
         return 2
+    try:
+        failed = _settle_all(text, args.lang if args.explain else None, args.jobs)
+    except BrokenPipeError:
+        drop_stdout()
+        return 1
+    return 1 if failed else 0
 
+
+def _settle_all(text: str, explain_lang: str | None, jobs: int) -> int:
+    """Write the settlement (or error, or the count in words) of every hand; the failures."""
+    write = sys.stdout.write
+    failed = 0
+    lines = text.split("\n")
+    if explain_lang is not None or not is_json_lines(lines):
+        out, failed = _process(iter_values(text), explain_lang)
+        if out:
+            write("\n".join(out) + "\n")
+        sys.stdout.flush()
+        return failed
+    workers = _jobs(jobs, len(lines))
+    size = CHUNK if workers == 1 else max(256, min(CHUNK, len(lines) // (4 * workers)))
+    chunks = [(i + 1, lines[i:i + size]) for i in range(0, len(lines), size)]
+    if workers > 1 and len(chunks) > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for block, bad in pool.imap(_chunk, chunks):
+                write(block)
+                failed += bad
+    else:
+        for chunk in chunks:
+            block, bad = _chunk(chunk)
+            write(block)
+            failed += bad
+    sys.stdout.flush()
+    return failed
+
+
+def _chunk(chunk: tuple[int, list[str]]) -> tuple[str, int]:
+    """Settle a block of JSON Lines: (the output text, the failures)."""
+    first, lines = chunk
+    out, failed = _process(_json_lines(lines, first), None)
+    return ("\n".join(out) + "\n" if out else ""), failed
+
+
+def _process(items: Iterable[tuple[int, Any, str | None]], explain_lang: str | None) -> tuple[list[str], int]:
+    """The output lines for parsed hands, and how many failed."""
     from scorer.engine import MusError, settle
-
-    explain = None
-    if args.explain:
-        from scorer.engine.explain import explain
+    from scorer.engine.explain import explain
 
     dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
     out: list[str] = []
-    write = sys.stdout.write
     failed = 0
-    count = 0
-    for n, value, error in iter_values(text):
+    for n, value, error in items:
         if error is None:
             if type(value) is not dict:
                 error = f"a hand is a JSON object, not {type(value).__name__}"
@@ -117,18 +184,11 @@ def run(args: argparse.Namespace) -> int:
         if error is not None:
             failed += 1
             out.append(_error_line(n, error))
-        elif explain is not None:
-            if count:
+        elif explain_lang is not None:
+            if out:
                 out.append("")
             out.append(f"# line {n}")
-            out.extend(explain(settlement, value, None, args.lang))
+            out.extend(explain(settlement, value, None, explain_lang))
         else:
             out.append(dumps(settlement))
-        count += 1
-        if len(out) >= 4096:
-            write("\n".join(out) + "\n")
-            out.clear()
-    if out:
-        write("\n".join(out) + "\n")
-    sys.stdout.flush()
-    return 1 if failed else 0
+    return out, failed

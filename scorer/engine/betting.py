@@ -7,8 +7,8 @@ from its log by `replay`, undone by replaying the log less its last action.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from .errors import IllegalError, MalformedError
 from .rules import Rules
@@ -20,8 +20,7 @@ _ACTION_KEYS = {"seat", "act", "n", "pares", "juego"}
 _NEXT = {"grande": "chica", "chica": "pares_declare", "pares": "juego_declare", "juego": "showdown", "punto": "showdown"}
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
+class Action(NamedTuple):
     """A validated action: `act` is a betting act or `declare` (then `holds` is the claim)."""
 
     seat: int
@@ -75,8 +74,7 @@ class Action:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class Lance:
+class Lance(NamedTuple):
     """The betting inside one lance."""
 
     name: str
@@ -118,7 +116,7 @@ class Lance:
         if self.bettor is None:
             if a.act == "paso":
                 passed = self.passed + 1
-                return replace(self, passed=passed, status="paso" if passed == len(self.seats) else None)
+                return self._replace(passed=passed, status="paso" if passed == len(self.seats) else None)
             if a.act == "envido":
                 return self._bet(a.seat, a.n or 2, 1, f"envido {a.n}", ordago=False)
             if a.act == "ordago":
@@ -126,10 +124,10 @@ class Lance:
             why = "no bet has been made to raise: open with 'envido'" if a.act == "mas" else "there is no bet to answer"
             raise IllegalError("act", f"{a.act!r} in {self.name}: {why}", a.act)
         if a.act == "quiero":
-            return replace(self, status="accepted")
+            return self._replace(status="accepted")
         if a.act in ("no_quiero", "paso"):
             queue = self.queue[1:]
-            return replace(self, queue=queue, out=self.out | {a.seat}, status=None if queue else "refused")
+            return self._replace(queue=queue, out=self.out | {a.seat}, status=None if queue else "refused")
         if self.ordago:
             raise IllegalError("act", f"{a.act!r} in {self.name}: an ordago is answered 'quiero' or 'no_quiero'", a.act)
         if a.act == "mas":
@@ -142,14 +140,13 @@ class Lance:
         team = seat % 2
         after = ((seat + k) % 4 for k in (1, 2, 3))
         queue = tuple(s for s in after if s % 2 != team and s in self.seats and s not in self.out)
-        return replace(
-            self, bettor=seat, queue=queue, stake=stake, agreed=agreed, chain=(*self.chain, words),
+        return self._replace(
+            bettor=seat, queue=queue, stake=stake, agreed=agreed, chain=(*self.chain, words),
             bettors=(*self.bettors, seat), ordago=ordago,
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Done:
+class Done(NamedTuple):
     """How a lance ended in the betting."""
 
     name: str
@@ -161,35 +158,32 @@ class Done:
     ordago: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class HandState:
+Deje = tuple[str, int, int, str, tuple[int, int]]  # lance, team, stones, why, score after
+
+
+class HandState(NamedTuple):
     """Everything said in a hand so far, and the dejes paid."""
 
     rules: Rules
     esku: int
+    order: tuple[int, ...]  # the four seats in speaking order from esku
     start: tuple[int, int]  # score before the hand
     score: tuple[int, int]  # with the dejes paid so far
     phase: str = "grande"
     lance: Lance | None = None
     declaring: tuple[bool, ...] = ()
-    pares: tuple[bool, ...] | None = None  # declarations, once all four are made
+    pares: tuple[bool, ...] | None = None  # declarations by seat, once all four are made
     juego: tuple[bool, ...] | None = None
     done: tuple[Done, ...] = ()
-    dejes: tuple[tuple[str, int, int, str, tuple[int, int]], ...] = ()  # lance, team, stones, why, score
+    dejes: tuple[Deje, ...] = ()
     ordago: str | None = None
     game_over: bool = False
 
     @staticmethod
     def begin(rules: Rules, esku: int, score: tuple[int, int]) -> HandState:
         """A hand before anyone spoke."""
-        order = tuple((esku + k) % 4 for k in range(4))
-        return HandState(rules, esku, score, score, lance=Lance("grande", order))
-
-    @property
-    def order(self) -> tuple[int, ...]:
-        """The four seats in speaking order from esku."""
-        e = self.esku
-        return (e, (e + 1) % 4, (e + 2) % 4, (e + 3) % 4)
+        order = (esku, (esku + 1) % 4, (esku + 2) % 4, (esku + 3) % 4)
+        return HandState(rules, esku, order, score, score, lance=Lance("grande", order))
 
     @property
     def to_speak(self) -> int | None:
@@ -225,7 +219,7 @@ class HandState:
             raise self._out_of_turn(a.seat)
         lance = lance.step(a)
         if lance.status is None:
-            return replace(self, lance=lance)
+            return self._replace(lance=lance)
         return self._finish(lance)
 
     def all_pass(self) -> HandState:
@@ -233,14 +227,13 @@ class HandState:
         lance = self.lance
         if lance is None or lance.passed or lance.bettor is not None:
             raise IllegalError("bets", f"no lance to pass in phase {self.phase!r}", self.phase)
-        return self._finish(replace(lance, passed=len(lance.seats), status="paso"))
+        return self._goon(lance.name, (*self.done, Done(lance.name, "paso")))
 
     def declare_all(self, holds: tuple[bool, ...]) -> HandState:
-        """All four declarations at once, by seat (not by speaking order)."""
-        state = self
-        for seat in self.order:
-            state = state._declare(Action(seat, "declare", holds=holds[seat], claim=state.phase[:5]))
-        return state
+        """All four declarations of the current declare phase at once, by seat."""
+        if not self.phase.endswith("_declare") or self.declaring:
+            raise IllegalError("declared", f"no declarations expected in phase {self.phase!r}", self.phase)
+        return self._declared(self.phase.removesuffix("_declare"), holds)
 
     def _out_of_turn(self, seat: int) -> IllegalError:
         lance = self.lance
@@ -261,43 +254,49 @@ class HandState:
             raise IllegalError("act", f"{a.act!r}: each seat now declares whether it has {claim}", a.act)
         if a.seat != self.to_speak:
             raise IllegalError("seat", f"seat {a.seat} is out of turn: seat {self.to_speak} declares", a.seat)
-        declaring = (*self.declaring, a.holds)
+        declaring = (*self.declaring, bool(a.holds))
         if len(declaring) < 4:
-            return replace(self, declaring=declaring)
+            return self._replace(declaring=declaring)
         by_seat = [False] * 4
         for seat, holds in zip(self.order, declaring, strict=True):
-            by_seat[seat] = bool(holds)
+            by_seat[seat] = holds
+        return self._declared(claim, tuple(by_seat))
+
+    def _declared(self, claim: str, by_seat: tuple[bool, ...]) -> HandState:
+        """The hand once all four have declared `claim`: bet it, skip it, or play punto."""
         holders = tuple(s for s in self.order if by_seat[s])
         teams = {s % 2 for s in holders}
-        state = replace(self, declaring=(), **{claim: tuple(by_seat)})
         if len(teams) == 2:
-            return replace(state, phase=claim, lance=Lance(claim, holders))
-        if claim == "juego" and not teams:
-            return replace(state, phase="punto", lance=Lance("punto", self.order))
-        done = Done(claim, "uncontested", teams.pop()) if teams else Done(claim, "not_played")
-        return replace(state, phase=_NEXT[claim], done=(*self.done, done))
+            phase, lance, done = claim, Lance(claim, holders), self.done
+        elif claim == "juego" and not teams:
+            phase, lance, done = "punto", Lance("punto", self.order), self.done
+        else:
+            ended = Done(claim, "uncontested", teams.pop()) if teams else Done(claim, "not_played")
+            phase, lance, done = _NEXT[claim], None, (*self.done, ended)
+        return self._replace(phase=phase, lance=lance, declaring=(), done=done, **{claim: by_seat})
 
     def _finish(self, lance: Lance) -> HandState:
-        assert lance.status is not None and lance.bettor is not None or lance.status == "paso"
-        team = None if lance.bettor is None else lance.bettor % 2
-        stake = lance.agreed if lance.status == "refused" else lance.stake if lance.status == "accepted" else 0
-        done = Done(lance.name, lance.status, team, stake, lance.chain, lance.bettors, lance.ordago)
-        state = replace(self, lance=None, done=(*self.done, done))
-        if lance.status == "refused":
-            assert team is not None
-            score = list(self.score)
-            score[team] += stake
-            refused = lance.chain[-1].split(" ")[0] if lance.chain[-1].startswith("envido") else lance.chain[-1]
-            deje = (lance.name, team, stake, f"deje: {refused} refused", (score[0], score[1]))
-            state = replace(state, score=deje[4], dejes=(*self.dejes, deje))
+        """The hand once `lance` is over: pay a deje, end on an accepted ordago, or go on."""
+        status, bettor = lance.status, lance.bettor
+        team = None if bettor is None else bettor % 2
+        stake = lance.agreed if status == "refused" else lance.stake if status == "accepted" else 0
+        done = (*self.done, Done(lance.name, status or "", team, stake, lance.chain, lance.bettors, lance.ordago))
+        if status == "refused" and team is not None:
+            score = (self.score[0] + stake, self.score[1]) if team == 0 else (self.score[0], self.score[1] + stake)
+            last = lance.chain[-1]
+            refused = "envido" if last.startswith("envido") else last
+            dejes = (*self.dejes, (lance.name, team, stake, f"deje: {refused} refused", score))
             if score[team] >= self.rules.target:
-                return replace(state, phase="over", game_over=True)
-        elif lance.status == "accepted" and lance.ordago:
-            return replace(state, phase="over", ordago=lance.name, game_over=True)
-        phase = _NEXT[lance.name]
-        if phase == "chica":
-            return replace(state, phase=phase, lance=Lance("chica", self.order))
-        return replace(state, phase=phase)
+                return self._replace(phase="over", lance=None, done=done, score=score, dejes=dejes, game_over=True)
+            return self._goon(lance.name, done, score=score, dejes=dejes)
+        if status == "accepted" and lance.ordago:
+            return self._replace(phase="over", lance=None, done=done, ordago=lance.name, game_over=True)
+        return self._goon(lance.name, done)
+
+    def _goon(self, name: str, done: tuple[Done, ...], **changes: Any) -> HandState:
+        phase = _NEXT[name]
+        lance = Lance("chica", self.order) if phase == "chica" else None
+        return self._replace(phase=phase, lance=lance, done=done, **changes)
 
 
 def deje_events(state: HandState) -> list[dict[str, Any]]:

@@ -10,8 +10,12 @@ The wording only describes what the settlement decided; nothing here scores.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
+
+from .cards import Card
+from .evaluate import PARES_NAMES, HandValue, evaluate
 
 __all__ = ["LANGS", "explain", "format_score", "amarrakos_words", "words"]
 
@@ -20,6 +24,12 @@ LANGS = ("en", "es", "eu", "fr")
 # One table per language. `{}` fields are filled with str.format.
 _WORDS: dict[str, dict[str, str]] = {
     "en": {
+        "punto_refused": "punto to {t} after the refusal",
+        "annulled": "false declaration, the bets are void: {t} count",
+        "tira_for": "tira to {t} for an undeclared combination",
+        "dispute_false_declaration": "{p} declared {l} without holding it",
+        "dispute_undeclared": "{p} held {l} without declaring it",
+        "dispute_bet_for_partner": "{p} bet at {l} holding neither pares nor juego",
         "grande": "Grande", "chica": "Chica", "pares": "Pares", "juego": "Juego", "punto": "Punto",
         "paso": "paso", "envido": "envido", "envido_n": "envido {n}", "mas": "{n} more",
         "ordago": "órdago", "quiero": "quiero", "no_quiero": "no quiero",
@@ -31,24 +41,27 @@ _WORDS: dict[str, dict[str, str]] = {
         "refused_bonus": "{t} count their own after the refusal",
         "stake_bonus": "{s} + bonus {b}",
         "pareja": "pareja {x}", "medias": "medias {x}", "duples": "duples {x}",
-        "juego_of": "{x}", "punto_of": "{x}",
         "amarrakos": "{a} amarrakos", "amarrako": "1 amarrako", "stones": "{s}", "amarr_stones": "{a} {s}",
         "zero": "nothing",
         "cards": "Cards",
-        "not_shown": "not shown",
         "ordago_won": "{p} wins the órdago with {x}: the game to {t}",
         "ordago_won_team": "the órdago and the game to {t}",
         "game_over": "Game to {t}, {score}",
         "adentro": "{t} adentro ({s})",
         "dispute": "Dispute",
         "and": "and",
-        "team": "team {n}",
         "seat": "seat {n}",
         "hand": "Hand {n}", "esku": "esku {p}",
         "game_won": "game to {t}", "vaca_won": "vaca to {t}", "match_won": "{t} win the match",
         "games": "games", "vacas": "vacas", "winner": "Winner: {t}, {v}",
     },
     "es": {
+        "punto_refused": "el punto para {t} tras el no quiero",
+        "annulled": "declaración falsa, apuestas anuladas: cobran {t}",
+        "tira_for": "tira para {t} por no declarar",
+        "dispute_false_declaration": "{p} dijo {l} sin tenerlo",
+        "dispute_undeclared": "{p} tenía {l} sin declararlo",
+        "dispute_bet_for_partner": "{p} apostó a {l} sin pares ni juego",
         "grande": "Grande", "chica": "Chica", "pares": "Pares", "juego": "Juego", "punto": "Punto",
         "paso": "paso", "envido": "envido", "envido_n": "envido {n}", "mas": "{n} más",
         "ordago": "órdago", "quiero": "quiero", "no_quiero": "no quiero",
@@ -60,24 +73,27 @@ _WORDS: dict[str, dict[str, str]] = {
         "refused_bonus": "{t} cobran lo suyo tras el no quiero",
         "stake_bonus": "{s} y {b} de tanteo",
         "pareja": "pareja {x}", "medias": "medias {x}", "duples": "duples {x}",
-        "juego_of": "{x}", "punto_of": "{x}",
         "amarrakos": "{a} amarracos", "amarrako": "1 amarraco", "stones": "{s}", "amarr_stones": "{a} y {s}",
         "zero": "nada",
         "cards": "Cartas",
-        "not_shown": "no enseñadas",
         "ordago_won": "gana {p} el órdago con {x}: el juego para {t}",
         "ordago_won_team": "el órdago y el juego para {t}",
         "game_over": "Juego para {t}, {score}",
         "adentro": "{t} adentro ({s})",
         "dispute": "Disputa",
         "and": "y",
-        "team": "pareja {n}",
         "seat": "asiento {n}",
-        "hand": "Mano {n}", "esku": "mano {p}",
+        "hand": "Jugada {n}", "esku": "mano {p}",
         "game_won": "juego para {t}", "vaca_won": "vaca para {t}", "match_won": "{t} ganan la partida",
         "games": "juegos", "vacas": "vacas", "winner": "Ganadores: {t}, {v}",
     },
     "eu": {
+        "punto_refused": "tira ondoren, puntua: {t} irabazle",
+        "annulled": "aitorpen faltsua, apustuak baliogabe: {t} irabazle",
+        "tira_for": "tira, {t} irabazle (aitortu gabea)",
+        "dispute_false_declaration": "{p}: {l} baduela esan du, baina ez du",
+        "dispute_undeclared": "{p}: {l} badu, aitortu gabe",
+        "dispute_bet_for_partner": "{p}: {l} apustua egin du, ez pareak ez jokoa izan gabe",
         "grande": "Handia", "chica": "Txikia", "pares": "Pareak", "juego": "Jokoa", "punto": "Puntua",
         "paso": "paso", "envido": "enbido", "envido_n": "{n} enbido", "mas": "{n} gehiago",
         "ordago": "hordago", "quiero": "iduki", "no_quiero": "tira",
@@ -89,24 +105,27 @@ _WORDS: dict[str, dict[str, str]] = {
         "refused_bonus": "tira ondoren, {t}: berea",
         "stake_bonus": "{s} eta {b} saria",
         "pareja": "parea {x}", "medias": "mediak {x}", "duples": "doblak {x}",
-        "juego_of": "{x}", "punto_of": "{x}",
-        "amarrakos": "{a} hamarreko", "amarrako": "hamarreko 1", "stones": "{s}", "amarr_stones": "{a} eta {s}",
+        "amarrakos": "{a} hamarreko", "amarrako": "hamarreko bat", "stones": "{s}", "amarr_stones": "{a} eta {s}",
         "zero": "ezer ez",
         "cards": "Kartak",
-        "not_shown": "erakutsi gabe",
         "ordago_won": "{p} irabazle hordagoan, {x}: jokoa, {t} irabazle",
         "ordago_won_team": "hordagoa eta jokoa, {t} irabazle",
         "game_over": "Jokoa, {t} irabazle: {score}",
         "adentro": "{t} barruan, adentro ({s})",
         "dispute": "Auzia",
         "and": "eta",
-        "team": "{n}. taldea",
         "seat": "{n}. jokalaria",
         "hand": "{n}. eskua", "esku": "esku {p}",
         "game_won": "jokoa, {t} irabazle", "vaca_won": "baka, {t} irabazle", "match_won": "partida, {t} irabazle",
         "games": "jokoak", "vacas": "bakak", "winner": "Irabazleak: {t}, {v}",
     },
     "fr": {
+        "punto_refused": "le point à {t} après le refus",
+        "annulled": "fausse annonce, paris annulés : {t} marquent",
+        "tira_for": "tira pour {t} (combinaison non annoncée)",
+        "dispute_false_declaration": "{p} a annoncé {l} à tort",
+        "dispute_undeclared": "{p} avait {l} sans l'annoncer",
+        "dispute_bet_for_partner": "{p} a misé aux {l} sans paires ni jeu",
         "grande": "Grand", "chica": "Petit", "pares": "Paires", "juego": "Jeu", "punto": "Point",
         "paso": "paso", "envido": "envido", "envido_n": "envido {n}", "mas": "{n} de plus",
         "ordago": "hordago", "quiero": "tenu", "no_quiero": "refusé",
@@ -118,18 +137,15 @@ _WORDS: dict[str, dict[str, str]] = {
         "refused_bonus": "{t} comptent leur jeu après le refus",
         "stake_bonus": "{s} et {b} de prime",
         "pareja": "paire {x}", "medias": "mediak {x}", "duples": "doubles {x}",
-        "juego_of": "{x}", "punto_of": "{x}",
         "amarrakos": "{a} hamarrekos", "amarrako": "1 hamarreko", "stones": "{s}", "amarr_stones": "{a} {s}",
         "zero": "rien",
         "cards": "Cartes",
-        "not_shown": "non montrées",
         "ordago_won": "{p} gagne l'hordago avec {x} : la manche à {t}",
         "ordago_won_team": "l'hordago et la manche à {t}",
         "game_over": "Manche à {t}, {score}",
         "adentro": "{t} adentro ({s})",
         "dispute": "Litige",
         "and": "et",
-        "team": "équipe {n}",
         "seat": "joueur {n}",
         "hand": "Tour {n}", "esku": "esku {p}",
         "game_won": "manche à {t}", "vaca_won": "vaca à {t}", "match_won": "{t} gagnent la partie",
@@ -166,74 +182,55 @@ def format_score(score: Sequence[int]) -> str:
     return f"{score[0]}–{score[1]}"
 
 
-# -- describing cards (display only) ------------------------------------------------------
-
-def _rank(card: str) -> int:
-    digits = card.rstrip("ocebOCEB")
-    return int(digits)
-
+# -- describing cards (display only; the values come from the engine's evaluation) -------
 
 def _effective(rank: int, kings: int) -> int:
-    """The rank a card plays as: with 8 kings a 3 is a rey and a 2 an as."""
-    if kings == 8:
-        return {3: 12, 2: 1}.get(rank, rank)
-    return rank
+    """The rank a card shows as: with 8 kings a 3 is a rey and a 2 an as."""
+    return {3: 12, 2: 1}.get(rank, rank) if kings == 8 else rank
 
 
 def _show(rank: int, lang: str) -> str:
-    fig = _FIGURES.get(lang, "SCR")
-    return fig[rank - 10] if rank >= 10 else str(rank)
+    return _FIGURES[lang][rank - 10] if rank >= 10 else str(rank)
 
 
 def _ranks(cards: Sequence[str], kings: int) -> list[int]:
-    return sorted((_effective(_rank(c), kings) for c in cards), reverse=True)
+    """The ranks as played, high to low."""
+    return sorted((_effective(Card.parse(c).rank, kings) for c in cards), reverse=True)
 
 
 def _cards_text(cards: Sequence[str], kings: int, lang: str, low_first: bool = False) -> str:
+    """"R-R-5-1" (or low to high for chica)."""
     ranks = _ranks(cards, kings)
     return "-".join(_show(r, lang) for r in (ranks[::-1] if low_first else ranks))
 
 
-def _points(cards: Sequence[str], kings: int) -> int:
-    return sum(10 if r >= 10 else r for r in (_effective(_rank(c), kings) for c in cards))
+def _value(cards: Sequence[str], kings: int) -> HandValue:
+    return evaluate([Card.parse(c) for c in cards], kings)
 
 
 def _pares(cards: Sequence[str], kings: int, lang: str) -> str | None:
-    """"pareja R-R", "medias 7-7-7", "duples R-R-C-C", or None."""
-    ranks = _ranks(cards, kings)
-    counts: dict[int, int] = {}
-    for r in ranks:
-        counts[r] = counts.get(r, 0) + 1
-    groups = sorted(((n, r) for r, n in counts.items() if n >= 2), reverse=True)
-    w = words(lang)
-    if not groups:
+    """"pareja R-R", "medias 7-7-7", "duples R-R-C-C" (the higher pair first), or None."""
+    kind = _value(cards, kings).pares_kind
+    if not kind:
         return None
-    shown = "-".join(_show(r, lang) for n, r in groups for _ in range(n))
-    if groups[0][0] == 4 or len(groups) == 2:
-        if len(groups) == 2:  # the higher pair first
-            hi, lo = sorted((groups[0][1], groups[1][1]), reverse=True)
-            shown = "-".join([_show(hi, lang)] * 2 + [_show(lo, lang)] * 2)
-        return w["duples"].format(x=shown)
-    if groups[0][0] == 3:
-        return w["medias"].format(x=shown)
-    return w["pareja"].format(x=shown)
+    ranks = _ranks(cards, kings)
+    paired = [r for r in ranks if ranks.count(r) >= 2]  # high to low, so duples show the higher pair first
+    return words(lang)[PARES_NAMES[kind]].format(x="-".join(_show(r, lang) for r in paired))
 
 
 def _what(lance: str, cards: Sequence[str], kings: int, lang: str) -> str:
-    """What a hand shows for a lance."""
+    """What a hand shows for a lance: its cards, its pares, or its points."""
     if lance in ("grande", "chica"):
         return _cards_text(cards, kings, lang, low_first=lance == "chica")
     if lance == "pares":
         return _pares(cards, kings, lang) or _cards_text(cards, kings, lang)
-    return str(_points(cards, kings))
+    return str(_value(cards, kings).points)
 
 
-def _holds(lance: str, cards: Sequence[str], kings: int) -> bool:
-    if lance == "pares":
-        return _pares(cards, kings, "en") is not None
-    if lance == "juego":
-        return _points(cards, kings) >= 31
-    return True
+def _holds(claim: str, cards: Sequence[str], kings: int) -> bool:
+    """Whether the cards hold pares (or juego)."""
+    value = _value(cards, kings)
+    return bool(value.pares_kind if claim == "pares" else value.juego)
 
 
 # -- the count ------------------------------------------------------------------------------
@@ -274,8 +271,8 @@ def explain(
     `settlement` is what `settle(record)` returned; `players` names the four seats
     (default "seat 0".."seat 3" in the language); `teams` (optional) names the teams,
     else each team is named by its two players. Lines: the cards shown, every deje and
-    every count in the order they scored, an accepted órdago, the end of the game,
-    adentro, and each dispute.
+    every count in the order they scored (an accepted órdago among them), the end of the
+    game, adentro, and each dispute.
     """
     w = words(lang)
     if not players:
@@ -308,12 +305,24 @@ def explain(
         return w["wins_with"].format(p=players[best], x=_what(lance, hands[best], kings, lang))
 
     def holders(lance: str, team: int) -> str:
+        claim = "juego" if lance == "punto" else lance
         out = []
         for s in (team, team + 2):
             h = hands[s]
-            if h and _holds(lance, h, kings):
-                out.append(f"{players[s]} {_what(lance, h, kings, lang)}")
+            if h and _holds(claim, h, kings):
+                out.append(f"{players[s]} {_what(claim, h, kings, lang)}")
         return ", ".join(out)
+
+    def ordago_body(lance: str, info: dict[str, Any], team: int) -> str:
+        best = info.get("best")
+        if best is not None and hands[best]:
+            return w["ordago_won"].format(p=players[best], x=_what(lance, hands[best], kings, lang), t=tname(team))
+        return w["ordago_won_team"].format(t=tname(team))
+
+    ordago = None
+    if settlement.get("ordago"):
+        ordago = next((lance for lance in _LANCES if (lances.get(lance) or {}).get("status") == "accepted"
+                       and any(a.get("act") == "ordago" for a in bets.get(lance) or [])), None)
 
     seen: set[str] = set()
     for event in settlement.get("events") or []:
@@ -326,8 +335,21 @@ def explain(
         why = str(event.get("why", ""))
         first = lance not in seen
         seen.add(lance)
+        with_holders = lance in ("pares", "juego") and (hands[team] or hands[team + 2])
         if why.startswith("deje") or (status == "refused" and first and lance in bets):
             body = f"{said}: {w['deje'].format(t=tname(team))}"
+        elif why.startswith("after a false declaration"):
+            body = w["annulled"].format(t=tname(team))
+            tira = re.search(r"\btira (\d+)", why)
+            parts = [f"tira {tira.group(1)}"] if tira else []
+            if with_holders and "seat" in why:
+                parts.append(holders(lance, team))
+            if parts:
+                body += ": " + ", ".join(parts)
+        elif why.startswith("tira"):
+            body = w["tira_for"].format(t=tname(team))
+        elif lance == ordago:
+            body = f"{said}: {ordago_body(lance, info, team)}"
         elif status == "accepted":
             body = f"{said}: " + (winner_with(lance, info) or w["scores"].format(t=tname(team)))
             stake = info.get("stake", 0)
@@ -336,33 +358,23 @@ def explain(
                 body += f", {w['stake_bonus'].format(s=stake, b=bonus)} ({holders(lance, team)})"
         elif status == "uncontested":
             body = w["only_team"].format(t=tname(team), l=w[lance].lower())
-            if hands[team] or hands[team + 2]:
+            if with_holders:
                 body += f": {holders(lance, team)}"
+        elif status == "refused" and lance == "punto":
+            body = w["punto_refused"].format(t=tname(team))
         elif status == "refused":
             body = w["refused_bonus"].format(t=tname(team))
-            if lance in ("pares", "juego") and (hands[team] or hands[team + 2]):
+            if with_holders:
                 body += f": {holders(lance, team)}"
         else:  # all passed
             body = f"{w['all_passed']}: " + (winner_with(lance, info) or w["scores"].format(t=tname(team)))
-            if lance in ("pares", "juego") and (hands[team] or hands[team + 2]):
+            if with_holders:
                 body += f" ({holders(lance, team)})"
         lines.append(f"{head}: {body}, {tail(event)}")
 
-    if settlement.get("ordago"):
-        winner = settlement.get("winner")
-        for lance in _LANCES:
-            info = lances.get(lance) or {}
-            acts = bets.get(lance) or []
-            if info.get("status") == "accepted" and any(a.get("act") == "ordago" for a in acts):
-                best = info.get("best")
-                if best is not None and hands[best]:
-                    body = w["ordago_won"].format(
-                        p=players[best], x=_what(lance, hands[best], kings, lang), t=tname(winner)
-                    )
-                else:
-                    body = w["ordago_won_team"].format(t=tname(winner))
-                lines.append(f"{w[lance]}: {_bets_text(acts, lang)}: {body}")
-                break
+    if ordago is not None and ordago not in seen and settlement.get("winner") in (0, 1):
+        lines.append(f"{w[ordago]}: {_bets_text(bets.get(ordago) or [], lang)}: "
+                     f"{ordago_body(ordago, lances[ordago], settlement['winner'])}")
 
     score = settlement.get("score") or [0, 0]
     if settlement.get("game_over") and settlement.get("winner") in (0, 1):
@@ -372,22 +384,24 @@ def explain(
         if adentro[t] and not (settlement.get("game_over") and settlement.get("winner") == t):
             lines.append(w["adentro"].format(t=tname(t), s=score[t]))
     for dispute in settlement.get("disputes") or []:
-        lines.append(f"{w['dispute']}: {_dispute_text(dispute, players)}")
+        lines.append(f"{w['dispute']}: {_dispute_text(dispute, players, lang)}")
     return lines
 
 
-def _dispute_text(dispute: Any, players: Sequence[str]) -> str:
-    """A dispute as one sentence: its message, the rule and the effect when given."""
+def _dispute_text(dispute: Any, players: Sequence[str], lang: str) -> str:
+    """A dispute in a sentence: who said or held what, the rule, and (in English) the effect."""
     if not isinstance(dispute, dict):
         return str(dispute)
-    parts: list[str] = []
-    seat = dispute.get("seat")
-    if isinstance(seat, int) and 0 <= seat < 4:
-        parts.append(players[seat])
-    for key in ("message", "why", "reason", "rule", "effect"):
-        value = dispute.get(key)
-        if value and str(value) not in parts:
-            parts.append(str(value))
-    if len(parts) <= 1:
-        parts.extend(f"{k}: {v}" for k, v in dispute.items() if k != "seat")
-    return " — ".join(parts)
+    w = words(lang)
+    seat, lance, kind = dispute.get("seat"), dispute.get("lance"), dispute.get("kind")
+    who = players[seat] if isinstance(seat, int) and 0 <= seat < 4 else "?"
+    key = f"dispute_{kind}"
+    if key in w and lance in _LANCES:
+        text = w[key].format(p=who, l=w[lance].lower())
+    else:
+        text = f"{who}: {dispute.get('message') or kind or ''}".rstrip(": ")
+    if dispute.get("rule"):
+        text += f" ({dispute['rule']})"
+    if lang == "en" and dispute.get("effect"):
+        text += f": {dispute['effect']}"
+    return text

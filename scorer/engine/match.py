@@ -18,8 +18,6 @@ __all__ = ["Match", "iter_match", "replay_match"]
 
 MATCH_FORMAT = "mus-match/1"
 HAND_FORMAT = "mus-hand/1"
-# Rules keys a hand line may repeat (they must then agree with the match's).
-_HAND_RULE_KEYS = ("kings", "target", "real31")
 
 
 def _at_line(err: MusError, line: int) -> MusError:

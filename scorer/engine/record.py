@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .betting import LANCES, HandState
-from .cards import Card
+from .cards import _BY_TEXT, Card
 from .errors import IllegalError, MalformedError, MusError
-from .evaluate import HandValue, table
+from .evaluate import CODE, HandValue, table
 from .rules import Rules
 
 FORMAT = "mus-hand/1"
@@ -80,7 +80,8 @@ def parse_hand(obj: Any) -> HandRecord:
     score = check_score(obj.get("score", (0, 0)), rules)
     hands = _parse_hands(obj.get("hands"))
     codes = table(rules.kings, rules.real31)
-    values = tuple(None if h is None else codes[_code(h)] for h in hands)
+    values = tuple([None if h is None else codes[CODE[h[0].rank] + CODE[h[1].rank] + CODE[h[2].rank] + CODE[h[3].rank]]
+                    for h in hands])
     declared = _parse_declared(obj.get("declared"))
     bets = _parse_bets(obj.get("bets"))
     state = _replay(HandState.begin(rules, esku, score), declared, bets, values)
@@ -96,20 +97,13 @@ def _short(obj: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _code(hand: Hand) -> int:
-    from .evaluate import CODE
-
-    return CODE[hand[0].rank] + CODE[hand[1].rank] + CODE[hand[2].rank] + CODE[hand[3].rank]
-
-
 def _parse_hands(obj: Any) -> tuple[Hand | None, ...]:
     if obj is None:
         return (None, None, None, None)
     if not isinstance(obj, list) or len(obj) != 4:
         raise MalformedError("hands", f"{_short(obj)} is not a list of four hands (one per seat)", obj)
     hands: list[Hand | None] = []
-    seen: dict[Card, str] = {}
-    per_rank: dict[int, int] = {}
+    dealt: list[str] = []
     for s, cards in enumerate(obj):
         if cards is None:
             hands.append(None)
@@ -118,23 +112,34 @@ def _parse_hands(obj: Any) -> tuple[Hand | None, ...]:
             raise MalformedError(f"hands[{s}]", f"{_short(cards)} is not a list of four cards", cards)
         if len(cards) != 4:
             raise IllegalError(f"hands[{s}]", f"{len(cards)} cards {_short(cards)}: a hand has four", cards)
-        hand = []
-        for i, text in enumerate(cards):
-            where = f"hands[{s}][{i}]"
-            try:
-                card = Card.parse(text)
-            except MusError as err:
-                raise err.under(where) from None
+        try:
+            hands.append((_BY_TEXT[cards[0]], _BY_TEXT[cards[1]], _BY_TEXT[cards[2]], _BY_TEXT[cards[3]]))
+        except (KeyError, TypeError):
+            for i, text in enumerate(cards):
+                try:
+                    Card.parse(text)
+                except MusError as err:
+                    raise err.under(f"hands[{s}][{i}]") from None
+        dealt += cards
+    if len(set(dealt)) < len(dealt):
+        _check_duplicates(obj)
+    return tuple(hands)
+
+
+def _check_duplicates(obj: list[list[str] | None]) -> None:
+    """Refuse the same card twice, or a fifth card of a rank (rank-only cards may repeat)."""
+    seen: dict[str, str] = {}
+    per_rank: dict[int, int] = {}
+    for s, cards in enumerate(obj):
+        for i, text in enumerate(cards or ()):
+            where, card = f"hands[{s}][{i}]", _BY_TEXT[text]
             if card.suit is not None:
-                if card in seen:
-                    raise IllegalError(where, f"{text!r} is already dealt at {seen[card]}: the same card twice", text)
-                seen[card] = where
+                if text in seen:
+                    raise IllegalError(where, f"{text!r} is already dealt at {seen[text]}: the same card twice", text)
+                seen[text] = where
             per_rank[card.rank] = count = per_rank.get(card.rank, 0) + 1
             if count > 4:
                 raise IllegalError(where, f"{text!r} is a fifth card of rank {card.rank} (the deck has four)", text)
-            hand.append(card)
-        hands.append((hand[0], hand[1], hand[2], hand[3]))
-    return tuple(hands)
 
 
 def _parse_declared(obj: Any) -> dict[str, tuple[bool | None, ...]]:
@@ -175,7 +180,10 @@ def _parse_bets(obj: Any) -> dict[str, tuple[dict[str, Any], ...]]:
 
 def _declarations(claim: str, declared: dict, values: tuple[HandValue | None, ...]) -> tuple[bool, ...]:
     """What each seat declared: as recorded, else what its cards hold."""
-    said = declared.get(claim, (None, None, None, None))
+    said = declared.get(claim)
+    if said is None and None not in values:
+        return tuple([bool(v.pares_kind if claim == "pares" else v.juego) for v in values if v is not None])
+    said = said or (None, None, None, None)
     out = []
     for seat in range(4):
         holds = said[seat]

@@ -33,13 +33,19 @@ class _Count:
 
     def __init__(self, rec: HandRecord) -> None:
         st = rec.state
-        self.rec, self.st = rec, st
+        self.st, self.values = st, rec.values
         self.target = rec.rules.target
         self.score = list(st.score)
         self.events = deje_events(st)
         self.winner = next((t for t in (0, 1) if self.score[t] >= self.target), None)
         self.disputes: list[dict[str, Any]] = []
-        self.values = rec.values
+        self.shown: dict[str, tuple[bool | None, ...]] = {}  # claim -> what each seat's cards hold (None: unknown)
+        self.holding: dict[str, tuple[int, ...]] = {}  # claim -> seats that declared it and, if shown, hold it
+        for claim in ("pares", "juego"):
+            declared = getattr(st, claim)
+            if declared is not None:
+                shown = self.shown[claim] = tuple(_holds(v, claim) for v in self.values)
+                self.holding[claim] = tuple(s for s in st.order if declared[s] and shown[s] is not False)
 
     def add(self, lance: str, team: int, stones: int, why: str) -> int:
         """Count `stones` for `team` unless the game is already won; the stones counted."""
@@ -51,37 +57,32 @@ class _Count:
             self.winner = team
         return stones
 
-    def holders(self, claim: str, team: int | None = None) -> list[int]:
-        """Seats (speaking order) that declared `claim` and whose cards, if shown, hold it."""
-        declared = getattr(self.st, claim)
-        out = []
-        for s in self.st.order:
-            if declared[s] and (team is None or s % 2 == team) and self.actual(claim, s) is not False:
-                out.append(s)
-        return out
-
-    def actual(self, claim: str, seat: int) -> bool | None:
-        """Whether the cards of `seat` hold `claim`; `None` if not shown."""
-        value = self.values[seat]
-        if value is None:
-            return None
-        return bool(value.pares_kind if claim == "pares" else value.juego)
+    def holders(self, claim: str, team: int) -> list[int]:
+        """The seats of `team` (speaking order) that declared `claim` and whose cards, if shown, hold it."""
+        return [s for s in self.holding[claim] if s % 2 == team]
 
     def bonus(self, claim: str, team: int) -> tuple[int, str] | None:
         """The combinations `team` counts in `claim`, in stones and words; `None` if cards are missing."""
-        seats = self.holders(claim, team)
-        values = [self.values[s] for s in seats]
-        if any(v is None for v in values):
-            return None
-        known: list[HandValue] = [v for v in values if v is not None]
-        stones = sum(v.pares_kind if claim == "pares" else v.juego_bonus for v in known)
-        words = ", ".join(f"seat {s} {v.describe(claim)}" for s, v in zip(seats, known, strict=True))
-        return stones, words
+        stones, words = 0, []
+        for seat in self.holders(claim, team):
+            value = self.values[seat]
+            if value is None:
+                return None
+            stones += value.pares_kind if claim == "pares" else value.juego_bonus
+            words.append(f"seat {seat} {value.describe(claim)}")
+        return stones, ", ".join(words)
 
     def best(self, lance: str) -> int | None:
         """The seat whose cards win `lance` among those taking part."""
-        seats = self.holders(lance) if lance in ("pares", "juego") else self.st.order
+        seats = self.holding.get(lance, self.st.order)
         return best_seat(self.values, lance, seats) if seats else None
+
+
+def _holds(value: HandValue | None, claim: str) -> bool | None:
+    """Whether cards of `value` hold `claim`; `None` if not shown."""
+    if value is None:
+        return None
+    return bool(value.pares_kind if claim == "pares" else value.juego)
 
 
 def settlement(rec: HandRecord) -> dict[str, Any]:
@@ -219,15 +220,17 @@ _RULES = {
 
 def _rulings(c: _Count, claim: str) -> Ruling | None:
     """Report every declaration of `claim` the cards contradict; the first (from esku) rules the lance."""
-    declared = getattr(c.st, claim)
+    declared, shown = getattr(c.st, claim), c.shown[claim]
+    if declared == shown:
+        return None
     ruling = None
     for seat in c.st.order:
-        actual = c.actual(claim, seat)
+        actual = shown[seat]
         if actual is None or actual == declared[seat]:
             continue
         said = declared[seat]
         team, partner = seat % 2, (seat + 2) % 4
-        partner_has = partner in c.holders(claim)
+        partner_has = partner in c.holding[claim]
         opponents_have = bool(c.holders(claim, 1 - team))
         if claim == "pares" and not said:
             case = "opponents_only" if opponents_have and not partner_has else "other"

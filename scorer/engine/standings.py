@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .errors import MalformedError
+
 __all__ = ["standings"]
 
 
@@ -22,13 +24,13 @@ def _result_winner(i: int, result: Mapping[str, Any], teams: Sequence[str], vaca
     if winner is None:
         return None
     if isinstance(winner, bool) or not isinstance(winner, int | str):
-        raise ValueError(f"results[{i}].winner: {winner!r} is neither 0, 1 nor a team name")
+        raise MalformedError(f"results[{i}].winner", f"{winner!r} is neither 0, 1 nor a team name", winner)
     if isinstance(winner, str):
         if winner not in teams:
-            raise ValueError(f"results[{i}].winner: {winner!r} is not one of the teams {list(teams)!r}")
+            raise MalformedError(f"results[{i}].winner", f"{winner!r} is not one of the teams {list(teams)!r}", winner)
         return list(teams).index(winner)
     if winner not in (0, 1):
-        raise ValueError(f"results[{i}].winner: {winner!r} is neither 0, 1 nor a team name")
+        raise MalformedError(f"results[{i}].winner", f"{winner!r} is neither 0, 1 nor a team name", winner)
     return winner
 
 
@@ -39,7 +41,7 @@ def _pair(i: int, result: Mapping[str, Any], key: str, default: list[int] | None
         or len(value) != 2
         or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
     ):
-        raise ValueError(f"results[{i}].{key}: {value!r} is not a pair of non-negative integers")
+        raise MalformedError(f"results[{i}].{key}", f"{value!r} is not a pair of non-negative integers", value)
     return [int(value[0]), int(value[1])]
 
 
@@ -55,6 +57,7 @@ def standings(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     "vacas_won", "vacas_lost", "vacas_won_in_lost", "stones", "head_to_head"}`, where
     `head_to_head` is the number of wins against the teams tied with it on every other
     criterion. Teams still tied after that share a rank and are listed by name.
+    A malformed result raises `MalformedError` naming it (`results[2].vacas`).
     """
     rows: dict[str, dict[str, Any]] = {}
     meetings: list[tuple[str, str]] = []  # (winner, loser) of every finished match
@@ -67,7 +70,7 @@ def standings(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
     for i, result in enumerate(results):
         if not isinstance(result, Mapping):
-            raise ValueError(f"results[{i}]: {result!r} is not a match result object")
+            raise MalformedError(f"results[{i}]", f"{result!r} is not a match result object", result)
         teams = result.get("teams")
         if (
             not isinstance(teams, list | tuple)
@@ -75,7 +78,7 @@ def standings(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
             or not all(isinstance(t, str) and t for t in teams)
             or teams[0] == teams[1]
         ):
-            raise ValueError(f"results[{i}].teams: {teams!r} is not two different team names")
+            raise MalformedError(f"results[{i}].teams", f"{teams!r} is not two different team names", teams)
         vacas = _pair(i, result, "vacas")
         stones = _pair(i, result, "stones", [0, 0])
         winner = _result_winner(i, result, teams, vacas)

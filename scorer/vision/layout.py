@@ -6,6 +6,7 @@ grouping rules are tested with synthetic boxes.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 
@@ -48,11 +49,19 @@ def _containment(inner: Box, outer: Box) -> float:
 
 
 def _corner_distance(inner: Box, outer: Box) -> float:
-    """Distance from the centre of `inner` to the nearest corner of `outer`, over
-    `outer`'s longer side."""
-    cx, cy = (inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2
-    d = min(((cx - x) ** 2 + (cy - y) ** 2) ** 0.5 for x in (outer[0], outer[2]) for y in (outer[1], outer[3]))
-    return d / max(1e-9, outer[2] - outer[0], outer[3] - outer[1])
+    """How far a corner patch is from being a corner of the card box `outer`: the
+    distance between the patch's and the box's like corners, over the box's longer
+    side, at the box corners where a card's indices sit (top-left and bottom-right for
+    a card standing, top-right and bottom-left for one lying sideways, either way up)."""
+    w, h = outer[2] - outer[0], outer[3] - outer[1]
+    if max(w, h) < 1.15 * min(w, h):
+        which = ((0, 1), (2, 3), (2, 1), (0, 3))
+    elif h > w:
+        which = ((0, 1), (2, 3))
+    else:
+        which = ((2, 1), (0, 3))
+    d = min(math.hypot(inner[i] - outer[i], inner[j] - outer[j]) for i, j in which)
+    return d / max(1e-9, w, h)
 
 
 def owner(corner: Box, cards: list[Box]) -> int | None:
@@ -89,6 +98,15 @@ def group_cards(reads: list[Read], card_boxes: list[Box]) -> tuple[list[Card], l
             orphans.append(r)
         else:
             by_box.setdefault(i, []).append(r)
+    # a name outvoted in its box moves to a box with no read that also holds it
+    for i in list(by_box):
+        winner = _one_card(by_box[i], card_boxes[i]).name
+        for r in [r for r in by_box[i] if r.name != winner]:
+            free = [k for k in range(len(card_boxes)) if k not in by_box]
+            j = owner(r.box, [card_boxes[k] for k in free])
+            if j is not None:
+                by_box[i].remove(r)
+                by_box[free[j]] = [r]
     cards: list[Card] = []
     for i, box in enumerate(card_boxes):
         if i in by_box:

@@ -1,0 +1,83 @@
+"""`mus-scorer replay` through a subprocess, on the sample match and on broken files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "examples" / "match.jsonl"
+
+
+def replay(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "scorer", "replay", *args], input=stdin, capture_output=True,
+                          text=True, cwd=ROOT, timeout=60)
+
+
+def sample_hands() -> int:
+    return sum(1 for line in SAMPLE.read_text().splitlines()[1:] if line.strip())
+
+
+def test_replay_text() -> None:
+    proc = replay(str(SAMPLE))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "Txuriak (Ane, Iker) – Beltzak (Bixente, Maite)"
+    hands = [line for line in lines if line.startswith("Hand ")]
+    assert len(hands) == sample_hands()
+    assert hands[0].startswith("Hand 1, esku Ane: ")
+    assert sum("game to" in line for line in hands) == 5
+    assert "Beltzak win the match" in hands[-1]
+    assert "Hand 6, esku Bixente: 34–37; Beltzak adentro (37)" in hands  # 37 of 40, game not won
+    assert lines[-1] == "Winner: Beltzak, vacas 2–3"
+
+
+def test_replay_json() -> None:
+    proc = replay(str(SAMPLE), "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(rows) == sample_hands()
+    assert [r["hand"] for r in rows] == list(range(1, len(rows) + 1))
+    assert rows[-1]["state"]["winner"] == 1 and rows[-1]["state"]["vacas"] == [2, 3]
+    assert all(r["settlement"]["format"] == "mus-settlement/1" for r in rows)
+
+
+@pytest.mark.parametrize(("lang", "words"), [("en", ("Grande", "Winner")), ("es", ("Grande", "Ganadores")),
+                                             ("eu", ("Handia", "Irabazleak")), ("fr", ("Grand", "Vainqueurs"))])
+def test_replay_explain(lang: str, words: tuple[str, str]) -> None:
+    proc = replay(str(SAMPLE), "--explain", "--lang", lang)
+    assert proc.returncode == 0, proc.stderr
+    indented = [line for line in proc.stdout.splitlines() if line.startswith("    ")]
+    assert any(line.strip().startswith(words[0]) for line in indented)
+    assert proc.stdout.splitlines()[-1].startswith(words[1])
+
+
+def test_replay_stdin_and_a_bad_line(tmp_path: Path) -> None:
+    lines = SAMPLE.read_text().splitlines()[:4]
+    bad = json.loads(lines[3])
+    bad["hands"][0][0] = "9e"
+    text = "\n".join([*lines[:3], json.dumps(bad), *lines[4:]]) + "\n"
+    proc = replay("-", stdin=text)
+    assert proc.returncode == 1
+    assert "line 4: hands[0][0]: '9e'" in proc.stderr
+    assert proc.stdout.count("Hand ") == 2  # the hands before the bad line were shown
+    proc = replay("-", "--json", stdin=text)
+    assert proc.returncode == 1
+    last = json.loads(proc.stdout.splitlines()[-1])
+    assert last["format"] == "mus-error/1" and last["line"] == 4
+    assert last["error"].startswith("hands[0][0]: '9e'")
+
+
+def test_replay_without_header() -> None:
+    proc = replay("-", stdin='{"esku": 0, "hands": []}\n')
+    assert proc.returncode == 1
+    assert "line 1" in proc.stderr
+
+
+def test_replay_missing_file() -> None:
+    proc = replay("/nonexistent/match.jsonl")
+    assert proc.returncode == 2 and "/nonexistent/match.jsonl" in proc.stderr

@@ -1,0 +1,191 @@
+"""`mus-scorer settle` through a subprocess: formats, bad lines, exit codes, stdin."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The worked example of HAND-RECORD.md and its settlement.
+HAND = {
+    "format": "mus-hand/1",
+    "rules": {"kings": 8, "target": 40, "real31": False},
+    "esku": 0,
+    "score": [12, 37],
+    "hands": [["12o", "3c", "1e", "5b"], ["7o", "7c", "7e", "10b"], ["2o", "4c", "6e", "11b"], ["1o", "1c", "5e", "6o"]],
+    "declared": {"pares": [True, True, False, True], "juego": [False, True, False, False]},
+    "bets": {
+        "grande": [{"seat": 0, "act": "paso"}, {"seat": 1, "act": "envido", "n": 2}, {"seat": 2, "act": "mas", "n": 3},
+                   {"seat": 3, "act": "quiero"}],
+        "chica": [{"seat": 0, "act": "paso"}, {"seat": 1, "act": "paso"}, {"seat": 2, "act": "paso"}, {"seat": 3, "act": "paso"}],
+        "pares": [{"seat": 0, "act": "envido"}, {"seat": 1, "act": "no_quiero"}, {"seat": 3, "act": "no_quiero"}],
+    },
+}
+EXPECTED = {
+    "format": "mus-settlement/1",
+    "score": [19, 41],
+    "game_over": True,
+    "winner": 1,
+    "ordago": False,
+    "lances": {
+        "grande": {"best": 0, "team": 0, "status": "accepted", "stake": 5, "stones": 5},
+        "chica": {"best": 3, "team": 1, "status": "paso", "stake": 0, "stones": 1},
+        "pares": {"best": 1, "team": 0, "status": "refused", "stake": 1, "stones": 2},
+        "juego": {"best": 1, "team": 1, "status": "uncontested", "stake": 0, "stones": 3},
+    },
+    "events": [
+        {"lance": "pares", "team": 0, "stones": 1, "why": "deje: envido refused", "score": [13, 37]},
+        {"lance": "grande", "team": 0, "stones": 5, "why": "envido 2, 3 more, accepted; best grande seat 0", "score": [18, 37]},
+        {"lance": "chica", "team": 1, "stones": 1, "why": "all passed; best chica seat 3", "score": [18, 38]},
+        {"lance": "pares", "team": 0, "stones": 1, "why": "bonus after refused bet: seat 0 pareja", "score": [19, 38]},
+        {"lance": "juego", "team": 1, "stones": 3, "why": "only team 1 has juego: seat 1 31", "score": [19, 41]},
+    ],
+    "amarrakos": [[3, 4], [8, 1]],
+    "adentro": [False, False],
+    "disputes": [],
+}
+SIMPLE = {"esku": 1, "hands": [["12o", "12c", "12e", "12b"], ["1o", "1c", "1e", "1b"],
+                               ["11o", "11c", "11e", "11b"], ["4o", "4c", "4e", "4b"]]}
+
+
+def settle(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "scorer", "settle", *args], input=stdin, capture_output=True,
+                          text=True, cwd=ROOT, timeout=60)
+
+
+def out_lines(proc: subprocess.CompletedProcess[str]) -> list[dict]:
+    return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+def test_one_hand_on_stdin_gives_the_contract_settlement() -> None:
+    proc = settle(stdin=json.dumps(HAND))
+    assert proc.returncode == 0, proc.stderr
+    assert out_lines(proc) == [EXPECTED]
+
+
+def test_output_is_compact_json_one_line() -> None:
+    proc = settle("-", stdin=json.dumps(HAND) + "\n")
+    assert proc.returncode == 0
+    assert proc.stdout.count("\n") == 1
+    assert proc.stdout == json.dumps(EXPECTED, separators=(",", ":"), ensure_ascii=False) + "\n"
+    assert proc.stdout.startswith('{"format":"mus-settlement/1","score":[19,41]')
+
+
+def test_pretty_printed_hand_from_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "hand.json"
+    path.write_text(json.dumps(HAND, indent=2))
+    proc = settle(str(path))
+    assert proc.returncode == 0, proc.stderr
+    assert out_lines(proc) == [EXPECTED]
+
+
+def test_pretty_printed_hands_one_after_another(tmp_path: Path) -> None:
+    path = tmp_path / "hands.json"
+    path.write_text("{\n" + json.dumps(HAND, indent=2)[1:] + "\n\n" + json.dumps(SIMPLE, indent=4) + "\n")
+    proc = settle(str(path))
+    assert proc.returncode == 0, proc.stderr
+    rows = out_lines(proc)
+    assert rows[0] == EXPECTED
+    assert rows[1]["score"] == [11, 1]
+
+
+def test_pretty_printed_hand_with_a_syntax_error() -> None:
+    text = json.dumps(HAND, indent=2).replace('"esku": 0,', '"esku": 0')
+    proc = settle(stdin=text)
+    assert proc.returncode == 1
+    (err,) = out_lines(proc)
+    assert err["format"] == "mus-error/1" and err["line"] == 1
+    assert "invalid JSON" in err["error"] and "(line 9, column 3)" in err["error"]
+
+
+def test_json_lines_with_bad_lines_settle_the_others() -> None:
+    bad_card = {**SIMPLE, "hands": [["8o", "12c", "12e", "12b"], *SIMPLE["hands"][1:]]}
+    out_of_turn = {**SIMPLE, "bets": {"grande": [{"seat": 3, "act": "paso"}]}}
+    lines = [
+        json.dumps(SIMPLE),            # 1
+        json.dumps(bad_card),          # 2
+        "",                            # 3 blank: skipped, still counted
+        '{"esku": 0, "hands": [',      # 4 truncated
+        json.dumps(HAND),              # 5
+        "[1, 2, 3]",                   # 6
+        json.dumps(out_of_turn),       # 7
+        json.dumps(SIMPLE),            # 8
+    ]
+    proc = settle(stdin="\n".join(lines) + "\n")
+    assert proc.returncode == 1
+    rows = out_lines(proc)
+    assert len(rows) == 7
+    formats = [r["format"] for r in rows]
+    assert formats == ["mus-settlement/1", "mus-error/1", "mus-error/1", "mus-settlement/1", "mus-error/1",
+                       "mus-error/1", "mus-settlement/1"]
+    errors = {r["line"]: r["error"] for r in rows if r["format"] == "mus-error/1"}
+    assert set(errors) == {2, 4, 6, 7}
+    assert errors[2].startswith("hands[0][0]: '8o'") and "8s or 9s" in errors[2]
+    assert errors[4].startswith("invalid JSON")
+    assert "JSON object" in errors[6]
+    assert errors[7].startswith("bets.grande[0]")
+    assert rows[3] == EXPECTED
+
+
+def test_all_lines_bad_still_one_error_each() -> None:
+    proc = settle(stdin="nope\n{}\n")
+    assert proc.returncode == 1
+    rows = out_lines(proc)
+    assert [r["line"] for r in rows] == [1, 2]
+    assert rows[1]["error"] == "esku: 'esku' is missing"
+
+
+def test_empty_input() -> None:
+    proc = settle(stdin="\n  \n")
+    assert proc.returncode == 0 and proc.stdout == ""
+
+
+def test_missing_file() -> None:
+    proc = settle("/nonexistent/hands.jsonl")
+    assert proc.returncode == 2
+    assert "/nonexistent/hands.jsonl" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("en", "Grande: envido, 3 more, quiero: seat 0 wins with R-R-5-1, +5 → 18–37 (3 amarrakos 3)"),
+        ("es", "Grande: envido, 3 más, quiero: gana asiento 0 con R-R-5-1, +5 → 18–37 (3 amarracos y 3)"),
+        ("eu", "Handia: enbido, 3 gehiago, iduki: 0. jokalaria irabazle, R-R-5-1, +5 → 18–37 (3 hamarreko eta 3)"),
+        ("fr", "Grand: envido, 3 de plus, tenu: joueur 0 gagne avec R-R-5-1, +5 → 18–37 (3 hamarrekos 3)"),
+    ],
+)
+def test_explain(lang: str, expected: str) -> None:
+    proc = settle("--explain", "--lang", lang, stdin=json.dumps(HAND))
+    assert proc.returncode == 0, proc.stderr
+    assert expected in proc.stdout.splitlines()
+
+
+def test_explain_several_hands_are_headed_by_their_line() -> None:
+    proc = settle("--explain", stdin=json.dumps(SIMPLE) + "\n" + json.dumps(HAND) + "\n")
+    assert proc.returncode == 0
+    text = proc.stdout.splitlines()
+    assert text[0] == "# line 1" and "# line 2" in text
+
+
+def test_bad_language_is_a_usage_error() -> None:
+    proc = settle("--lang", "de", stdin=json.dumps(HAND))
+    assert proc.returncode == 2
+
+
+def test_parallel_workers_keep_the_order_and_the_line_numbers() -> None:
+    good = json.dumps(SIMPLE)
+    lines = [good if i % 97 else '{"esku": 0}' for i in range(1, 1201)]
+    text = "\n".join(lines) + "\n"
+    serial = settle("--jobs", "1", stdin=text)
+    parallel = settle("--jobs", "2", stdin=text)
+    assert serial.returncode == parallel.returncode == 1
+    assert parallel.stdout == serial.stdout
+    rows = out_lines(parallel)
+    assert len(rows) == 1200
+    assert [r["line"] for r in rows if r["format"] == "mus-error/1"] == list(range(97, 1201, 97))

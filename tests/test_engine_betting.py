@@ -1,0 +1,324 @@
+"""Betting as a log of actions: turn order, answers, raises, dejes, phases (RULES.md "Betting inside a lance")."""
+
+from __future__ import annotations
+
+import pytest
+
+from scorer.engine import IllegalError, LiveHand, MalformedError, Rules, settle
+
+HANDS = [["12o", "12c", "1e", "4b"], ["11o", "11c", "5e", "6b"], ["7o", "6c", "5o", "4o"], ["10o", "1c", "2e", "4c"]]
+
+
+def start(esku: int = 0, score: tuple[int, int] = (0, 0), **rules) -> LiveHand:
+    return LiveHand.start(Rules(**rules), esku, score)
+
+
+def act(hand: LiveHand, *steps) -> LiveHand:
+    """Apply steps for whoever is to speak: `"paso"`, `("envido", 3)`, `("mas", 4)`, `"ordago"`..."""
+    for step in steps:
+        name, n = (step, None) if isinstance(step, str) else step
+        action = {"seat": hand.to_speak, "act": name} | ({"n": n} if n is not None else {})
+        hand = hand.apply(action)
+    return hand
+
+
+def refuse(hand: LiveHand, lance: str = "grande") -> LiveHand:
+    """The facing team refuses: every partner still in says no quiero."""
+    while hand.phase == lance:
+        hand = act(hand, "no_quiero")
+    return hand
+
+
+# (text as in RULES.md / the seeds, steps, outcome, stones)
+WORKED = [
+    # seed 004 art. 17 (Relances), as worded in RULES.md
+    ("envido–no quiero = 1", ["envido"], "refused", 1),
+    ("envido–quiero = 2", ["envido", "quiero"], "accepted", 2),
+    ("órdago–no quiero = 1", ["ordago"], "refused", 1),
+    ("envido 3–no quiero = 1", [("envido", 3)], "refused", 1),
+    ("envido 3–quiero = 3", [("envido", 3), "quiero"], "accepted", 3),
+    ("envido, 4 more, no quiero = 2", ["envido", ("mas", 4)], "refused", 2),
+    ("envido, 2 more, órdago, no quiero = 4", ["envido", ("mas", 2), "ordago"], "refused", 4),
+    ("envido 3, 4 more, quiero = 7", [("envido", 3), ("mas", 4), "quiero"], "accepted", 7),
+    ("envido, 5 more, 2 more, no quiero = 7", ["envido", ("mas", 5), ("mas", 2)], "refused", 7),
+    # seed 002 art. 22 (Quelques exemples)
+    ("Enbido tapé, laissé par l'adversaire = 1 ttantto", ["envido"], "refused", 1),
+    ("Enbido tapé, tenu par l'adversaire = 2 ttantos", ["envido", "quiero"], "accepted", 2),
+    ("3 engagés, laissé par l'adversaire = 1 ttantto", [("envido", 3)], "refused", 1),
+    ("3 engagés, tenu par l'adversaire = 3 ttantos", [("envido", 3), "quiero"], "accepted", 3),
+    ("Enbido tapé, 4 renchérés par l'adversaire et laissé = 2 ttantos", ["envido", ("mas", 4)], "refused", 2),
+    ("Enbido tapé, 4 renchérés par l'adversaire et tenu = 6 ttantos", ["envido", ("mas", 4), "quiero"], "accepted", 6),
+    ("envido, 4 more, 3 more refused = 6 (seed 002 art. 22)", ["envido", ("mas", 4), ("mas", 3)], "refused", 6),
+]
+
+
+@pytest.mark.parametrize("text,steps,outcome,stones", WORKED, ids=[w[0] for w in WORKED])
+def test_worked_examples(text, steps, outcome, stones):
+    hand = act(start(), *steps)
+    if outcome == "refused":
+        hand = refuse(hand)
+        assert hand.events[-1]["stones"] == stones
+        assert hand.events[-1]["why"].startswith("deje: ")
+        assert sum(hand.score) == stones
+    assert hand.phase == "chica"
+    hand = act(hand, "paso", "paso", "paso", "paso")
+    settled = settle(hand.to_record(HANDS))
+    grande = settled["lances"]["grande"]
+    assert (grande["status"], grande["stake"]) == (outcome, stones)
+    assert grande["stones"] == stones
+
+
+def test_speaking_order_from_esku_counterclockwise():
+    hand = start(esku=2)
+    seen = []
+    for _ in range(4):
+        seen.append(hand.to_speak)
+        hand = act(hand, "paso")
+    assert seen == [2, 3, 0, 1]
+    assert hand.phase == "chica" and hand.to_speak == 2
+
+
+def test_paso_before_a_bet_keeps_a_player_in():
+    hand = act(start(), "paso", "envido")  # seat 0 passed, seat 1 bets
+    assert hand.to_speak == 2
+    hand = act(hand, "no_quiero")
+    assert hand.to_speak == 0  # seat 0 passed before the bet and still answers
+    hand = act(hand, "quiero")
+    assert hand.phase == "chica"
+
+
+def test_first_partner_to_answer_decides_when_accepting():
+    hand = act(start(), "envido", "quiero")  # seat 1 accepts for team 1
+    assert hand.phase == "chica"
+
+
+def test_first_partner_to_answer_decides_when_raising():
+    hand = act(start(), "envido", ("mas", 2))  # seat 1 raises; seat 3 does not speak
+    assert hand.to_speak == 2  # team 0 answers, from the seat after the raiser
+
+
+def test_partner_may_still_accept_after_the_other_refused():
+    hand = act(start(), "envido", "no_quiero")
+    assert hand.phase == "grande" and hand.to_speak == 3
+    hand = act(hand, "quiero")
+    assert hand.phase == "chica" and hand.score == (0, 0)
+
+
+def test_partner_may_still_raise_after_the_other_refused_and_the_refuser_is_out():
+    hand = act(start(), "paso", "envido", "no_quiero")  # seat 2 refuses; seat 0 still answers
+    hand = act(hand, ("mas", 2))  # seat 0 raises
+    assert hand.to_speak == 1
+    hand = act(hand, ("mas", 2))  # seat 1 raises back: only seat 0 is left to answer for team 0
+    assert hand.to_speak == 0
+    with pytest.raises(IllegalError, match="refused the bet and is out"):
+        hand.check({"seat": 2, "act": "quiero"})
+    hand = refuse(hand)
+    assert hand.events[-1]["stones"] == 4 and hand.score == (0, 4)
+
+
+def test_a_refusal_by_both_partners_pays_the_deje_at_once():
+    hand = refuse(act(start(score=(3, 5)), "envido"))
+    assert hand.score == (4, 5)
+    assert hand.events == [{"lance": "grande", "team": 0, "stones": 1, "why": "deje: envido refused",
+                            "score": [4, 5]}]
+
+
+def test_action_out_of_turn_is_refused_with_field_seat():
+    hand = start()
+    with pytest.raises(IllegalError) as err:
+        hand.check({"seat": 1, "act": "paso"})
+    assert err.value.field == "seat"
+    assert "out of turn" in str(err.value)
+
+
+@pytest.mark.parametrize("action,match", [
+    ({"act": "mas", "n": 2}, "no bet has been made"),
+    ({"act": "quiero"}, "no bet to answer"),
+    ({"act": "no_quiero"}, "no bet to answer"),
+])
+def test_answers_and_raises_need_a_bet(action, match):
+    with pytest.raises(IllegalError, match=match):
+        start().check({"seat": 0} | action)
+
+
+def test_envido_facing_a_bet_is_refused():
+    with pytest.raises(IllegalError, match="raise it with 'mas'"):
+        act(start(), "envido").check({"seat": 1, "act": "envido"})
+
+
+def test_an_ordago_cannot_be_raised():
+    hand = act(start(), "ordago")
+    for bad in ({"seat": 1, "act": "mas", "n": 2}, {"seat": 1, "act": "ordago"}):
+        with pytest.raises(IllegalError, match="ordago is answered"):
+            hand.check(bad)
+
+
+@pytest.mark.parametrize("action,field", [
+    ({"seat": 0, "act": "bet"}, "act"),
+    ({"seat": 4, "act": "paso"}, "seat"),
+    ({"seat": True, "act": "paso"}, "seat"),
+    ({"act": "paso"}, "seat"),
+    ({"seat": 0, "act": "envido", "n": 1}, "n"),
+    ({"seat": 0, "act": "envido", "n": "2"}, "n"),
+    ({"seat": 0, "act": "envido", "n": True}, "n"),
+    ({"seat": 0, "act": "paso", "n": 2}, "n"),
+    ({"seat": 0, "act": "paso", "who": 1}, "who"),
+    ({"seat": 0, "act": "declare"}, "act"),
+    ("paso", ""),
+])
+def test_malformed_actions(action, field):
+    with pytest.raises(MalformedError) as err:
+        start().check(action)
+    assert err.value.field == field
+
+
+def test_check_does_not_change_the_hand():
+    hand = start()
+    hand.check({"seat": 0, "act": "envido", "n": 3})
+    assert hand.log == () and hand.to_speak == 0
+
+
+def test_legal_actions():
+    hand = start()
+    assert hand.legal() == [
+        {"seat": 0, "act": "paso"}, {"seat": 0, "act": "envido", "n": 2}, {"seat": 0, "act": "envido", "n": 3},
+        {"seat": 0, "act": "envido", "n": 5}, {"seat": 0, "act": "ordago"},
+    ]
+    assert act(hand, "envido").legal() == [
+        {"seat": 1, "act": "quiero"}, {"seat": 1, "act": "no_quiero"}, {"seat": 1, "act": "mas", "n": 2},
+        {"seat": 1, "act": "ordago"},
+    ]
+    assert act(hand, "ordago").legal() == [{"seat": 1, "act": "quiero"}, {"seat": 1, "act": "no_quiero"}]
+
+
+def test_every_listed_action_is_legal():
+    hand = act(start(), "paso", "envido")
+    for action in hand.legal():
+        hand.check(action)
+        hand.apply(action)
+
+
+def test_any_raise_is_legal():
+    hand = act(start(), "envido", ("mas", 17))
+    assert hand.state.lance.stake == 19
+
+
+def test_log_undo_and_replay():
+    hand = act(start(esku=1, score=(4, 9)), "paso", "envido", ("mas", 3))
+    assert [a["act"] for a in hand.log] == ["paso", "envido", "mas"]
+    assert hand.log[1] == {"seat": 2, "act": "envido", "n": 2}
+    undone = hand.undo()
+    assert undone.log == hand.log[:-1] and undone.to_speak == 3
+    again = LiveHand.replay(Rules(), 1, (4, 9), list(hand.log))
+    assert again == hand
+    assert start().undo() == start()
+
+
+def test_replay_names_the_bad_action():
+    with pytest.raises(IllegalError) as err:
+        LiveHand.replay(Rules(), 0, (0, 0), [{"seat": 0, "act": "paso"}, {"seat": 2, "act": "paso"}])
+    assert err.value.field == "log[1].seat"
+    assert str(err.value).startswith("log[1].seat: ")
+
+
+def declare(hand: LiveHand, claims: list[bool]) -> LiveHand:
+    """Declarations by seat (claims[s] for seat s), made in speaking order."""
+    claim = hand.phase.removesuffix("_declare")
+    while hand.phase.endswith("_declare") and hand.phase.startswith(claim):
+        seat = hand.to_speak
+        hand = hand.apply({"seat": seat, "act": "declare", claim: claims[seat]})
+    return hand
+
+
+def through_chica(esku: int = 0) -> LiveHand:
+    return act(start(esku=esku), *["paso"] * 8)
+
+
+def test_declarations_in_speaking_order():
+    hand = through_chica(esku=3)
+    assert hand.phase == "pares_declare" and hand.to_speak == 3
+    assert hand.legal() == [{"seat": 3, "act": "declare", "pares": True}, {"seat": 3, "act": "declare", "pares": False}]
+    with pytest.raises(IllegalError, match="out of turn"):
+        hand.check({"seat": 0, "act": "declare", "pares": True})
+    with pytest.raises(IllegalError, match="declares whether it has pares"):
+        hand.check({"seat": 3, "act": "declare", "juego": True})
+    with pytest.raises(IllegalError):
+        hand.check({"seat": 3, "act": "paso"})
+
+
+def test_declaring_during_the_betting_is_refused():
+    with pytest.raises(IllegalError, match="'declare' during the betting"):
+        start().check({"seat": 0, "act": "declare", "pares": True})
+
+
+def test_pares_bet_only_by_holders_both_teams():
+    hand = declare(through_chica(), [True, False, False, True])
+    assert hand.phase == "pares" and hand.to_speak == 0
+    hand = act(hand, "envido")
+    assert hand.to_speak == 3  # seat 1 holds no pares: seat 3 answers
+
+
+def test_non_holder_may_not_bet_for_the_partner():
+    hand = declare(through_chica(), [True, False, False, True])
+    with pytest.raises(IllegalError, match="art. 19") as err:
+        hand.check({"seat": 2, "act": "envido", "n": 2})
+    assert err.value.field == "seat"
+
+
+def test_pares_held_by_one_team_is_not_bet():
+    hand = declare(through_chica(), [True, False, True, False])
+    assert hand.phase == "juego_declare"
+    assert hand.state.done[-1].status == "uncontested" and hand.state.done[-1].team == 0
+
+
+def test_nobody_with_pares_skips_the_lance():
+    hand = declare(through_chica(), [False] * 4)
+    assert hand.phase == "juego_declare" and hand.state.done[-1].status == "not_played"
+
+
+def test_juego_held_by_one_team_goes_to_showdown():
+    hand = declare(declare(through_chica(), [False] * 4), [False, True, False, False])
+    assert hand.phase == "showdown" and hand.to_speak is None and hand.legal() == []
+
+
+def test_juego_held_by_both_teams_is_bet_by_holders():
+    hand = declare(declare(through_chica(), [False] * 4), [False, True, True, False])
+    assert hand.phase == "juego" and hand.to_speak == 1
+
+
+def test_punto_when_nobody_has_juego_all_four_bet():
+    hand = declare(declare(through_chica(esku=2), [False] * 4), [False] * 4)
+    assert hand.phase == "punto" and hand.to_speak == 2
+    hand = act(hand, "paso", "paso", "paso", "paso")
+    assert hand.phase == "showdown"
+
+
+def test_no_action_after_the_showdown():
+    hand = act(declare(declare(through_chica(), [False] * 4), [False] * 4), *["paso"] * 4)
+    with pytest.raises(IllegalError, match="betting is over"):
+        hand.check({"seat": 0, "act": "paso"})
+
+
+def test_a_deje_reaching_the_target_ends_the_game_at_once():
+    hand = refuse(act(start(score=(39, 20)), "envido"), "grande")
+    assert hand.phase == "over" and hand.game_over and hand.score == (40, 20)
+    assert hand.to_speak is None and hand.ordago is None
+    with pytest.raises(IllegalError, match="hand is over"):
+        hand.check({"seat": 0, "act": "paso"})
+
+
+def test_an_accepted_ordago_awaits_only_the_cards():
+    hand = act(start(), "paso", "ordago", "quiero")
+    assert hand.phase == "over" and hand.ordago == "grande" and hand.game_over
+    assert hand.to_speak is None
+
+
+def test_to_record_of_a_live_hand():
+    hand = act(start(esku=1, score=(2, 3)), "envido", "quiero", *["paso"] * 4)
+    hand = declare(hand, [False, True, True, False])
+    hand = act(hand, "paso", "paso")
+    record = hand.to_record()
+    assert record["esku"] == 1 and record["score"] == [2, 3] and record["hands"] == [None] * 4
+    assert record["declared"] == {"pares": [False, True, True, False]}
+    assert list(record["bets"]) == ["grande", "chica", "pares"]
+    assert record["bets"]["grande"] == [{"seat": 1, "act": "envido", "n": 2}, {"seat": 2, "act": "quiero"}]

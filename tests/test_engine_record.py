@@ -1,0 +1,141 @@
+"""Hand records: validation, errors naming the field, JSON round trip, the engine's imports."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from scorer.engine import IllegalError, MalformedError, MusError, Rules, parse_hand, settle
+
+ROOT = Path(__file__).parents[1]
+EXAMPLE = json.loads((ROOT / "examples" / "hand.json").read_text())
+
+
+def with_(path: str, value):
+    """The example with the value at `path` (dots and [i]) replaced; `...` deletes it."""
+    record = copy.deepcopy(EXAMPLE)
+    keys = [int(k) if k.isdigit() else k for k in path.replace("[", ".").replace("]", "").split(".")]
+    target = record
+    for key in keys[:-1]:
+        target = target[key]
+    if value is ...:
+        del target[keys[-1]]
+    else:
+        target[keys[-1]] = value
+    return record
+
+
+def test_error_classes():
+    assert issubclass(MalformedError, MusError) and issubclass(IllegalError, MusError)
+    assert issubclass(MusError, ValueError)
+
+
+def test_error_message_names_the_field_and_quotes_the_value():
+    with pytest.raises(MalformedError) as err:
+        settle(with_("hands[2][1]", "8o"))
+    assert err.value.field == "hands[2][1]" and err.value.value == "8o"
+    assert str(err.value) == "hands[2][1]: '8o' is not a card of the Mus deck (no 8s or 9s)"
+
+
+@pytest.mark.parametrize("path,value,cls,field", [
+    ("hands[0][0]", "13o", MalformedError, "hands[0][0]"),
+    ("hands[1][3]", "12o", IllegalError, "hands[1][3]"),  # the same card twice
+    ("hands[1]", ["7o", "7c", "7e", "10b", "4o"], IllegalError, "hands[1]"),  # five cards
+    ("hands[1]", "7o 7c 7e 10b", MalformedError, "hands[1]"),
+    ("hands", [["12o"]], MalformedError, "hands"),
+    ("esku", 4, MalformedError, "esku"),
+    ("esku", ..., MalformedError, "esku"),
+    ("score", [12], MalformedError, "score"),
+    ("score[1]", -1, MalformedError, "score[1]"),
+    ("score[1]", 40, IllegalError, "score[1]"),
+    ("format", "mus-hand/2", MalformedError, "format"),
+    ("rules.kings", 6, MalformedError, "rules.kings"),
+    ("rules.target", 35, MalformedError, "rules.target"),
+    ("rules.real31", "yes", MalformedError, "rules.real31"),
+    ("rules.colour", 1, MalformedError, "rules.colour"),
+    ("declared.pares", [True], MalformedError, "declared.pares"),
+    ("declared.pares[1]", "yes", MalformedError, "declared.pares[1]"),
+    ("declared.envido", [True] * 4, MalformedError, "declared.envido"),
+    ("bets.grande[3].act", "iduki", MalformedError, "bets.grande[3].act"),
+    ("bets.grande[1].seat", 3, IllegalError, "bets.grande[1].seat"),  # out of turn
+    ("bets.grande", [{"seat": 0, "act": "paso"}, {"seat": 1, "act": "envido"}, {"seat": 2, "act": "quiero"},
+                     {"seat": 3, "act": "paso"}], IllegalError, "bets.grande[3]"),  # the lance is over
+    ("bets.grande[1].act", "mas", IllegalError, "bets.grande[1].act"),  # raise with no bet
+    ("bets.grande[1].n", 0, MalformedError, "bets.grande[1].n"),
+    ("bets.grande", "paso", MalformedError, "bets.grande"),
+    ("bets.mus", [], MalformedError, "bets.mus"),
+    ("bets.juego", [{"seat": 0, "act": "paso"}], IllegalError, "bets.juego"),  # only team 1 has juego
+    ("bets.punto", [{"seat": 0, "act": "paso"}], IllegalError, "bets.punto"),
+    ("bets.pares", [{"seat": 0, "act": "envido"}], IllegalError, "bets.pares"),  # unfinished
+    ("bets.pares[2].seat", 2, IllegalError, "bets.pares[2].seat"),  # seat 2 holds no pares
+    ("extra", 1, MalformedError, "extra"),
+])
+def test_invalid_records_are_refused_naming_the_field(path, value, cls, field):
+    with pytest.raises(cls) as err:
+        settle(with_(path, value))
+    assert err.value.field == field
+    assert str(err.value).startswith(f"{field}: ")
+
+
+def test_a_fifth_card_of_a_rank_among_rank_only_cards():
+    record = with_("hands", [["12", "12", "12", "12"], ["12o", "7c", "7e", "10b"], ["2o", "4c", "6e", "11b"],
+                             ["1o", "1c", "5e", "6o"]])
+    with pytest.raises(IllegalError, match="fifth card of rank 12") as err:
+        settle(record)
+    assert err.value.field == "hands[1][0]"
+
+
+@pytest.mark.parametrize("bad", [None, [], "hand", 3, {"hands": 1}])
+def test_garbage_is_a_mus_error(bad):
+    with pytest.raises(MusError):
+        settle(bad)
+
+
+def test_defaults_format_rules_score_declared_bets():
+    record = {"esku": 2, "hands": EXAMPLE["hands"]}
+    parsed = parse_hand(record)
+    assert parsed.rules == Rules() and parsed.score == (0, 0)
+    assert settle(record)["format"] == "mus-settlement/1"
+
+
+def test_parse_hand_to_json_round_trips():
+    parsed = parse_hand(EXAMPLE)
+    again = parse_hand(json.loads(json.dumps(parsed.to_json())))
+    assert again == parsed
+    assert settle(parsed.to_json()) == settle(EXAMPLE)
+
+
+def test_rules_json():
+    assert Rules.from_json(None) == Rules()
+    assert Rules.from_json({"kings": 4, "target": 30}).to_json() == {
+        "kings": 4, "target": 30, "real31": False, "games_per_vaca": 1, "vacas_to_win": 3}
+    assert Rules.from_json(Rules(real31=True).to_json()) == Rules(real31=True)
+    with pytest.raises(MalformedError):
+        Rules.from_json([])
+
+
+def test_the_example_file_is_the_hand_record_example():
+    assert EXAMPLE["score"] == [12, 37] and EXAMPLE["bets"]["pares"][0] == {"seat": 0, "act": "envido"}
+
+
+def test_the_engine_imports_only_the_standard_library():
+    stdlib = set(sys.stdlib_module_names)
+    for path in (ROOT / "scorer" / "engine").glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    continue
+                names = [node.module or ""]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                assert top in stdlib or top == "__future__", f"{path.name} imports {name}"
