@@ -322,3 +322,10 @@ def test_to_record_of_a_live_hand():
     assert record["declared"] == {"pares": [False, True, True, False]}
     assert list(record["bets"]) == ["grande", "chica", "pares"]
     assert record["bets"]["grande"] == [{"seat": 1, "act": "envido", "n": 2}, {"seat": 2, "act": "quiero"}]
+
+
+def test_paso_after_a_bet_is_a_refusal_and_takes_the_player_out():
+    hand = act(start(), "envido", "paso")  # seat 1 passes facing the bet: out
+    assert hand.to_speak == 3
+    hand = act(hand, "paso")
+    assert hand.phase == "chica" and hand.score == (1, 0)

@@ -186,3 +186,12 @@ def test_four_kings_census_is_consistent():
         ranks = sorted(Counter(c.rank for c in hand).values(), reverse=True)
         direct[{(4,): 3, (3, 1): 2, (2, 2): 3, (2, 1, 1): 1}.get(tuple(ranks), 0)] += 1
     assert kinds == direct
+
+
+def test_punto_thirty_is_best_four_is_worst():
+    assert ev("12o 11c 10e 12b").juego  # 40 is juego, not punto
+    thirty, worst = ev("12o 11c 10e 12b".replace("12b", "1b")), ev("1o 1c 1e 1b")
+    assert thirty.points == 31 and thirty.juego  # 31 is juego
+    assert ev("12o 11c 5e 5b").punto == 30 and ev("12o 11c 5e 5b").juego == 0
+    assert worst.punto == 4
+    assert ev("12o 11c 5e 5b").punto > ev("12o 11c 5e 4b").punto > worst.punto

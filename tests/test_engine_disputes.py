@@ -35,7 +35,7 @@ def test_dispute_entry_shape():
 
 def test_false_pares_partner_without_bets_annulled_opponents_count_theirs():
     s = settle(rec(P1, {"pares": seq(0, "envido", 1, "quiero")}, declared={"pares": [True, True, False, False]}))
-    assert line(s, "pares") == [(1, 1, "after a false declaration: seat 1 pareja")]
+    assert line(s, "pares") == [(1, 1, "false pares of seat 0 (seed 004 art. 13a): seat 1 pareja")]
     assert s["lances"]["pares"] == {"best": 1, "team": 1, "status": "accepted", "stake": 0, "stones": 1}
 
 
@@ -49,7 +49,7 @@ def test_false_pares_partner_and_opponents_with_pares_opponents_count_the_tira()
     hands = ["1o 4c 5e 6b", "12o 12c 4e 7b", "10o 10c 5c 7c", "1c 6e 7e 4o"]
     s = settle(rec(hands, {"pares": seq(0, "envido", 1, "quiero")}, declared={"pares": [True, True, True, False]}))
     assert disputes(s)[0] == (0, "pares", "false_declaration", "seed 004 art. 13b")
-    assert line(s, "pares") == [(1, 2, "after a false declaration: tira 1, seat 1 pareja")]
+    assert line(s, "pares") == [(1, 2, "false pares of seat 0 (seed 004 art. 13b): tira 1, seat 1 pareja")]
 
 
 def test_false_pares_partner_with_pares_opponents_without():
@@ -64,7 +64,7 @@ def test_undeclared_pares_does_not_count_and_opponents_score_the_tira():
     s = settle(rec(hands, declared={"pares": [False, True, False, False]}))
     assert disputes(s) == [(0, "pares", "undeclared", "seed 002 art. 16, seed 004 art. 14")]
     assert line(s, "pares") == [(1, 1, "only team 1 has pares: seat 1 pareja"),
-                                (1, 1, "tira for an undeclared combination")]
+                                (1, 1, "undeclared pares of seat 0 (seed 002 art. 16, seed 004 art. 14): tira 1")]
     assert s["lances"]["pares"]["stones"] == 2
 
 
@@ -81,7 +81,7 @@ NOJ = {"s0": "12o 12c 1e 4b", "s1": "11o 5c 4e 7b", "s2": "7o 6c 5o 4o", "s3": "
 def test_false_juego_nobody_else_opponents_score_two():
     s = settle(rec(list(NOJ.values()), declared={"juego": [True, False, False, False]}))
     assert disputes(s) == [(0, "juego", "false_declaration", "seed 002 art. 17, seed 004 art. 15a")]
-    assert line(s, "juego") == [(1, 2, "after a false declaration: tira 2")]
+    assert line(s, "juego") == [(1, 2, "false juego of seat 0 (seed 002 art. 17, seed 004 art. 15a): tira 2")]
     assert "punto" not in s["lances"]
 
 
@@ -96,7 +96,7 @@ def test_false_juego_opponents_have_bets_annulled():
     hands = [NOJ["s0"], "12b 11b 10b 1b", NOJ["s2"], NOJ["s3"]]
     s = settle(rec(hands, {"juego": seq(0, "envido", 1, "quiero")}, declared={"juego": [True, True, False, False]}))
     assert disputes(s) == [(0, "juego", "false_declaration", "seed 002 art. 17, seed 004 art. 15c")]
-    assert line(s, "juego") == [(1, 3, "after a false declaration: seat 1 31")]
+    assert line(s, "juego") == [(1, 3, "false juego of seat 0 (seed 002 art. 17, seed 004 art. 15c): seat 1 31")]
     assert s["lances"]["juego"]["stake"] == 0
 
 
@@ -104,7 +104,7 @@ def test_false_juego_partner_and_opponents_have_tira_and_juego():
     hands = ["12o 12e 1o 4b", "12c 11c 10c 1c", "12b 11b 7b 5b", "10e 6c 2e 4c"]
     s = settle(rec(hands, {"juego": seq(0, "envido", 1, "quiero")}, declared={"juego": [True, True, True, False]}))
     assert disputes(s)[0] == (0, "juego", "false_declaration", "seed 002 art. 17, seed 004 art. 15d")
-    assert line(s, "juego") == [(1, 4, "after a false declaration: tira 1, seat 1 31")]
+    assert line(s, "juego") == [(1, 4, "false juego of seat 0 (seed 002 art. 17, seed 004 art. 15d): tira 1, seat 1 31")]
 
 
 J31 = "12o 11o 10o 1o"
@@ -114,7 +114,7 @@ def test_undeclared_juego_nobody_else_punto_annulled_opponents_score_two():
     hands = [J31, "11c 5c 4e 7b", "7o 6c 5o 4o", "10c 1c 2e 4c"]
     s = settle(rec(hands, {"punto": seq(0, "envido", 1, "quiero")}, declared={"juego": [False] * 4}))
     assert disputes(s) == [(0, "juego", "undeclared", "seed 002 art. 18, seed 004 art. 16a")]
-    assert line(s, "punto") == [(1, 2, "after a false declaration: tira 2")]
+    assert line(s, "punto") == [(1, 2, "undeclared juego of seat 0 (seed 002 art. 18, seed 004 art. 16a): tira 2")]
     assert s["lances"]["punto"]["team"] == 1
 
 
@@ -130,7 +130,7 @@ def test_undeclared_juego_opponents_have_tira_and_their_juego():
     s = settle(rec(hands, declared={"juego": [False, True, False, False]}))
     assert disputes(s) == [(0, "juego", "undeclared", "seed 002 art. 18, seed 004 art. 16c")]
     assert line(s, "juego") == [(1, 3, "only team 1 has juego: seat 1 31"),
-                                (1, 1, "tira for an undeclared combination")]
+                                (1, 1, "undeclared juego of seat 0 (seed 002 art. 18, seed 004 art. 16c): tira 1")]
 
 
 def test_matching_declarations_raise_no_dispute():
@@ -150,3 +150,10 @@ def test_only_the_first_contradiction_from_esku_rules_the_lance():
     assert [d["seat"] for d in s["disputes"] if d["kind"] == "false_declaration"] == [0, 1]
     assert s["disputes"][1]["effect"].startswith("reported; the first contradiction")
     assert line(s, "pares") == []
+
+
+def test_an_accepted_ordago_in_pares_is_won_by_a_combination_the_cards_show():
+    hands = ["1o 4c 5e 6b", "12o 12c 4e 7b", "10o 11c 5c 7c", "1c 6e 7e 4o"]  # seat 0 has no pares
+    s = settle(rec(hands, {"pares": seq(0, "ordago", 1, "quiero")}, declared={"pares": [True, True, False, False]}))
+    assert s["ordago"] and s["winner"] == 1 and s["lances"]["pares"]["best"] == 1
+    assert s["disputes"][0]["effect"].startswith("reported; the ordago accepted in pares decides the game")

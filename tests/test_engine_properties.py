@@ -163,3 +163,51 @@ def test_live_hand_refuses_garbage_actions_with_mus_error(played, garbage):
         hand.check(garbage)
     except MusError:
         pass
+
+
+@SETTINGS
+@given(json_values, json_values, json_values, json_values)
+def test_live_hand_entry_points_refuse_garbage_with_mus_error(rules_obj, esku, score, log):
+    try:
+        hand = LiveHand.replay(rules_obj, esku, score, log)
+        hand.to_record(rules_obj)
+    except MusError:
+        pass
+
+
+ORDER = [1, 2, 3, 4, 5, 6, 7, 10, 11, 12]
+JUEGO_RANK = [31, 32, 40, 37, 36, 35, 34, 33]
+
+
+def _reference(cards, kings):
+    """A direct reading of RULES.md, for comparison with the tables."""
+    ranks = [{3: 12, 2: 1}.get(c.rank, c.rank) if kings == 8 else c.rank for c in cards]
+    high = sorted((ORDER.index(r) for r in ranks), reverse=True)
+    counts = sorted(((ranks.count(r), ORDER.index(r)) for r in set(ranks)), reverse=True)
+    if counts[0][0] == 4:
+        pares = (3, counts[0][1], counts[0][1])
+    elif counts[0][0] == 3:
+        pares = (2, counts[0][1], 0)
+    elif counts[0][0] == 2 and counts[1][0] == 2:
+        pares = (3, counts[0][1], counts[1][1])
+    elif counts[0][0] == 2:
+        pares = (1, counts[0][1], 0)
+    else:
+        pares = (0, 0, 0)
+    points = sum(10 if r >= 10 else r for r in ranks)
+    juego = 8 - JUEGO_RANK.index(points) if points >= 31 else 0
+    return {"grande": high, "chica": [-o for o in sorted(high)], "pares": pares, "juego": juego, "punto": points}
+
+
+@SETTINGS
+@given(st.permutations(DECK), st.sampled_from([8, 4]))
+def test_tables_agree_with_a_direct_reading_of_the_rules(cards, kings):
+    from scorer.engine import evaluate
+
+    a, b = cards[:4], cards[4:8]
+    va, vb = evaluate(a, kings), evaluate(b, kings)
+    ra, rb = _reference(a, kings), _reference(b, kings)
+    for lance in ("grande", "chica", "pares", "juego"):
+        assert (va.strength(lance) > vb.strength(lance)) == (ra[lance] > rb[lance]), lance
+        assert (va.strength(lance) == vb.strength(lance)) == (ra[lance] == rb[lance]), lance
+    assert va.pares_kind == ra["pares"][0] and va.points == ra["punto"]

@@ -139,3 +139,25 @@ def test_the_engine_imports_only_the_standard_library():
             for name in names:
                 top = name.split(".")[0]
                 assert top in stdlib or top == "__future__", f"{path.name} imports {name}"
+
+
+@pytest.mark.parametrize("key,value", [("games_per_vaca", 4), ("games_per_vaca", 0), ("vacas_to_win", 0),
+                                       ("vacas_to_win", "3"), ("kings", True), ("target", 40.0)])
+def test_rules_are_checked(key, value):
+    with pytest.raises(MalformedError) as err:
+        Rules.from_json({key: value})
+    assert err.value.field == f"rules.{key}"
+
+
+def test_rules_match_settings():
+    assert Rules(games_per_vaca=3, vacas_to_win=2).to_json()["games_per_vaca"] == 3
+
+
+def test_importing_the_engine_loads_no_third_party_module():
+    import subprocess
+
+    code = ("import sys; before = set(sys.modules); import scorer.engine; "
+            "extra = {m.split('.')[0] for m in set(sys.modules) - before}; "
+            "print(sorted(m for m in extra if m not in sys.stdlib_module_names and m != 'scorer'))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -7,11 +7,12 @@ from its log by `replay`, undone by replaying the log less its last action.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
-from .errors import IllegalError, MalformedError
-from .rules import Rules
+from .cards import parse_hands
+from .errors import IllegalError, MalformedError, MusError
+from .rules import Rules, check_esku, check_score
 
 LANCES = ("grande", "chica", "pares", "juego", "punto")
 PHASES = ("grande", "chica", "pares_declare", "pares", "juego_declare", "juego", "punto", "showdown", "over")
@@ -34,9 +35,9 @@ class Action(NamedTuple):
         """Check the shape of a JSON action (not its legality)."""
         if not isinstance(obj, dict):
             raise MalformedError("", f"{obj!r} is not an action object", obj)
-        for key in obj:
-            if key not in _ACTION_KEYS:
-                raise MalformedError(str(key), f"{key!r} is not a key of an action", key)
+        if not _ACTION_KEYS.issuperset(obj):
+            key = next(k for k in obj if k not in _ACTION_KEYS)
+            raise MalformedError(str(key), f"{key!r} is not a key of an action", key)
         seat = obj.get("seat")
         if type(seat) is not int or not 0 <= seat <= 3:
             raise MalformedError("seat", f"{seat!r} is not a seat (0 to 3)", seat)
@@ -137,9 +138,8 @@ class Lance(NamedTuple):
         raise IllegalError("act", f"'envido' in {self.name}: a bet is on the table; raise it with 'mas'", a.act)
 
     def _bet(self, seat: int, stake: int, agreed: int, words: str, *, ordago: bool) -> Lance:
-        team = seat % 2
-        after = ((seat + k) % 4 for k in (1, 2, 3))
-        queue = tuple(s for s in after if s % 2 != team and s in self.seats and s not in self.out)
+        opponents = ((seat + 1) % 4, (seat + 3) % 4)  # in speaking order from the bettor
+        queue = tuple([s for s in opponents if s in self.seats and s not in self.out])
         return self._replace(
             bettor=seat, queue=queue, stake=stake, agreed=agreed, chain=(*self.chain, words),
             bettors=(*self.bettors, seat), ordago=ordago,
@@ -158,11 +158,18 @@ class Done(NamedTuple):
     ordago: bool = False
 
 
+_ALL_PASSED = {name: Done(name, "paso") for name in LANCES}
 Deje = tuple[str, int, int, str, tuple[int, int]]  # lance, team, stones, why, score after
 
 
-class HandState(NamedTuple):
-    """Everything said in a hand so far, and the dejes paid."""
+@dataclass(slots=True)
+class HandState:
+    """Everything said in a hand so far, and the dejes paid.
+
+    The `advance*` methods change the state in place (the record replay owns its state);
+    `step` and `act` leave it alone and return a changed copy. Every field holds an
+    immutable value, so a shallow copy is a snapshot.
+    """
 
     rules: Rules
     esku: int
@@ -205,35 +212,46 @@ class HandState(NamedTuple):
         return [{"seat": seat, "act": "declare", claim: True}, {"seat": seat, "act": "declare", claim: False}]
 
     def act(self, obj: Any) -> HandState:
-        """Check the JSON action `obj` and apply it."""
-        a = Action.parse(obj)
+        """A copy with the JSON action `obj` checked and applied."""
+        return self.step(Action.parse(obj))
+
+    def step(self, a: Action) -> HandState:
+        """A copy with the parsed action `a` checked and applied."""
+        state = replace(self)
+        state.advance(a)
+        return state
+
+    def advance(self, a: Action) -> None:
+        """Check the parsed action `a` and apply it, in place."""
         if self.phase in ("showdown", "over"):
             why = "the betting is over" if self.phase == "showdown" else "the hand is over"
             raise IllegalError("act", f"{a.act!r}: {why}; no more actions", a.act)
-        if self.lance is None:
-            return self._declare(a)
         lance = self.lance
+        if lance is None:
+            return self._declare(a)
         if a.act == "declare":
             raise IllegalError("act", f"'declare' during the betting of {lance.name}", a.act)
         if a.seat != lance.to_speak:
             raise self._out_of_turn(a.seat)
         lance = lance.step(a)
         if lance.status is None:
-            return self._replace(lance=lance)
-        return self._finish(lance)
+            self.lance = lance
+        else:
+            self._finish(lance)
 
-    def all_pass(self) -> HandState:
-        """The current lance, not yet opened, passed by everyone."""
+    def advance_passing(self) -> None:
+        """The current lance, not yet opened, passed by everyone, in place."""
         lance = self.lance
         if lance is None or lance.passed or lance.bettor is not None:
             raise IllegalError("bets", f"no lance to pass in phase {self.phase!r}", self.phase)
-        return self._goon(lance.name, (*self.done, Done(lance.name, "paso")))
+        self.done += (_ALL_PASSED[lance.name],)
+        self._next(lance.name)
 
-    def declare_all(self, holds: tuple[bool, ...]) -> HandState:
-        """All four declarations of the current declare phase at once, by seat."""
+    def advance_declaring(self, holds: tuple[bool, ...]) -> None:
+        """All four declarations of the current declare phase at once (by seat), in place."""
         if not self.phase.endswith("_declare") or self.declaring:
             raise IllegalError("declared", f"no declarations expected in phase {self.phase!r}", self.phase)
-        return self._declared(self.phase.removesuffix("_declare"), holds)
+        self._declared(self.phase.removesuffix("_declare"), holds)
 
     def _out_of_turn(self, seat: int) -> IllegalError:
         lance = self.lance
@@ -248,59 +266,63 @@ class HandState(NamedTuple):
             why = f"seat {seat} is out of turn: seat {lance.to_speak} speaks"
         return IllegalError("seat", why, seat)
 
-    def _declare(self, a: Action) -> HandState:
+    def _declare(self, a: Action) -> None:
         claim = self.phase.removesuffix("_declare")
         if a.act != "declare" or a.claim != claim:
             raise IllegalError("act", f"{a.act!r}: each seat now declares whether it has {claim}", a.act)
         if a.seat != self.to_speak:
             raise IllegalError("seat", f"seat {a.seat} is out of turn: seat {self.to_speak} declares", a.seat)
-        declaring = (*self.declaring, bool(a.holds))
-        if len(declaring) < 4:
-            return self._replace(declaring=declaring)
-        by_seat = [False] * 4
-        for seat, holds in zip(self.order, declaring, strict=True):
-            by_seat[seat] = holds
-        return self._declared(claim, tuple(by_seat))
+        self.declaring += (bool(a.holds),)
+        if len(self.declaring) == 4:
+            by_seat = [False] * 4
+            for seat, holds in zip(self.order, self.declaring, strict=True):
+                by_seat[seat] = holds
+            self._declared(claim, tuple(by_seat))
 
-    def _declared(self, claim: str, by_seat: tuple[bool, ...]) -> HandState:
-        """The hand once all four have declared `claim`: bet it, skip it, or play punto."""
-        holders = tuple(s for s in self.order if by_seat[s])
+    def _declared(self, claim: str, by_seat: tuple[bool, ...]) -> None:
+        """All four have declared `claim`: bet it, skip it, or play punto."""
+        setattr(self, claim, by_seat)
+        self.declaring = ()
+        holders = tuple([s for s in self.order if by_seat[s]])
         teams = {s % 2 for s in holders}
         if len(teams) == 2:
-            phase, lance, done = claim, Lance(claim, holders), self.done
+            self.phase, self.lance = claim, Lance(claim, holders)
         elif claim == "juego" and not teams:
-            phase, lance, done = "punto", Lance("punto", self.order), self.done
+            self.phase, self.lance = "punto", Lance("punto", self.order)
         else:
-            ended = Done(claim, "uncontested", teams.pop()) if teams else Done(claim, "not_played")
-            phase, lance, done = _NEXT[claim], None, (*self.done, ended)
-        return self._replace(phase=phase, lance=lance, declaring=(), done=done, **{claim: by_seat})
+            self.done += (Done(claim, "uncontested", teams.pop()) if teams else Done(claim, "not_played"),)
+            self.phase, self.lance = _NEXT[claim], None
 
-    def _finish(self, lance: Lance) -> HandState:
-        """The hand once `lance` is over: pay a deje, end on an accepted ordago, or go on."""
+    def _finish(self, lance: Lance) -> None:
+        """`lance` is over: pay a deje, end on an accepted ordago, or go on."""
         status, bettor = lance.status, lance.bettor
         team = None if bettor is None else bettor % 2
         stake = lance.agreed if status == "refused" else lance.stake if status == "accepted" else 0
-        done = (*self.done, Done(lance.name, status or "", team, stake, lance.chain, lance.bettors, lance.ordago))
+        self.done += (Done(lance.name, status or "", team, stake, lance.chain, lance.bettors, lance.ordago),)
+        self.lance = None
         if status == "refused" and team is not None:
-            score = (self.score[0] + stake, self.score[1]) if team == 0 else (self.score[0], self.score[1] + stake)
-            last = lance.chain[-1]
-            refused = "envido" if last.startswith("envido") else last
-            dejes = (*self.dejes, (lance.name, team, stake, f"deje: {refused} refused", score))
-            if score[team] >= self.rules.target:
-                return self._replace(phase="over", lance=None, done=done, score=score, dejes=dejes, game_over=True)
-            return self._goon(lance.name, done, score=score, dejes=dejes)
-        if status == "accepted" and lance.ordago:
-            return self._replace(phase="over", lance=None, done=done, ordago=lance.name, game_over=True)
-        return self._goon(lance.name, done)
+            score = self.score
+            self.score = (score[0] + stake, score[1]) if team == 0 else (score[0], score[1] + stake)
+            refused = "envido" if lance.chain[-1].startswith("envido") else lance.chain[-1]
+            self.dejes += ((lance.name, team, stake, f"deje: {refused} refused", self.score),)
+            if self.score[team] >= self.rules.target:
+                self.phase, self.game_over = "over", True
+                return
+        elif status == "accepted" and lance.ordago:
+            self.phase, self.ordago, self.game_over = "over", lance.name, True
+            return
+        self._next(lance.name)
 
-    def _goon(self, name: str, done: tuple[Done, ...], **changes: Any) -> HandState:
-        phase = _NEXT[name]
-        lance = Lance("chica", self.order) if phase == "chica" else None
-        return self._replace(phase=phase, lance=lance, done=done, **changes)
+    def _next(self, name: str) -> None:
+        """Go on to the phase after lance `name`."""
+        self.phase = _NEXT[name]
+        self.lance = Lance("chica", self.order) if self.phase == "chica" else None
 
 
 def deje_events(state: HandState) -> list[dict[str, Any]]:
     """The dejes paid so far, in the settlement's event shape."""
+    if not state.dejes:
+        return []
     return [
         {"lance": lance, "team": team, "stones": stones, "why": why, "score": list(score)}
         for lance, team, stones, why, score in state.dejes
@@ -312,14 +334,12 @@ class LiveHand:
     """A hand entered action by action; immutable, every method returns a new one."""
 
     state: HandState
-    log: tuple[dict[str, Any], ...] = ()
-    phases: tuple[str, ...] = ()  # the phase each action of the log was made in
+    actions: tuple[Action, ...] = ()  # the log, checked
+    phases: tuple[str, ...] = ()  # the phase each action was made in
 
     @staticmethod
-    def start(rules: Rules, esku: int, score: tuple[int, int]) -> LiveHand:
-        """A new hand: `esku` speaks first, `score` is the score before it."""
-        from .record import check_esku, check_score
-
+    def start(rules: Rules | dict[str, Any] | None, esku: int, score: tuple[int, int]) -> LiveHand:
+        """A new hand: `esku` speaks first, `score` is the score before it (rules as `Rules` or JSON)."""
         rules = Rules.from_json(rules) if not isinstance(rules, Rules) else rules
         return LiveHand(HandState.begin(rules, check_esku(esku), check_score(score, rules)))
 
@@ -332,9 +352,14 @@ class LiveHand:
         for i, action in enumerate(log):
             try:
                 hand = hand.apply(action)
-            except (MalformedError, IllegalError) as err:
+            except MusError as err:
                 raise err.under(f"log[{i}]") from None
         return hand
+
+    @property
+    def log(self) -> tuple[dict[str, Any], ...]:
+        """The actions so far, as JSON (an envido always names its `n`)."""
+        return tuple(a.to_json() for a in self.actions)
 
     @property
     def phase(self) -> str:
@@ -376,8 +401,8 @@ class LiveHand:
 
     def apply(self, action: Any) -> LiveHand:
         """Check `action`, then return the hand with it applied."""
-        state = self.state.act(action)
-        return LiveHand(state, (*self.log, Action.parse(action).to_json()), (*self.phases, self.state.phase))
+        a = Action.parse(action)
+        return LiveHand(self.state.step(a), (*self.actions, a), (*self.phases, self.state.phase))
 
     def undo(self) -> LiveHand:
         """The hand without its last action."""
@@ -389,18 +414,19 @@ class LiveHand:
         s = self.state
         declared: dict[str, list[bool | None]] = {}
         bets: dict[str, list[dict[str, Any]]] = {}
-        for action, phase in zip(self.log, self.phases, strict=True):
-            if phase.endswith("_declare"):
-                claim = phase.removesuffix("_declare")
-                declared.setdefault(claim, [None] * 4)[action["seat"]] = action[claim]
+        for action, phase in zip(self.actions, self.phases, strict=True):
+            if action.claim is not None:
+                declared.setdefault(action.claim, [None] * 4)[action.seat] = action.holds
             else:
-                bets.setdefault(phase, []).append(dict(action))
+                bets.setdefault(phase, []).append(action.to_json())
+        if hands is not None:
+            parse_hands(hands)
         record: dict[str, Any] = {
             "format": "mus-hand/1",
             "rules": s.rules.to_json(),
             "esku": s.esku,
             "score": list(s.start),
-            "hands": [list(h) if h is not None else None for h in hands] if hands is not None else [None] * 4,
+            "hands": [None if h is None else list(h) for h in hands] if hands is not None else [None] * 4,
         }
         if declared:
             record["declared"] = declared

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import MalformedError
+from .errors import IllegalError, MalformedError, MusError
 
 RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
 SUITS = ("o", "c", "e", "b")  # oros, copas, espadas, bastos
@@ -29,7 +29,7 @@ class Card:
     def parse(text: Any) -> Card:
         """The card written `text` (`"12o"`, `"3c"`, `"7"`); `MalformedError` otherwise."""
         try:
-            return _BY_TEXT[text]
+            return BY_TEXT[text]
         except (KeyError, TypeError):
             raise _not_a_card(text) from None
 
@@ -49,4 +49,59 @@ def _not_a_card(text: Any) -> MalformedError:
 
 
 DECK: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in RANKS)
-_BY_TEXT: dict[str, Card] = {str(c): c for c in DECK} | {str(r): Card(r) for r in RANKS}
+BY_TEXT: dict[str, Card] = {str(c): c for c in DECK} | {str(r): Card(r) for r in RANKS}  # every card written
+
+
+Hand = tuple[Card, Card, Card, Card]
+
+
+def short(obj: Any) -> str:
+    """`repr(obj)`, cut to 60 characters for an error message."""
+    text = repr(obj)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def parse_hands(obj: Any) -> tuple[Hand | None, ...]:
+    """The four hands of a record (`None` for a seat not shown); `MusError` names the bad card."""
+    if obj is None:
+        return (None, None, None, None)
+    if not isinstance(obj, list) or len(obj) != 4:
+        raise MalformedError("hands", f"{short(obj)} is not a list of four hands (one per seat)", obj)
+    hands: list[Hand | None] = []
+    dealt: list[str] = []
+    for s, cards in enumerate(obj):
+        if cards is None:
+            hands.append(None)
+            continue
+        if not isinstance(cards, list):
+            raise MalformedError(f"hands[{s}]", f"{short(cards)} is not a list of four cards", cards)
+        if len(cards) != 4:
+            raise IllegalError(f"hands[{s}]", f"{len(cards)} cards {short(cards)}: a hand has four", cards)
+        try:
+            hands.append((BY_TEXT[cards[0]], BY_TEXT[cards[1]], BY_TEXT[cards[2]], BY_TEXT[cards[3]]))
+        except (KeyError, TypeError):
+            for i, text in enumerate(cards):
+                try:
+                    Card.parse(text)
+                except MusError as err:
+                    raise err.under(f"hands[{s}][{i}]") from None
+        dealt += cards
+    if len(set(dealt)) < len(dealt):
+        _check_duplicates(obj)
+    return tuple(hands)
+
+
+def _check_duplicates(obj: list[list[str] | None]) -> None:
+    """Refuse the same card twice, or a fifth card of a rank (rank-only cards may repeat)."""
+    seen: dict[str, str] = {}
+    per_rank: dict[int, int] = {}
+    for s, cards in enumerate(obj):
+        for i, text in enumerate(cards or ()):
+            where, card = f"hands[{s}][{i}]", BY_TEXT[text]
+            if card.suit is not None:
+                if text in seen:
+                    raise IllegalError(where, f"{text!r} is already dealt at {seen[text]}: the same card twice", text)
+                seen[text] = where
+            per_rank[card.rank] = count = per_rank.get(card.rank, 0) + 1
+            if count > 4:
+                raise IllegalError(where, f"{text!r} is a fifth card of rank {card.rank} (the deck has four)", text)

@@ -90,9 +90,14 @@ def table(kings: int = 8, real31: bool = False) -> dict[int, HandValue]:
     }
 
 
+def hand_code(cards: Sequence[Card]) -> int:
+    """The multiset code of four cards: their key in `table`."""
+    return CODE[cards[0].rank] + CODE[cards[1].rank] + CODE[cards[2].rank] + CODE[cards[3].rank]
+
+
 def evaluate(cards: Iterable[Card], kings: int = 8, real31: bool = False) -> HandValue:
     """The value in every lance of four cards."""
-    return table(kings, real31)[sum(CODE[c.rank] for c in cards)]
+    return table(kings, real31)[hand_code(tuple(cards))]
 
 
 def best_seat(values: Sequence[HandValue | None], lance: str, seats: Sequence[int]) -> int | None:
@@ -108,4 +113,4 @@ def best_seat(values: Sequence[HandValue | None], lance: str, seats: Sequence[in
         strength = getattr(value, lance)
         if strength > top:
             best, top = seat, strength
-    return best
+    return best  # None when `seats` is empty

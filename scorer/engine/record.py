@@ -5,16 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .betting import LANCES, HandState
-from .cards import _BY_TEXT, Card
+from .betting import LANCES, Action, HandState
+from .cards import Hand, parse_hands, short
 from .errors import IllegalError, MalformedError, MusError
-from .evaluate import CODE, HandValue, table
-from .rules import Rules
+from .evaluate import HandValue, hand_code, table
+from .rules import Rules, check_esku, check_score
 
 FORMAT = "mus-hand/1"
 _KEYS = ("format", "rules", "esku", "score", "hands", "declared", "bets")
-
-Hand = tuple[Card, Card, Card, Card]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +24,7 @@ class HandRecord:
     score: tuple[int, int]
     hands: tuple[Hand | None, ...]
     declared: dict[str, tuple[bool | None, ...]]
-    bets: dict[str, tuple[dict[str, Any], ...]]
+    bets: dict[str, tuple[Action, ...]]  # as checked (an envido names its n)
     values: tuple[HandValue | None, ...] = field(compare=False, repr=False)
     state: HandState = field(compare=False, repr=False)
 
@@ -42,33 +40,14 @@ class HandRecord:
         if self.declared:
             out["declared"] = {k: list(v) for k, v in self.declared.items()}
         if self.bets:
-            out["bets"] = {k: [dict(a) for a in v] for k, v in self.bets.items()}
+            out["bets"] = {k: [a.to_json() for a in v] for k, v in self.bets.items()}
         return out
-
-
-def check_esku(esku: Any) -> int:
-    """The esku seat, 0 to 3."""
-    if type(esku) is not int or not 0 <= esku <= 3:
-        raise MalformedError("esku", f"{esku!r} is not a seat (0 to 3)", esku)
-    return esku
-
-
-def check_score(score: Any, rules: Rules) -> tuple[int, int]:
-    """A game score before a hand: two stone counts below the target."""
-    if not isinstance(score, list | tuple) or len(score) != 2:
-        raise MalformedError("score", f"{score!r} is not a pair of stone counts [team 0, team 1]", score)
-    for i, stones in enumerate(score):
-        if type(stones) is not int or stones < 0:
-            raise MalformedError(f"score[{i}]", f"{stones!r} is not a number of stones", stones)
-        if stones >= rules.target:
-            raise IllegalError(f"score[{i}]", f"{stones!r}: the game is already won (target {rules.target})", stones)
-    return score[0], score[1]
 
 
 def parse_hand(obj: Any) -> HandRecord:
     """Validate a `mus-hand/1` dict and replay its betting; `MusError` names the bad field."""
     if not isinstance(obj, dict):
-        raise MalformedError("", f"{_short(obj)} is not a hand record (a JSON object)", obj)
+        raise MalformedError("", f"{short(obj)} is not a hand record (a JSON object)", obj)
     for key in obj:
         if key not in _KEYS:
             raise MalformedError(str(key), f"{key!r} is not a key of {FORMAT} ({', '.join(_KEYS)})", key)
@@ -76,77 +55,24 @@ def parse_hand(obj: Any) -> HandRecord:
     if fmt != FORMAT:
         raise MalformedError("format", f"{fmt!r} is not {FORMAT!r}", fmt)
     rules = Rules.from_json(obj.get("rules"))
-    esku = check_esku(obj.get("esku", 0) if "esku" in obj else _missing("esku"))
+    if "esku" not in obj:
+        raise MalformedError("esku", "'esku' is missing: the seat that speaks first", None)
+    esku = check_esku(obj["esku"])
     score = check_score(obj.get("score", (0, 0)), rules)
-    hands = _parse_hands(obj.get("hands"))
+    hands = parse_hands(obj.get("hands"))
     codes = table(rules.kings, rules.real31)
-    values = tuple([None if h is None else codes[CODE[h[0].rank] + CODE[h[1].rank] + CODE[h[2].rank] + CODE[h[3].rank]]
-                    for h in hands])
+    values = tuple([None if h is None else codes[hand_code(h)] for h in hands])
     declared = _parse_declared(obj.get("declared"))
-    bets = _parse_bets(obj.get("bets"))
-    state = _replay(HandState.begin(rules, esku, score), declared, bets, values)
+    state = HandState.begin(rules, esku, score)
+    bets = _replay(state, declared, _parse_bets(obj.get("bets")), values)
     return HandRecord(rules, esku, score, hands, declared, bets, values, state)
-
-
-def _missing(key: str) -> None:
-    raise MalformedError(key, f"{key!r} is missing", None)
-
-
-def _short(obj: Any) -> str:
-    text = repr(obj)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _parse_hands(obj: Any) -> tuple[Hand | None, ...]:
-    if obj is None:
-        return (None, None, None, None)
-    if not isinstance(obj, list) or len(obj) != 4:
-        raise MalformedError("hands", f"{_short(obj)} is not a list of four hands (one per seat)", obj)
-    hands: list[Hand | None] = []
-    dealt: list[str] = []
-    for s, cards in enumerate(obj):
-        if cards is None:
-            hands.append(None)
-            continue
-        if not isinstance(cards, list):
-            raise MalformedError(f"hands[{s}]", f"{_short(cards)} is not a list of four cards", cards)
-        if len(cards) != 4:
-            raise IllegalError(f"hands[{s}]", f"{len(cards)} cards {_short(cards)}: a hand has four", cards)
-        try:
-            hands.append((_BY_TEXT[cards[0]], _BY_TEXT[cards[1]], _BY_TEXT[cards[2]], _BY_TEXT[cards[3]]))
-        except (KeyError, TypeError):
-            for i, text in enumerate(cards):
-                try:
-                    Card.parse(text)
-                except MusError as err:
-                    raise err.under(f"hands[{s}][{i}]") from None
-        dealt += cards
-    if len(set(dealt)) < len(dealt):
-        _check_duplicates(obj)
-    return tuple(hands)
-
-
-def _check_duplicates(obj: list[list[str] | None]) -> None:
-    """Refuse the same card twice, or a fifth card of a rank (rank-only cards may repeat)."""
-    seen: dict[str, str] = {}
-    per_rank: dict[int, int] = {}
-    for s, cards in enumerate(obj):
-        for i, text in enumerate(cards or ()):
-            where, card = f"hands[{s}][{i}]", _BY_TEXT[text]
-            if card.suit is not None:
-                if text in seen:
-                    raise IllegalError(where, f"{text!r} is already dealt at {seen[text]}: the same card twice", text)
-                seen[text] = where
-            per_rank[card.rank] = count = per_rank.get(card.rank, 0) + 1
-            if count > 4:
-                raise IllegalError(where, f"{text!r} is a fifth card of rank {card.rank} (the deck has four)", text)
 
 
 def _parse_declared(obj: Any) -> dict[str, tuple[bool | None, ...]]:
     if obj is None:
         return {}
     if not isinstance(obj, dict):
-        raise MalformedError("declared", f"{_short(obj)} is not an object with 'pares' and 'juego'", obj)
+        raise MalformedError("declared", f"{short(obj)} is not an object with 'pares' and 'juego'", obj)
     out = {}
     for key, claims in obj.items():
         if key not in ("pares", "juego"):
@@ -154,7 +80,7 @@ def _parse_declared(obj: Any) -> dict[str, tuple[bool | None, ...]]:
         if claims is None:
             continue
         if not isinstance(claims, list) or len(claims) != 4:
-            raise MalformedError(f"declared.{key}", f"{_short(claims)} is not four true/false (one per seat)", claims)
+            raise MalformedError(f"declared.{key}", f"{short(claims)} is not four true/false (one per seat)", claims)
         for s, claim in enumerate(claims):
             if claim is not None and type(claim) is not bool:
                 raise MalformedError(f"declared.{key}[{s}]", f"{claim!r} is not true, false or null", claim)
@@ -162,19 +88,19 @@ def _parse_declared(obj: Any) -> dict[str, tuple[bool | None, ...]]:
     return out
 
 
-def _parse_bets(obj: Any) -> dict[str, tuple[dict[str, Any], ...]]:
+def _parse_bets(obj: Any) -> dict[str, list[Any]]:
     if obj is None:
         return {}
     if not isinstance(obj, dict):
-        raise MalformedError("bets", f"{_short(obj)} is not an object of lances", obj)
+        raise MalformedError("bets", f"{short(obj)} is not an object of lances", obj)
     out = {}
     for lance, actions in obj.items():
         if lance not in LANCES:
             raise MalformedError(f"bets.{lance}", f"{lance!r} is not a lance ({', '.join(LANCES)})", lance)
         if not isinstance(actions, list):
-            raise MalformedError(f"bets.{lance}", f"{_short(actions)} is not a list of actions", actions)
+            raise MalformedError(f"bets.{lance}", f"{short(actions)} is not a list of actions", actions)
         if actions:
-            out[lance] = tuple(actions)
+            out[lance] = actions
     return out
 
 
@@ -199,32 +125,37 @@ def _declarations(claim: str, declared: dict, values: tuple[HandValue | None, ..
     return tuple(out)
 
 
-def _replay(state: HandState, declared: dict, bets: dict, values: tuple[HandValue | None, ...]) -> HandState:
-    """Feed the record's declarations and bets, lance by lance, to the betting machine."""
-    played = set()
+def _replay(
+    state: HandState, declared: dict, bets: dict[str, list[Any]], values: tuple[HandValue | None, ...]
+) -> dict[str, tuple[Action, ...]]:
+    """Advance `state` by the record's declarations and bets, lance by lance; the bets checked."""
+    checked: dict[str, tuple[Action, ...]] = {}
     while state.phase not in ("showdown", "over"):
         phase = state.phase
         if phase.endswith("_declare"):
-            state = state.declare_all(_declarations(phase.removesuffix("_declare"), declared, values))
+            state.advance_declaring(_declarations(phase.removesuffix("_declare"), declared, values))
             continue
-        played.add(phase)
         actions = bets.get(phase)
         if actions is None:
-            state = state.all_pass()
+            state.advance_passing()
+            checked[phase] = ()
             continue
+        lance: list[Action] = []
         for i, action in enumerate(actions):
             if state.phase != phase:
-                raise IllegalError(f"bets.{phase}[{i}]", f"{_short(action)}: the betting of {phase} is over", action)
+                raise IllegalError(f"bets.{phase}[{i}]", f"{short(action)}: the betting of {phase} is over", action)
             try:
-                state = state.act(action)
+                lance.append(Action.parse(action))
+                state.advance(lance[-1])
             except MusError as err:
                 raise err.under(f"bets.{phase}[{i}]") from None
+        checked[phase] = tuple(lance)
         if state.phase == phase:
             raise IllegalError(f"bets.{phase}", f"the betting is unfinished: seat {state.to_speak} to speak", None)
-    for lance in bets:
-        if lance not in played:
-            raise IllegalError(f"bets.{lance}", f"{lance} is not bet in this hand ({_why_unplayed(state, lance)})", lance)
-    return state
+    for name in bets:
+        if name not in checked:
+            raise IllegalError(f"bets.{name}", f"{name} is not bet in this hand ({_why_unplayed(state, name)})", name)
+    return {name: actions for name, actions in checked.items() if actions}
 
 
 def _why_unplayed(state: HandState, lance: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .errors import MalformedError
+from .errors import IllegalError, MalformedError
 
 _CHOICES = {"kings": (4, 8), "target": (30, 40), "games_per_vaca": (1, 2, 3)}
 
@@ -38,10 +38,18 @@ class Rules:
             return DEFAULT_RULES
         if not isinstance(obj, dict):
             raise MalformedError("rules", f"{obj!r} is not an object", obj)
+        typed = tuple((k, type(v), v) for k, v in obj.items())  # typed: 8.0 and True are no 8 and 1
+        try:
+            return _KNOWN[typed]
+        except (KeyError, TypeError):  # not seen yet, or an unhashable value
+            pass
         for key in obj:
             if key not in _FIELDS:
                 raise MalformedError(f"rules.{key}", f"{key!r} is not a rule (known: {', '.join(_FIELDS)})", key)
-        return cls(**obj) if obj else DEFAULT_RULES
+        rules = cls(**obj)
+        if len(_KNOWN) < 64:
+            _KNOWN[typed] = rules
+        return rules
 
     def to_json(self) -> dict[str, Any]:
         """All the rules as a JSON object."""
@@ -50,3 +58,23 @@ class Rules:
 
 _FIELDS = tuple(Rules.__dataclass_fields__)
 DEFAULT_RULES = Rules()
+_KNOWN: dict[tuple, Rules] = {(): DEFAULT_RULES}  # rules objects already checked, by their JSON items
+
+
+def check_esku(esku: Any) -> int:
+    """The esku seat, 0 to 3."""
+    if type(esku) is not int or not 0 <= esku <= 3:
+        raise MalformedError("esku", f"{esku!r} is not a seat (0 to 3)", esku)
+    return esku
+
+
+def check_score(score: Any, rules: Rules) -> tuple[int, int]:
+    """A game score before a hand: two stone counts below the target."""
+    if not isinstance(score, list | tuple) or len(score) != 2:
+        raise MalformedError("score", f"{score!r} is not a pair of stone counts [team 0, team 1]", score)
+    for i, stones in enumerate(score):
+        if type(stones) is not int or stones < 0:
+            raise MalformedError(f"score[{i}]", f"{stones!r} is not a number of stones", stones)
+        if stones >= rules.target:
+            raise IllegalError(f"score[{i}]", f"{stones!r}: the game is already won (target {rules.target})", stones)
+    return score[0], score[1]

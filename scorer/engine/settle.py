@@ -7,7 +7,7 @@ from typing import Any
 
 from .betting import Done, deje_events
 from .errors import MalformedError
-from .evaluate import HandValue, best_seat
+from .evaluate import best_seat
 from .record import HandRecord, parse_hand
 
 SETTLEMENT = "mus-settlement/1"
@@ -26,6 +26,7 @@ class Ruling:
     team: int | None = None  # the team the rule pays
     tira: int = 0  # stones "of the tira" (and of the punto) paid to `team`
     bonus: bool = False  # with `annul`: `team` also counts its own combinations
+    cause: str = ""  # for the events: "false pares of seat 0 (seed 004 art. 13a)"
 
 
 class _Count:
@@ -37,15 +38,20 @@ class _Count:
         self.target = rec.rules.target
         self.score = list(st.score)
         self.events = deje_events(st)
-        self.winner = next((t for t in (0, 1) if self.score[t] >= self.target), None)
+        self.winner = None if st.phase != "over" or st.ordago else 0 if self.score[0] >= self.target else 1
         self.disputes: list[dict[str, Any]] = []
         self.shown: dict[str, tuple[bool | None, ...]] = {}  # claim -> what each seat's cards hold (None: unknown)
         self.holding: dict[str, tuple[int, ...]] = {}  # claim -> seats that declared it and, if shown, hold it
-        for claim in ("pares", "juego"):
-            declared = getattr(st, claim)
-            if declared is not None:
-                shown = self.shown[claim] = tuple(_holds(v, claim) for v in self.values)
-                self.holding[claim] = tuple(s for s in st.order if declared[s] and shown[s] is not False)
+        values = self.values
+        for claim, declared in (("pares", st.pares), ("juego", st.juego)):
+            if declared is None:
+                continue
+            if claim == "pares":
+                shown = tuple([None if v is None else v.pares_kind > 0 for v in values])
+            else:
+                shown = tuple([None if v is None else v.juego > 0 for v in values])
+            self.shown[claim] = shown
+            self.holding[claim] = tuple([s for s in st.order if declared[s] and shown[s] is not False])
 
     def add(self, lance: str, team: int, stones: int, why: str) -> int:
         """Count `stones` for `team` unless the game is already won; the stones counted."""
@@ -73,37 +79,30 @@ class _Count:
         return stones, ", ".join(words)
 
     def best(self, lance: str) -> int | None:
-        """The seat whose cards win `lance` among those taking part."""
-        seats = self.holding.get(lance, self.st.order)
-        return best_seat(self.values, lance, seats) if seats else None
-
-
-def _holds(value: HandValue | None, claim: str) -> bool | None:
-    """Whether cards of `value` hold `claim`; `None` if not shown."""
-    if value is None:
-        return None
-    return bool(value.pares_kind if claim == "pares" else value.juego)
+        """The seat whose cards win `lance` among those taking part (`None` if unknown or nobody)."""
+        return best_seat(self.values, lance, self.holding.get(lance, self.st.order))
 
 
 def settlement(rec: HandRecord) -> dict[str, Any]:
     """The settlement of a validated record."""
     st = rec.state
     c = _Count(rec)
-    rulings = {claim: _rulings(c, claim) for claim in ("pares", "juego") if getattr(st, claim) is not None}
+    rulings = {claim: _rulings(c, claim) for claim in c.shown if c.shown[claim] != getattr(st, claim)}
     _flag_bets_for_partner(c)
     lances: dict[str, dict[str, Any]] = {}
     for done in st.done:
         lances[done.name] = _count_lance(c, done, rulings)
+    (a, b), edge, winner = c.score, c.target - 5, c.winner
     return {
         "format": SETTLEMENT,
         "score": c.score,
-        "game_over": c.winner is not None,
-        "winner": c.winner,
+        "game_over": winner is not None,
+        "winner": winner,
         "ordago": st.ordago is not None,
         "lances": lances,
         "events": c.events,
-        "amarrakos": [[s // 5, s % 5] for s in c.score],
-        "adentro": [c.score[t] >= c.target - 5 and c.winner != t for t in (0, 1)],
+        "amarrakos": [[a // 5, a % 5], [b // 5, b % 5]],
+        "adentro": [a >= edge and winner != 0, b >= edge and winner != 1],
         "disputes": c.disputes,
     }
 
@@ -119,7 +118,7 @@ def _count_lance(c: _Count, done: Done, rulings: dict[str, Ruling | None]) -> di
             _count_ordago(c, done, best, entry)
         return entry
     claim = "juego" if lance == "punto" else lance
-    ruling = rulings.get(claim) if claim in ("pares", "juego") else None
+    ruling = rulings.get(claim)
     if ruling is not None and ruling.annul:
         team = ruling.team
         assert team is not None
@@ -129,7 +128,7 @@ def _count_lance(c: _Count, done: Done, rulings: dict[str, Ruling | None]) -> di
         parts = [f"tira {ruling.tira}"] if ruling.tira else []
         parts += [bonus[1]] if bonus[1] else []
         stake = 0 if done.status == "accepted" else done.stake
-        gained = c.add(lance, team, ruling.tira + bonus[0], f"after a false declaration: {', '.join(parts)}")
+        gained = c.add(lance, team, ruling.tira + bonus[0], f"{ruling.cause}: {', '.join(parts)}")
         return entry | {"team": team if gained else entry["team"], "stake": stake, "stones": deje + gained}
     line = _line(c, done, best)
     if line is not None:
@@ -138,7 +137,7 @@ def _count_lance(c: _Count, done: Done, rulings: dict[str, Ruling | None]) -> di
         if gained:
             entry.update(team=team, stones=deje + gained)
     if ruling is not None and ruling.team is not None and ruling.tira:
-        gained = c.add(lance, ruling.team, ruling.tira, "tira for an undeclared combination")
+        gained = c.add(lance, ruling.team, ruling.tira, f"{ruling.cause}: tira {ruling.tira}")
         if gained:
             entry.update(team=ruling.team, stones=entry["stones"] + gained)
     return entry
@@ -147,7 +146,6 @@ def _count_lance(c: _Count, done: Done, rulings: dict[str, Ruling | None]) -> di
 def _line(c: _Count, done: Done, best: int | None) -> tuple[int, int, str] | None:
     """The count of a lance without disputes: (team, stones, why), or `None`."""
     lance, status = done.name, done.status
-    chain = ", ".join(done.chain)
     if lance in ("pares", "juego"):
         if status == "not_played":
             return None
@@ -163,7 +161,7 @@ def _line(c: _Count, done: Done, best: int | None) -> tuple[int, int, str] | Non
         if status == "uncontested":
             return team, stones, f"only team {team} has {lance}: {words}"
         if status == "accepted":
-            return team, done.stake + stones, f"{chain}, accepted; best {lance} seat {best}; bonus: {words}"
+            return team, done.stake + stones, f"{', '.join(done.chain)}, accepted; best {lance} seat {best}; bonus: {words}"
         return team, stones, f"all passed; best {lance} seat {best}; bonus: {words}"
     if status == "refused":
         return (done.team, 1, "punto after refused bet: 1") if lance == "punto" and done.team is not None else None
@@ -171,7 +169,8 @@ def _line(c: _Count, done: Done, best: int | None) -> tuple[int, int, str] | Non
         return None
     if status == "accepted":
         extra = 1 if lance == "punto" else 0
-        return best % 2, done.stake + extra, f"{chain}, accepted; best {lance} seat {best}" + ("; punto 1" * extra)
+        why = f"{', '.join(done.chain)}, accepted; best {lance} seat {best}" + ("; punto 1" * extra)
+        return best % 2, done.stake + extra, why
     return best % 2, 1, f"all passed; best {lance} seat {best}"
 
 
@@ -221,8 +220,6 @@ _RULES = {
 def _rulings(c: _Count, claim: str) -> Ruling | None:
     """Report every declaration of `claim` the cards contradict; the first (from esku) rules the lance."""
     declared, shown = getattr(c.st, claim), c.shown[claim]
-    if declared == shown:
-        return None
     ruling = None
     for seat in c.st.order:
         actual = shown[seat]
@@ -240,10 +237,14 @@ def _rulings(c: _Count, claim: str) -> Ruling | None:
             if claim == "pares" and case == "opponents_only":
                 case = "partner_without"
         rule, annul, tira, bonus, effect = _RULES[(claim, said, case)]
-        if ruling is not None:
+        if c.st.ordago is not None:
+            effect = (f"reported; the ordago accepted in {c.st.ordago} decides the game, "
+                      "and only combinations the cards show count in it")
+        elif ruling is not None:
             effect = "reported; the first contradiction from esku rules the lance"
         else:
-            ruling = Ruling(annul, 1 - team if annul or tira else None, tira, bonus)
+            cause = f"{'false' if said else 'undeclared'} {claim} of seat {seat} ({rule})"
+            ruling = Ruling(annul, 1 - team if annul or tira else None, tira, bonus, cause)
         kind = "false_declaration" if said else "undeclared"
         c.disputes.append({"seat": seat, "lance": claim, "kind": kind, "declared": said, "cards": actual,
                            "rule": rule, "effect": effect})
