@@ -28,7 +28,9 @@ FINE_CARD_MIN = 130  # ... or down to this when it saves a tile (the detector tr
 FIRST_LONG = 1600  # the first decode's longer side, at least, px
 READ_CARD = 170  # the least longer side of a card in the image corners are cut from, px
 MARGIN = 0.06  # around a card box for its fine crop, of the card's longer side
-COARSE_CONF, FINE_CONF, IOU = 0.25, 0.25, 0.5
+COARSE_CONF, FINE_CONF = 0.25, 0.25
+IOU = 0.7  # NMS within a detector run: the boxes of fanned cards overlap a lot
+MERGE_IOU = 0.5  # the same corner found in two tiles
 SURE = 0.9  # a corner read this sure spares reading the card's other corner
 UNREAD_CONF = 0.5  # a card box with no corner read is reported from this score
 GAP = 2  # px between pieces in a fine tile
@@ -243,12 +245,14 @@ def fine(models: Models, image: Image.Image, full: tuple[int, int], cards: list[
     for k, out in enumerate(models.detect(batch)):
         d = postprocess(out, FINE_CONF, IOU)
         for box, score, cls in zip(d.boxes, d.scores, d.classes, strict=True):
+            if int(cls) == CARD and _cut(box, packed[k]):
+                continue  # a card cut by its window's edge: its box is not the card's
             hit = _to_photo(box, packed[k])
             if hit is not None and int(cls) in found:
                 found[int(cls)].append([*hit, float(score)])
     corners, card_rows = (np.array(found[c], np.float32).reshape(-1, 5) for c in (CORNER, CARD))
     if len(corners):
-        corners = suppress_contained(corners[nms(corners[:, :4], corners[:, 4], IOU)])
+        corners = suppress_contained(corners[nms(corners[:, :4], corners[:, 4], MERGE_IOU)])
     if len(card_rows):
         card_rows = card_rows[nms(card_rows[:, :4], card_rows[:, 4], IOU)]
     return corners, card_rows
@@ -271,6 +275,16 @@ def refine(cards: list[Box], fine_cards: np.ndarray, min_iou: float = 0.6) -> li
                 best, best_iou = (float(f[0]), float(f[1]), float(f[2]), float(f[3])), iou
         out.append(best)
     return out
+
+
+def _cut(box: np.ndarray, placed: list[Placed], tol: float = 2.0) -> bool:
+    """Whether a box reaches an edge of the piece holding its centre."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    for pl in placed:
+        if pl.left <= cx < pl.left + pl.w and pl.top <= cy < pl.top + pl.h:
+            return (box[0] <= pl.left + tol or box[1] <= pl.top + tol
+                    or box[2] >= pl.left + pl.w - tol or box[3] >= pl.top + pl.h - tol)
+    return True
 
 
 def _to_photo(box: np.ndarray, placed: list[Placed]) -> tuple[float, float, float, float] | None:
@@ -341,8 +355,18 @@ def read(models: Models, image: Image.Image, full: tuple[int, int], corners: np.
         return out
 
     reads = classify(first)
-    unsure = {owners[k] for k, r in zip(first, reads, strict=True) if r is None or r.conf < SURE}
-    reads += classify([k for k in rest if owners[k] in unsure])
+    sure = {owners[k]: boxes[k] for k, r in zip(first, reads, strict=True) if r is not None and r.conf >= SURE}
+
+    def other_end(k: int) -> bool:
+        """The corner sits at the far end of its card from the card's sure corner."""
+        o = owners[k]
+        if o not in sure:
+            return False
+        a, b, card = boxes[k], sure[o], cards[o]
+        d = math.hypot((a[0] + a[2] - b[0] - b[2]) / 2, (a[1] + a[3] - b[1] - b[3]) / 2)
+        return d > 0.5 * max(card[2] - card[0], card[3] - card[1])
+
+    reads += classify([k for k in rest if not other_end(k)])
     return [r for r in reads if r is not None]
 
 
