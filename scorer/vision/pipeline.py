@@ -88,7 +88,8 @@ class Piece:
 
 def regions(boxes: list[Box], margin: float, size: tuple[int, int]) -> list[Box]:
     """Card boxes grown by `margin` of their longer side, clipped to the photo, and
-    merged where they overlap (a fanned hand is one region)."""
+    merged where they overlap and their union is not much bigger than both (a fanned
+    hand is one region; a card lying across two hands is not a bridge between them)."""
     out = []
     for b in boxes:
         m = margin * max(b[2] - b[0], b[3] - b[1])
@@ -99,14 +100,20 @@ def regions(boxes: list[Box], margin: float, size: tuple[int, int]) -> list[Box]
         for i in range(len(out)):
             for j in range(i + 1, len(out)):
                 a, b = out[i], out[j]
-                if min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1]):
-                    out[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                u = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                iw, ih = min(a[2], b[2]) - max(a[0], b[0]), min(a[3], b[3]) - max(a[1], b[1])
+                if iw > 0 and ih > 0 and _area(u) <= 1.25 * (_area(a) + _area(b) - iw * ih):
+                    out[i] = u
                     del out[j]
                     merged = True
                     break
             if merged:
                 break
     return out
+
+
+def _area(b: Box) -> float:
+    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
 
 
 def _spans(length: float, tile: int, overlap: float) -> list[tuple[float, float]]:
@@ -422,7 +429,10 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
 
     start = perf_counter()
     found, unread = group_cards(reads, cards)
-    sure_unread = [b for b, s in zip(cards, card_det.scores, strict=True) if b in unread and s >= UNREAD_CONF]
+    sure_unread = []
+    for b, s in zip(cards, card_det.scores, strict=True):
+        if b in unread and s >= UNREAD_CONF and b not in sure_unread:
+            sure_unread.append(b)
     result = layout(found, bottom, sure_unread)
     result["size"] = [int(full[0]), int(full[1])]
     t["layout"] = perf_counter() - start
