@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 from multiprocessing import Pool
 from pathlib import Path
 
