@@ -39,14 +39,14 @@ def test_generate_train_export(tmp_path, monkeypatch):
     assert all(0 <= float(v) <= 1 for r in rows for v in r[1:])
 
     _train("det", str(out / "det.yaml"), tmp_path, 64)
-    _train("cls", str(out / "cls"), tmp_path, 32)
+    _train("cls", str(out / "cls"), tmp_path, 64)
 
     det = ort.InferenceSession(str(tmp_path / "models" / "cards-det.onnx"), providers=["CPUExecutionProvider"])
     (y,) = det.run(None, {det.get_inputs()[0].name: np.zeros((1, 3, 64, 64), np.float32)})
     assert y.shape[:2] == (1, 6) and y.shape[2] > 0
 
     cls = ort.InferenceSession(str(tmp_path / "models" / "cards-cls.onnx"), providers=["CPUExecutionProvider"])
-    (p,) = cls.run(None, {cls.get_inputs()[0].name: np.zeros((1, 3, 32, 32), np.float32)})
+    (p,) = cls.run(None, {cls.get_inputs()[0].name: np.zeros((1, 3, 64, 64), np.float32)})
     names = json.loads((tmp_path / "models" / "cards-cls.json").read_text())["names"]
     assert p.shape == (1, len(CLASSES)) and sorted(names) == sorted(CLASSES)
     assert abs(float(p.sum()) - 1) < 1e-3
