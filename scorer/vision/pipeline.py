@@ -1,9 +1,13 @@
 """Coarse to fine card reading (docs/CONTRACTS.md, "Vision design").
 
-1. coarse: the detector on the whole photo, decoded small (JPEG DCT scaling), at 320;
+0. decode: a JPEG once, through DCT scaling, at the largest 1/2^k keeping it at least
+   `FIRST_LONG` px (a 12 MP photo at 1/2); again finer only if the cards are so small
+   that they would be under `READ_CARD` px there;
+1. coarse: the detector on the whole photo letterboxed to 320 finds the cards;
 2. fine: the detector on crops around the cards, scaled so that a card is about
-   `FINE_CARD` px tall and packed into 320x320 tiles, finds the corners;
-3. read: `corner_crop` of each corner, classified;
+   `FINE_CARD` px long and packed into 320x320 tiles (one batch), finds the corners
+   and sharper card boxes;
+3. read: `corner_crop` of each corner from the decoded photo, classified;
 4. cards, seats, warnings (`layout`).
 """
 
