@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -28,6 +27,11 @@ from datasets.render import CLASSES, DECKS, DET_CLASSES, render_scene
 from scorer.vision.crops import corner_crop
 
 _ARGS: argparse.Namespace | None = None
+
+
+def _split(i: int, val_frac: float) -> str:
+    """Every 1/val_frac-th item goes to `val`, evenly spread."""
+    return "val" if int((i + 1) * val_frac) > int(i * val_frac) else "train"
 
 
 def _det_one(i: int) -> int:
@@ -46,7 +50,7 @@ def _det_one(i: int) -> int:
     if kind != "closeup" and rng.random() < 0.25:
         size = size[::-1]
     scene = render_scene(rng, kind=kind, size=size, decks=tuple(a.decks), bottom=int(rng.integers(4)))
-    split = "val" if rng.random() < a.val_frac else "train"
+    split = _split(i, a.val_frac)
     stem = f"{a.seed}_{i:06d}"
     scene.image.save(Path(a.out) / "det" / "images" / split / f"{stem}.jpg", quality=95)
     labels = scene.det_labels()
@@ -78,7 +82,7 @@ def _cls_one(i: int) -> dict[str, int]:
         size = size[::-1]
     kind = "single" if rng.random() < 0.25 else "table"
     scene = render_scene(rng, kind=kind, size=size, decks=tuple(a.decks), bottom=int(rng.integers(4)))
-    split = "val" if rng.random() < a.val_frac else "train"
+    split = _split(i, a.val_frac)
     root = Path(a.out) / "cls" / split
     counts: dict[str, int] = {}
     n = 0

@@ -1,9 +1,13 @@
 """Coarse to fine card reading (docs/CONTRACTS.md, "Vision design").
 
-1. coarse: the detector on the whole photo, decoded small (JPEG DCT scaling), at 320;
+0. decode: a JPEG once, through DCT scaling, at the largest 1/2^k keeping it at least
+   `FIRST_LONG` px (a 12 MP photo at 1/2); again finer only if the cards are so small
+   that they would be under `READ_CARD` px there;
+1. coarse: the detector on the whole photo letterboxed to 320 finds the cards;
 2. fine: the detector on crops around the cards, scaled so that a card is about
-   `FINE_CARD` px tall and packed into 320x320 tiles, finds the corners;
-3. read: `corner_crop` of each corner, classified;
+   `FINE_CARD` px long and packed into 320x320 tiles (one batch), finds the corners
+   and sharper card boxes;
+3. read: `corner_crop` of each corner from the decoded photo, classified;
 4. cards, seats, warnings (`layout`).
 """
 
@@ -28,7 +32,9 @@ FINE_CARD_MIN = 130  # ... or down to this when it saves a tile (the detector tr
 FIRST_LONG = 1600  # the first decode's longer side, at least, px
 READ_CARD = 170  # the least longer side of a card in the image corners are cut from, px
 MARGIN = 0.06  # around a card box for its fine crop, of the card's longer side
-COARSE_CONF, FINE_CONF, IOU = 0.25, 0.25, 0.5
+COARSE_CONF, FINE_CONF = 0.25, 0.25
+IOU = 0.7  # NMS within a detector run: the boxes of fanned cards overlap a lot
+MERGE_IOU = 0.5  # the same corner found in two tiles
 SURE = 0.9  # a corner read this sure spares reading the card's other corner
 UNREAD_CONF = 0.5  # a card box with no corner read is reported from this score
 GAP = 2  # px between pieces in a fine tile
@@ -86,7 +92,8 @@ class Piece:
 
 def regions(boxes: list[Box], margin: float, size: tuple[int, int]) -> list[Box]:
     """Card boxes grown by `margin` of their longer side, clipped to the photo, and
-    merged where they overlap (a fanned hand is one region)."""
+    merged where they overlap and their union is not much bigger than both (a fanned
+    hand is one region; a card lying across two hands is not a bridge between them)."""
     out = []
     for b in boxes:
         m = margin * max(b[2] - b[0], b[3] - b[1])
@@ -97,14 +104,20 @@ def regions(boxes: list[Box], margin: float, size: tuple[int, int]) -> list[Box]
         for i in range(len(out)):
             for j in range(i + 1, len(out)):
                 a, b = out[i], out[j]
-                if min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1]):
-                    out[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                u = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                iw, ih = min(a[2], b[2]) - max(a[0], b[0]), min(a[3], b[3]) - max(a[1], b[1])
+                if iw > 0 and ih > 0 and _area(u) <= 1.25 * (_area(a) + _area(b) - iw * ih):
+                    out[i] = u
                     del out[j]
                     merged = True
                     break
             if merged:
                 break
     return out
+
+
+def _area(b: Box) -> float:
+    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
 
 
 def _spans(length: float, tile: int, overlap: float) -> list[tuple[float, float]]:
@@ -243,12 +256,14 @@ def fine(models: Models, image: Image.Image, full: tuple[int, int], cards: list[
     for k, out in enumerate(models.detect(batch)):
         d = postprocess(out, FINE_CONF, IOU)
         for box, score, cls in zip(d.boxes, d.scores, d.classes, strict=True):
+            if int(cls) == CARD and _cut(box, packed[k]):
+                continue  # a card cut by its window's edge: its box is not the card's
             hit = _to_photo(box, packed[k])
             if hit is not None and int(cls) in found:
                 found[int(cls)].append([*hit, float(score)])
     corners, card_rows = (np.array(found[c], np.float32).reshape(-1, 5) for c in (CORNER, CARD))
     if len(corners):
-        corners = suppress_contained(corners[nms(corners[:, :4], corners[:, 4], IOU)])
+        corners = suppress_contained(corners[nms(corners[:, :4], corners[:, 4], MERGE_IOU)])
     if len(card_rows):
         card_rows = card_rows[nms(card_rows[:, :4], card_rows[:, 4], IOU)]
     return corners, card_rows
@@ -271,6 +286,16 @@ def refine(cards: list[Box], fine_cards: np.ndarray, min_iou: float = 0.6) -> li
                 best, best_iou = (float(f[0]), float(f[1]), float(f[2]), float(f[3])), iou
         out.append(best)
     return out
+
+
+def _cut(box: np.ndarray, placed: list[Placed], tol: float = 2.0) -> bool:
+    """Whether a box reaches an edge of the piece holding its centre."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    for pl in placed:
+        if pl.left <= cx < pl.left + pl.w and pl.top <= cy < pl.top + pl.h:
+            return (box[0] <= pl.left + tol or box[1] <= pl.top + tol
+                    or box[2] >= pl.left + pl.w - tol or box[3] >= pl.top + pl.h - tol)
+    return True
 
 
 def _to_photo(box: np.ndarray, placed: list[Placed]) -> tuple[float, float, float, float] | None:
@@ -341,8 +366,18 @@ def read(models: Models, image: Image.Image, full: tuple[int, int], corners: np.
         return out
 
     reads = classify(first)
-    unsure = {owners[k] for k, r in zip(first, reads, strict=True) if r is None or r.conf < SURE}
-    reads += classify([k for k in rest if owners[k] in unsure])
+    sure = {owners[k]: boxes[k] for k, r in zip(first, reads, strict=True) if r is not None and r.conf >= SURE}
+
+    def other_end(k: int) -> bool:
+        """The corner sits at the far end of its card from the card's sure corner."""
+        o = owners[k]
+        if o not in sure:
+            return False
+        a, b, card = boxes[k], sure[o], cards[o]
+        d = math.hypot((a[0] + a[2] - b[0] - b[2]) / 2, (a[1] + a[3] - b[1] - b[3]) / 2)
+        return d > 0.5 * max(card[2] - card[0], card[3] - card[1])
+
+    reads += classify([k for k in rest if not other_end(k)])
     return [r for r in reads if r is not None]
 
 
@@ -398,7 +433,10 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
 
     start = perf_counter()
     found, unread = group_cards(reads, cards)
-    sure_unread = [b for b, s in zip(cards, card_det.scores, strict=True) if b in unread and s >= UNREAD_CONF]
+    sure_unread = []
+    for b, s in zip(cards, card_det.scores, strict=True):
+        if b in unread and s >= UNREAD_CONF and b not in sure_unread:
+            sure_unread.append(b)
     result = layout(found, bottom, sure_unread)
     result["size"] = [int(full[0]), int(full[1])]
     t["layout"] = perf_counter() - start
