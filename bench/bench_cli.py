@@ -3,7 +3,9 @@
     python bench/bench_cli.py [N ...]      (default: 20000 100000)
 
 Each size is run twice: one process (`--jobs 1`) and the default (`--jobs 0`: one
-worker per CPU, up to 8, from 20,000 lines on). Each hand is a fresh random deal with a random esku, score and a few bets in grande
+worker per CPU, up to 8, from 20,000 lines on). Wall-clock lines per second, and lines
+per CPU second of the command (user + system, workers included: the figure that holds
+on a machine shared with other work). Each hand is a fresh random deal with a random esku, score and a few bets in grande
 and chica (the other lances all-pass or uncontested), written to a temporary file and
 settled by `python -m scorer settle FILE` in a subprocess.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -69,21 +72,24 @@ def write_lines(path: Path, n: int, seed: int = 1) -> None:
             f.write(json.dumps(hand(rng), separators=(",", ":")) + "\n")
 
 
-def bench(n: int, jobs: int) -> tuple[float, int, int]:
-    """(seconds, output lines, exit status) of settling n generated lines."""
+def bench(n: int, jobs: int) -> tuple[float, float, int, int]:
+    """(wall seconds, CPU seconds, output lines, exit status) of settling n generated lines."""
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "hands.jsonl"
         dst = Path(tmp) / "out.jsonl"
         write_lines(src, n)
         env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
         with open(dst, "wb") as out:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             cmd = [sys.executable, "-m", "scorer", "settle", "--jobs", str(jobs), str(src)]
             rc = subprocess.run(cmd, stdout=out, env=env, cwd=ROOT).returncode
             seconds = time.perf_counter() - t0
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
         with open(dst, "rb") as f:
             lines = sum(1 for _ in f)
-        return seconds, lines, rc
+        return seconds, cpu, lines, rc
 
 
 def main(argv: list[str]) -> int:
@@ -93,9 +99,9 @@ def main(argv: list[str]) -> int:
     print(f"{cpus} CPUs, load average {os.getloadavg()[0]:.1f}")
     for n in sizes:
         for jobs, label in ((1, "1 process"), (0, "default  ")):
-            seconds, lines, rc = bench(n, jobs)
+            seconds, cpu, lines, rc = bench(n, jobs)
             print(f"settle {n:>7} lines, {label}: {seconds:6.2f} s  {n / seconds:>9,.0f} lines/s"
-                  f"  (exit {rc}, {lines} lines out)")
+                  f"  ({n / cpu:>7,.0f} lines per CPU second; exit {rc}, {lines} lines out)")
             if rc != 0 or lines != n:
                 status = 1
     return status

@@ -13,10 +13,10 @@ import json
 import random
 import sys
 
+from scorer.engine import DECK as CARDS
 from scorer.engine import Card, LiveHand, Match, Rules, evaluate
 
-RANKS = ("1", "2", "3", "4", "5", "6", "7", "10", "11", "12")
-DECK = [r + s for s in "oceb" for r in RANKS]
+DECK = [str(card) for card in CARDS]
 
 
 def choose(hand: LiveHand, cards: list[list[str]], rules: Rules, rng: random.Random) -> dict:

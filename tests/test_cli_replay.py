@@ -44,6 +44,15 @@ def test_replay_json() -> None:
     assert [r["hand"] for r in rows] == list(range(1, len(rows) + 1))
     assert rows[-1]["state"]["winner"] == 1 and rows[-1]["state"]["vacas"] == [2, 3]
     assert all(r["settlement"]["format"] == "mus-settlement/1" for r in rows)
+    assert "explain" not in rows[0]
+
+
+def test_replay_json_explain() -> None:
+    proc = replay(str(SAMPLE), "--json", "--explain", "--lang", "fr")
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert rows[0]["explain"][0].startswith("Cartes: Ane ")
+    assert rows[-1]["explain"][-1].startswith("Manche à Beltzak")
 
 
 @pytest.mark.parametrize(("lang", "words"), [("en", ("Grande", "Winner")), ("es", ("Grande", "Ganadores")),

@@ -1,11 +1,10 @@
-"""The count in words (explain), in en, es, eu and fr.
-
-The fixture is the worked example of HAND-RECORD.md: its record and its settlement.
-"""
+"""The count in words (explain), in en, es, eu and fr."""
 
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 
 import pytest
 
@@ -15,44 +14,11 @@ from scorer.engine.explain import LANGS, amarrakos_words, explain
 PLAYERS = ["Ane", "Bixente", "Iker", "Maite"]
 TEAMS = ["Txuriak", "Beltzak"]
 
-RECORD = {
-    "format": "mus-hand/1",
-    "rules": {"kings": 8, "target": 40, "real31": False},
-    "esku": 0,
-    "score": [12, 37],
-    "hands": [["12o", "3c", "1e", "5b"], ["7o", "7c", "7e", "10b"], ["2o", "4c", "6e", "11b"], ["1o", "1c", "5e", "6o"]],
-    "declared": {"pares": [True, True, False, True], "juego": [False, True, False, False]},
-    "bets": {
-        "grande": [{"seat": 0, "act": "paso"}, {"seat": 1, "act": "envido", "n": 2}, {"seat": 2, "act": "mas", "n": 3},
-                   {"seat": 3, "act": "quiero"}],
-        "chica": [{"seat": 0, "act": "paso"}, {"seat": 1, "act": "paso"}, {"seat": 2, "act": "paso"}, {"seat": 3, "act": "paso"}],
-        "pares": [{"seat": 0, "act": "envido"}, {"seat": 1, "act": "no_quiero"}, {"seat": 3, "act": "no_quiero"}],
-    },
-}
-
-SETTLEMENT = {
-    "format": "mus-settlement/1",
-    "score": [19, 41],
-    "game_over": True,
-    "winner": 1,
-    "ordago": False,
-    "lances": {
-        "grande": {"best": 0, "team": 0, "status": "accepted", "stake": 5, "stones": 5},
-        "chica": {"best": 3, "team": 1, "status": "paso", "stake": 0, "stones": 1},
-        "pares": {"best": 1, "team": 0, "status": "refused", "stake": 1, "stones": 2},
-        "juego": {"best": 1, "team": 1, "status": "uncontested", "stake": 0, "stones": 3},
-    },
-    "events": [
-        {"lance": "pares", "team": 0, "stones": 1, "why": "deje: envido refused", "score": [13, 37]},
-        {"lance": "grande", "team": 0, "stones": 5, "why": "envido 2, 3 more, accepted; best grande seat 0", "score": [18, 37]},
-        {"lance": "chica", "team": 1, "stones": 1, "why": "all passed; best chica seat 3", "score": [18, 38]},
-        {"lance": "pares", "team": 0, "stones": 1, "why": "bonus after refused bet: seat 0 pareja", "score": [19, 38]},
-        {"lance": "juego", "team": 1, "stones": 3, "why": "only team 1 has juego: seat 1 31", "score": [19, 41]},
-    ],
-    "amarrakos": [[3, 4], [8, 1]],
-    "adentro": [False, False],
-    "disputes": [],
-}
+ROOT = Path(__file__).resolve().parent.parent
+# The worked example of HAND-RECORD.md and its settlement (the engine's tests hold that
+# settlement to the contract's).
+RECORD = json.loads((ROOT / "examples" / "hand.json").read_text())
+SETTLEMENT = settle(RECORD)
 
 
 def lines(lang: str = "en", **kw) -> list[str]:
@@ -151,7 +117,7 @@ def test_ordago_without_an_event_still_told() -> None:
     }
     en = explain(settlement, record, PLAYERS, "en", TEAMS)
     assert "Grande: órdago, quiero: Ane wins the órdago with R-R-5-1: the game to Txuriak" in en
-    assert "Beltzak adentro (37)" in en
+    assert not any("adentro" in line for line in en), "the game is over: nobody is adentro"
 
 
 @pytest.mark.parametrize(
@@ -235,3 +201,26 @@ def test_every_language_has_every_phrase() -> None:
     for lang in LANGS:
         assert set(_WORDS[lang]) == keys, lang
         assert all(text for text in _WORDS[lang].values())
+
+
+def test_players_must_be_four() -> None:
+    with pytest.raises(ValueError, match="players"):
+        explain(SETTLEMENT, RECORD, ["Ane", "Bixente"], "en")
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [("en", "Pares: tira 1 to Beltzak: a combination not declared, +1 → 5–5"),
+     ("es", "Pares: tira de 1 para Beltzak por no declarar, +1 → 5–5"),
+     ("eu", "Pareak: tira 1, Beltzak irabazle (aitortu gabea), +1 → 5–5"),
+     ("fr", "Paires: tira de 1 pour Beltzak (combinaison non annoncée), +1 → 5–5")],
+)
+def test_undeclared_pares_gives_the_opponents_a_tira(lang: str, text: str) -> None:
+    record = copy.deepcopy(RECORD)
+    record["score"] = [0, 0]
+    record["declared"]["pares"][0] = False  # Ane holds R-R; her partner no pares; the opponents do
+    del record["bets"]["pares"]
+    settlement = settle(record)
+    out = explain(settlement, record, PLAYERS, lang, TEAMS)
+    assert any(line.startswith(text) for line in out), out
+    assert "Ane" in out[-1] and "seed 002 art. 16" in out[-1]

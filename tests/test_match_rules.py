@@ -296,3 +296,26 @@ def test_results_feed_the_standings() -> None:
     # A and B won one match each; B took a vaca in the match it lost, A lost none.
     assert [r["team"] for r in rows] == ["B", "A", "C"]
     assert rows[0]["vacas_won_in_lost"] == 1
+
+
+def test_a_live_hand_record_plays_in_the_match() -> None:
+    from scorer.engine import LiveHand
+
+    m = Match(Rules())
+    m.play(strong(0))
+    state = m.state()
+    live = LiveHand.start(m.rules, state["esku"], tuple(state["score"]))
+    while live.phase not in ("showdown", "over"):
+        seat = live.to_speak
+        if live.phase == "pares_declare":
+            action = {"seat": seat, "act": "declare", "pares": True}  # four of a kind each
+        elif live.phase == "juego_declare":
+            action = {"seat": seat, "act": "declare", "juego": seat % 2 == 0}  # the 40s of team 0
+        else:
+            action = {"seat": seat, "act": "paso"}
+        live = live.apply(action)
+    record = live.to_record(strong(0)["hands"])
+    assert record["score"] == [11, 1] and "rules" in record
+    settlement = m.play(record)  # its score, rules and esku agree with the match's: accepted
+    assert settlement["score"] == [22, 2] and settlement["disputes"] == []
+    assert m.state()["esku"] == 2

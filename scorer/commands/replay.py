@@ -2,7 +2,7 @@
 
 Prints the score after every hand, the games, vacas and the match winner. `--json`
 prints one compact JSON line per hand (`hand`, `line`, `record`, `settlement`, `state`);
-`--explain` adds the count of every hand in words. A bad line stops the replay with an
+`--explain` adds the count of every hand in words (with `--json`, as an `explain` list). A bad line stops the replay with an
 error naming the line (a `mus-error/1` line with `--json`) and exit status 1.
 """
 
@@ -11,9 +11,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from scorer.commands._pipe import drop_stdout
+from scorer.commands._io import drop_stdout, read_input
+
+if TYPE_CHECKING:
+    from scorer.engine.match import Match
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="language of the text (default en)")
 
 
-def _hand_line(row: dict[str, Any], match: Any, lang: str) -> str:
+def _hand_line(row: dict[str, Any], match: Match, lang: str) -> str:
     """`Hand 3, esku Iker: 12–8` plus the game, vaca and match won by this hand."""
     from scorer.engine.explain import format_score, words
 
@@ -60,11 +63,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _replay(args: argparse.Namespace) -> int:
     try:
-        if args.file == "-":
-            text = sys.stdin.buffer.read().decode("utf-8-sig")
-        else:
-            with open(args.file, "rb") as f:
-                text = f.read().decode("utf-8-sig")
+        text = read_input(args.file)
     except (OSError, UnicodeDecodeError) as exc:
         print(f"mus-scorer replay: {args.file}: {exc}", file=sys.stderr)
         return 2
@@ -84,13 +83,14 @@ def _replay(args: argparse.Namespace) -> int:
                     t, p = match.teams, match.players
                     out.write(f"{t[0]} ({p[0]}, {p[2]}) – {t[1]} ({p[1]}, {p[3]})\n")
                 continue
+            told = explain(row["settlement"], row["record"], match.players, args.lang, match.teams) \
+                if args.explain else []
             if args.json:
-                out.write(dumps(row) + "\n")
+                out.write(dumps({**row, "explain": told} if args.explain else row) + "\n")
                 continue
             out.write(_hand_line(row, match, args.lang) + "\n")
-            if args.explain:
-                for line in explain(row["settlement"], row["record"], match.players, args.lang, match.teams):
-                    out.write(f"    {line}\n")
+            for line in told:
+                out.write(f"    {line}\n")
     except MusError as exc:
         out.flush()
         if args.json:

@@ -1,10 +1,11 @@
-"""`mus-scorer settle [FILE|-] [--explain] [--lang L]`: settle hand records.
+"""`mus-scorer settle [FILE|-] [--explain] [--lang L] [--jobs N]`: settle hand records.
 
 Input: one `mus-hand/1` object (pretty-printed over several lines or not), several of
 them one after another, or JSON Lines of hands. Output: one compact `mus-settlement/1`
 line per hand; a hand that cannot be settled prints
 `{"format": "mus-error/1", "line": N, "error": "<field>: <reason>"}` instead, the others
 are still settled, and the exit status is 1. With `--explain`, the count in words.
+Large JSON Lines inputs are settled by several worker processes, in order.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from scorer.commands._pipe import drop_stdout
+from scorer.commands._io import drop_stdout, read_input
 
 ERROR_FORMAT = "mus-error/1"
 CHUNK = 4096  # lines settled (and written) at a time
@@ -30,19 +31,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--explain", action="store_true", help="print the count in words instead of JSON")
     parser.add_argument("--lang", default="en", choices=("en", "es", "eu", "fr"),
                         help="language of --explain (default en)")
-    parser.add_argument("--jobs", type=int, default=0, metavar="N",
+    parser.add_argument("--jobs", type=_count, default=0, metavar="N",
                         help=f"worker processes for JSON Lines (default 0: one per CPU, up to 8, "
                              f"from {PARALLEL_FROM} lines on)")
 
 
-def read_input(path: str) -> str:
-    """The whole input as text (UTF-8, a byte-order mark dropped)."""
-    if path == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        with open(path, "rb") as f:
-            data = f.read()
-    return data.decode("utf-8-sig")
+def _count(text: str) -> int:
+    """A whole number, 0 or more (for --jobs)."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (0: automatic)")
+    return int(text)
 
 
 def _json_lines(lines: list[str], first: int = 1) -> Iterator[tuple[int, Any, str | None]]:
@@ -58,8 +56,8 @@ def _json_lines(lines: list[str], first: int = 1) -> Iterator[tuple[int, Any, st
 
 
 def _documents(text: str) -> Iterator[tuple[int, Any, str | None]]:
-    """JSON values one after another, each numbered by the line it starts on; a syntax
-    error ends the reading."""
+    """JSON values one after another, each numbered by the line it starts on. After a
+    syntax error the reading goes on at the next line that starts with `{`."""
     decoder = json.JSONDecoder()
     pos, size = 0, len(text)
     while True:
@@ -69,10 +67,15 @@ def _documents(text: str) -> Iterator[tuple[int, Any, str | None]]:
             return
         line = text.count("\n", 0, pos) + 1
         try:
-            value, pos = decoder.raw_decode(text, pos)
+            value, end = decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
             yield line, None, f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-            return
+            resume = text.find("\n{", pos)
+            if resume < 0:
+                return
+            pos = resume + 1
+            continue
+        pos = end
         yield line, value, None
 
 

@@ -26,7 +26,7 @@ _WORDS: dict[str, dict[str, str]] = {
     "en": {
         "punto_refused": "punto to {t} after the refusal",
         "annulled": "false declaration, the bets are void: {t} count",
-        "tira_for": "tira to {t} for an undeclared combination",
+        "tira_for": "tira {n} to {t}: a combination not declared",
         "dispute_false_declaration": "{p} declared {l} without holding it",
         "dispute_undeclared": "{p} held {l} without declaring it",
         "dispute_bet_for_partner": "{p} bet at {l} holding neither pares nor juego",
@@ -58,7 +58,7 @@ _WORDS: dict[str, dict[str, str]] = {
     "es": {
         "punto_refused": "el punto para {t} tras el no quiero",
         "annulled": "declaración falsa, apuestas anuladas: cobran {t}",
-        "tira_for": "tira para {t} por no declarar",
+        "tira_for": "tira de {n} para {t} por no declarar",
         "dispute_false_declaration": "{p} dijo {l} sin tenerlo",
         "dispute_undeclared": "{p} tenía {l} sin declararlo",
         "dispute_bet_for_partner": "{p} apostó a {l} sin pares ni juego",
@@ -90,7 +90,7 @@ _WORDS: dict[str, dict[str, str]] = {
     "eu": {
         "punto_refused": "tira ondoren, puntua: {t} irabazle",
         "annulled": "aitorpen faltsua, apustuak baliogabe: {t} irabazle",
-        "tira_for": "tira, {t} irabazle (aitortu gabea)",
+        "tira_for": "tira {n}, {t} irabazle (aitortu gabea)",
         "dispute_false_declaration": "{p}: {l} baduela esan du, baina ez du",
         "dispute_undeclared": "{p}: {l} badu, aitortu gabe",
         "dispute_bet_for_partner": "{p}: {l} apustua egin du, ez pareak ez jokoa izan gabe",
@@ -122,7 +122,7 @@ _WORDS: dict[str, dict[str, str]] = {
     "fr": {
         "punto_refused": "le point à {t} après le refus",
         "annulled": "fausse annonce, paris annulés : {t} marquent",
-        "tira_for": "tira pour {t} (combinaison non annoncée)",
+        "tira_for": "tira de {n} pour {t} (combinaison non annoncée)",
         "dispute_false_declaration": "{p} a annoncé {l} à tort",
         "dispute_undeclared": "{p} avait {l} sans l'annoncer",
         "dispute_bet_for_partner": "{p} a misé aux {l} sans paires ni jeu",
@@ -277,6 +277,8 @@ def explain(
     w = words(lang)
     if not players:
         players = [w["seat"].format(n=s) for s in range(4)]
+    if len(players) != 4 or (teams is not None and len(teams) != 2):
+        raise ValueError(f"players: {list(players)!r} are not four names (or teams: {teams!r} not two)")
     rules = record.get("rules") or {}
     kings = rules.get("kings", 8)
     target = rules.get("target", 40)
@@ -304,14 +306,13 @@ def explain(
             return None
         return w["wins_with"].format(p=players[best], x=_what(lance, hands[best], kings, lang))
 
+    def held(lance: str, team: int) -> list[str]:
+        """"Ane pareja R-R" for each player of `team` holding pares (or juego)."""
+        return [f"{players[s]} {_what(lance, hands[s], kings, lang)}" for s in (team, team + 2)
+                if hands[s] and _holds(lance, hands[s], kings)]
+
     def holders(lance: str, team: int) -> str:
-        claim = "juego" if lance == "punto" else lance
-        out = []
-        for s in (team, team + 2):
-            h = hands[s]
-            if h and _holds(claim, h, kings):
-                out.append(f"{players[s]} {_what(claim, h, kings, lang)}")
-        return ", ".join(out)
+        return ", ".join(held(lance, team))
 
     def ordago_body(lance: str, info: dict[str, Any], team: int) -> str:
         best = info.get("best")
@@ -338,16 +339,18 @@ def explain(
         with_holders = lance in ("pares", "juego") and (hands[team] or hands[team + 2])
         if why.startswith("deje") or (status == "refused" and first and lance in bets):
             body = f"{said}: {w['deje'].format(t=tname(team))}"
-        elif why.startswith("after a false declaration"):
-            body = w["annulled"].format(t=tname(team))
-            tira = re.search(r"\btira (\d+)", why)
-            parts = [f"tira {tira.group(1)}"] if tira else []
-            if with_holders and "seat" in why:
-                parts.append(holders(lance, team))
-            if parts:
-                body += ": " + ", ".join(parts)
-        elif why.startswith("tira"):
-            body = w["tira_for"].format(t=tname(team))
+        elif why.startswith(("false ", "undeclared ")):  # a declaration the cards contradict
+            detail = why.partition("): ")[2]  # "tira 1, seat 1 medias, seat 3 pareja"
+            tira = re.search(r"\btira (\d+)", detail)
+            if why.startswith("undeclared ") and tira:
+                body = w["tira_for"].format(n=tira.group(1), t=tname(team))
+            else:
+                body = w["annulled"].format(t=tname(team))
+                parts = [f"tira {tira.group(1)}"] if tira else []
+                if with_holders and "seat" in detail:
+                    parts.append(holders(lance, team))
+                if parts:
+                    body += ": " + ", ".join(parts)
         elif lance == ordago:
             body = f"{said}: {ordago_body(lance, info, team)}"
         elif status == "accepted":
@@ -368,7 +371,7 @@ def explain(
                 body += f": {holders(lance, team)}"
         else:  # all passed
             body = f"{w['all_passed']}: " + (winner_with(lance, info) or w["scores"].format(t=tname(team)))
-            if with_holders:
+            if with_holders and len(held(lance, team)) > 1:  # the partner's bonus counts too
                 body += f" ({holders(lance, team)})"
         lines.append(f"{head}: {body}, {tail(event)}")
 
@@ -379,10 +382,9 @@ def explain(
     score = settlement.get("score") or [0, 0]
     if settlement.get("game_over") and settlement.get("winner") in (0, 1):
         lines.append(w["game_over"].format(t=tname(settlement["winner"]), score=format_score(score)))
-    adentro = settlement.get("adentro") or [s >= target - 5 for s in score]
-    for t in (0, 1):
-        if adentro[t] and not (settlement.get("game_over") and settlement.get("winner") == t):
-            lines.append(w["adentro"].format(t=tname(t), s=score[t]))
+    if not settlement.get("game_over"):  # once the game is over, nobody is adentro any more
+        adentro = settlement.get("adentro") or [s >= target - 5 for s in score]
+        lines.extend(w["adentro"].format(t=tname(t), s=score[t]) for t in (0, 1) if adentro[t])
     for dispute in settlement.get("disputes") or []:
         lines.append(f"{w['dispute']}: {_dispute_text(dispute, players, lang)}")
     return lines
