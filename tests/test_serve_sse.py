@@ -209,3 +209,26 @@ def test_requests_stream_reader(server) -> None:
                 else:
                     break
         assert ids == [1, 2]
+
+
+def test_eight_phones_racing_over_http_one_wins(server) -> None:
+    base, _ = server
+    t = new_table(base)
+    barrier = threading.Barrier(8)
+    codes: list[int] = []
+
+    def phone(i: int) -> None:
+        with requests.Session() as s:
+            barrier.wait()
+            r = s.post(f"{base}/api/tables/{t['id']}/mus", headers=t["auth"],
+                       json={"client_id": f"race{i}", "version": 1}, timeout=10)
+            codes.append(r.status_code)
+
+    threads = [threading.Thread(target=phone, args=(i,)) for i in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(15)
+    assert sorted(codes) == [200] + [409] * 7
+    s = requests.get(f"{base}/api/tables/{t['id']}", headers=t["auth"], timeout=5).json()
+    assert s["version"] == 2 and s["current"]["mus_rounds"] == 1

@@ -32,6 +32,17 @@ def lan_address() -> str:
         s.close()
 
 
+def _raise_file_limit(need: int) -> None:
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != resource.RLIM_INFINITY and soft < need:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (need if hard == resource.RLIM_INFINITY else min(need, hard), hard))
+    except (ImportError, ValueError, OSError):  # not on this platform: keep the limit
+        pass
+
+
 def print_qr(url: str) -> None:
     import qrcode
 
@@ -52,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
     if args.model:
         config["MODEL_DIR"] = os.path.abspath(args.model)
     threads = max(4, args.threads)
+    _raise_file_limit(4 * threads + 256)  # a socket per phone and live view, SQLite files
     # keep a few threads for writes whatever the number of live views
     config["SSE_MAX_STREAMS"] = max(1, threads - 8)
     app = create_app(config)

@@ -145,6 +145,10 @@ class Database:
                 raise
             conn.execute("COMMIT")
 
+    def locked_conn(self) -> sqlite3.Connection:
+        """The writer connection, for reads made while holding `lock` (no extra connection per thread)."""
+        return self._writer
+
     @property
     def lock(self) -> threading.RLock:
         """The writer lock (held by `write`); re-entrant."""

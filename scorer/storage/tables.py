@@ -209,7 +209,7 @@ class TableStore:
             with self._cache_lock:
                 rt = self._cache.get(table_id)
             if rt is None:
-                rt = self._load(self.db.reader(), table_id)
+                rt = self._load(self.db.locked_conn(), table_id)
                 self._remember(rt)
             return rt
 
@@ -328,7 +328,7 @@ class TableStore:
         rt = self.runtime(table_id)  # 404 before taking the lock
         with self.db.lock:
             rt = self.runtime(table_id)
-            conn = self.db.reader()
+            conn = self.db.locked_conn()
             seen = conn.execute(
                 "SELECT version FROM ops WHERE table_id = ? AND client_id = ?", (table_id, client_id)
             ).fetchone()
@@ -445,7 +445,7 @@ class TableStore:
             if live.phase not in ("showdown", "over"):
                 raise StoreError(422, "illegal", f"phase: the hand is still in {live.phase}; no showdown yet", "phase")
             if photo_id is not None:
-                if not isinstance(photo_id, str) or self.db.reader().execute(
+                if not isinstance(photo_id, str) or self.db.locked_conn().execute(
                     "SELECT 1 FROM photos WHERE id = ? AND table_id = ?", (photo_id, rt.id)
                 ).fetchone() is None:
                     raise StoreError(422, "invalid", f"photo_id: no photo {photo_id!r} at this table", "photo_id")
@@ -475,7 +475,7 @@ class TableStore:
         rt = self.runtime(table_id)
         with self.db.lock:
             rt = self.runtime(table_id)
-            if self.db.reader().execute(
+            if self.db.locked_conn().execute(
                 "SELECT 1 FROM ops WHERE table_id = ? AND client_id = ?", (table_id, client_id)
             ).fetchone():
                 return rt, True
