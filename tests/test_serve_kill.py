@@ -138,3 +138,16 @@ def test_serve_prints_lan_address_and_qr(serve) -> None:
     assert "█" in out or "▀" in out  # the ASCII QR code
     s.proc.send_signal(signal.SIGTERM)
     s.rest()
+
+
+def test_serve_answers_json_413_for_a_huge_photo(serve) -> None:
+    s = serve()
+    t = requests.post(f"{s.base}/api/tables", json={}, timeout=5).json()
+    big = b"\xff\xd8\xff" + b"\x00" * (26 * 1024 * 1024)
+    r = requests.post(f"{s.base}/api/tables/{t['id']}/photos?token={t['token']}", data=big,
+                      headers={"Content-Type": "image/jpeg"}, timeout=30)
+    assert r.status_code == 413 and r.json()["error"]["code"] == "too_large"
+    state = requests.get(f"{s.base}/api/tables/{t['id']}?token={t['token']}", timeout=5).json()
+    assert state["version"] == 1
+    s.proc.send_signal(signal.SIGTERM)
+    s.rest()

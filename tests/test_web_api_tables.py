@@ -582,3 +582,33 @@ def test_accepted_ordago_ends_the_match(app, client) -> None:
     # the showdown that ended it can still be taken back
     r = client.post(f"/api/tables/{t['id']}/undo", headers=t["auth"], json={"client_id": cid(), "version": n["version"]})
     assert r.status_code == 200 and r.json["winner"] is None and r.json["current"]["phase"] == "over"
+
+
+def test_showdown_without_hands(app, client, table) -> None:
+    s = to_showdown(client, table)
+    before = snapshot(app, client, table)
+    r = client.post(f"/api/tables/{table['id']}/showdown", headers=table["auth"],
+                    json={"client_id": cid(), "version": s["version"]})
+    assert_error(r, 400, "invalid", "hands")
+    assert snapshot(app, client, table) == before
+
+
+def test_bad_import_into_a_table_changes_nothing(app, client, table) -> None:
+    step(client, table)
+    before = snapshot(app, client, table)
+    v = state(client, table)["version"]
+    for text in (b"", b'{"format": "mus-match/1"}\n{"hands": 3}\n', b"\xff"):
+        r = client.post(f"/api/tables/{table['id']}/import?client_id=bad&version={v}", headers=table["auth"], data=text)
+        assert r.status_code in (400, 422), r.json
+    assert_error(client.post(f"/api/tables/{table['id']}/import?client_id=bad&version=x", headers=table["auth"],
+                             data=b""), 400, "invalid", "version")
+    assert snapshot(app, client, table) == before
+
+
+def test_default_body_limit_is_25_mb(app, client, table) -> None:
+    assert app.config["MAX_CONTENT_LENGTH"] == 25 * 1024 * 1024
+    before = snapshot(app, client, table)
+    big = b"\xff\xd8\xff" + b"\x00" * (25 * 1024 * 1024)
+    assert_error(client.post(f"/api/tables/{table['id']}/photos", headers=table["auth"], data=big,
+                             content_type="image/jpeg"), 413, "too_large")
+    assert snapshot(app, client, table) == before

@@ -71,6 +71,9 @@ def run(args: argparse.Namespace) -> int:
         app, host=args.host, port=args.port, threads=threads, channel_timeout=60,
         connection_limit=max(100, threads * 2), ident="mus-scorer",
         asyncore_use_poll=True,  # select() stops at 1024 sockets
+        # waitress reads a whole body before the app sees it: bound that, leaving the app's
+        # own JSON 413 for bodies up to twice its limit
+        max_request_body_size=2 * int(app.config["MAX_CONTENT_LENGTH"] or 25 * 1024 * 1024),
     )
     port = server.effective_port  # type: ignore[union-attr]
     host = lan_address() if args.host in ("0.0.0.0", "") else args.host
