@@ -224,3 +224,14 @@ def test_real_recognizer_through_the_api(tmp_path) -> None:
     assert set(scan) >= {"cards", "hands", "warnings", "size"} and scan["size"] == [320, 240]
     ann = c.get(f"/api/tables/{t['id']}/photos/{r.json['photo_id']}/annotated?token={t['token']}")
     assert ann.status_code == 200 and ann.data[:3] == b"\xff\xd8\xff"
+
+
+def test_no_model_is_a_clear_503(tmp_path) -> None:
+    app = create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True, "MODEL_DIR": str(tmp_path / "none")})
+    c = app.test_client()
+    t = c.post("/api/tables", json={}).json
+    before = app.extensions["mus_store"].counts(t["id"])
+    r = c.post(f"/api/tables/{t['id']}/photos?token={t['token']}", data=photo_bytes(), content_type="image/jpeg")
+    assert_error(r, 503, "recognizer_unavailable")
+    assert_error(c.post("/api/scan", data=photo_bytes(), content_type="image/jpeg"), 503, "recognizer_unavailable")
+    assert app.extensions["mus_store"].counts(t["id"]) == before

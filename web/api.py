@@ -232,7 +232,11 @@ def _scan(data: bytes) -> tuple[Any, dict[str, Any]]:
                        "bottom")
     try:
         image = vision.load_image(data)
-        recognizer = _recognizer()
+        try:
+            recognizer = _recognizer()
+        except vision.ModelError as exc:
+            raise ApiError(503, "recognizer_unavailable",
+                           f"the card recognizer is not available ({exc}); type the cards instead", None) from None
         with current_app.extensions["mus_scan_slots"]:  # bounded: scans are CPU and memory heavy
             scan = recognizer.scan(image, bottom=int(bottom_arg))
     except vision.ImageError as exc:

@@ -162,7 +162,7 @@ def document() -> dict[str, Any]:
                 "name": "client_id", "in": "query", "required": False, "schema": {"type": "string"}}],
             "security": SECURE, "requestBody": PHOTO_BODY,
             "responses": {"201": _json(_ref("PhotoScan"), "the photo's id and scan")}
-            | _errors(400, 401, 403, 404, 413, 415)}},
+            | _errors(400, 401, 403, 404, 413, 415, 503)}},
         "/api/tables/{table_id}/photos/{photo_id}": {"get": {
             "summary": "The photo as uploaded", "parameters": [TABLE_ID, PHOTO_ID, TOKEN_Q], "security": SECURE,
             "responses": {"200": {"description": "the image", "content": {"image/*": {}}}} | _errors(401, 403, 404)}},
@@ -195,7 +195,7 @@ def document() -> dict[str, Any]:
         "/api/scan": {"post": {
             "summary": "Read the cards in a photo (nothing stored)", "parameters": [BOTTOM_Q],
             "requestBody": PHOTO_BODY,
-            "responses": {"200": _json(_ref("Scan"), "the scan --json object")} | _errors(400, 413, 415)}},
+            "responses": {"200": _json(_ref("Scan"), "the scan --json object")} | _errors(400, 413, 415, 503)}},
         "/api/openapi.json": {"get": {
             "summary": "This document", "responses": {"200": {"description": "OpenAPI 3.1",
                                                              "content": {JSON: {}}}}}},
@@ -203,7 +203,7 @@ def document() -> dict[str, Any]:
     responses = {f"E{s}": _json(_ref("Error"), d) for s, d in {
         400: "bad request", 401: "no token", 403: "wrong token or read-only token", 404: "not found",
         409: "stale_version or match_over", 413: "body too large", 415: "unsupported image",
-        422: "refused by the engine", 503: "unavailable"}.items()}
+        422: "refused by the engine", 503: "too many live connections, or no card recognizer"}.items()}
     responses["Error"] = _json(_ref("Error"), "any other error, same shape")
     return {
         "openapi": "3.1.0",

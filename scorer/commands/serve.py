@@ -7,6 +7,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 from typing import Any
 
 
@@ -41,6 +42,29 @@ def _raise_file_limit(need: int) -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (need if hard == resource.RLIM_INFINITY else min(need, hard), hard))
     except (ImportError, ValueError, OSError):  # not on this platform: keep the limit
         pass
+
+
+def _warm_up(app: Any) -> str:
+    """Check that the card model is there; load it in the background so the first photo is quick."""
+    from pathlib import Path
+
+    from scorer import vision
+
+    folder = Path(app.config["MODEL_DIR"]) if app.config.get("MODEL_DIR") else vision.default_model_dir()
+    if not (folder / "cards-det.onnx").exists():
+        return f"none in {folder} (photos cannot be read; cards can be typed)"
+
+    def load() -> None:
+        with app.app_context():
+            try:
+                from web.api import _recognizer
+
+                _recognizer()
+            except Exception as exc:  # noqa: BLE001 - reported, and each scan reports it again
+                print(f"card model: cannot load ({exc})", flush=True)
+
+    threading.Thread(target=load, name="model-warm-up", daemon=True).start()
+    return str(folder)
 
 
 def print_qr(url: str) -> None:
@@ -82,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"database: {db}", flush=True)
     if not args.no_qr:
         print_qr(url)
+    print(f"card model: {_warm_up(app)}", flush=True)
     print("Ctrl-C to stop.", flush=True)
 
     def stop(signum: int, _frame: Any) -> None:
