@@ -232,3 +232,15 @@ def test_eight_phones_racing_over_http_one_wins(server) -> None:
     assert sorted(codes) == [200] + [409] * 7
     s = requests.get(f"{base}/api/tables/{t['id']}", headers=t["auth"], timeout=5).json()
     assert s["version"] == 2 and s["current"]["mus_rounds"] == 1
+
+
+def test_a_stream_closed_before_it_started_is_counted_out(tmp_path) -> None:
+    from web.live import Hub, stream
+
+    app = create_app({"DATABASE": str(tmp_path / "mus.db")})
+    hub = Hub()
+    assert hub.try_open(1) and not hub.try_open(1)
+    s = stream(app.extensions["mus_store"], hub, "nope", None)
+    s.close()
+    s.close()
+    assert hub.streams == 0

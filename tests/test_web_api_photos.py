@@ -106,12 +106,13 @@ def test_raw_body_upload_png(client, table) -> None:
     assert got.mimetype == "image/png"
 
 
-def test_photo_retry_with_client_id_stores_once(app, client, table) -> None:
+def test_photo_retry_with_client_id_stores_once(app, client, table, rec) -> None:
     url = f"/api/tables/{table['id']}/photos?client_id=p1"
     r1 = client.post(url, headers=table["auth"], data=photo_bytes(), content_type="image/jpeg")
     r2 = client.post(url, headers=table["auth"], data=photo_bytes(), content_type="image/jpeg")
-    assert r1.json["photo_id"] == r2.json["photo_id"]
+    assert r1.json["photo_id"] == r2.json["photo_id"] and r1.json == r2.json
     assert app.extensions["mus_store"].counts(table["id"])["photos"] == 1
+    assert len(rec.calls) == 1  # the retry is not read again
 
 
 def gif() -> bytes:

@@ -252,15 +252,22 @@ def post_photo(table_id: str) -> Response:
     _table(table_id, write=True)
     client_id = request.args.get("client_id") or (request.form.get("client_id") if request.mimetype.startswith(
         "multipart/") else None)
+    if client_id is not None:
+        done = _store().photo_for(table_id, client_id)
+        if done is not None:  # a retry: the photo is stored and read already
+            return _dump(_photo_links(table_id, done), 201)
     data = _photo_bytes()
     image, scan = _scan(data)
     from scorer import vision
 
     annotated = vision.annotate(image, scan)
     out, _ = _store().add_photo(table_id, client_id, _sniff(data), data, annotated, scan)
-    out = {**out, "url": url_for("api.get_photo", table_id=table_id, photo_id=out["photo_id"]),
-           "annotated_url": url_for("api.get_photo_annotated", table_id=table_id, photo_id=out["photo_id"])}
-    return _dump(out, 201)
+    return _dump(_photo_links(table_id, out), 201)
+
+
+def _photo_links(table_id: str, out: dict[str, Any]) -> dict[str, Any]:
+    return {**out, "url": url_for("api.get_photo", table_id=table_id, photo_id=out["photo_id"]),
+            "annotated_url": url_for("api.get_photo_annotated", table_id=table_id, photo_id=out["photo_id"])}
 
 
 def _photo_response(table_id: str, photo_id: str, annotated: bool) -> Response:

@@ -74,32 +74,56 @@ def event(version: int, data: str) -> str:
     return f"id: {version}\ndata: {data}\n\n"
 
 
-def stream(
-    store: TableStore,
-    hub: Hub,
-    table_id: str,
-    last_id: int | None,
-    heartbeat: float = 15.0,
-    max_seconds: float = 300.0,
-) -> Iterator[str]:
-    """The event stream of one table: the state now (unless `last_id` is current), then every change.
+class Stream:
+    """The event stream of one table, as a WSGI iterable: the state now (unless `last_id`
+    is current), then every change. The caller has counted it in with `hub.try_open`;
+    `close` (which the server calls, even if it never iterated) counts it out once."""
 
-    The caller has counted this stream in with `hub.try_open`; it is counted out here.
-    """
-    try:
-        yield "retry: 1000\n\n"
-        sent = last_id if last_id is not None else -1
-        deadline = time.monotonic() + max_seconds
-        while not hub.closed:
-            rt = store.runtime(table_id)
-            if rt.version != sent:
-                sent = rt.version
-                yield event(rt.version, rt.state_json())
-                continue
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            if not hub.wait(table_id, sent, min(heartbeat, left)):
-                yield ": keep-alive\n\n"
-    finally:
-        hub.release()
+    def __init__(self, store: TableStore, hub: Hub, table_id: str, last_id: int | None,
+                 heartbeat: float = 15.0, max_seconds: float = 300.0) -> None:
+        self.store, self.hub, self.table_id = store, hub, table_id
+        self.last_id, self.heartbeat, self.max_seconds = last_id, heartbeat, max_seconds
+        self._released = False
+        self._lock = threading.Lock()
+        self._gen = self._events()
+
+    def __iter__(self) -> Iterator[str]:
+        return self._gen
+
+    def _events(self) -> Iterator[str]:
+        try:
+            yield "retry: 1000\n\n"
+            sent = self.last_id if self.last_id is not None else -1
+            deadline = time.monotonic() + self.max_seconds
+            while not self.hub.closed:
+                rt = self.store.runtime(self.table_id)
+                if rt.version != sent:
+                    sent = rt.version
+                    yield event(rt.version, rt.state_json())
+                    continue
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                if not self.hub.wait(self.table_id, sent, min(self.heartbeat, left)):
+                    yield ": keep-alive\n\n"
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        with self._lock:
+            if self._released:
+                return
+            self._released = True
+        self.hub.release()
+
+    def close(self) -> None:
+        try:
+            self._gen.close()
+        finally:
+            self._release()
+
+
+def stream(store: TableStore, hub: Hub, table_id: str, last_id: int | None, heartbeat: float = 15.0,
+           max_seconds: float = 300.0) -> Stream:
+    """See `Stream`."""
+    return Stream(store, hub, table_id, last_id, heartbeat, max_seconds)

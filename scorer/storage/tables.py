@@ -531,6 +531,14 @@ class TableStore:
             )
         return response, False
 
+    def photo_for(self, table_id: str, client_id: Any) -> dict[str, Any] | None:
+        """The answer already given to a photo upload with this `client_id`, if any."""
+        client_id = check_client_id(client_id)
+        row = self.db.reader().execute(
+            "SELECT response FROM ops WHERE table_id = ? AND client_id = ? AND kind = 'photo'", (table_id, client_id)
+        ).fetchone()
+        return json.loads(row["response"]) if row is not None else None
+
     def counts(self, table_id: str) -> dict[str, int]:
         """Row counts for one table (tests check that a refused write changed nothing)."""
         conn = self.db.reader()
