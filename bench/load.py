@@ -34,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DECK = [f"{r}{s}" for s in "oceb" for r in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)]
 MAX_TABLES = 500
 MAX_DURATION = 300
+REQUEST_TIMEOUT = 15.0  # seconds; a request slower than this counts as an error
 
 
 def pct(values: list[float], p: float) -> float:
@@ -211,8 +212,9 @@ class Phone:
                 self.acted_on = version
                 b.stats.sent_at[(self.table["id"], version + 1)] = t0 = time.monotonic()
                 try:
-                    status, _, payload = await conn.request("POST", path, body, self.table["token"])
-                except (ConnectionError, asyncio.IncompleteReadError) as exc:
+                    status, _, payload = await asyncio.wait_for(
+                        conn.request("POST", path, body, self.table["token"]), REQUEST_TIMEOUT)
+                except (ConnectionError, asyncio.IncompleteReadError, TimeoutError) as exc:
                     b.stats.errors[type(exc).__name__] = b.stats.errors.get(type(exc).__name__, 0) + 1
                     conn.close()
                     conn = Conn(b.host, b.port)
@@ -225,7 +227,8 @@ class Phone:
                     new = json.loads(payload)
                     if random.random() < b.retry_rate:  # a phone that did not see the answer sends it again
                         b.stats.retries += 1
-                        s2, h2, p2 = await conn.request("POST", path, body, self.table["token"])
+                        s2, h2, p2 = await asyncio.wait_for(
+                            conn.request("POST", path, body, self.table["token"]), REQUEST_TIMEOUT)
                         if s2 != 200 or json.loads(p2)["version"] < new["version"] or \
                                 h2.get("idempotent-replayed") != "true":
                             b.stats.retry_bad += 1
@@ -342,7 +345,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             cpu0, load0 = proc_cpu(proc.pid), os.getloadavg()[0]
             me0 = time.process_time()
-            out = asyncio.run(Bench("127.0.0.1", port, args.think, args.retry_rate).run(n, duration))
+            bench = Bench("127.0.0.1", port, args.think, args.retry_rate)
+            out = asyncio.run(asyncio.wait_for(bench.run(n, duration), duration + 120))  # bounded whatever happens
             out["server_cpu_s"] = round(proc_cpu(proc.pid) - cpu0, 1)
             out["bench_client_cpu_s"] = round(time.process_time() - me0, 1)
             out["load_avg_1min"] = [round(load0, 1), round(os.getloadavg()[0], 1)]
