@@ -29,9 +29,9 @@ def refuse(hand: LiveHand, lance: str = "grande") -> LiveHand:
     return hand
 
 
-# (text as in RULES.md / the seeds, steps, outcome, stones)
+# (text verbatim, steps, outcome, stones): RULES.md first, then the seeds' own words.
 WORKED = [
-    # seed 004 art. 17 (Relances), as worded in RULES.md
+    # RULES.md, "Betting inside a lance" (seed 004 art. 17 and seed 002 art. 22)
     ("envido–no quiero = 1", ["envido"], "refused", 1),
     ("envido–quiero = 2", ["envido", "quiero"], "accepted", 2),
     ("órdago–no quiero = 1", ["ordago"], "refused", 1),
@@ -41,14 +41,30 @@ WORKED = [
     ("envido, 2 more, órdago, no quiero = 4", ["envido", ("mas", 2), "ordago"], "refused", 4),
     ("envido 3, 4 more, quiero = 7", [("envido", 3), ("mas", 4), "quiero"], "accepted", 7),
     ("envido, 5 more, 2 more, no quiero = 7", ["envido", ("mas", 5), ("mas", 2)], "refused", 7),
-    # seed 002 art. 22 (Quelques exemples)
-    ("Enbido tapé, laissé par l'adversaire = 1 ttantto", ["envido"], "refused", 1),
-    ("Enbido tapé, tenu par l'adversaire = 2 ttantos", ["envido", "quiero"], "accepted", 2),
-    ("3 engagés, laissé par l'adversaire = 1 ttantto", [("envido", 3)], "refused", 1),
-    ("3 engagés, tenu par l'adversaire = 3 ttantos", [("envido", 3), "quiero"], "accepted", 3),
-    ("Enbido tapé, 4 renchérés par l'adversaire et laissé = 2 ttantos", ["envido", ("mas", 4)], "refused", 2),
-    ("Enbido tapé, 4 renchérés par l'adversaire et tenu = 6 ttantos", ["envido", ("mas", 4), "quiero"], "accepted", 6),
-    ("envido, 4 more, 3 more refused = 6 (seed 002 art. 22)", ["envido", ("mas", 4), ("mas", 3)], "refused", 6),
+    ("Seed 002 art. 22: envido, 4 more, 3 more refused = 6", ["envido", ("mas", 4), ("mas", 3)], "refused", 6),
+    # seed 004 art. 17, "Relances (exemples)"
+    ("Embido (2 points) - Tira = 1 point", ["envido"], "refused", 1),
+    ("Embido (2 points) - Iduki = 2 points", ["envido", "quiero"], "accepted", 2),
+    ("Hordago - Tira = 1 point", ["ordago"], "refused", 1),
+    ("Hiru Embido (3 points) - Tira = 1 point", [("envido", 3)], "refused", 1),
+    ("Hiru Embido (3 points) – Iduki  = 3 points", [("envido", 3), "quiero"], "accepted", 3),
+    ("Embido (2 points) Lau gehiago (+ 4) - Tira = 2 points", ["envido", ("mas", 4)], "refused", 2),
+    ("Embido ( 2 points) – Bigehiago( +2 ) – Hordago - Tira = 4 points", ["envido", ("mas", 2), "ordago"],
+     "refused", 4),
+    ("Hiru Embido (3 points) Lau gehiago (+ 4) Iduki = 7 points", [("envido", 3), ("mas", 4), "quiero"],
+     "accepted", 7),
+    ("Embido (2 points) Bortz gehiago (+ 5) Bigehiago (+2) Tira = 7 points", ["envido", ("mas", 5), ("mas", 2)],
+     "refused", 7),
+    # seed 002 art. 22, "Quelques exemples"
+    ("Enbido tapé, laissé par l'adversaire =1 ttantto", ["envido"], "refused", 1),
+    ("Enbido tapé, tenu par l'anniversaire = 2 ttantos.", ["envido", "quiero"], "accepted", 2),
+    ("3 engagés, laissé par l'adversaire = 1 ttantto.", [("envido", 3)], "refused", 1),
+    ("3 engagés, tenu par l'adversaire = 3 ttantos.", [("envido", 3), "quiero"], "accepted", 3),
+    ("Enbido tapé, 4 renchérés par l'adversaire et laissé =2 ttantos", ["envido", ("mas", 4)], "refused", 2),
+    ("Enbido tapé, 4 renchérés par l'adversaire et tenu = 6 ttantos", ["envido", ("mas", 4), "quiero"],
+     "accepted", 6),
+    ("Enbido tapé, 4 renchérés par l'adversaire et 3 de plus refusé par l'adversaire = 6 ttantos.",
+     ["envido", ("mas", 4), ("mas", 3)], "refused", 6),
 ]
 
 

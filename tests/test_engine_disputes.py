@@ -68,6 +68,22 @@ def test_undeclared_pares_does_not_count_and_opponents_score_the_tira():
     assert s["lances"]["pares"]["stones"] == 2
 
 
+def test_undeclared_pares_opponents_score_the_tira_even_if_the_partner_has_pares():
+    hands = ["1o 1c 5e 6b", "12o 12c 4e 7b", "10o 10c 5c 7c", "2c 6e 7e 4o"]
+    s = settle(rec(hands, declared={"pares": [False, True, True, False]}))
+    assert disputes(s) == [(0, "pares", "undeclared", "seed 002 art. 16")]
+    assert line(s, "pares") == [(1, 1, "all passed; best pares seat 1; bonus: seat 1 pareja"),
+                                (1, 1, "undeclared pares of seat 0 (seed 002 art. 16): tira 1")]
+
+
+def test_undeclared_juego_partner_and_opponents_have_juego_opponents_score_the_tira():
+    hands = [J31, "12b 11b 10b 1b", "12c 11c 7b 5b", "10c 1c 2e 4c"]
+    s = settle(rec(hands, declared={"juego": [False, True, True, False]}))
+    assert disputes(s) == [(0, "juego", "undeclared", "seed 002 art. 18")]
+    assert line(s, "juego") == [(1, 3, "all passed; best juego seat 1; bonus: seat 1 31"),
+                                (1, 1, "undeclared juego of seat 0 (seed 002 art. 18): tira 1")]
+
+
 def test_undeclared_pares_when_nobody_else_has_pares_scores_nothing():
     hands = ["1o 1c 5e 6b", "12o 11c 4e 7b", "10o 11e 5c 7c", "2c 6e 7e 4o"]
     s = settle(rec(hands, declared={"pares": [False, False, False, False]}))
@@ -85,11 +101,11 @@ def test_false_juego_nobody_else_opponents_score_two():
     assert "punto" not in s["lances"]
 
 
-def test_false_juego_partner_has_opponents_not_error_ignored():
+def test_false_juego_partner_has_opponents_not_the_federation_rule_wins():
     hands = [NOJ["s0"], NOJ["s1"], "12b 11b 10b 1b", NOJ["s3"]]
     s = settle(rec(hands, declared={"juego": [True, False, True, False]}))
-    assert disputes(s) == [(0, "juego", "false_declaration", "seed 004 art. 15b")]
-    assert line(s, "juego") == [(0, 3, "only team 0 has juego: seat 2 31")]
+    assert disputes(s) == [(0, "juego", "false_declaration", "seed 002 art. 17, over seed 004 art. 15b")]
+    assert line(s, "juego") == [(1, 1, "false juego of seat 0 (seed 002 art. 17, over seed 004 art. 15b): tira 1")]
 
 
 def test_false_juego_opponents_have_bets_annulled():

@@ -211,3 +211,16 @@ def test_tables_agree_with_a_direct_reading_of_the_rules(cards, kings):
         assert (va.strength(lance) > vb.strength(lance)) == (ra[lance] > rb[lance]), lance
         assert (va.strength(lance) == vb.strength(lance)) == (ra[lance] == rb[lance]), lance
     assert va.pares_kind == ra["pares"][0] and va.points == ra["punto"]
+
+
+@SETTINGS
+@given(played_hands(), st.sets(st.integers(0, 3)))
+def test_rank_only_cards_settle_like_suited_ones(played, stripped):
+    hand, hands = played
+    ranks_only = [None if cards is None else [c.rstrip("oceb") if seat in stripped else c for c in cards]
+                  for seat, cards in enumerate(hands)]
+    try:
+        expected = settle(hand.to_record(hands))
+    except MusError:
+        return
+    assert settle(hand.to_record(ranks_only)) == expected

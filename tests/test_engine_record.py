@@ -82,6 +82,14 @@ def test_invalid_records_are_refused_naming_the_field(path, value, cls, field):
     assert str(err.value).startswith(f"{field}: ")
 
 
+def test_a_fifth_card_of_a_rank_with_a_rank_only_card():
+    record = with_("hands", [["12", "12o", "12c", "12e"], ["12b", "7c", "7e", "10b"], ["2o", "4c", "6e", "11b"],
+                             ["1o", "1c", "5e", "6o"]])
+    with pytest.raises(IllegalError, match="fifth card of rank 12") as err:
+        settle(record)
+    assert err.value.field == "hands[1][0]"
+
+
 def test_a_fifth_card_of_a_rank_among_rank_only_cards():
     record = with_("hands", [["12", "12", "12", "12"], ["12o", "7c", "7e", "10b"], ["2o", "4c", "6e", "11b"],
                              ["1o", "1c", "5e", "6o"]])

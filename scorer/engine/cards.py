@@ -50,6 +50,7 @@ def _not_a_card(text: Any) -> MalformedError:
 
 DECK: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in RANKS)
 BY_TEXT: dict[str, Card] = {str(c): c for c in DECK} | {str(r): Card(r) for r in RANKS}  # every card written
+_RANK_ONLY = frozenset(str(r) for r in RANKS)
 
 
 Hand = tuple[Card, Card, Card, Card]
@@ -86,7 +87,7 @@ def parse_hands(obj: Any) -> tuple[Hand | None, ...]:
                 except MusError as err:
                     raise err.under(f"hands[{s}][{i}]") from None
         dealt += cards
-    if len(set(dealt)) < len(dealt):
+    if len(set(dealt)) < len(dealt) or not _RANK_ONLY.isdisjoint(dealt):
         _check_duplicates(obj)
     return tuple(hands)
 

@@ -95,6 +95,13 @@ def hand_code(cards: Sequence[Card]) -> int:
     return CODE[cards[0].rank] + CODE[cards[1].rank] + CODE[cards[2].rank] + CODE[cards[3].rank]
 
 
+def hand_values(hands: Sequence[Sequence[Card] | None], kings: int, real31: bool) -> tuple[HandValue | None, ...]:
+    """The value of each hand (`None` for a hand not shown)."""
+    tab = table(kings, real31)
+    return tuple([None if h is None else tab[CODE[h[0].rank] + CODE[h[1].rank] + CODE[h[2].rank] + CODE[h[3].rank]]
+                  for h in hands])
+
+
 def evaluate(cards: Iterable[Card], kings: int = 8, real31: bool = False) -> HandValue:
     """The value in every lance of four cards."""
     return table(kings, real31)[hand_code(tuple(cards))]

@@ -8,11 +8,12 @@ from typing import Any
 from .betting import LANCES, Action, HandState
 from .cards import Hand, parse_hands, short
 from .errors import IllegalError, MalformedError, MusError
-from .evaluate import HandValue, hand_code, table
+from .evaluate import HandValue, hand_values
 from .rules import Rules, check_esku, check_score
 
 FORMAT = "mus-hand/1"
-_KEYS = ("format", "rules", "esku", "score", "hands", "declared", "bets")
+_KEY_ORDER = ("format", "rules", "esku", "score", "hands", "declared", "bets")
+_KEYS = frozenset(_KEY_ORDER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,9 +49,9 @@ def parse_hand(obj: Any) -> HandRecord:
     """Validate a `mus-hand/1` dict and replay its betting; `MusError` names the bad field."""
     if not isinstance(obj, dict):
         raise MalformedError("", f"{short(obj)} is not a hand record (a JSON object)", obj)
-    for key in obj:
-        if key not in _KEYS:
-            raise MalformedError(str(key), f"{key!r} is not a key of {FORMAT} ({', '.join(_KEYS)})", key)
+    if not _KEYS.issuperset(obj):
+        key = next(k for k in obj if k not in _KEYS)
+        raise MalformedError(str(key), f"{key!r} is not a key of {FORMAT} ({', '.join(_KEY_ORDER)})", key)
     fmt = obj.get("format", FORMAT)
     if fmt != FORMAT:
         raise MalformedError("format", f"{fmt!r} is not {FORMAT!r}", fmt)
@@ -60,8 +61,7 @@ def parse_hand(obj: Any) -> HandRecord:
     esku = check_esku(obj["esku"])
     score = check_score(obj.get("score", (0, 0)), rules)
     hands = parse_hands(obj.get("hands"))
-    codes = table(rules.kings, rules.real31)
-    values = tuple([None if h is None else codes[hand_code(h)] for h in hands])
+    values = hand_values(hands, rules.kings, rules.real31)
     declared = _parse_declared(obj.get("declared"))
     state = HandState.begin(rules, esku, score)
     bets = _replay(state, declared, _parse_bets(obj.get("bets")), values)
@@ -107,8 +107,10 @@ def _parse_bets(obj: Any) -> dict[str, list[Any]]:
 def _declarations(claim: str, declared: dict, values: tuple[HandValue | None, ...]) -> tuple[bool, ...]:
     """What each seat declared: as recorded, else what its cards hold."""
     said = declared.get(claim)
-    if said is None and None not in values:
-        return tuple([bool(v.pares_kind if claim == "pares" else v.juego) for v in values if v is not None])
+    if said is None and None not in values:  # the usual case: no declarations recorded, all cards shown
+        if claim == "pares":
+            return tuple([v.pares_kind > 0 for v in values if v is not None])
+        return tuple([v.juego > 0 for v in values if v is not None])
     said = said or (None, None, None, None)
     out = []
     for seat in range(4):

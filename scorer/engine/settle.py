@@ -184,36 +184,48 @@ def _count_ordago(c: _Count, done: Done, best: int | None, entry: dict[str, Any]
     entry.update(team=team, stake=stones, stones=stones)
 
 
-_RULES = {
-    ("pares", True, "partner_without"): ("seed 004 art. 13a", True, 0, True,
-                                         "bets on pares annulled; the opponents count their pares"),
-    ("pares", True, "both"): ("seed 004 art. 13b", True, 1, True,
-                              "bets on pares annulled; the opponents count the tira and their pares"),
-    ("pares", True, "partner_only"): ("engine ruling (as seed 004 art. 15b)", False, 0, False,
-                                      "the false pares does not count; the partner's pares does"),
-    ("pares", True, "nobody"): ("seed 004 art. 13a", True, 0, True,
-                                "bets on pares annulled; the opponents count their pares"),
-    ("pares", False, "opponents_only"): ("seed 002 art. 16, seed 004 art. 14", False, 1, False,
-                                         "the undeclared pares does not count; the opponents score 1 (tira)"),
-    ("pares", False, "other"): ("seed 002 art. 16, seed 004 art. 14", False, 0, False,
-                                "the undeclared pares does not count"),
-    ("juego", True, "nobody"): ("seed 002 art. 17, seed 004 art. 15a", True, 2, False,
-                                "the opponents score 2 (the punto and the tira)"),
-    ("juego", True, "partner_only"): ("seed 004 art. 15b", False, 0, False,
-                                      "the error is ignored; the false juego does not count"),
-    ("juego", True, "opponents_only"): ("seed 002 art. 17, seed 004 art. 15c", True, 0, True,
-                                        "bets on juego annulled; the opponents count their juego"),
-    ("juego", True, "both"): ("seed 002 art. 17, seed 004 art. 15d", True, 1, True,
-                              "bets on juego annulled; the opponents count the tira and their juego"),
-    ("juego", False, "nobody"): ("seed 002 art. 18, seed 004 art. 16a", True, 2, False,
-                                 "bets on punto annulled; the undeclared juego does not count; "
-                                 "the opponents score 2 (the tira and the punto)"),
-    ("juego", False, "partner_only"): ("seed 004 art. 16b", False, 0, False,
-                                       "the undeclared juego does not count; the partner's juego does"),
-    ("juego", False, "opponents_only"): ("seed 002 art. 18, seed 004 art. 16c", False, 1, False,
-                                         "the undeclared juego does not count; the opponents count the tira "
-                                         "and their juego"),
-    ("juego", False, "both"): ("engine ruling", False, 0, False, "the undeclared juego does not count"),
+# (claim, what the seat declared, its partner has the claim, an opponent has it)
+#   -> (rule, annul the lance, tira paid to the opponents, opponents count their combinations, effect)
+_RULES: dict[tuple[str, bool, bool, bool], tuple[str, bool, int, bool, str]] = {
+    # false "pares": seed 004 art. 13 (the federation's rules say nothing)
+    ("pares", True, False, True): ("seed 004 art. 13a", True, 0, True,
+                                   "bets on pares annulled; the opponents count their pares"),
+    ("pares", True, False, False): ("seed 004 art. 13a", True, 0, True,
+                                    "bets on pares annulled; the opponents count their pares"),
+    ("pares", True, True, True): ("seed 004 art. 13b", True, 1, True,
+                                  "bets on pares annulled; the opponents count the tira and their pares"),
+    ("pares", True, True, False): ("engine ruling (as seed 004 art. 15b)", False, 0, False,
+                                   "the false pares does not count; the partner's pares does"),
+    # undeclared pares: seed 002 art. 16 (seed 004 art. 14: denied pares count for nothing)
+    ("pares", False, False, True): ("seed 002 art. 16, seed 004 art. 14", False, 1, False,
+                                    "the undeclared pares does not count; the opponents score 1 (tira)"),
+    ("pares", False, True, True): ("seed 002 art. 16", False, 1, False,
+                                   "the undeclared pares does not count; the opponents score 1 (tira)"),
+    ("pares", False, False, False): ("seed 002 art. 16, seed 004 art. 14", False, 0, False,
+                                     "the undeclared pares does not count"),
+    ("pares", False, True, False): ("seed 002 art. 16, seed 004 art. 14", False, 0, False,
+                                    "the undeclared pares does not count"),
+    # false juego: seed 002 art. 17 (seed 004 art. 15)
+    ("juego", True, False, False): ("seed 002 art. 17, seed 004 art. 15a", True, 2, False,
+                                    "the opponents score 2 (the punto and the tira)"),
+    ("juego", True, False, True): ("seed 002 art. 17, seed 004 art. 15c", True, 0, True,
+                                   "bets on juego annulled; the opponents count their juego"),
+    ("juego", True, True, True): ("seed 002 art. 17, seed 004 art. 15d", True, 1, True,
+                                  "bets on juego annulled; the opponents count the tira and their juego"),
+    ("juego", True, True, False): ("seed 002 art. 17, over seed 004 art. 15b", True, 1, True,
+                                   "bets on juego annulled; the opponents score the tira"),
+    # undeclared juego: seed 002 art. 18 (seed 004 art. 16)
+    ("juego", False, False, False): ("seed 002 art. 18, seed 004 art. 16a", True, 2, False,
+                                     "bets on punto annulled; the undeclared juego does not count; "
+                                     "the opponents score 2 (the tira and the punto)"),
+    ("juego", False, True, False): ("seed 004 art. 16b", False, 0, False,
+                                    "the undeclared juego does not count; the partner's juego does"),
+    ("juego", False, False, True): ("seed 002 art. 18, seed 004 art. 16c", False, 1, False,
+                                    "the undeclared juego does not count; the opponents score the tira besides "
+                                    "their juego"),
+    ("juego", False, True, True): ("seed 002 art. 18", False, 1, False,
+                                   "the undeclared juego does not count; the opponents score the tira besides "
+                                   "their juego"),
 }
 
 
@@ -225,18 +237,10 @@ def _rulings(c: _Count, claim: str) -> Ruling | None:
         actual = shown[seat]
         if actual is None or actual == declared[seat]:
             continue
-        said = declared[seat]
-        team, partner = seat % 2, (seat + 2) % 4
-        partner_has = partner in c.holding[claim]
+        said, team = declared[seat], seat % 2
+        partner_has = (seat + 2) % 4 in c.holding[claim]
         opponents_have = bool(c.holders(claim, 1 - team))
-        if claim == "pares" and not said:
-            case = "opponents_only" if opponents_have and not partner_has else "other"
-        else:
-            case = ("both" if opponents_have else "partner_only") if partner_has else (
-                "opponents_only" if opponents_have else "nobody")
-            if claim == "pares" and case == "opponents_only":
-                case = "partner_without"
-        rule, annul, tira, bonus, effect = _RULES[(claim, said, case)]
+        rule, annul, tira, bonus, effect = _RULES[(claim, said, partner_has, opponents_have)]
         if c.st.ordago is not None:
             effect = (f"reported; the ordago accepted in {c.st.ordago} decides the game, "
                       "and only combinations the cards show count in it")
