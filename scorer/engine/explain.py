@@ -5,7 +5,11 @@
 
     Grande: envido, 3 más, quiero: Ane gana con R-R-5-1, +5 → 18–37 (3 amarrakos 3)
 
-The wording only describes what the settlement decided; nothing here scores.
+The wording only describes what the settlement decided; nothing here scores. Of an
+event's `why` (English, for machines) only the kind is read: `deje: ...` for a deje, and
+`false <claim> of seat N (<rule>): ...` / `undeclared ...` for a count a dispute decided
+(scorer/engine/README.md, rulings 10 and 12); the rest comes from the lances, the bets
+and the cards.
 """
 
 from __future__ import annotations

@@ -72,7 +72,7 @@ class Match:
 
     # -- playing -------------------------------------------------------------------------
 
-    def record_for(self, hand: dict[str, Any]) -> dict[str, Any]:
+    def _record_for(self, hand: dict[str, Any]) -> dict[str, Any]:
         """The complete `mus-hand/1` record of a match line: the match's score, rules and esku."""
         if not isinstance(hand, dict):
             raise MalformedError("", f"a hand is a JSON object, not {type(hand).__name__}", hand)
@@ -106,7 +106,7 @@ class Match:
         Returns the hand's `mus-settlement/1`. Raises `MusError`, changing nothing, on bad
         input or when the match is over.
         """
-        record = self.record_for(hand)
+        record = self._record_for(hand)
         settlement = settle(record)
         self._advance(record, settlement)
         return settlement
