@@ -116,6 +116,12 @@ def regions(boxes: list[Box], margin: float, size: tuple[int, int]) -> list[Box]
     return out
 
 
+def _overlap(a: Box, b: Box) -> float:
+    """Intersection over the smaller box's area."""
+    w, h = min(a[2], b[2]) - max(a[0], b[0]), min(a[3], b[3]) - max(a[1], b[1])
+    return max(0.0, w) * max(0.0, h) / max(1e-9, min(_area(a), _area(b)))
+
+
 def _area(b: Box) -> float:
     return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
 
@@ -433,9 +439,12 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
 
     start = perf_counter()
     found, unread = group_cards(reads, cards)
-    sure_unread = []
-    for b, s in zip(cards, card_det.scores, strict=True):
-        if b in unread and s >= UNREAD_CONF and b not in sure_unread:
+    # a card box with no read, sure, and neither a read card's nor a reported one's
+    sure_unread: list[Box] = []
+    for b, s in sorted(zip(cards, card_det.scores, strict=True), key=lambda t: -t[1]):
+        if b in unread and s >= UNREAD_CONF and not any(
+            _overlap(b, o) > 0.3 for o in sure_unread + [c.box for c in found]
+        ):
             sure_unread.append(b)
     result = layout(found, bottom, sure_unread)
     result["size"] = [int(full[0]), int(full[1])]
