@@ -151,3 +151,26 @@ def test_serve_answers_json_413_for_a_huge_photo(serve) -> None:
     assert state["version"] == 1
     s.proc.send_signal(signal.SIGTERM)
     s.rest()
+
+
+def test_serve_default_database_under_xdg_data_home(tmp_path) -> None:
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg"), "PYTHONUNBUFFERED": "1",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.Popen([sys.executable, "-m", "scorer", "serve", "--host", "127.0.0.1", "--port", "0", "--no-qr"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        lines = []
+        for _ in range(10):
+            line = proc.stdout.readline()  # type: ignore[union-attr]
+            lines.append(line)
+            if line.startswith("Ctrl-C") or not line:
+                break
+        expected = tmp_path / "xdg" / "mus-scorer" / "mus.db"
+        assert f"database: {expected}" in "".join(lines)
+        assert expected.exists()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)

@@ -99,15 +99,6 @@ def run(args: argparse.Namespace) -> int:
         # own JSON 413 for bodies up to twice its limit
         max_request_body_size=2 * int(app.config["MAX_CONTENT_LENGTH"] or 25 * 1024 * 1024),
     )
-    port = server.effective_port  # type: ignore[union-attr]
-    host = lan_address() if args.host in ("0.0.0.0", "") else args.host
-    url = f"http://{host}:{port}/"
-    print(f"mus-scorer serving on {url}  (listening on {args.host}:{port})", flush=True)
-    print(f"database: {db}", flush=True)
-    if not args.no_qr:
-        print_qr(url)
-    print(f"card model: {_warm_up(app)}", flush=True)
-    print("Ctrl-C to stop.", flush=True)
 
     def stop(signum: int, _frame: Any) -> None:
         print(f"\nstopping ({signal.Signals(signum).name})", flush=True)
@@ -117,7 +108,18 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
     try:
+        port = server.effective_port  # type: ignore[union-attr]
+        host = lan_address() if args.host in ("0.0.0.0", "") else args.host
+        url = f"http://{host}:{port}/"
+        print(f"mus-scorer serving on {url}  (listening on {args.host}:{port})", flush=True)
+        print(f"database: {db}", flush=True)
+        if not args.no_qr:
+            print_qr(url)
+        print(f"card model: {_warm_up(app)}", flush=True)
+        print("Ctrl-C to stop.", flush=True)
         server.run()
+    except SystemExit:  # a signal before the loop started
+        server.task_dispatcher.shutdown()  # type: ignore[union-attr]
     finally:
         app.extensions["mus_hub"].close()
         server.close()
