@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 import requests
 
+pytestmark = pytest.mark.webapi  # `-k web` selects the backend's tests too
+
 ROOT = Path(__file__).resolve().parents[1]
 DECK = [f"{r}{s}" for s in "oceb" for r in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)]
 DEAL = [DECK[0:4], DECK[10:14], DECK[20:24], DECK[30:34]]

@@ -14,6 +14,8 @@ from waitress.server import create_server
 
 from web import create_app
 
+pytestmark = pytest.mark.webapi  # `-k web` selects the backend's tests too
+
 
 @pytest.fixture()
 def server(tmp_path) -> Iterator[tuple[str, Any]]:

@@ -8,6 +8,8 @@ import pytest
 
 from scorer.storage import SCHEMA_VERSION, Database, SchemaError, default_db_path
 
+pytestmark = pytest.mark.webapi  # `-k web` selects the backend's tests too
+
 
 def test_default_path_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))

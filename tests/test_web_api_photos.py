@@ -19,6 +19,8 @@ from PIL import Image
 
 from web import create_app
 
+pytestmark = pytest.mark.webapi  # `-k web` selects the backend's tests too
+
 sys.path.insert(0, str(Path(__file__).parent))
 from vision_helpers import write_fake_models  # noqa: E402
 

@@ -13,6 +13,8 @@ import pytest
 
 from web import create_app
 
+pytestmark = pytest.mark.webapi  # `-k web` selects the backend's tests too
+
 DECK = [f"{r}{s}" for s in "oceb" for r in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)]
 DEAL = [DECK[0:4], DECK[10:14], DECK[20:24], DECK[30:34]]  # one suit per seat: 16 distinct cards
 
