@@ -614,3 +614,49 @@ def test_default_body_limit_is_25_mb(app, client, table) -> None:
     assert_error(client.post(f"/api/tables/{table['id']}/photos", headers=table["auth"], data=big,
                              content_type="image/jpeg"), 413, "too_large")
     assert snapshot(app, client, table) == before
+
+
+@pytest.mark.parametrize("hand", ['{"hands": "x"}', '{"bets": [1, 2]}', '{"hands": [[1, 2, 3, 4], null, null, null]}',
+                                  '{"esku": "north"}', '{"declared": 7}', '{"rules": {"kings": 4}}'])
+def test_odd_import_lines_are_422_not_500(app, client, hand) -> None:
+    text = '{"format": "mus-match/1"}\n' + hand + "\n"
+    err = assert_error(client.post("/api/tables/import", data=text.encode(), content_type="application/jsonl"), 422)
+    assert err["message"]
+
+
+ODD_ACTIONS = [
+    {"seat": "0", "act": "paso"}, {"seat": 0.0, "act": "paso"}, {"seat": None, "act": "paso"}, {"seat": 7, "act": "paso"},
+    {"seat": -1, "act": "paso"}, {"seat": True, "act": "paso"}, {"seat": 0, "act": 3}, {"seat": 0, "act": None},
+    {"seat": 0, "act": "envido", "n": "big"}, {"seat": 0, "act": "envido", "n": -2}, {"seat": 0, "act": "envido", "n": 0},
+    {"seat": 0, "act": "envido", "n": 10**30}, {"seat": 0, "act": "envido", "n": 2.5}, {"seat": 0, "act": "mas", "n": 2},
+    {"seat": 0, "act": "declare", "pares": True}, {"seat": 0, "act": "paso", "extra": 1}, {}, {"seat": [0], "act": "paso"},
+]
+
+
+@pytest.mark.parametrize("action", ODD_ACTIONS)
+def test_odd_actions_are_4xx_and_change_nothing(app, client, table, action) -> None:
+    before = snapshot(app, client, table)
+    r = act(client, table, 1, action)
+    if r.status_code == 200:  # the engine may accept harmless extras; then it was a legal action
+        assert r.json["current"]["log"][0]["seat"] == 0
+        return
+    assert 400 <= r.status_code < 500, (r.status_code, r.json)
+    assert_error(r, r.status_code)
+    assert snapshot(app, client, table) == before
+
+
+@pytest.mark.parametrize("hands", [
+    [[1, 2, 3, 4]] * 4, [None, None, None, None], [["1o"] * 4] * 4, [[]] * 4, [["12o", "3c", "1e", None]] * 4,
+    [DEAL[0], DEAL[1], DEAL[2], "1o 2o 3o 4o"], {"0": DEAL[0]}, [DEAL[0], DEAL[1], DEAL[2], DEAL[3], DEAL[0]],
+    [["1x", "2o", "3o", "4o"], DEAL[1], DEAL[2], DEAL[3]],
+])
+def test_odd_showdowns_are_4xx_and_change_nothing(app, client, table, hands) -> None:
+    to_showdown(client, table)
+    before = snapshot(app, client, table)
+    r = showdown(client, table, hands=hands)
+    if r.status_code == 200:  # e.g. cards not shown: the engine settles what it can
+        assert len(r.json["hands"]) == 1
+        return
+    assert 400 <= r.status_code < 500, (r.status_code, r.json)
+    assert_error(r, r.status_code)
+    assert snapshot(app, client, table) == before

@@ -379,6 +379,9 @@ def _import_lines() -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
         engine.Match.from_lines(lines)
     except engine.MusError as exc:
         raise ApiError(422, "invalid", str(exc), exc.field or None) from None
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:  # input the engine did not foresee
+        current_app.logger.warning("import: the engine could not read the file: %r", exc)
+        raise ApiError(422, "invalid", f"the file could not be read as mus-match/1 ({exc})", None) from None
     return header, [obj for _, obj in objs[1:]], lines
 
 
