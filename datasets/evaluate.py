@@ -1,0 +1,257 @@
+"""Evaluate the shipped recognizer on fresh synthetic showdowns and write the model card.
+
+    python -m datasets.evaluate --models models --n 100 --seed 7001 \
+        [--cross-models runs/cross-models --cross-n 100] [--card models/MODEL_CARD.md]
+
+(a) same decks: showdowns drawn from both decks with a seed the training never used;
+(b) cross-deck: Fournier-1878-only showdowns read with models trained without that deck.
+Each set is read end to end by the runtime (`scorer.vision.Recognizer`) and scored:
+per-card precision/recall/F1, the rank confusion matrix (a true card against the card
+read at its place), the share of showdowns read fully right (all 16 cards in the right
+seats), ms per photo; and, as a stage figure, the classifier alone on the true corner
+boxes. Results go to `runs/eval/<set>.json` and between the `eval` markers of the card.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from datasets.render import DECKS, MUS_CARDS, MUS_RANKS, render_scene
+
+ROOT = Path(__file__).resolve().parents[1]
+BEGIN, END = "<!-- eval:begin -->", "<!-- eval:end -->"
+RANK_COLS = [str(r) for r in MUS_RANKS] + ["8", "9", "other", "none"]
+
+
+def _rank(name: str | None) -> str:
+    if not name:
+        return "none"
+    if name == "other":
+        return "other"
+    return name.rstrip("ocebOCEB") or name
+
+
+def _iou(a: list[float], b: list[float]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _pair(truth: list[dict], pred: list[dict]) -> dict[int, int]:
+    """Greedy one-to-one pairing of true and read cards by box overlap (IoU >= 0.2)."""
+    pairs = sorted(
+        ((_iou(t["box"], p["box"]), i, j) for i, t in enumerate(truth) for j, p in enumerate(pred) if p.get("box")),
+        reverse=True,
+    )
+    out: dict[int, int] = {}
+    used: set[int] = set()
+    for v, i, j in pairs:
+        if v < 0.2:
+            break
+        if i not in out and j not in used:
+            out[i] = j
+            used.add(j)
+    return out
+
+
+def _classifier_on_truth(model_dir: Path, scenes: list) -> float | None:
+    """Top-1 accuracy of `cards-cls.onnx` on crops of the true corner boxes."""
+    import onnxruntime as ort
+
+    from scorer.vision.crops import corner_crop
+
+    path = model_dir / "cards-cls.onnx"
+    if not path.exists():
+        return None
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    names = json.loads((model_dir / "cards-cls.json").read_text())
+    names = names["names"] if isinstance(names, dict) else names
+    size = sess.get_inputs()[0].shape[-1]
+    batch, labels = [], []
+    for sc in scenes:
+        for c in sc.cards:
+            for k in c["corners"]:
+                if k["labelled"]:
+                    crop = corner_crop(sc.image, tuple(k["box"]), c["quarter_turns"], size=int(size))
+                    batch.append(np.asarray(crop, np.float32).transpose(2, 0, 1) / 255)
+                    labels.append(c["card"])
+    if not batch:
+        return None
+    right = 0
+    x = np.stack(batch)
+    for i in range(0, len(x), 256):
+        (p,) = sess.run(None, {sess.get_inputs()[0].name: x[i : i + 256]})
+        right += sum(names[int(k)] == labels[i + n] for n, k in enumerate(p.argmax(1)))
+    return right / len(labels)
+
+
+def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: tuple[int, int]) -> dict:
+    """Render `n` showdowns from `decks`, read them with the runtime, and score them."""
+    from scorer.vision import Recognizer
+
+    rec = Recognizer(model_dir)
+    stats = {c: {"tp": 0, "fp": 0, "fn": 0} for c in MUS_CARDS}
+    confusion = {r: dict.fromkeys(RANK_COLS, 0) for r in map(str, MUS_RANKS)}
+    full_right = cards_right = seats_right = 0
+    times: list[float] = []
+    scenes = []
+    rng0 = np.random.default_rng(seed)
+    for i in tqdm(range(n), desc=f"eval {'+'.join(decks)}"):
+        rng = np.random.default_rng([seed, i])
+        scene = render_scene(rng, kind="table", size=size, decks=decks, bottom=int(rng0.integers(4)), card_extras=False)
+        scenes.append(scene)
+        t0 = time.perf_counter()
+        res = rec.scan(scene.image, bottom=scene.bottom)
+        times.append((time.perf_counter() - t0) * 1000)
+        truth = [c for c in scene.cards if c["seat"] is not None]
+        got = [c["card"] for c in res["cards"]]
+        true_names = {c["card"] for c in truth}
+        seen: set[str] = set()
+        for name in got:
+            if name in stats:
+                if name in true_names and name not in seen:
+                    stats[name]["tp"] += 1
+                else:
+                    stats[name]["fp"] += 1
+            seen.add(name)
+        for name in true_names - seen:
+            stats[name]["fn"] += 1
+        cards_right += len(true_names & seen)
+        pairs = _pair(truth, res["cards"])
+        for ti, t in enumerate(truth):
+            p = res["cards"][pairs[ti]] if ti in pairs else None
+            col = _rank(p["card"]) if p else "none"
+            confusion[_rank(t["card"])][col if col in RANK_COLS else "other"] += 1
+            if p and p["card"] == t["card"] and p.get("seat") == t["seat"]:
+                seats_right += 1
+        hands = res.get("hands")
+        if hands and scene.hands and all(
+            h is not None and sorted(h) == sorted(t) for h, t in zip(hands, scene.hands, strict=True)
+        ):
+            full_right += 1
+    per_card = {}
+    for c, s in stats.items():
+        p = s["tp"] / (s["tp"] + s["fp"]) if s["tp"] + s["fp"] else 0.0
+        r = s["tp"] / (s["tp"] + s["fn"]) if s["tp"] + s["fn"] else 0.0
+        per_card[c] = {**s, "precision": p, "recall": r, "f1": 2 * p * r / (p + r) if p + r else 0.0}
+    tp = sum(s["tp"] for s in stats.values())
+    fp = sum(s["fp"] for s in stats.values())
+    fn = sum(s["fn"] for s in stats.values())
+    micro_p = tp / (tp + fp) if tp + fp else 0.0
+    micro_r = tp / (tp + fn) if tp + fn else 0.0
+    return {
+        "decks": list(decks),
+        "photos": n,
+        "seed": seed,
+        "size": list(size),
+        "models": str(model_dir),
+        "showdowns_fully_right": full_right / n if n else 0.0,
+        "cards_read_right": cards_right / (16 * n) if n else 0.0,
+        "cards_right_in_seat": seats_right / (16 * n) if n else 0.0,
+        "micro": {"precision": micro_p, "recall": micro_r,
+                  "f1": 2 * micro_p * micro_r / (micro_p + micro_r) if micro_p + micro_r else 0.0},
+        "macro_f1": float(np.mean([v["f1"] for v in per_card.values()])),
+        "ms_per_photo": {"median": float(np.median(times)), "mean": float(np.mean(times))} if times else {},
+        "classifier_on_true_corners": _classifier_on_truth(model_dir, scenes),
+        "per_card": per_card,
+        "rank_confusion": confusion,
+    }
+
+
+def to_markdown(title: str, r: dict) -> str:
+    """One evaluation as a section of the model card."""
+    f = r["micro"]
+    lines = [
+        f"### {title}",
+        "",
+        f"{r['photos']} synthetic showdowns, {r['size'][0]}x{r['size'][1]}, decks {', '.join(r['decks'])}, "
+        f"seed {r['seed']}, models `{r['models']}`.",
+        "",
+        "| figure | value |",
+        "|---|---|",
+        f"| showdowns read fully right (16 cards, right seats) | {r['showdowns_fully_right']:.1%} |",
+        f"| cards read (right name, any seat) | {r['cards_read_right']:.1%} |",
+        f"| cards read in the right seat | {r['cards_right_in_seat']:.1%} |",
+        f"| per-card micro precision / recall / F1 | {f['precision']:.3f} / {f['recall']:.3f} / {f['f1']:.3f} |",
+        f"| per-card macro F1 (40 cards) | {r['macro_f1']:.3f} |",
+        "| classifier alone on true corner boxes (top-1) | "
+        + (f"{r['classifier_on_true_corners']:.1%}" if r["classifier_on_true_corners"] is not None else "n/a")
+        + " |",
+        f"| ms per photo (median / mean, this machine's shared CPU) | "
+        f"{r['ms_per_photo'].get('median', 0):.0f} / {r['ms_per_photo'].get('mean', 0):.0f} |",
+        "",
+        "<details><summary>Per-card precision / recall / F1</summary>",
+        "",
+        "| card | P | R | F1 | card | P | R | F1 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    items = list(r["per_card"].items())
+    half = (len(items) + 1) // 2
+    for (a, x), (b, y) in zip(items[:half], items[half:], strict=False):
+        lines.append(
+            f"| {a} | {x['precision']:.2f} | {x['recall']:.2f} | {x['f1']:.2f} "
+            f"| {b} | {y['precision']:.2f} | {y['recall']:.2f} | {y['f1']:.2f} |"
+        )
+    lines += ["", "</details>", "", "Rank confusion (rows: true rank; columns: rank read at its place; "
+              "`none`: no card read there):", "", "| true \\ read | " + " | ".join(RANK_COLS) + " |",
+              "|---" * (len(RANK_COLS) + 1) + "|"]
+    for t, row in r["rank_confusion"].items():
+        lines.append(f"| **{t}** | " + " | ".join(str(row[c]) for c in RANK_COLS) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_card(card: Path, sections: list[str]) -> None:
+    """Replace the text between the eval markers of the model card (appended if absent)."""
+    body = BEGIN + "\n\n" + "\n".join(sections) + "\n" + END
+    text = card.read_text() if card.exists() else "# Model card\n\n## Evaluation\n\n"
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        text = head + body + rest.split(END, 1)[1]
+    else:
+        text = text.rstrip() + "\n\n" + body + "\n"
+    card.parent.mkdir(parents=True, exist_ok=True)
+    card.write_text(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m datasets.evaluate", description=__doc__.split("\n")[0])
+    p.add_argument("--models", default=str(ROOT / "models"), help="folder with the models to evaluate")
+    p.add_argument("--n", type=int, default=100, help="showdowns per set")
+    p.add_argument("--seed", type=int, default=7001)
+    p.add_argument("--size", default="1600x1200")
+    p.add_argument("--cross-models", help="models trained without the Fournier 1878 deck")
+    p.add_argument("--cross-n", type=int, default=0, help="Fournier-only showdowns (default --n)")
+    p.add_argument("--card", default=str(ROOT / "models" / "MODEL_CARD.md"))
+    p.add_argument("--no-card", action="store_true", help="print only")
+    args = p.parse_args(argv)
+    size = tuple(int(v) for v in args.size.split("x"))
+    out = ROOT / "runs" / "eval"
+    out.mkdir(parents=True, exist_ok=True)
+    sections = []
+    runs = [("(a) Same decks, new seed", "same", Path(args.models), DECKS)]
+    if args.cross_models:
+        runs.append(("(b) Cross-deck: Fournier 1878 held out of training", "cross", Path(args.cross_models),
+                     ("fournier-1878",)))
+    for title, key, models, decks in runs:
+        n = args.cross_n or args.n if key == "cross" else args.n
+        r = evaluate(models, n, args.seed + (1 if key == "cross" else 0), decks, size)  # type: ignore[arg-type]
+        (out / f"{key}.json").write_text(json.dumps(r, indent=1))
+        md = to_markdown(title, r)
+        print(md)
+        sections.append(md)
+    if not args.no_card:
+        write_card(Path(args.card), sections)
+        print(f"wrote {args.card}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

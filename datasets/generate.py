@@ -1,0 +1,177 @@
+"""Write ultralytics datasets of synthetic Mus photos.
+
+    python -m datasets.generate --out datasets/out/main --seed 1 --n 3000 --cls-scenes 900
+
+makes, deterministically for a seed (scene i is drawn from `default_rng([seed, i])`):
+- `DIR/det/`: images + YOLO labels (classes 0 card, 1 corner) of whole-table photos
+  (long side `--table-size`), close-up 320x320 tiles around one card (about 150 px
+  tall, as the runtime's fine pass sees them) and loose single cards; `DIR/det.yaml`.
+- `DIR/cls/{train,val}/<class>/*.png`: 64x64 corner crops cut with
+  `scorer.vision.crops.corner_crop` from full-resolution scenes' true corner boxes
+  (both corners, box jitter as a detector's), plus `other` crops (the card's two
+  corners without an index, card backs, coins, glasses, table).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from multiprocessing import Pool
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from datasets.render import CLASSES, DECKS, DET_CLASSES, render_scene
+from scorer.vision.crops import corner_crop
+
+_ARGS: argparse.Namespace | None = None
+
+
+def _split(i: int, val_frac: float) -> str:
+    """Every 1/val_frac-th item goes to `val`, evenly spread."""
+    return "val" if int((i + 1) * val_frac) > int(i * val_frac) else "train"
+
+
+def _det_one(i: int) -> int:
+    """Render det image `i`; returns the number of boxes written."""
+    a = _ARGS
+    assert a is not None
+    rng = np.random.default_rng([a.seed, 0, i])
+    u = rng.random()
+    long = a.table_size
+    if u < a.closeup_frac:
+        kind, size = "closeup", (320, 320)
+    elif u < a.closeup_frac + a.single_frac:
+        kind, size = "single", (long, round(long * 0.75))
+    else:
+        kind, size = "table", (long, round(long * 0.75))
+    if kind != "closeup" and rng.random() < 0.25:
+        size = size[::-1]
+    scene = render_scene(rng, kind=kind, size=size, decks=tuple(a.decks), bottom=int(rng.integers(4)))
+    split = _split(i, a.val_frac)
+    stem = f"{a.seed}_{i:06d}"
+    scene.image.save(Path(a.out) / "det" / "images" / split / f"{stem}.jpg", quality=95)
+    labels = scene.det_labels()
+    with open(Path(a.out) / "det" / "labels" / split / f"{stem}.txt", "w") as f:
+        for c, x, y, w, h in labels:
+            f.write(f"{c} {x:.6f} {y:.6f} {w:.6f} {h:.6f}\n")
+    return len(labels)
+
+
+def _jitter(rng: np.random.Generator, box: list[float], amount: float) -> tuple[float, float, float, float]:
+    """A box moved and resized as a detector's box would be."""
+    x1, y1, x2, y2 = box
+    w, h = x2 - x1, y2 - y1
+    cx = (x1 + x2) / 2 + rng.normal(0, amount) * w
+    cy = (y1 + y2) / 2 + rng.normal(0, amount) * h
+    w *= math.exp(rng.normal(0, amount))
+    h *= math.exp(rng.normal(0, amount))
+    return (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+
+
+def _cls_one(i: int) -> dict[str, int]:
+    """Render a full-resolution scene and save its corner crops; returns counts per class."""
+    a = _ARGS
+    assert a is not None
+    rng = np.random.default_rng([a.seed, 1, i])
+    long = int(rng.integers(1200, 2201))
+    size = (long, round(long * rng.uniform(0.6, 0.8)))
+    if rng.random() < 0.25:
+        size = size[::-1]
+    kind = "single" if rng.random() < 0.25 else "table"
+    scene = render_scene(rng, kind=kind, size=size, decks=tuple(a.decks), bottom=int(rng.integers(4)))
+    split = _split(i, a.val_frac)
+    root = Path(a.out) / "cls" / split
+    counts: dict[str, int] = {}
+    n = 0
+
+    def save(crop, name: str) -> None:
+        nonlocal n
+        crop.save(root / name / f"{a.seed}_{i:06d}_{n:03d}.png")
+        counts[name] = counts.get(name, 0) + 1
+        n += 1
+
+    for card in scene.cards:
+        q = card["quarter_turns"]
+        for corner in card["corners"]:
+            if not corner["labelled"]:
+                continue
+            for _ in range(a.crops_per_corner):
+                save(corner_crop(scene.image, _jitter(rng, corner["box"], 0.07), q), card["card"])
+        # the two corners without an index: negatives for the classifier
+        quad = np.array(card["quad"])
+        for j in (1, 3):
+            if rng.random() < a.other_frac:
+                p, o = quad[j], quad[(j + 2) % 4]
+                c = p + (o - p) * rng.uniform(0.12, 0.2)
+                s = np.linalg.norm(quad[1] - quad[0]) * rng.uniform(0.35, 0.5)
+                save(corner_crop(scene.image, (c[0] - s / 2, c[1] - s / 2, c[0] + s / 2, c[1] + s / 2), q), "other")
+    w, h = scene.image.size
+    for d in scene.distractors:
+        quad = np.array(d["quad"])
+        x1, y1 = quad.min(0)
+        x2, y2 = quad.max(0)
+        s = min(x2 - x1, y2 - y1) * rng.uniform(0.25, 0.6)
+        cx, cy = rng.uniform(x1 + s / 2, max(x1 + s / 2 + 1, x2 - s / 2)), rng.uniform(y1 + s / 2, max(y1 + s / 2 + 1, y2 - s / 2))
+        save(corner_crop(scene.image, (cx - s / 2, cy - s / 2, cx + s / 2, cy + s / 2), int(rng.integers(2))), "other")
+    for _ in range(int(rng.integers(0, 3))):
+        s = min(w, h) * rng.uniform(0.03, 0.08)
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        save(corner_crop(scene.image, (cx - s / 2, cy - s / 2, cx + s / 2, cy + s / 2), int(rng.integers(2))), "other")
+    return counts
+
+
+def _init(args: argparse.Namespace) -> None:
+    global _ARGS
+    _ARGS = args
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m datasets.generate", description=__doc__.split("\n")[0])
+    p.add_argument("--out", required=True, help="output folder (e.g. datasets/out/main)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--n", type=int, default=1000, help="detection images")
+    p.add_argument("--cls-scenes", type=int, default=0, help="full-resolution scenes cut into corner crops")
+    p.add_argument("--decks", default=",".join(DECKS), help="comma-separated decks to draw the hands from")
+    p.add_argument("--table-size", type=int, default=640, help="long side of whole-table detection photos")
+    p.add_argument("--closeup-frac", type=float, default=0.4)
+    p.add_argument("--single-frac", type=float, default=0.15)
+    p.add_argument("--crops-per-corner", type=int, default=2)
+    p.add_argument("--other-frac", type=float, default=0.12)
+    p.add_argument("--val-frac", type=float, default=0.1)
+    p.add_argument("--workers", type=int, default=2)
+    args = p.parse_args(argv)
+    args.decks = [d for d in args.decks.split(",") if d]
+    out = Path(args.out)
+    if args.n:
+        for split in ("train", "val"):
+            (out / "det" / "images" / split).mkdir(parents=True, exist_ok=True)
+            (out / "det" / "labels" / split).mkdir(parents=True, exist_ok=True)
+        (out / "det.yaml").write_text(
+            f"path: {(out / 'det').resolve()}\ntrain: images/train\nval: images/val\n"
+            + "names:\n"
+            + "".join(f"  {i}: {n}\n" for i, n in enumerate(DET_CLASSES))
+        )
+    if args.cls_scenes:
+        for split in ("train", "val"):
+            for c in CLASSES:
+                (out / "cls" / split / c).mkdir(parents=True, exist_ok=True)
+    with Pool(args.workers, initializer=_init, initargs=(args,)) as pool:
+        if args.n:
+            boxes = sum(tqdm(pool.imap_unordered(_det_one, range(args.n), chunksize=4), total=args.n, desc="det"))
+            print(f"det: {args.n} images, {boxes} boxes -> {out / 'det'}")
+        if args.cls_scenes:
+            totals: dict[str, int] = {}
+            it = pool.imap_unordered(_cls_one, range(args.cls_scenes), chunksize=2)
+            for counts in tqdm(it, total=args.cls_scenes, desc="cls"):
+                for k, v in counts.items():
+                    totals[k] = totals.get(k, 0) + v
+            print(f"cls: {sum(totals.values())} crops from {args.cls_scenes} scenes -> {out / 'cls'}")
+            (out / "cls-counts.json").write_text(json.dumps(dict(sorted(totals.items())), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

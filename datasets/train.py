@@ -1,0 +1,153 @@
+"""Train the card detector or the corner classifier offline on the CPU, and export ONNX.
+
+    python -m datasets.train det --data datasets/out/main/det.yaml --epochs 30 [--time 0.8] [--resume]
+    python -m datasets.train cls --data datasets/out/main/cls --epochs 20 [--resume]
+    python -m datasets.train export det|cls --weights runs/det/main/weights/last.pt --out /work/models-shared
+
+Models are built from `yolo11n.yaml` / `yolo11n-cls.yaml` (never downloaded weights);
+ultralytics is kept offline (`YOLO_OFFLINE`, no auto-install, a local font). Every epoch
+writes `runs/<task>/<name>/weights/last.pt`, so `--resume` carries on after a stop.
+At the end the best weights are exported to ONNX (opset 17, plain head: det output
+`(1, 6, N)`, cls output `(1, C)`) into `--out` as `cards-det.onnx` or `cards-cls.onnx` +
+`cards-cls.json` (the class names in the model's output order).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OPSET = 17
+DET_IMGSZ = 320
+CLS_IMGSZ = 64
+
+
+def offline_env(config_dir: Path | None = None) -> Path:
+    """Point ultralytics (and matplotlib) at a local, writable config with a font; no network."""
+    cfg = Path(config_dir or os.environ.get("YOLO_CONFIG_DIR") or ROOT / "runs" / "yolo-config")
+    cfg.mkdir(parents=True, exist_ok=True)
+    os.environ["YOLO_CONFIG_DIR"] = str(cfg)
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    os.environ.setdefault("YOLO_AUTOINSTALL", "false")
+    os.environ.setdefault("MPLCONFIGDIR", str(cfg / "mpl"))
+    font = cfg / "Arial.ttf"
+    if not font.exists():
+        import matplotlib
+
+        src = Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf" / "DejaVuSans.ttf"
+        shutil.copyfile(src, font)
+    return cfg
+
+
+def _common(args: argparse.Namespace) -> dict:
+    kw = {
+        "epochs": args.epochs,
+        "batch": args.batch,
+        "device": "cpu",
+        "workers": args.workers,
+        "project": str(Path(args.project).resolve()),
+        "name": args.name,
+        "exist_ok": True,
+        "amp": False,
+        "plots": False,
+        "patience": 0,
+        "seed": args.seed,
+        "verbose": False,
+    }
+    if args.time:
+        kw["time"] = args.time
+    return kw
+
+
+def train(task: str, args: argparse.Namespace) -> Path:
+    """Train (or resume) and return the best weights."""
+    offline_env()
+    from ultralytics import YOLO
+
+    run_dir = Path(args.project) / args.name
+    last = run_dir / "weights" / "last.pt"
+    if args.resume and last.exists():
+        YOLO(str(last)).train(resume=True)
+    elif task == "det":
+        YOLO("yolo11n.yaml").train(
+            data=str(Path(args.data).resolve()),
+            imgsz=args.imgsz or DET_IMGSZ,
+            mosaic=0.0,
+            close_mosaic=0,
+            fliplr=0.0,
+            degrees=0.0,
+            scale=0.3,
+            translate=0.1,
+            hsv_h=0.01,
+            **_common(args),
+        )
+    else:
+        YOLO("yolo11n-cls.yaml").train(
+            data=str(Path(args.data).resolve()),
+            imgsz=args.imgsz or CLS_IMGSZ,
+            fliplr=0.0,
+            scale=0.1,
+            erasing=0.0,
+            auto_augment=None,
+            hsv_h=0.01,
+            **_common(args),
+        )
+    best = run_dir / "weights" / "best.pt"
+    return best if best.exists() else last
+
+
+def export(task: str, weights: Path, out: Path, imgsz: int | None = None) -> Path:
+    """Export `weights` to ONNX into `out` under the name the runtime expects."""
+    offline_env()
+    from ultralytics import YOLO
+
+    model = YOLO(str(weights))
+    size = imgsz or (DET_IMGSZ if task == "det" else CLS_IMGSZ)
+    onnx = Path(model.export(format="onnx", opset=OPSET, imgsz=size, simplify=True, dynamic=False, nms=False))
+    out.mkdir(parents=True, exist_ok=True)
+    dest = out / ("cards-det.onnx" if task == "det" else "cards-cls.onnx")
+    shutil.copyfile(onnx, dest)
+    if task == "cls":
+        names = [model.names[i] for i in range(len(model.names))]
+        (out / "cards-cls.json").write_text(json.dumps({"names": names, "imgsz": size}, indent=1) + "\n")
+    print(f"exported {dest} ({dest.stat().st_size / 1e6:.1f} MB)")
+    return dest
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m datasets.train", description=__doc__.split("\n")[0])
+    p.add_argument("task", choices=["det", "cls", "export"])
+    p.add_argument("what", nargs="?", choices=["det", "cls"], help="for export: which model")
+    p.add_argument("--data", help="det: the dataset yaml; cls: the folder with train/ and val/")
+    p.add_argument("--epochs", type=int, default=30)
+    p.add_argument("--time", type=float, default=0.0, help="hours to train for (overrides --epochs)")
+    p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--imgsz", type=int, default=0)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--project", default=str(ROOT / "runs"))
+    p.add_argument("--name", default="")
+    p.add_argument("--resume", action="store_true", help="carry on from the run's last.pt")
+    p.add_argument("--weights", help="export: the .pt to export")
+    p.add_argument("--out", default=str(ROOT / "runs" / "export"), help="folder for the ONNX model(s)")
+    args = p.parse_args(argv)
+    if args.task == "export":
+        if not (args.what and args.weights):
+            p.error("export needs det|cls and --weights")
+        export(args.what, Path(args.weights), Path(args.out), args.imgsz or None)
+        return 0
+    if not args.data and not args.resume:
+        p.error("--data is required")
+    args.name = args.name or args.task
+    args.project = str(Path(args.project) / args.task)
+    best = train(args.task, args)
+    export(args.task, best, Path(args.out), args.imgsz or None)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

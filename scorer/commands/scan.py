@@ -1,0 +1,73 @@
+"""`mus-scorer scan IMAGE...`: read the cards in showdown photos."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("images", nargs="+", metavar="IMAGE", help="photos (JPEG, PNG or WebP)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
+    parser.add_argument("--bottom", type=int, default=0, choices=range(4), metavar="N",
+                        help="the seat (0-3) at the photo's bottom edge; the others follow counterclockwise")
+    parser.add_argument("--annotate", type=Path, metavar="DIR",
+                        help="write each photo with its cards drawn to DIR/<name>.annotated.jpg")
+    parser.add_argument("--model-dir", type=Path, metavar="DIR",
+                        help="the ONNX models (default: $MUS_MODEL_DIR, else models/ in the project)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from scorer.vision import ImageError, ModelError, Recognizer, annotate, open_photo
+
+    try:
+        recognizer = Recognizer(args.model_dir)
+    except ModelError as exc:
+        print(f"mus-scorer scan: {exc}", file=sys.stderr)
+        return 2
+    if args.annotate:
+        args.annotate.mkdir(parents=True, exist_ok=True)
+    status = 0
+    written: set[Path] = set()
+    for path in args.images:
+        try:
+            photo = open_photo(path)
+            result = recognizer.scan(photo, args.bottom)
+        except (ImageError, OSError) as exc:
+            status = 1
+            code = getattr(exc, "code", "unreadable")
+            message = getattr(exc, "message", None) or exc.strerror or str(exc)
+            if args.json:
+                print(json.dumps({"image": path, "error": {"code": code, "message": message}}), flush=True)
+            else:
+                print(f"{path}: error ({code}): {message}", file=sys.stderr, flush=True)
+            continue
+        if args.annotate:
+            out = args.annotate / (Path(path).stem + ".annotated.jpg")
+            k = 1
+            while out in written:  # two photos of the same name
+                k += 1
+                out = args.annotate / f"{Path(path).stem}-{k}.annotated.jpg"
+            written.add(out)
+            out.write_bytes(annotate(photo.decode(), result))
+        if args.json:
+            print(json.dumps({"image": path, **result}), flush=True)
+        else:
+            print(_summary(path, result), flush=True)
+    return status
+
+
+def _summary(path: str, result: dict) -> str:
+    """The scan of one photo in a few readable lines."""
+    cards = result["cards"]
+    lines = [f"{path}: {len(cards)} card{'s' if len(cards) != 1 else ''}"]
+    if result["hands"] is not None:
+        for seat, hand in enumerate(result["hands"]):
+            lines.append(f"  seat {seat}: {' '.join(hand) if hand else '-'}")
+    elif cards:
+        lines.append("  " + " ".join(f"{c['card']} ({c['conf']:.2f})" for c in cards))
+    for w in result["warnings"]:
+        lines.append(f"  warning ({w['code']}): {w['message']}")
+    return "\n".join(lines)

@@ -1,0 +1,128 @@
+"""`mus-scorer serve`: the table web app on waitress, with a QR code of its LAN address."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import sys
+import threading
+from typing import Any
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0: the whole LAN)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    parser.add_argument("--db", default=None, help="SQLite file (default $XDG_DATA_HOME/mus-scorer/mus.db)")
+    parser.add_argument("--model", default=None, help="card model folder (default the shipped models, or $MUS_MODEL_DIR)")
+    parser.add_argument("--threads", type=int, default=256,
+                        help="worker threads (each open live view holds one; default 256)")
+    parser.add_argument("--no-qr", action="store_true", help="do not print the QR code")
+
+
+def lan_address() -> str:
+    """This machine's address on the local network (no packet is sent), or 127.0.0.1."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("10.254.254.254", 1))
+        return s.getsockname()[0]
+    except OSError:
+        return "127.0.0.1"
+    finally:
+        s.close()
+
+
+def _raise_file_limit(need: int) -> None:
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != resource.RLIM_INFINITY and soft < need:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (need if hard == resource.RLIM_INFINITY else min(need, hard), hard))
+    except (ImportError, ValueError, OSError):  # not on this platform: keep the limit
+        pass
+
+
+def _warm_up(app: Any) -> str:
+    """Check that the card model is there; load it in the background so the first photo is quick."""
+    from pathlib import Path
+
+    from scorer import vision
+
+    folder = Path(app.config["MODEL_DIR"]) if app.config.get("MODEL_DIR") else vision.default_model_dir()
+    if not (folder / "cards-det.onnx").exists():
+        return f"none in {folder} (photos cannot be read; cards can be typed)"
+
+    def load() -> None:
+        with app.app_context():
+            try:
+                from web.api import _recognizer
+
+                _recognizer()
+            except Exception as exc:  # noqa: BLE001 - reported, and each scan reports it again
+                print(f"card model: cannot load ({exc})", flush=True)
+
+    threading.Thread(target=load, name="model-warm-up", daemon=True).start()
+    return str(folder)
+
+
+def print_qr(url: str) -> None:
+    import qrcode
+
+    qr = qrcode.QRCode(border=1)
+    qr.add_data(url)
+    qr.make(fit=True)
+    qr.print_ascii(out=sys.stdout, invert=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    from waitress.server import create_server
+
+    from scorer.storage import default_db_path
+    from web import create_app
+
+    db = os.path.abspath(args.db) if args.db else str(default_db_path())
+    config: dict[str, Any] = {"DATABASE": db}
+    if args.model:
+        config["MODEL_DIR"] = os.path.abspath(args.model)
+    threads = max(4, args.threads)
+    _raise_file_limit(4 * threads + 256)  # a socket per phone and live view, SQLite files
+    # keep a few threads for writes whatever the number of live views
+    config["SSE_MAX_STREAMS"] = max(1, threads - 8)
+    app = create_app(config)
+    server = create_server(
+        app, host=args.host, port=args.port, threads=threads, channel_timeout=60,
+        connection_limit=max(100, threads * 2), ident="mus-scorer",
+        asyncore_use_poll=True,  # select() stops at 1024 sockets
+        # waitress reads a whole body before the app sees it: bound that, leaving the app's
+        # own JSON 413 for bodies up to twice its limit
+        max_request_body_size=2 * int(app.config["MAX_CONTENT_LENGTH"] or 25 * 1024 * 1024),
+    )
+
+    def stop(signum: int, _frame: Any) -> None:
+        print(f"\nstopping ({signal.Signals(signum).name})", flush=True)
+        app.extensions["mus_hub"].close()  # live views end now
+        raise SystemExit(0)  # waitress's loop catches it and shuts its threads down
+
+    signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        port = server.effective_port  # type: ignore[union-attr]
+        host = lan_address() if args.host in ("0.0.0.0", "") else args.host
+        url = f"http://{host}:{port}/"
+        print(f"mus-scorer serving on {url}  (listening on {args.host}:{port})", flush=True)
+        print(f"database: {db}", flush=True)
+        if not args.no_qr:
+            print_qr(url)
+        print(f"card model: {_warm_up(app)}", flush=True)
+        print("Ctrl-C to stop.", flush=True)
+        server.run()
+    except SystemExit:  # a signal before the loop started
+        server.task_dispatcher.shutdown()  # type: ignore[union-attr]
+    finally:
+        app.extensions["mus_hub"].close()
+        server.close()
+        app.extensions["mus_store"].db.close()
+    print("stopped", flush=True)
+    return 0

@@ -1,0 +1,166 @@
+"""The SQLite database: one file, WAL, one writer, schema migrations.
+
+Readers use one connection per thread (WAL lets them read while the writer writes);
+every write goes through the single writer connection under one lock, inside
+`BEGIN IMMEDIATE`, so writes are serialised and a transaction sees the latest data.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+# Each migration takes the schema from version i to i + 1 (`PRAGMA user_version`).
+MIGRATIONS: list[str] = [
+    # 0 -> 1: tables, settled hands, idempotency keys, photos
+    """
+    CREATE TABLE tables (
+        id          TEXT PRIMARY KEY,
+        token       TEXT NOT NULL,
+        watch_token TEXT NOT NULL,
+        header      TEXT NOT NULL,           -- JSON: teams, players, rules, esku
+        version     INTEGER NOT NULL,
+        current     TEXT NOT NULL,           -- JSON: {"log": [...], "mus_rounds": n}
+        created     REAL NOT NULL,
+        updated     REAL NOT NULL
+    );
+    CREATE TABLE hands (
+        table_id    TEXT NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+        n           INTEGER NOT NULL,        -- 1, 2, ...
+        record      TEXT NOT NULL,           -- mus-hand/1 as played (with esku and score)
+        settlement  TEXT NOT NULL,           -- mus-settlement/1
+        log         TEXT NOT NULL,           -- the live action log, to undo a showdown
+        mus_rounds  INTEGER NOT NULL DEFAULT 0,
+        photo_id    TEXT,
+        created     REAL NOT NULL,
+        PRIMARY KEY (table_id, n)
+    );
+    CREATE TABLE ops (
+        table_id    TEXT NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+        client_id   TEXT NOT NULL,
+        kind        TEXT NOT NULL,
+        version     INTEGER,                 -- the table version this write produced
+        response    TEXT,                    -- the JSON answer, for writes that keep one
+        created     REAL NOT NULL,
+        PRIMARY KEY (table_id, client_id)
+    );
+    CREATE TABLE photos (
+        id          TEXT PRIMARY KEY,
+        table_id    TEXT REFERENCES tables(id) ON DELETE CASCADE,
+        mime        TEXT NOT NULL,
+        data        BLOB NOT NULL,
+        annotated   BLOB,
+        scan        TEXT,
+        created     REAL NOT NULL
+    );
+    CREATE INDEX photos_table ON photos(table_id);
+    """,
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def default_db_path() -> Path:
+    """`$XDG_DATA_HOME/mus-scorer/mus.db` (`~/.local/share/mus-scorer/mus.db`)."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "mus-scorer" / "mus.db"
+
+
+class SchemaError(RuntimeError):
+    """The database was written by a newer mus-scorer."""
+
+
+class Database:
+    """One SQLite file: a writer connection behind a lock, a reader per thread."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._wlock = threading.RLock()
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._writer = self._connect()
+        self._migrate()
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")  # durable across a process kill
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA busy_timeout=30000")
+        return conn
+
+    def _migrate(self) -> None:
+        with self._wlock:
+            conn = self._writer
+            current = conn.execute("PRAGMA user_version").fetchone()[0]
+            if current > SCHEMA_VERSION:
+                raise SchemaError(
+                    f"{self.path}: schema version {current} is newer than this mus-scorer ({SCHEMA_VERSION})"
+                )
+            for i in range(current, SCHEMA_VERSION):
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    for stmt in MIGRATIONS[i].split(";"):
+                        if stmt.strip():
+                            conn.execute(stmt)
+                    conn.execute(f"PRAGMA user_version = {i + 1}")
+                    conn.execute("COMMIT")
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+
+    @property
+    def schema_version(self) -> int:
+        return int(self.reader().execute("PRAGMA user_version").fetchone()[0])
+
+    def reader(self) -> sqlite3.Connection:
+        """This thread's read connection."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            conn.execute("PRAGMA query_only=ON")
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """The writer connection inside `BEGIN IMMEDIATE`; commits, or rolls back on error."""
+        with self._wlock:
+            conn = self._writer
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def locked_conn(self) -> sqlite3.Connection:
+        """The writer connection, for reads made while holding `lock` (no extra connection per thread)."""
+        return self._writer
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The writer lock (held by `write`); re-entrant."""
+        return self._wlock
+
+    def close(self) -> None:
+        with self._readers_lock:
+            for conn in self._readers:
+                try:
+                    conn.close()
+                except sqlite3.ProgrammingError:  # closed from another thread's view
+                    pass
+            self._readers.clear()
+        with self._wlock:
+            self._writer.close()

@@ -1,0 +1,561 @@
+"""Tables: a match being played, its settled hands and the hand being entered.
+
+A table's state lives in SQLite (header, settled hands, the current hand's action
+log); in memory it is an `engine.Match` replayed from the settled hands plus an
+`engine.LiveHand` replayed from the log, cached per table and version. Every write
+goes through `TableStore.write`: one writer, the idempotency key (`client_id`) and
+the expected `version` checked inside the transaction, the engine deciding what is
+legal, then the new version committed and published.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from scorer import engine
+from scorer.storage.db import Database
+
+MAX_NAME = 40
+RULE_KEYS = ("kings", "target", "real31", "games_per_vaca", "vacas_to_win")
+
+
+class StoreError(Exception):
+    """A request the store refuses; `status` is the HTTP status the web layer answers."""
+
+    def __init__(self, status: int, code: str, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def new_token() -> str:
+    """An unguessable token (256 bits)."""
+    return secrets.token_urlsafe(32)
+
+
+def new_id() -> str:
+    """A short table or photo id (not a secret: the tokens are)."""
+    return secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
+
+
+@dataclass
+class Runtime:
+    """A table at one version, in memory. Treated as immutable once cached."""
+
+    id: str
+    version: int
+    token: str
+    watch_token: str
+    header: dict[str, Any]
+    rules: Any  # engine.Rules
+    match: Any  # engine.Match (with every settled hand played)
+    live: Any  # engine.LiveHand | None (None once the match has a winner)
+    mus_rounds: int
+    hands: list[dict[str, Any]]  # [{n, record, settlement, photo_id}]
+    logs: list[tuple[list[dict[str, Any]], int]]  # per settled hand: (live log, mus rounds)
+    hands_json: str = ""  # the JSON array of `hands` (settled hands never change: built once)
+    _json: str | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.hands_json:
+            self.hands_json = "[" + ",".join(_dumps(h) for h in self.hands) + "]"
+        # computed now, while this runtime's match is still this version's (see `TableStore`)
+        self._json = self._state_json()
+
+    def with_hand(self, **changes: Any) -> Runtime:
+        """The next version: `changes` to the fields; `hands_json` follows `hands`."""
+        hands = changes.get("hands", self.hands)
+        if hands is self.hands:
+            changes.setdefault("hands_json", self.hands_json)
+        elif len(hands) == len(self.hands) + 1 and hands[:-1] == self.hands:
+            sep = "," if self.hands else ""
+            changes.setdefault("hands_json", self.hands_json[:-1] + sep + _dumps(hands[-1]) + "]")
+        else:
+            changes.setdefault("hands_json", "")
+        return dataclasses.replace(self, _json=None, **changes)
+
+    def state(self) -> dict[str, Any]:
+        """The table state the API answers (CONTRACTS.md, Web)."""
+        return json.loads(self.state_json())
+
+    def _head(self) -> dict[str, Any]:
+        ms = self.match.state()
+        current = None
+        if self.live is not None:
+            live = self.live
+            current = {
+                "phase": live.phase,
+                "to_speak": live.to_speak,
+                "legal": live.legal(),
+                "log": list(live.log),
+                "events": list(live.events),
+                "score": list(live.score),
+                "esku": ms["esku"],
+                "mus_rounds": self.mus_rounds,
+                "game_over": bool(live.game_over),
+                "ordago": live.ordago,
+            }
+        return {
+            "id": self.id,
+            "version": self.version,
+            "teams": self.header["teams"],
+            "players": self.header["players"],
+            "rules": self.header["rules"],
+            "score": list(ms["score"]),
+            "games": list(ms["games"]),
+            "vacas": list(ms["vacas"]),
+            "winner": ms["winner"],
+            "adentro": list(ms["adentro"]),
+            "esku": ms["esku"],
+            "game_scores": [list(s) for s in ms.get("game_scores", [])],
+            "current": current,
+            "last_settlement": self.hands[-1]["settlement"] if self.hands else None,
+        }
+
+    def _state_json(self) -> str:
+        head = _dumps(self._head())
+        return head[:-1] + ',"hands":' + self.hands_json + "}"
+
+    def state_json(self) -> str:
+        """The state as JSON text (one line), made once per version."""
+        if self._json is None:
+            self._json = self._state_json()
+        return self._json
+
+
+def _check_names(obj: Any, key: str, n: int, default: list[str]) -> list[str]:
+    if obj is None:
+        return list(default)
+    if not isinstance(obj, list) or len(obj) != n:
+        raise StoreError(422, "invalid", f"{key}: expected a list of {n} names", key)
+    out = []
+    for i, name in enumerate(obj):
+        if not isinstance(name, str) or not name.strip():
+            raise StoreError(422, "invalid", f"{key}[{i}]: expected a non-empty name, got {name!r}", f"{key}[{i}]")
+        if len(name) > MAX_NAME:
+            raise StoreError(422, "invalid", f"{key}[{i}]: longer than {MAX_NAME} characters", f"{key}[{i}]")
+        out.append(name.strip())
+    return out
+
+
+def check_header(body: Any) -> dict[str, Any]:
+    """Validate `{teams, players, rules, esku}` into a normalised table header."""
+    if not isinstance(body, dict):
+        raise StoreError(400, "bad_json", "the body must be a JSON object", None)
+    teams = _check_names(body.get("teams"), "teams", 2, ["Team 0", "Team 1"])
+    players = _check_names(body.get("players"), "players", 4, ["P0", "P1", "P2", "P3"])
+    esku = body.get("esku", 0)
+    if isinstance(esku, bool) or not isinstance(esku, int) or not 0 <= esku <= 3:
+        raise StoreError(422, "invalid", f"esku: expected a seat 0..3, got {esku!r}", "esku")
+    raw_rules = body.get("rules")
+    if raw_rules is not None and not isinstance(raw_rules, dict):
+        raise StoreError(422, "invalid", "rules: expected an object", "rules")
+    unknown = sorted(set(raw_rules or {}) - set(RULE_KEYS))
+    if unknown:
+        raise StoreError(422, "invalid", f"rules.{unknown[0]}: unknown rule", f"rules.{unknown[0]}")
+    try:
+        rules = engine.Rules.from_json(raw_rules)
+    except engine.MusError as exc:
+        field_ = exc.field if exc.field.startswith("rules") else f"rules.{exc.field}".rstrip(".")
+        raise StoreError(422, "invalid", str(exc), field_) from None
+    except (ValueError, TypeError) as exc:
+        raise StoreError(422, "invalid", f"rules: {exc}", "rules") from None
+    return {"teams": teams, "players": players, "rules": rules.to_json(), "esku": esku}
+
+
+def _match_for(header: dict[str, Any]) -> tuple[Any, Any]:
+    rules = engine.Rules.from_json(header["rules"])
+    match = engine.Match(rules, teams=tuple(header["teams"]), players=tuple(header["players"]), esku=header["esku"])
+    return rules, match
+
+
+def _without_score(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k != "score"}
+
+
+class TableStore:
+    """The tables of one database, with a cache of their in-memory state."""
+
+    def __init__(self, db: Database, cache_size: int = 2000) -> None:
+        self.db = db
+        self._cache: OrderedDict[str, Runtime] = OrderedDict()
+        self._cache_lock = threading.Lock()
+        self._cache_size = cache_size
+        self.listeners: list[Callable[[str, int], None]] = []
+
+    # -- reading -------------------------------------------------------------------
+    def runtime(self, table_id: str) -> Runtime:
+        """The table's current state; `StoreError` 404 if there is no such table."""
+        with self._cache_lock:
+            rt = self._cache.get(table_id)
+            if rt is not None:
+                self._cache.move_to_end(table_id)
+                return rt
+        with self.db.lock:  # rebuild once, not in every thread that missed
+            with self._cache_lock:
+                rt = self._cache.get(table_id)
+            if rt is None:
+                rt = self._load(self.db.locked_conn(), table_id)
+                self._remember(rt)
+            return rt
+
+    def _remember(self, rt: Runtime) -> None:
+        with self._cache_lock:
+            self._cache[rt.id] = rt
+            self._cache.move_to_end(rt.id)
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+
+    def _forget(self, table_id: str) -> None:
+        with self._cache_lock:
+            self._cache.pop(table_id, None)
+
+    def _load(self, conn: Any, table_id: str) -> Runtime:
+        row = conn.execute("SELECT * FROM tables WHERE id = ?", (table_id,)).fetchone()
+        if row is None:
+            raise StoreError(404, "not_found", f"no table {table_id!r}", None)
+        header = json.loads(row["header"])
+        current = json.loads(row["current"])
+        rules, match = _match_for(header)
+        hands, logs = [], []
+        for h in conn.execute("SELECT * FROM hands WHERE table_id = ? ORDER BY n", (table_id,)):
+            record = json.loads(h["record"])
+            match.play(_without_score(record))
+            hands.append(
+                {"n": h["n"], "record": record, "settlement": json.loads(h["settlement"]), "photo_id": h["photo_id"]}
+            )
+            logs.append((json.loads(h["log"]), h["mus_rounds"]))
+        live = self._live_for(rules, match, current["log"])
+        return Runtime(
+            id=table_id,
+            version=row["version"],
+            token=row["token"],
+            watch_token=row["watch_token"],
+            header=header,
+            rules=rules,
+            match=match,
+            live=live,
+            mus_rounds=current.get("mus_rounds", 0),
+            hands=hands,
+            logs=logs,
+        )
+
+    @staticmethod
+    def _live_for(rules: Any, match: Any, log: list[dict[str, Any]]) -> Any:
+        st = match.state()
+        if st["winner"] is not None:
+            return None
+        return engine.LiveHand.replay(rules, st["esku"], tuple(st["score"]), log)
+
+    def photo(self, table_id: str, photo_id: str, annotated: bool = False) -> tuple[str, bytes]:
+        col = "annotated" if annotated else "data"
+        row = self.db.reader().execute(
+            f"SELECT mime, {col} AS blob FROM photos WHERE id = ? AND table_id = ?", (photo_id, table_id)
+        ).fetchone()
+        if row is None or row["blob"] is None:
+            raise StoreError(404, "not_found", f"no photo {photo_id!r} at this table", None)
+        return ("image/jpeg" if annotated else row["mime"]), bytes(row["blob"])
+
+    # -- creating ------------------------------------------------------------------
+    def create(self, body: Any, hands: list[dict[str, Any]] | None = None) -> Runtime:
+        """A new table from `{teams, players, rules, esku}`, with settled `hands` records."""
+        header = check_header(body)
+        rt = self._fresh(new_id(), new_token(), new_token(), header, hands or [], version=1)
+        now = time.time()
+        with self.db.write() as conn:
+            conn.execute(
+                "INSERT INTO tables (id, token, watch_token, header, version, current, created, updated)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (rt.id, rt.token, rt.watch_token, _dumps(header), rt.version, _dumps({"log": [], "mus_rounds": 0}), now, now),
+            )
+            self._insert_hands(conn, rt.id, rt.hands, now)
+        self._remember(rt)
+        return rt
+
+    def _fresh(
+        self, table_id: str, token: str, watch: str, header: dict[str, Any], records: list[dict[str, Any]], version: int
+    ) -> Runtime:
+        rules, match = _match_for(header)
+        hands, logs = [], []
+        for i, rec in enumerate(records, start=1):
+            st = match.state()
+            full = {"format": "mus-hand/1", **_without_score(rec)}
+            full.setdefault("esku", st["esku"])
+            full["score"] = list(st["score"])
+            settlement = match.play(_without_score(full))
+            hands.append({"n": i, "record": full, "settlement": settlement, "photo_id": None})
+            logs.append(([], 0))
+        live = self._live_for(rules, match, [])
+        return Runtime(table_id, version, token, watch, header, rules, match, live, 0, hands, logs)
+
+    @staticmethod
+    def _insert_hands(conn: Any, table_id: str, hands: list[dict[str, Any]], now: float) -> None:
+        for h in hands:
+            conn.execute(
+                "INSERT INTO hands (table_id, n, record, settlement, log, mus_rounds, photo_id, created)"
+                " VALUES (?, ?, ?, ?, '[]', 0, ?, ?)",
+                (table_id, h["n"], _dumps(h["record"]), _dumps(h["settlement"]), h["photo_id"], now),
+            )
+
+    # -- writing -------------------------------------------------------------------
+    def write(
+        self, table_id: str, client_id: Any, version: Any, kind: str, change: Callable[[Runtime], dict[str, Any]]
+    ) -> tuple[Runtime, bool]:
+        """Apply one write: `(new runtime, replayed)`.
+
+        `change(rt)` returns what to store: `{"live": LiveHand, "mus_rounds": n}` and
+        optionally `"settle": {...}` (a hand to add) or `"unsettle": True`; it raises
+        `engine.MusError` (422) or `StoreError` and nothing changes. A `client_id` seen
+        before answers the table as it is now, without applying anything (`replayed`).
+        """
+        client_id = check_client_id(client_id)
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise StoreError(400, "invalid", f"version: expected an integer, got {version!r}", "version")
+        rt = self.runtime(table_id)  # 404 before taking the lock
+        with self.db.lock:
+            rt = self.runtime(table_id)
+            conn = self.db.locked_conn()
+            seen = conn.execute(
+                "SELECT version FROM ops WHERE table_id = ? AND client_id = ?", (table_id, client_id)
+            ).fetchone()
+            if seen is not None:
+                return rt, True
+            if version != rt.version:
+                raise StoreError(
+                    409, "stale_version", f"version {version} is not the table's version {rt.version}", "version"
+                )
+            try:
+                out = change(rt)
+            except engine.MusError as exc:  # the engine changes nothing when it refuses
+                code = "illegal" if isinstance(exc, engine.IllegalError) else "invalid"
+                raise StoreError(422, code, str(exc), exc.field or None) from None
+            except StoreError:
+                raise
+            except BaseException:
+                self._forget(table_id)
+                raise
+            try:
+                new = self._commit(rt, client_id, kind, out)
+            except BaseException:
+                self._forget(table_id)
+                raise
+            self._remember(new)
+        for listener in list(self.listeners):
+            listener(table_id, new.version)
+        return new, False
+
+    def _commit(self, rt: Runtime, client_id: str, kind: str, out: dict[str, Any]) -> Runtime:
+        now = time.time()
+        version = rt.version + 1
+        hands, logs, match = rt.hands, rt.logs, rt.match
+        live, mus_rounds = out["live"], out["mus_rounds"]
+        with self.db.write() as conn:
+            if "settle" in out:
+                s = out["settle"]
+                n = len(hands) + 1
+                conn.execute(
+                    "INSERT INTO hands (table_id, n, record, settlement, log, mus_rounds, photo_id, created)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (rt.id, n, _dumps(s["record"]), _dumps(s["settlement"]), _dumps(s["log"]), s["mus_rounds"],
+                     s["photo_id"], now),
+                )
+                hands = [*hands, {"n": n, "record": s["record"], "settlement": s["settlement"], "photo_id": s["photo_id"]}]
+                logs = [*logs, (s["log"], s["mus_rounds"])]
+                match = s["match"]
+            elif out.get("unsettle"):
+                conn.execute("DELETE FROM hands WHERE table_id = ? AND n = ?", (rt.id, len(hands)))
+                hands, logs = hands[:-1], logs[:-1]
+                match = out["match"]
+            log = list(live.log) if live is not None else []
+            cur = conn.execute(
+                "UPDATE tables SET version = ?, current = ?, updated = ? WHERE id = ? AND version = ?",
+                (version, _dumps({"log": log, "mus_rounds": mus_rounds}), now, rt.id, rt.version),
+            )
+            if cur.rowcount != 1:  # another process wrote this table
+                raise StoreError(409, "stale_version", "the table changed meanwhile; reload it", "version")
+            conn.execute(
+                "INSERT INTO ops (table_id, client_id, kind, version, created) VALUES (?, ?, ?, ?, ?)",
+                (rt.id, client_id, kind, version, now),
+            )
+        return rt.with_hand(version=version, match=match, live=live, mus_rounds=mus_rounds, hands=hands, logs=logs)
+
+    # -- the writes --------------------------------------------------------------
+    def act(self, table_id: str, client_id: Any, version: Any, action: Any) -> tuple[Runtime, bool]:
+        """Apply one betting or declaring action (checked by the engine)."""
+
+        def change(rt: Runtime) -> dict[str, Any]:
+            live = _require_live(rt)
+            if not isinstance(action, dict):
+                raise StoreError(422, "invalid", f"action: expected an object, got {action!r}", "action")
+            return {"live": live.apply(action), "mus_rounds": rt.mus_rounds}
+
+        return self.write(table_id, client_id, version, "action", change)
+
+    def mus(self, table_id: str, client_id: Any, version: Any) -> tuple[Runtime, bool]:
+        """One more mus round (only before the first word of the hand)."""
+
+        def change(rt: Runtime) -> dict[str, Any]:
+            live = _require_live(rt)
+            if live.log:
+                raise StoreError(422, "illegal", "mus: the lances have started; no more mus this hand", "mus")
+            return {"live": live, "mus_rounds": rt.mus_rounds + 1}
+
+        return self.write(table_id, client_id, version, "mus", change)
+
+    def undo(self, table_id: str, client_id: Any, version: Any) -> tuple[Runtime, bool]:
+        """Take back the last action, mus round or, between hands, the last showdown."""
+
+        def change(rt: Runtime) -> dict[str, Any]:
+            if rt.live is not None and rt.live.log:
+                return {"live": rt.live.undo(), "mus_rounds": rt.mus_rounds}
+            if rt.live is not None and rt.mus_rounds:
+                return {"live": rt.live, "mus_rounds": rt.mus_rounds - 1}
+            if not rt.hands:
+                raise StoreError(422, "nothing_to_undo", "nothing to undo: no action, mus or hand yet", None)
+            _, match = _match_for(rt.header)
+            for h in rt.hands[:-1]:
+                match.play(_without_score(h["record"]))
+            log, mus_rounds = rt.logs[-1]
+            return {"live": self._live_for(rt.rules, match, log), "mus_rounds": mus_rounds, "unsettle": True,
+                    "match": match}
+
+        return self.write(table_id, client_id, version, "undo", change)
+
+    def showdown(
+        self, table_id: str, client_id: Any, version: Any, hands: Any, photo_id: Any = None
+    ) -> tuple[Runtime, bool]:
+        """Settle the current hand with the cards shown; the next hand starts."""
+
+        def change(rt: Runtime) -> dict[str, Any]:
+            live = _require_live(rt)
+            if live.phase not in ("showdown", "over"):
+                raise StoreError(422, "illegal", f"phase: the hand is still in {live.phase}; no showdown yet", "phase")
+            if photo_id is not None:
+                if not isinstance(photo_id, str) or self.db.locked_conn().execute(
+                    "SELECT 1 FROM photos WHERE id = ? AND table_id = ?", (photo_id, rt.id)
+                ).fetchone() is None:
+                    raise StoreError(422, "invalid", f"photo_id: no photo {photo_id!r} at this table", "photo_id")
+            if hands is not None and not isinstance(hands, list):
+                raise StoreError(422, "invalid", "hands: expected four lists of four cards", "hands")
+            record = live.to_record(hands)
+            # The cached runtime's state JSON is made already, so its match may move on: if
+            # the commit fails, `write` forgets the cache and the table is loaded again.
+            match = rt.match
+            settlement = match.play(_without_score(record))
+            live_next = self._live_for(rt.rules, match, [])
+            return {
+                "live": live_next,
+                "mus_rounds": 0,
+                "settle": {"record": record, "settlement": settlement, "log": list(live.log),
+                           "mus_rounds": rt.mus_rounds, "photo_id": photo_id, "match": match},
+            }
+
+        return self.write(table_id, client_id, version, "showdown", change)
+
+    def replace(self, table_id: str, client_id: Any, version: Any, header: dict[str, Any],
+                records: list[dict[str, Any]]) -> tuple[Runtime, bool]:
+        """Replace the table's match by an imported one (same id and tokens)."""
+        client_id = check_client_id(client_id)
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise StoreError(400, "invalid", f"version: expected an integer, got {version!r}", "version")
+        rt = self.runtime(table_id)
+        with self.db.lock:
+            rt = self.runtime(table_id)
+            if self.db.locked_conn().execute(
+                "SELECT 1 FROM ops WHERE table_id = ? AND client_id = ?", (table_id, client_id)
+            ).fetchone():
+                return rt, True
+            if version != rt.version:
+                raise StoreError(409, "stale_version", f"version {version} is not the table's version {rt.version}",
+                                 "version")
+            new = self._fresh(rt.id, rt.token, rt.watch_token, header, records, rt.version + 1)
+            now = time.time()
+            try:
+                with self.db.write() as conn:
+                    conn.execute("DELETE FROM hands WHERE table_id = ?", (rt.id,))
+                    self._insert_hands(conn, rt.id, new.hands, now)
+                    conn.execute(
+                        "UPDATE tables SET header = ?, version = ?, current = ?, updated = ? WHERE id = ?",
+                        (_dumps(header), new.version, _dumps({"log": [], "mus_rounds": 0}), now, rt.id),
+                    )
+                    conn.execute(
+                        "INSERT INTO ops (table_id, client_id, kind, version, created) VALUES (?, ?, 'import', ?, ?)",
+                        (rt.id, client_id, new.version, now),
+                    )
+            except BaseException:
+                self._forget(table_id)
+                raise
+            self._remember(new)
+        for listener in list(self.listeners):
+            listener(table_id, new.version)
+        return new, False
+
+    def add_photo(
+        self, table_id: str, client_id: Any, mime: str, data: bytes, annotated: bytes | None, scan: dict[str, Any]
+    ) -> tuple[dict[str, Any], bool]:
+        """Store a showdown photo with its scan; `({photo_id, scan}, replayed)`."""
+        self.runtime(table_id)  # 404
+        if client_id is not None:
+            client_id = check_client_id(client_id)
+        photo_id = new_id() + new_id()
+        response = {"photo_id": photo_id, "scan": scan}
+        now = time.time()
+        with self.db.write() as conn:
+            if client_id is not None:
+                seen = conn.execute(
+                    "SELECT response FROM ops WHERE table_id = ? AND client_id = ?", (table_id, client_id)
+                ).fetchone()
+                if seen is not None:
+                    return json.loads(seen["response"] or "null"), True
+                conn.execute(
+                    "INSERT INTO ops (table_id, client_id, kind, response, created) VALUES (?, ?, 'photo', ?, ?)",
+                    (table_id, client_id, _dumps(response), now),
+                )
+            conn.execute(
+                "INSERT INTO photos (id, table_id, mime, data, annotated, scan, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (photo_id, table_id, mime, data, annotated, _dumps(scan), now),
+            )
+        return response, False
+
+    def photo_for(self, table_id: str, client_id: Any) -> dict[str, Any] | None:
+        """The answer already given to a photo upload with this `client_id`, if any."""
+        client_id = check_client_id(client_id)
+        row = self.db.reader().execute(
+            "SELECT response FROM ops WHERE table_id = ? AND client_id = ? AND kind = 'photo'", (table_id, client_id)
+        ).fetchone()
+        return json.loads(row["response"]) if row is not None else None
+
+    def counts(self, table_id: str) -> dict[str, int]:
+        """Row counts for one table (tests check that a refused write changed nothing)."""
+        conn = self.db.reader()
+        return {
+            t: conn.execute(f"SELECT count(*) FROM {t} WHERE table_id = ?", (table_id,)).fetchone()[0]
+            for t in ("hands", "ops", "photos")
+        }
+
+
+def check_client_id(client_id: Any) -> str:
+    if not isinstance(client_id, str) or not 1 <= len(client_id) <= 100:
+        raise StoreError(400, "invalid", f"client_id: expected a string of 1 to 100 characters, got {client_id!r}",
+                         "client_id")
+    return client_id
+
+
+def _require_live(rt: Runtime) -> Any:
+    if rt.live is None:
+        raise StoreError(409, "match_over", "the match is over: no more hands", None)
+    return rt.live

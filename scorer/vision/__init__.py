@@ -1,0 +1,21 @@
+"""Card recognition at run time: numpy, Pillow and onnxruntime only.
+
+`load_image` reads a photo, `Recognizer(model_dir).scan(image, bottom)` reads its
+cards, `annotate(image, result)` draws them. See docs/CONTRACTS.md, "Vision".
+"""
+
+from scorer.vision.annotate import annotate
+from scorer.vision.image import ImageError, load_image, open_photo
+from scorer.vision.model import ModelError, default_model_dir
+from scorer.vision.pipeline import Recognizer, default_recognizer
+
+__all__ = [
+    "ImageError",
+    "ModelError",
+    "Recognizer",
+    "annotate",
+    "default_model_dir",
+    "default_recognizer",
+    "load_image",
+    "open_photo",
+]

@@ -1,0 +1,275 @@
+"""Pure geometry: corners into cards, cards into seats and hands, warnings.
+
+Nothing here runs a model; every function takes plain boxes and names, so the
+grouping rules are tested with synthetic boxes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+
+Box = tuple[float, float, float, float]
+
+LOW_CONFIDENCE = 0.6
+SHOWDOWN_MIN_CARDS = 8
+SEAT_NAMES = ("bottom", "right", "top", "left")
+
+
+@dataclass(frozen=True)
+class Read:
+    """A corner read by the classifier."""
+
+    box: Box
+    name: str
+    conf: float
+
+
+@dataclass(frozen=True)
+class Card:
+    """A card as reported: its name, confidence, box, and the names it was also read as."""
+
+    name: str
+    conf: float
+    box: Box
+    others: tuple[str, ...] = ()
+
+
+def upright(box: Box) -> bool:
+    """True for a box taller than wide (a card of the bottom or top hand)."""
+    return (box[3] - box[1]) >= (box[2] - box[0])
+
+
+def _containment(inner: Box, outer: Box) -> float:
+    w = min(inner[2], outer[2]) - max(inner[0], outer[0])
+    h = min(inner[3], outer[3]) - max(inner[1], outer[1])
+    area = max(1e-9, (inner[2] - inner[0]) * (inner[3] - inner[1]))
+    return max(0.0, w) * max(0.0, h) / area
+
+
+def _corner_distance(inner: Box, outer: Box) -> float:
+    """How far a corner patch is from being a corner of the card box `outer`: the
+    distance between the patch's and the box's like corners, over the box's longer
+    side, at the box corners where a card's indices sit (top-left and bottom-right for
+    a card standing, top-right and bottom-left for one lying sideways, either way up)."""
+    w, h = outer[2] - outer[0], outer[3] - outer[1]
+    if max(w, h) < 1.15 * min(w, h):
+        which = ((0, 1), (2, 3), (2, 1), (0, 3))
+    elif h > w:
+        which = ((0, 1), (2, 3))
+    else:
+        which = ((2, 1), (0, 3))
+    d = min(math.hypot(inner[i] - outer[i], inner[j] - outer[j]) for i, j in which)
+    return d / max(1e-9, w, h)
+
+
+def owner(corner: Box, cards: list[Box]) -> int | None:
+    """The index of the card box a corner belongs to: mostly inside it and near one of
+    its corners; None if no card box holds it."""
+    best, best_score = None, -1e9
+    for i, card in enumerate(cards):
+        c = _containment(corner, card)
+        if c < 0.5:
+            continue
+        score = c - _corner_distance(corner, card)
+        if score > best_score:
+            best, best_score = i, score
+    return best
+
+
+def _intersects(a: Box, b: Box) -> bool:
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+
+
+def _union(a: Box, b: Box) -> Box:
+    return (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+
+
+def group_cards(reads: list[Read], card_boxes: list[Box]) -> tuple[list[Card], list[Box]]:
+    """Cards from corner reads: one card per card box (the name read with the most
+    confidence there; the same name twice counts once); corners outside every card
+    box make cards of their own. Returns the cards and the card boxes with no read."""
+    by_box: dict[int, list[Read]] = {}
+    orphans: list[Read] = []
+    for r in reads:
+        i = owner(r.box, card_boxes)
+        if i is None:
+            orphans.append(r)
+        else:
+            by_box.setdefault(i, []).append(r)
+    # a name outvoted in its box moves to a box with no read that also holds it
+    for i in list(by_box):
+        winner = _one_card(by_box[i], card_boxes[i]).name
+        for r in [r for r in by_box[i] if r.name != winner]:
+            free = [k for k in range(len(card_boxes)) if k not in by_box]
+            j = owner(r.box, [card_boxes[k] for k in free])
+            if j is not None:
+                by_box[i].remove(r)
+                by_box[free[j]] = [r]
+    cards: list[Card] = []
+    for i, box in enumerate(card_boxes):
+        if i in by_box:
+            cards.append(_one_card(by_box[i], box))
+    # corners outside every card box: the same name where their boxes touch is one card
+    groups: list[list[Read]] = []
+    for r in sorted(orphans, key=lambda r: -r.conf):
+        for g in groups:
+            if g[0].name == r.name and any(_near(r.box, o.box) for o in g):
+                g.append(r)
+                break
+        else:
+            groups.append([r])
+    for g in groups:
+        box = g[0].box
+        for r in g[1:]:
+            box = _union(box, r.box)
+        cards.append(Card(g[0].name, max(r.conf for r in g), box))
+    unread = [box for i, box in enumerate(card_boxes) if i not in by_box]
+    return _merge_same(cards), unread
+
+
+def _near(a: Box, b: Box) -> bool:
+    side = max(a[2] - a[0], a[3] - a[1], b[2] - b[0], b[3] - b[1])
+    grown = (a[0] - 2 * side, a[1] - 2 * side, a[2] + 2 * side, a[3] + 2 * side)
+    return _intersects(grown, b)
+
+
+def _one_card(reads: list[Read], box: Box) -> Card:
+    """The card of one card box: the name with the most summed confidence. A name
+    contradicted by another read loses the other's confidence."""
+    total: dict[str, float] = {}
+    best: dict[str, float] = {}
+    for r in reads:
+        total[r.name] = total.get(r.name, 0.0) + r.conf
+        best[r.name] = max(best.get(r.name, 0.0), r.conf)
+    ranked = sorted(total, key=lambda n: (-total[n], -best[n]))
+    name = ranked[0]
+    conf = best[name]
+    if len(ranked) > 1:
+        conf = conf * total[name] / sum(total.values())
+    return Card(name, conf, box, tuple(ranked[1:]))
+
+
+def _merge_same(cards: list[Card]) -> list[Card]:
+    """Cards of the same name whose boxes overlap are one card (both its corners read
+    in two boxes)."""
+    out: list[Card] = []
+    for c in sorted(cards, key=lambda c: -c.conf):
+        for j, o in enumerate(out):
+            if o.name == c.name and _intersects(o.box, c.box):
+                big = o.box if _area(o.box) >= _area(c.box) else c.box
+                out[j] = Card(o.name, o.conf, big, o.others)
+                break
+        else:
+            out.append(c)
+    return out
+
+
+def _area(b: Box) -> float:
+    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
+
+
+def assign_seats(boxes: list[Box], bottom: int = 0) -> list[int]:
+    """The seat of each card by its nearest table edge, in the frame of the cards'
+    layout: `bottom` at the bottom edge, then counterclockwise (right `bottom`+1, top
+    +2, left +3). Cards standing upright lean to top and bottom, cards lying sideways
+    to left and right, and no edge takes more than its share (four for 16 cards)."""
+    n = len(boxes)
+    if n == 0:
+        return []
+    cx = [(b[0] + b[2]) / 2 for b in boxes]
+    cy = [(b[1] + b[3]) / 2 for b in boxes]
+    x0, x1, y0, y1 = min(cx), max(cx), min(cy), max(cy)
+    mx, my = (x0 + x1) / 2, (y0 + y1) / 2
+    hx, hy = max((x1 - x0) / 2, 1e-9), max((y1 - y0) / 2, 1e-9)
+    costs = []
+    for i, b in enumerate(boxes):
+        u, v = (cx[i] - mx) / hx, (cy[i] - my) / hy
+        up = upright(b)
+        # nearness to each edge (edge index: 0 bottom, 1 right, 2 top, 3 left), higher is nearer
+        near = [v, u, -v, -u]
+        bonus = [0.5, 0.0, 0.5, 0.0] if up else [0.0, 0.5, 0.0, 0.5]
+        costs.append([near[e] + bonus[e] for e in range(4)])
+    cap = max(4, -(-n // 4))
+    order = sorted(range(n), key=lambda i: -(sorted(costs[i])[-1] - sorted(costs[i])[-2]))
+    taken = [0, 0, 0, 0]
+    edge = [0] * n
+    for i in order:
+        for e in sorted(range(4), key=lambda e: -costs[i][e]):
+            if taken[e] < cap:
+                edge[i] = e
+                taken[e] += 1
+                break
+    return [(bottom + e) % 4 for e in edge]
+
+
+def hand_order(box: Box, edge: int) -> float:
+    """Sort key of a card in its hand, left to right as its player sees it."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return (cx, -cy, -cx, cy)[edge]
+
+
+def is_showdown(cards: list[Card]) -> bool:
+    """A layout of hands at the table's edges, not a card or two."""
+    return len(cards) >= SHOWDOWN_MIN_CARDS
+
+
+def not_mus(name: str) -> bool:
+    """8s and 9s are not in the Mus deck."""
+    return name[:-1] in ("8", "9")
+
+
+def warnings_for(
+    cards: list[Card], seats: list[int] | None, unread: list[Box] = ()
+) -> list[dict]:
+    """Duplicates, seats without four cards, low-confidence and unread cards, 8s and 9s."""
+    out: list[dict] = []
+    for name, k in sorted(Counter(c.name for c in cards).items()):
+        if k > 1:
+            out.append({"code": "duplicate", "message": f"{name} was read {k} times: one of them is misread",
+                        "card": name, "count": k})
+    if seats is not None:
+        counts = Counter(seats)
+        for s in range(4):
+            if counts[s] != 4:
+                out.append({"code": "seat_count", "message": f"seat {s} has {counts[s]} cards, not 4",
+                            "seat": s, "count": counts[s]})
+    for c in cards:
+        if c.conf < LOW_CONFIDENCE:
+            also = f" (or {', '.join(c.others)})" if c.others else ""
+            out.append({"code": "low_confidence",
+                        "message": f"{c.name}{also} read with confidence {c.conf:.2f}: please confirm",
+                        "card": c.name, "conf": round(c.conf, 3), "box": [round(v) for v in c.box]})
+    for b in unread:
+        out.append({"code": "low_confidence", "message": "a card was found but its index could not be read: please check",
+                    "card": None, "conf": 0.0, "box": [round(v) for v in b]})
+    for c in cards:
+        if not_mus(c.name):
+            out.append({"code": "not_mus_card", "message": f"{c.name} is not a card of the Mus deck (no 8s or 9s)",
+                        "card": c.name, "box": [round(v) for v in c.box]})
+    return out
+
+
+def layout(cards: list[Card], bottom: int = 0, unread: list[Box] = ()) -> dict:
+    """The scan result's `cards`, `hands` and `warnings` from the cards read. 8s and
+    9s (not in the Mus deck, so not in a hand) get no seat."""
+    n = len(cards)
+    seats: list[int | None] = [None] * n
+    hands = None
+    order = sorted(range(n), key=lambda i: ((cards[i].box[1] + cards[i].box[3]) / 2,
+                                            (cards[i].box[0] + cards[i].box[2]) / 2))
+    mus = [i for i in range(n) if not not_mus(cards[i].name)]
+    if is_showdown([cards[i] for i in mus]):
+        for i, s in zip(mus, assign_seats([cards[i].box for i in mus], bottom), strict=True):
+            seats[i] = s
+        key = {i: (seats[i], hand_order(cards[i].box, (seats[i] - bottom) % 4)) for i in mus}
+        order = sorted(mus, key=lambda i: key[i]) + [i for i in order if i not in key]
+        hands = [[cards[i].name for i in order if seats[i] == s] for s in range(4)]
+    out_cards = [
+        {"card": cards[i].name, "conf": round(float(cards[i].conf), 3), "box": [round(v) for v in cards[i].box],
+         "seat": seats[i]}
+        for i in order
+    ]
+    return {"cards": out_cards, "hands": hands,
+            "warnings": warnings_for(cards, [seats[i] for i in mus] if hands else None, list(unread))}

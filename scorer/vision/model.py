@@ -1,0 +1,167 @@
+"""ONNX inference: the detector and the corner classifier, with pure pre/post-processing.
+
+Sessions are created once per `Models`; every call is stateless.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+from PIL import Image
+
+PAD = 114
+DET_FILE, CLS_FILE, NAMES_FILE = "cards-det.onnx", "cards-cls.onnx", "cards-cls.json"
+
+
+class ModelError(RuntimeError):
+    """The model files are missing or unusable."""
+
+
+def default_model_dir() -> Path:
+    """`$MUS_MODEL_DIR`, else `models/` at the repository root beside the package."""
+    env = os.environ.get("MUS_MODEL_DIR")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "models"
+
+
+def letterbox_geometry(w: int, h: int, size: int) -> tuple[float, int, int, int, int]:
+    """Scale, new width and height, left and top padding, as ultralytics letterboxes."""
+    r = min(size / w, size / h)
+    nw, nh = max(1, round(w * r)), max(1, round(h * r))
+    return r, nw, nh, round((size - nw) / 2 - 0.1), round((size - nh) / 2 - 0.1)
+
+
+def letterbox(image: Image.Image, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:
+    """`image` scaled into a `size` square padded with grey 114, as a (3, size, size)
+    float32 array in 0..1; with the scale and the (left, top) padding."""
+    r, nw, nh, left, top = letterbox_geometry(image.width, image.height, size)
+    canvas = np.full((size, size, 3), PAD, np.uint8)
+    resized = image if (nw, nh) == image.size else image.resize((nw, nh), Image.Resampling.BILINEAR, reducing_gap=3.0)
+    canvas[top : top + nh, left : left + nw] = np.asarray(resized.convert("RGB"))
+    return to_tensor(canvas), r, (left, top)
+
+
+def to_tensor(rgb: np.ndarray) -> np.ndarray:
+    """An (H, W, 3) uint8 array as a (3, H, W) float32 array in 0..1."""
+    return np.ascontiguousarray(rgb.transpose(2, 0, 1), dtype=np.float32) / 255.0
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
+    """Indices of the boxes kept by greedy non-maximum suppression, best first."""
+    order = np.argsort(-scores, kind="stable")
+    keep: list[int] = []
+    areas = (boxes[:, 2] - boxes[:, 0]).clip(0) * (boxes[:, 3] - boxes[:, 1]).clip(0)
+    while order.size:
+        i = order[0]
+        keep.append(int(i))
+        rest = order[1:]
+        xx1 = np.maximum(boxes[i, 0], boxes[rest, 0])
+        yy1 = np.maximum(boxes[i, 1], boxes[rest, 1])
+        xx2 = np.minimum(boxes[i, 2], boxes[rest, 2])
+        yy2 = np.minimum(boxes[i, 3], boxes[rest, 3])
+        inter = (xx2 - xx1).clip(0) * (yy2 - yy1).clip(0)
+        union = areas[i] + areas[rest] - inter
+        order = rest[inter <= iou * np.maximum(union, 1e-9)]
+    return np.array(keep, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class Detections:
+    """Boxes (K, 4) as x1, y1, x2, y2, scores (K,) and classes (K,)."""
+
+    boxes: np.ndarray
+    scores: np.ndarray
+    classes: np.ndarray
+
+    @staticmethod
+    def empty() -> Detections:
+        return Detections(np.zeros((0, 4), np.float32), np.zeros(0, np.float32), np.zeros(0, np.int64))
+
+    def of(self, cls: int) -> Detections:
+        m = self.classes == cls
+        return Detections(self.boxes[m], self.scores[m], self.classes[m])
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+
+def postprocess(output: np.ndarray, conf: float = 0.25, iou: float = 0.5) -> Detections:
+    """YOLO output (6, N) or (1, 6, N) (cx, cy, w, h, score per class) to detections
+    in input pixels, class by class NMS."""
+    out = output[0] if output.ndim == 3 else output
+    scores_all = out[4:]
+    cls = scores_all.argmax(0)
+    score = scores_all[cls, np.arange(out.shape[1])]
+    m = score >= conf
+    if not m.any():
+        return Detections.empty()
+    cx, cy, w, h = out[:4, m]
+    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1).astype(np.float32)
+    score, cls = score[m].astype(np.float32), cls[m]
+    # class-aware NMS: shift each class apart
+    keep = nms(boxes + (cls[:, None] * 1e5), score, iou)
+    return Detections(boxes[keep], score[keep], cls[keep])
+
+
+def _session(path: Path) -> ort.InferenceSession:
+    if not path.is_file():
+        raise ModelError(f"model file not found: {path}")
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    threads = int(os.environ.get("MUS_THREADS", "0") or 0)
+    if threads:
+        opts.intra_op_num_threads = threads
+    opts.log_severity_level = 3
+    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+
+def _dynamic_batch(sess: ort.InferenceSession) -> bool:
+    return not isinstance(sess.get_inputs()[0].shape[0], int)
+
+
+def read_names(path: Path) -> list[str]:
+    """Class names from `cards-cls.json`: a list, or `{"names": list | {index: name}}`."""
+    if not path.is_file():
+        raise ModelError(f"class names not found: {path}")
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    if isinstance(obj, dict):
+        obj = obj.get("names", obj)
+    if isinstance(obj, dict):
+        obj = [obj[k] for k in sorted(obj, key=int)]
+    return [str(n) for n in obj]
+
+
+class Models:
+    """The two ONNX sessions and the classifier's class names."""
+
+    def __init__(self, model_dir: Path | str | None = None) -> None:
+        self.model_dir = Path(model_dir) if model_dir else default_model_dir()
+        self.det = _session(self.model_dir / DET_FILE)
+        self.cls = _session(self.model_dir / CLS_FILE)
+        self.names = read_names(self.model_dir / NAMES_FILE)
+        self.det_size = int(self.det.get_inputs()[0].shape[2]) if isinstance(self.det.get_inputs()[0].shape[2], int) else 320
+        shape = self.cls.get_inputs()[0].shape
+        self.cls_size = int(shape[2]) if isinstance(shape[2], int) else 64
+        self._det_batch, self._cls_batch = _dynamic_batch(self.det), _dynamic_batch(self.cls)
+
+    def detect(self, batch: np.ndarray) -> np.ndarray:
+        """Raw detector output (B, 4 + classes, N) for a (B, 3, S, S) batch."""
+        return _run(self.det, batch, self._det_batch)
+
+    def classify(self, batch: np.ndarray) -> np.ndarray:
+        """Class probabilities (B, C) for a (B, 3, s, s) batch."""
+        if len(batch) == 0:
+            return np.zeros((0, len(self.names)), np.float32)
+        return _run(self.cls, batch, self._cls_batch)
+
+
+def _run(sess: ort.InferenceSession, batch: np.ndarray, dynamic: bool) -> np.ndarray:
+    name = sess.get_inputs()[0].name
+    batch = np.ascontiguousarray(batch, dtype=np.float32)
+    if dynamic:
+        return sess.run(None, {name: batch})[0]
+    return np.concatenate([sess.run(None, {name: batch[i : i + 1]})[0] for i in range(len(batch))])

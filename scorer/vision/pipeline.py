@@ -1,0 +1,475 @@
+"""Coarse to fine card reading (docs/CONTRACTS.md, "Vision design").
+
+0. decode: a JPEG once, through DCT scaling, at the largest 1/2^k keeping it at least
+   `FIRST_LONG` px (a 12 MP photo at 1/2); again finer only if the cards are so small
+   that they would be under `READ_CARD` px there;
+1. coarse: the detector on the whole photo letterboxed to 320 finds the cards;
+2. fine: the detector on crops around the cards, scaled so that a card is about
+   `FINE_CARD` px long and packed into 320x320 tiles (one batch), finds the corners
+   and sharper card boxes;
+3. read: `corner_crop` of each corner from the decoded photo, classified;
+4. cards, seats, warnings (`layout`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from time import perf_counter
+
+import numpy as np
+from PIL import Image
+
+from scorer.vision.crops import corner_crop
+from scorer.vision.image import Photo, open_photo
+from scorer.vision.layout import Box, Read, group_cards, layout, owner, upright
+from scorer.vision.model import PAD, Detections, Models, letterbox, nms, postprocess, to_tensor
+
+CARD, CORNER = 0, 1
+FINE_CARD = 150  # a card's longer side in the fine tiles, px ...
+FINE_CARD_MIN = 130  # ... or down to this when it saves a tile (the detector trained on 110-200)
+FIRST_LONG = 1600  # the first decode's longer side, at least, px
+READ_CARD = 170  # the least longer side of a card in the image corners are cut from, px
+MARGIN = 0.06  # around a card box for its fine crop, of the card's longer side
+COARSE_CONF, FINE_CONF = 0.25, 0.25
+IOU = 0.7  # NMS within a detector run: the boxes of fanned cards overlap a lot
+MERGE_IOU = 0.5  # the same corner found in two tiles
+SURE = 0.9  # a corner read this sure spares reading the card's other corner
+UNREAD_CONF = 0.5  # a card box with no corner read is reported from this score
+GAP = 2  # px between pieces in a fine tile
+OTHER = "other"
+
+
+class _Source:
+    """The photo at several reductions: JPEG decoded through DCT scaling, otherwise
+    decoded once and box-reduced."""
+
+    def __init__(self, image: Image.Image | Photo) -> None:
+        self.photo = image if isinstance(image, Photo) else None
+        self.image = None if self.photo else image.convert("RGB")
+        self.size = self.photo.size if self.photo else self.image.size
+
+    def at(self, reduce: int) -> Image.Image:
+        if self.photo is not None and self.photo.format == "JPEG":
+            return self.photo.decode(reduce)
+        if self.image is None:
+            self.image = self.photo.decode(1)
+        return self.image.reduce(reduce) if reduce > 1 else self.image
+
+
+def _reduction(long_side: float, target: float, jpeg: bool) -> int:
+    """The largest reduction keeping `long_side` at least `target` (a power of 2 up to
+    8 for JPEG)."""
+    r = max(1, int(long_side // max(target, 1)))
+    if jpeg:
+        return max(s for s in (1, 2, 4, 8) if s <= r)
+    return r
+
+
+def _to_full(boxes: np.ndarray, fx: float, fy: float) -> np.ndarray:
+    return boxes * np.array([fx, fy, fx, fy], np.float32)
+
+
+def coarse(models: Models, image: Image.Image, full: tuple[int, int]) -> Detections:
+    """The detector on the whole (small) image; boxes in full-size pixels."""
+    tensor, r, (left, top) = letterbox(image, models.det_size)
+    d = postprocess(models.detect(tensor[None])[0], COARSE_CONF, IOU)
+    boxes = (d.boxes - np.array([left, top, left, top], np.float32)) / r
+    boxes = _to_full(boxes, full[0] / image.width, full[1] / image.height)
+    boxes = boxes.clip(0, np.array([full[0], full[1], full[0], full[1]], np.float32))
+    return Detections(boxes, d.scores, d.classes)
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A rectangle of the photo (full-size pixels) and its size in a fine tile."""
+
+    rect: Box
+    w: int
+    h: int
+
+
+def regions(boxes: list[Box], margin: float, size: tuple[int, int]) -> list[Box]:
+    """Card boxes grown by `margin` of their longer side, clipped to the photo, and
+    merged where they overlap and their union is not much bigger than both (a fanned
+    hand is one region; a card lying across two hands is not a bridge between them)."""
+    out = []
+    for b in boxes:
+        m = margin * max(b[2] - b[0], b[3] - b[1])
+        out.append((max(0.0, b[0] - m), max(0.0, b[1] - m), min(size[0], b[2] + m), min(size[1], b[3] + m)))
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                a, b = out[i], out[j]
+                u = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                iw, ih = min(a[2], b[2]) - max(a[0], b[0]), min(a[3], b[3]) - max(a[1], b[1])
+                if iw > 0 and ih > 0 and _area(u) <= 1.25 * (_area(a) + _area(b) - iw * ih):
+                    out[i] = u
+                    del out[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return out
+
+
+def _overlap(a: Box, b: Box) -> float:
+    """Intersection over the smaller box's area."""
+    w, h = min(a[2], b[2]) - max(a[0], b[0]), min(a[3], b[3]) - max(a[1], b[1])
+    return max(0.0, w) * max(0.0, h) / max(1e-9, min(_area(a), _area(b)))
+
+
+def _area(b: Box) -> float:
+    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
+
+
+def _spans(length: float, tile: int, overlap: float) -> list[tuple[float, float]]:
+    """Windows of at most `tile` covering 0..length, overlapping by at least `overlap`."""
+    if length <= tile:
+        return [(0.0, length)]
+    n = math.ceil((length - overlap) / (tile - overlap))
+    step = (length - tile) / (n - 1)
+    return [(i * step, i * step + tile) for i in range(n)]
+
+
+def pieces(rects: list[Box], scale: float, tile: int, overlap: float) -> list[Piece]:
+    """Each region scaled by `scale` and cut into windows that fit a tile."""
+    out = []
+    for x0, y0, x1, y1 in rects:
+        w, h = (x1 - x0) * scale, (y1 - y0) * scale
+        for a, b in _spans(h, tile, overlap):
+            for c, d in _spans(w, tile, overlap):
+                pw, ph = max(1, min(tile, round(d - c))), max(1, min(tile, round(b - a)))
+                out.append(Piece((x0 + c / scale, y0 + a / scale, x0 + d / scale, y0 + b / scale), pw, ph))
+    return out
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A piece in a tile: its left and top there, turned a quarter counterclockwise if
+    `turned` (cards lie both ways in the training data, so a turn is harmless)."""
+
+    piece: Piece
+    left: int
+    top: int
+    turned: bool
+
+    @property
+    def w(self) -> int:
+        return self.piece.h if self.turned else self.piece.w
+
+    @property
+    def h(self) -> int:
+        return self.piece.w if self.turned else self.piece.h
+
+
+def pack(items: list[Piece], tile: int, gap: int = GAP) -> list[list[Placed]]:
+    """Skyline packing, largest piece first, each at the lowest place of the first tile
+    where it fits either way up; as few `tile` squares as it finds."""
+    tiles: list[list[Placed]] = []
+    skylines: list[list[tuple[int, int, int]]] = []  # per tile: segments (x, y, width)
+    for p in sorted(items, key=lambda p: -p.w * p.h):
+        for t in range(len(tiles) + 1):
+            if t == len(tiles):
+                tiles.append([])
+                skylines.append([(0, 0, tile)])
+            spot = _skyline_spot(skylines[t], p, tile, gap)
+            if spot is not None:
+                x, y, turned = spot
+                placed = Placed(p, x, y, turned)
+                tiles[t].append(placed)
+                skylines[t] = _skyline_add(skylines[t], x, y + placed.h + gap, placed.w + gap)
+                break
+    return tiles
+
+
+def _skyline_spot(sky: list[tuple[int, int, int]], p: Piece, tile: int, gap: int) -> tuple[int, int, bool] | None:
+    """The lowest (then leftmost) place for `p` on the skyline, upright or turned."""
+    best = None
+    for turned in (False, True) if p.w != p.h else (False,):
+        w, h = (p.h, p.w) if turned else (p.w, p.h)
+        for i, (x, _, _) in enumerate(sky):
+            if x + w > tile:
+                break
+            top, covered, j = 0, 0, i
+            while covered < w and j < len(sky):
+                top = max(top, sky[j][1])
+                covered = sky[j][0] + sky[j][2] - x
+                j += 1
+            if top + h <= tile and (best is None or (top + h, x) < (best[1] + best[3], best[0])):
+                best = (x, top, turned, h)
+    return None if best is None else best[:3]
+
+
+def _skyline_add(sky: list[tuple[int, int, int]], x: int, y: int, w: int) -> list[tuple[int, int, int]]:
+    """The skyline with the span x..x+w raised to y."""
+    out = []
+    for sx, sy, sw in sky:
+        if sx + sw <= x or sx >= x + w:
+            out.append((sx, sy, sw))
+            continue
+        if sx < x:
+            out.append((sx, sy, x - sx))
+        if sx + sw > x + w:
+            out.append((x + w, sy, sx + sw - x - w))
+    out.append((x, y, w))
+    out.sort()
+    merged: list[tuple[int, int, int]] = []
+    for seg in out:
+        if merged and merged[-1][1] == seg[1] and merged[-1][0] + merged[-1][2] == seg[0]:
+            merged[-1] = (merged[-1][0], seg[1], merged[-1][2] + seg[2])
+        else:
+            merged.append(seg)
+    return merged
+
+
+def fine_tiles(rects: list[Box], ref: float, tile: int) -> list[list[Placed]]:
+    """The regions packed into tiles with a card `FINE_CARD` px long, or a little less
+    where that needs fewer tiles (each tile is a detector run)."""
+    best: list[list[Placed]] | None = None
+    for card in range(FINE_CARD, FINE_CARD_MIN - 1, -10):
+        packed = pack(pieces(rects, card / ref, tile, overlap=0.45 * card), tile)
+        if best is None or len(packed) < len(best):
+            best = packed
+    return best or []
+
+
+def fine(models: Models, image: Image.Image, full: tuple[int, int], cards: list[Box],
+         ref: float) -> tuple[np.ndarray, np.ndarray]:
+    """Corners and cards, rows (x1, y1, x2, y2, score) in full-size pixels, best first,
+    found by the detector on tiles of the regions around `cards`, scaled so that a card
+    is about `FINE_CARD` px long."""
+    tile = models.det_size
+    fx, fy = full[0] / image.width, full[1] / image.height
+    packed = fine_tiles(regions(cards, MARGIN, full), ref, tile)
+    if not packed:
+        return np.zeros((0, 5), np.float32), np.zeros((0, 5), np.float32)
+    batch = np.empty((len(packed), 3, tile, tile), np.float32)
+    for k, placed in enumerate(packed):
+        canvas = np.full((tile, tile, 3), PAD, np.uint8)
+        for pl in placed:
+            p = pl.piece
+            x0, y0, x1, y1 = p.rect
+            crop = image.resize((p.w, p.h), Image.Resampling.BILINEAR, box=(x0 / fx, y0 / fy, x1 / fx, y1 / fy))
+            if pl.turned:
+                crop = crop.transpose(Image.Transpose.ROTATE_90)
+            canvas[pl.top : pl.top + pl.h, pl.left : pl.left + pl.w] = np.asarray(crop)
+        batch[k] = to_tensor(canvas)
+    found: dict[int, list[list[float]]] = {CARD: [], CORNER: []}
+    for k, out in enumerate(models.detect(batch)):
+        d = postprocess(out, FINE_CONF, IOU)
+        for box, score, cls in zip(d.boxes, d.scores, d.classes, strict=True):
+            if int(cls) == CARD and _cut(box, packed[k]):
+                continue  # a card cut by its window's edge: its box is not the card's
+            hit = _to_photo(box, packed[k])
+            if hit is not None and int(cls) in found:
+                found[int(cls)].append([*hit, float(score)])
+    corners, card_rows = (np.array(found[c], np.float32).reshape(-1, 5) for c in (CORNER, CARD))
+    if len(corners):
+        corners = suppress_contained(corners[nms(corners[:, :4], corners[:, 4], MERGE_IOU)])
+    if len(card_rows):
+        card_rows = card_rows[nms(card_rows[:, :4], card_rows[:, 4], IOU)]
+    return corners, card_rows
+
+
+def refine(cards: list[Box], fine_cards: np.ndarray, min_iou: float = 0.6) -> list[Box]:
+    """Each coarse card box replaced by the fine pass's box of the same card (the best
+    overlap, at least `min_iou`), which is 5-10 times as precise."""
+    out = []
+    for b in cards:
+        best, best_iou = b, min_iou
+        for f in fine_cards:
+            w = min(b[2], f[2]) - max(b[0], f[0])
+            h = min(b[3], f[3]) - max(b[1], f[1])
+            if w <= 0 or h <= 0:
+                continue
+            inter = w * h
+            iou = inter / ((b[2] - b[0]) * (b[3] - b[1]) + (f[2] - f[0]) * (f[3] - f[1]) - inter)
+            if iou > best_iou:
+                best, best_iou = (float(f[0]), float(f[1]), float(f[2]), float(f[3])), iou
+        out.append(best)
+    return out
+
+
+def _cut(box: np.ndarray, placed: list[Placed], tol: float = 2.0) -> bool:
+    """Whether a box reaches an edge of the piece holding its centre."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    for pl in placed:
+        if pl.left <= cx < pl.left + pl.w and pl.top <= cy < pl.top + pl.h:
+            return (box[0] <= pl.left + tol or box[1] <= pl.top + tol
+                    or box[2] >= pl.left + pl.w - tol or box[3] >= pl.top + pl.h - tol)
+    return True
+
+
+def _to_photo(box: np.ndarray, placed: list[Placed]) -> tuple[float, float, float, float] | None:
+    """A box found in a tile, in photo pixels, through the piece holding its centre."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    for pl in placed:
+        if pl.left <= cx < pl.left + pl.w and pl.top <= cy < pl.top + pl.h:
+            u1, v1 = max(box[0], pl.left) - pl.left, max(box[1], pl.top) - pl.top
+            u2, v2 = min(box[2], pl.left + pl.w) - pl.left, min(box[3], pl.top + pl.h) - pl.top
+            p = pl.piece
+            if pl.turned:  # undo a quarter turn counterclockwise
+                u1, v1, u2, v2 = p.w - v2, u1, p.w - v1, u2
+            sx, sy = (p.rect[2] - p.rect[0]) / p.w, (p.rect[3] - p.rect[1]) / p.h
+            return (float(p.rect[0] + u1 * sx), float(p.rect[1] + v1 * sy),
+                    float(p.rect[0] + u2 * sx), float(p.rect[1] + v2 * sy))
+    return None
+
+
+def suppress_contained(dets: np.ndarray, frac: float = 0.7) -> np.ndarray:
+    """Drop boxes (rows x1, y1, x2, y2, score, best first) mostly inside a better one:
+    a corner cut at a tile's edge and found whole in the next."""
+    keep: list[int] = []
+    for i, b in enumerate(dets):
+        area = max(1e-9, (b[2] - b[0]) * (b[3] - b[1]))
+        inside = False
+        for j in keep:
+            o = dets[j]
+            w = min(b[2], o[2]) - max(b[0], o[0])
+            h = min(b[3], o[3]) - max(b[1], o[1])
+            if w > 0 and h > 0 and w * h / area >= frac:
+                inside = True
+                break
+        if not inside:
+            keep.append(i)
+    return dets[keep]
+
+
+def read(models: Models, image: Image.Image, full: tuple[int, int], corners: np.ndarray,
+         cards: list[Box]) -> list[Read]:
+    """Classify corners (rows best first), cut from `image` with `corner_crop`, upright
+    for a card standing (0 quarter turns) or lying sideways (1): first the best corner
+    of each card and every corner outside the cards, then the other corners of the
+    cards whose first read is not sure."""
+    fx, fy = full[0] / image.width, full[1] / image.height
+    boxes = [(float(c[0]), float(c[1]), float(c[2]), float(c[3])) for c in corners]
+    owners = [owner(b, cards) for b in boxes]
+    first, rest, seen = [], [], set()
+    for k, o in enumerate(owners):
+        if o is None or o not in seen:
+            first.append(k)
+            seen.add(o)
+        else:
+            rest.append(k)
+
+    def classify(ks: list[int]) -> list[Read | None]:
+        size = models.cls_size
+        batch = np.empty((len(ks), 3, size, size), np.float32)
+        for n, k in enumerate(ks):
+            b, o = boxes[k], owners[k]
+            turns = 0 if upright(cards[o] if o is not None else b) else 1
+            crop = corner_crop(image, (b[0] / fx, b[1] / fy, b[2] / fx, b[3] / fy), turns, size=size)
+            batch[n] = to_tensor(np.asarray(crop))
+        out: list[Read | None] = []
+        for k, p in zip(ks, models.classify(batch), strict=True):
+            j = int(np.argmax(p))
+            name = models.names[j] if j < len(models.names) else OTHER
+            out.append(None if name == OTHER else Read(boxes[k], name, float(p[j])))
+        return out
+
+    reads = classify(first)
+    sure = {owners[k]: boxes[k] for k, r in zip(first, reads, strict=True) if r is not None and r.conf >= SURE}
+
+    def other_end(k: int) -> bool:
+        """The corner sits at the far end of its card from the card's sure corner."""
+        o = owners[k]
+        if o not in sure:
+            return False
+        a, b, card = boxes[k], sure[o], cards[o]
+        d = math.hypot((a[0] + a[2] - b[0] - b[2]) / 2, (a[1] + a[3] - b[1] - b[3]) / 2)
+        return d > 0.5 * max(card[2] - card[0], card[3] - card[1])
+
+    reads += classify([k for k in rest if not other_end(k)])
+    return [r for r in reads if r is not None]
+
+
+def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom: int = 0,
+         timings: dict[str, float] | None = None) -> dict:
+    """The `scan --json` object (less `image`) for one photo. `timings`, if given,
+    receives seconds per stage: decode, coarse, fine, classify, layout."""
+    t = timings if timings is not None else {}
+    for k in ("decode", "coarse", "fine", "classify", "layout"):
+        t[k] = 0.0
+    start = perf_counter()
+    if not isinstance(image, (Image.Image, Photo)):
+        image = open_photo(image)
+    src = _Source(image)
+    full = src.size
+    jpeg = src.photo is not None and src.photo.format == "JPEG"
+    # one decode serves both passes when it keeps the cards big enough (most photos)
+    first_reduce = _reduction(max(full), FIRST_LONG, jpeg)
+    first = src.at(first_reduce)
+    t["decode"] += perf_counter() - start
+
+    start = perf_counter()
+    det = coarse(models, first, full)
+    t["coarse"] = perf_counter() - start
+    card_det = det.of(CARD)
+    cards: list[Box] = [tuple(float(v) for v in b) for b in card_det.boxes]
+    if cards:
+        ref = float(np.percentile([max(b[2] - b[0], b[3] - b[1]) for b in cards], 75))
+    else:  # no card seen whole: a close-up, read where corners were seen
+        corner_boxes = det.of(CORNER).boxes
+        if len(corner_boxes) == 0:
+            return {**layout([], bottom), "size": list(full)}
+        ref = float(np.median(np.maximum(corner_boxes[:, 2] - corner_boxes[:, 0],
+                                         corner_boxes[:, 3] - corner_boxes[:, 1]))) / 0.30
+        regions_from = [tuple(float(v) for v in b) for b in corner_boxes]
+    start = perf_counter()
+    fine_reduce = _reduction(ref, READ_CARD, jpeg)
+    big = first if fine_reduce >= first_reduce else src.at(fine_reduce)
+    t["decode"] += perf_counter() - start
+
+    start = perf_counter()
+    if cards:
+        corners, fine_cards = fine(models, big, full, cards, ref)
+        cards = refine(cards, fine_cards)
+    else:
+        grown = [(b[0] - ref * 0.3, b[1] - ref * 0.3, b[2] + ref * 0.3, b[3] + ref * 0.3) for b in regions_from]
+        corners, _ = fine(models, big, full, grown, ref)
+    t["fine"] = perf_counter() - start
+
+    start = perf_counter()
+    reads = read(models, big, full, corners, cards)
+    t["classify"] = perf_counter() - start
+
+    start = perf_counter()
+    found, unread = group_cards(reads, cards)
+    # a card box with no read, sure, and neither a read card's nor a reported one's
+    sure_unread: list[Box] = []
+    for b, s in sorted(zip(cards, card_det.scores, strict=True), key=lambda t: -t[1]):
+        if b in unread and s >= UNREAD_CONF and not any(
+            _overlap(b, o) > 0.3 for o in sure_unread + [c.box for c in found]
+        ):
+            sure_unread.append(b)
+    result = layout(found, bottom, sure_unread)
+    result["size"] = [int(full[0]), int(full[1])]
+    t["layout"] = perf_counter() - start
+    return result
+
+
+class Recognizer:
+    """The card reader: ONNX sessions loaded once, `scan` as often as wanted."""
+
+    def __init__(self, model_dir: Path | str | None = None) -> None:
+        self.models = Models(model_dir)
+
+    def scan(self, image: Image.Image | Photo | bytes | str | Path, bottom: int = 0,
+             timings: dict[str, float] | None = None) -> dict:
+        """See `scan`: the cards, hands and warnings of one photo."""
+        return scan(self.models, image, bottom % 4, timings)
+
+
+_DEFAULT: Recognizer | None = None
+
+
+def default_recognizer() -> Recognizer:
+    """A process-wide `Recognizer` on the default model directory."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = Recognizer()
+    return _DEFAULT

@@ -1,0 +1,178 @@
+"""`mus-scorer serve` as a real process: SIGKILL loses nothing that was answered 200; clean stops."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+pytestmark = pytest.mark.webapi  # `-k web` selects the backend's tests too
+
+ROOT = Path(__file__).resolve().parents[1]
+DECK = [f"{r}{s}" for s in "oceb" for r in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)]
+DEAL = [DECK[0:4], DECK[10:14], DECK[20:24], DECK[30:34]]
+
+
+class Serve:
+    """`python -m scorer serve` on 127.0.0.1 and a free port."""
+
+    def __init__(self, db: Path) -> None:
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "scorer", "serve", "--host", "127.0.0.1", "--port", "0", "--db", str(db),
+             "--threads", "8"],
+            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        self.out: list[str] = []
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()  # type: ignore[union-attr]
+            if not line:
+                break
+            self.out.append(line)
+            m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+            if m:
+                self.base = f"http://127.0.0.1:{m.group(1)}"
+            if line.startswith("Ctrl-C"):
+                return
+        self.proc.kill()
+        raise AssertionError("serve did not start: " + "".join(self.out))
+
+    def rest(self, timeout: float = 10) -> str:
+        out, _ = self.proc.communicate(timeout=timeout)
+        return "".join(self.out) + (out or "")
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+
+@pytest.fixture()
+def db(tmp_path) -> Path:
+    return tmp_path / "mus.db"
+
+
+@pytest.fixture()
+def serve(db) -> Iterator[Any]:
+    started: list[Serve] = []
+
+    def start() -> Serve:
+        s = Serve(db)
+        started.append(s)
+        return s
+
+    yield start
+    for s in started:
+        s.kill()
+
+
+def test_sigkill_keeps_every_answered_write(serve, db) -> None:
+    s = serve()
+    t = requests.post(f"{s.base}/api/tables", json={"teams": ["A", "B"]}, timeout=5).json()
+    auth = {"Authorization": f"Bearer {t['token']}"}
+    url = f"{s.base}/api/tables/{t['id']}"
+    state = requests.get(url, headers=auth, timeout=5).json()
+    answered = []
+    hands_done = 0
+    for i in range(60):  # one hand settled, then part of the next
+        cur = state["current"]
+        if cur["phase"] in ("showdown", "over"):
+            r = requests.post(f"{url}/showdown", headers=auth, timeout=5,
+                              json={"client_id": f"s{i}", "version": state["version"], "hands": DEAL})
+            hands_done += 1
+        else:
+            r = requests.post(f"{url}/actions", headers=auth, timeout=5,
+                              json={"client_id": f"a{i}", "version": state["version"], "action": cur["legal"][0]})
+        assert r.status_code == 200, r.text
+        state = r.json()
+        answered.append(state["version"])
+        if hands_done == 1 and len(state["current"]["log"]) >= 3:
+            break
+    assert hands_done == 1
+    s.proc.send_signal(signal.SIGKILL)
+    s.proc.wait(10)
+    s2 = serve()
+    again = requests.get(f"{s2.base}/api/tables/{t['id']}", headers=auth, timeout=5).json()
+    assert again == state
+    assert again["version"] == answered[-1]
+    # a retry of the last write (its answer lost with the process) does not apply twice
+    r = requests.post(f"{s2.base}/api/tables/{t['id']}/actions", headers=auth, timeout=5,
+                      json={"client_id": f"a{i}", "version": answered[-2], "action": {"seat": 0, "act": "paso"}})
+    assert r.status_code == 200 and r.json()["version"] == answered[-1]
+    s2.kill()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_clean_stop(serve, db, sig) -> None:
+    s = serve()
+    out = "".join(s.out)
+    assert str(db) in out and "database:" in out
+    t = requests.post(f"{s.base}/api/tables", json={}, timeout=5).json()
+    # a live view open while stopping must not hold the stop
+    stream = requests.get(f"{s.base}/api/tables/{t['id']}/events?token={t['token']}", stream=True, timeout=5)
+    assert stream.status_code == 200
+    t0 = time.monotonic()
+    s.proc.send_signal(sig)
+    rest = s.rest(timeout=15)
+    stream.close()
+    assert s.proc.returncode == 0, rest
+    assert "stopped" in rest
+    assert time.monotonic() - t0 < 10
+
+
+def test_serve_prints_lan_address_and_qr(serve) -> None:
+    from scorer.commands.serve import lan_address
+
+    assert re.fullmatch(r"\d+\.\d+\.\d+\.\d+", lan_address())
+    s = serve()
+    out = "".join(s.out)
+    assert "█" in out or "▀" in out  # the ASCII QR code
+    s.proc.send_signal(signal.SIGTERM)
+    s.rest()
+
+
+def test_serve_answers_json_413_for_a_huge_photo(serve) -> None:
+    s = serve()
+    t = requests.post(f"{s.base}/api/tables", json={}, timeout=5).json()
+    big = b"\xff\xd8\xff" + b"\x00" * (26 * 1024 * 1024)
+    r = requests.post(f"{s.base}/api/tables/{t['id']}/photos?token={t['token']}", data=big,
+                      headers={"Content-Type": "image/jpeg"}, timeout=30)
+    assert r.status_code == 413 and r.json()["error"]["code"] == "too_large"
+    state = requests.get(f"{s.base}/api/tables/{t['id']}?token={t['token']}", timeout=5).json()
+    assert state["version"] == 1
+    s.proc.send_signal(signal.SIGTERM)
+    s.rest()
+
+
+def test_serve_default_database_under_xdg_data_home(tmp_path) -> None:
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg"), "PYTHONUNBUFFERED": "1",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.Popen([sys.executable, "-m", "scorer", "serve", "--host", "127.0.0.1", "--port", "0", "--no-qr"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        lines = []
+        for _ in range(10):
+            line = proc.stdout.readline()  # type: ignore[union-attr]
+            lines.append(line)
+            if line.startswith("Ctrl-C") or not line:
+                break
+        expected = tmp_path / "xdg" / "mus-scorer" / "mus.db"
+        assert f"database: {expected}" in "".join(lines)
+        assert expected.exists()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)

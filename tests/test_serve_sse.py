@@ -1,0 +1,248 @@
+"""Server-sent events against a real waitress server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import requests
+from waitress.server import create_server
+
+from web import create_app
+
+pytestmark = pytest.mark.webapi  # `-k web` selects the backend's tests too
+
+
+@pytest.fixture()
+def server(tmp_path) -> Iterator[tuple[str, Any]]:
+    app = create_app({"DATABASE": str(tmp_path / "mus.db"), "SSE_HEARTBEAT": 0.3, "SSE_MAX_SECONDS": 20,
+                      "SSE_MAX_STREAMS": 3})
+    srv = create_server(app, host="127.0.0.1", port=0, threads=8, asyncore_loop_timeout=0.1)
+
+    def run() -> None:
+        try:
+            srv.run()
+        except OSError:  # closed from the test's thread
+            pass
+
+    th = threading.Thread(target=run, daemon=True)
+    th.start()
+    try:
+        yield f"http://127.0.0.1:{srv.effective_port}", app
+    finally:
+        app.extensions["mus_hub"].close()
+        srv.close()
+        th.join(5)
+
+
+def new_table(base: str) -> dict[str, Any]:
+    t = requests.post(f"{base}/api/tables", json={}, timeout=5).json()
+    t["auth"] = {"Authorization": f"Bearer {t['token']}"}
+    return t
+
+
+def write(base: str, t: dict[str, Any], version: int) -> dict[str, Any]:
+    r = requests.post(f"{base}/api/tables/{t['id']}/mus", headers=t["auth"],
+                      json={"client_id": f"m{version}", "version": version}, timeout=5)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+class Events:
+    """Reads an SSE stream on a raw socket, event by event."""
+
+    def __init__(self, base: str, path: str, headers: dict[str, str] | None = None) -> None:
+        host, port = base.removeprefix("http://").split(":")
+        self.sock = socket.create_connection((host, int(port)), timeout=5)
+        lines = [f"GET {path} HTTP/1.1", f"Host: {host}", "Accept: text/event-stream"]
+        lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
+        self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        self.buf = b""
+        head = self._until(b"\r\n\r\n")
+        self.status = int(head.split(b" ")[1])
+        self.headers = head.decode("latin-1").lower()
+        self.chunked = "transfer-encoding: chunked" in self.headers
+        self.body = b""
+
+    def _until(self, sep: bytes) -> bytes:
+        while sep not in self.buf:
+            data = self.sock.recv(65536)
+            if not data:
+                raise EOFError("stream closed")
+            self.buf += data
+        out, _, self.buf = self.buf.partition(sep)
+        return out
+
+    def _more(self) -> None:
+        if self.chunked:
+            size = int(self._until(b"\r\n"), 16)
+            if size == 0:
+                raise EOFError("stream ended")
+            while len(self.buf) < size + 2:
+                data = self.sock.recv(65536)
+                if not data:
+                    raise EOFError("stream closed")
+                self.buf += data
+            self.body += self.buf[:size]
+            self.buf = self.buf[size + 2:]
+        else:
+            data = self.buf or self.sock.recv(65536)
+            self.buf = b""
+            if not data:
+                raise EOFError("stream closed")
+            self.body += data
+
+    def next_block(self) -> str:
+        """The next blank-line separated block (an event, a comment or `retry:`)."""
+        while b"\n\n" not in self.body:
+            self._more()
+        block, _, self.body = self.body.partition(b"\n\n")
+        return block.decode()
+
+    def next_event(self) -> tuple[int, str]:
+        while True:
+            block = self.next_block()
+            fields = dict(line.split(": ", 1) for line in block.split("\n") if line and not line.startswith(":")
+                          and ": " in line)
+            if "id" in fields:
+                return int(fields["id"]), fields["data"]
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def test_stream_sends_state_then_every_change_fast(server) -> None:
+    base, _ = server
+    t = new_table(base)
+    ev = Events(base, f"/api/tables/{t['id']}/events", t["auth"])
+    try:
+        assert ev.status == 200 and "text/event-stream" in ev.headers
+        assert ev.next_block() == "retry: 1000"
+        v, data = ev.next_event()
+        assert v == 1 and f'"id":"{t["id"]}"' in data
+        for version in (1, 2, 3):
+            t0 = time.monotonic()
+            write(base, t, version)
+            v, data = ev.next_event()
+            delay = time.monotonic() - t0
+            assert v == version + 1 and f'"version":{version + 1}' in data
+            assert delay < 1.0, delay
+    finally:
+        ev.close()
+
+
+def test_last_event_id_catches_up(server) -> None:
+    base, _ = server
+    t = new_table(base)
+    write(base, t, 1)
+    write(base, t, 2)  # now version 3
+    # up to date: nothing until the next change
+    ev = Events(base, f"/api/tables/{t['id']}/events", {**t["auth"], "Last-Event-ID": "3"})
+    try:
+        ev.next_block()  # retry
+        assert ev.next_block().startswith(":")  # a heartbeat, no state
+        write(base, t, 3)
+        assert ev.next_event()[0] == 4
+    finally:
+        ev.close()
+    # behind: the latest state at once
+    ev = Events(base, f"/api/tables/{t['id']}/events?token={t['watch_token']}", {"Last-Event-ID": "2"})
+    try:
+        assert ev.next_event()[0] == 4
+    finally:
+        ev.close()
+
+
+def test_heartbeats_and_watchers_of_other_tables_stay_quiet(server) -> None:
+    base, _ = server
+    t, other = new_table(base), new_table(base)
+    ev = Events(base, f"/api/tables/{other['id']}/events", other["auth"])
+    try:
+        assert ev.next_event()[0] == 1
+        write(base, t, 1)
+        block = ev.next_block()
+        assert block.startswith(":"), block  # only a heartbeat: the other table's change is not ours
+    finally:
+        ev.close()
+
+
+def test_stream_refusals_are_json(server) -> None:
+    base, _ = server
+    t = new_table(base)
+    r = requests.get(f"{base}/api/tables/{t['id']}/events", timeout=5)
+    assert r.status_code == 401 and r.json()["error"]["code"] == "missing_token"
+    r = requests.get(f"{base}/api/tables/{t['id']}/events", headers={**t["auth"], "Last-Event-ID": "x"}, timeout=5)
+    assert r.status_code == 400 and r.json()["error"]["field"] == "Last-Event-ID"
+
+
+def test_too_many_streams_is_503_and_streams_are_released(server) -> None:
+    base, app = server
+    t = new_table(base)
+    streams = [Events(base, f"/api/tables/{t['id']}/events", t["auth"]) for _ in range(3)]
+    for ev in streams:
+        ev.next_event()
+    r = requests.get(f"{base}/api/tables/{t['id']}/events", headers=t["auth"], timeout=5)
+    assert r.status_code == 503 and r.json()["error"]["code"] == "too_many_streams"
+    for ev in streams:
+        ev.close()
+    hub = app.extensions["mus_hub"]
+    deadline = time.monotonic() + 5
+    while hub.streams and time.monotonic() < deadline:  # closed sockets are found at the next heartbeat
+        time.sleep(0.1)
+    assert hub.streams == 0
+
+
+def test_requests_stream_reader(server) -> None:
+    """The same with requests' streaming reader (what a script would use)."""
+    base, _ = server
+    t = new_table(base)
+    with requests.get(f"{base}/api/tables/{t['id']}/events", headers=t["auth"], stream=True, timeout=5) as r:
+        lines = r.iter_lines(decode_unicode=True)
+        ids = []
+        for line in lines:
+            if line.startswith("id: "):
+                ids.append(int(line[4:]))
+                if len(ids) == 1:
+                    write(base, t, 1)
+                else:
+                    break
+        assert ids == [1, 2]
+
+
+def test_eight_phones_racing_over_http_one_wins(server) -> None:
+    base, _ = server
+    t = new_table(base)
+    barrier = threading.Barrier(8)
+    codes: list[int] = []
+
+    def phone(i: int) -> None:
+        with requests.Session() as s:
+            barrier.wait()
+            r = s.post(f"{base}/api/tables/{t['id']}/mus", headers=t["auth"],
+                       json={"client_id": f"race{i}", "version": 1}, timeout=10)
+            codes.append(r.status_code)
+
+    threads = [threading.Thread(target=phone, args=(i,)) for i in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(15)
+    assert sorted(codes) == [200] + [409] * 7
+    s = requests.get(f"{base}/api/tables/{t['id']}", headers=t["auth"], timeout=5).json()
+    assert s["version"] == 2 and s["current"]["mus_rounds"] == 1
+
+
+def test_a_stream_closed_before_it_started_is_counted_out(tmp_path) -> None:
+    from web.live import Hub, stream
+
+    app = create_app({"DATABASE": str(tmp_path / "mus.db")})
+    hub = Hub()
+    assert hub.try_open(1) and not hub.try_open(1)
+    s = stream(app.extensions["mus_store"], hub, "nope", None)
+    s.close()
+    s.close()
+    assert hub.streams == 0

@@ -1,0 +1,62 @@
+"""Storage: the SQLite file, WAL, migrations, the one writer."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from scorer.storage import SCHEMA_VERSION, Database, SchemaError, default_db_path
+
+pytestmark = pytest.mark.webapi  # `-k web` selects the backend's tests too
+
+
+def test_default_path_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert default_db_path() == tmp_path / "mus-scorer" / "mus.db"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    assert default_db_path().parts[-4:] == (".local", "share", "mus-scorer", "mus.db")
+
+
+def test_new_database_is_wal_and_migrated(tmp_path) -> None:
+    path = tmp_path / "sub" / "mus.db"
+    db = Database(path)
+    assert path.exists()
+    assert db.schema_version == SCHEMA_VERSION
+    assert db.reader().execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    names = {r[0] for r in db.reader().execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"tables", "hands", "ops", "photos"} <= names
+    db.close()
+    # opening again migrates nothing and keeps the data
+    db2 = Database(path)
+    assert db2.schema_version == SCHEMA_VERSION
+    db2.close()
+
+
+def test_newer_schema_is_refused(tmp_path) -> None:
+    path = tmp_path / "mus.db"
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    with pytest.raises(SchemaError, match="newer"):
+        Database(path)
+
+
+def test_failed_write_rolls_back(tmp_path) -> None:
+    db = Database(tmp_path / "mus.db")
+    with pytest.raises(RuntimeError):
+        with db.write() as conn:
+            conn.execute("INSERT INTO photos (id, mime, data, created) VALUES ('p', 'image/jpeg', x'00', 0)")
+            raise RuntimeError("boom")
+    assert db.reader().execute("SELECT count(*) FROM photos").fetchone()[0] == 0
+    with db.write() as conn:
+        conn.execute("INSERT INTO photos (id, mime, data, created) VALUES ('p', 'image/jpeg', x'00', 0)")
+    assert db.reader().execute("SELECT count(*) FROM photos").fetchone()[0] == 1
+    db.close()
+
+
+def test_readers_are_read_only(tmp_path) -> None:
+    db = Database(tmp_path / "mus.db")
+    with pytest.raises(sqlite3.OperationalError):
+        db.reader().execute("DELETE FROM tables")
+    db.close()

@@ -1,0 +1,110 @@
+"""The table store: cache, rebuild from the database, failed commits, idempotency keys."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from scorer.storage import Database
+from scorer.storage.tables import StoreError, TableStore
+
+pytestmark = pytest.mark.webapi  # `-k web` selects the backend's tests too
+
+DECK = [f"{r}{s}" for s in "oceb" for r in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)]
+DEAL = [DECK[0:4], DECK[10:14], DECK[20:24], DECK[30:34]]
+
+
+def play_first_legal(store: TableStore, tid: str, n: int, prefix: str) -> None:
+    for i in range(n):
+        rt = store.runtime(tid)
+        if rt.live.phase in ("showdown", "over"):
+            store.showdown(tid, f"{prefix}{i}", rt.version, DEAL)
+        else:
+            store.act(tid, f"{prefix}{i}", rt.version, rt.live.legal()[0])
+
+
+def test_a_small_cache_gives_the_same_states(tmp_path) -> None:
+    big = TableStore(Database(tmp_path / "a.db"))
+    small = TableStore(Database(tmp_path / "b.db"), cache_size=1)
+    for store in (big, small):
+        ids = [store.create({"esku": e}).id for e in range(3)]
+        for k in range(30):  # interleaved: the small cache keeps evicting
+            play_first_legal(store, ids[k % 3], 1, f"k{k}-")
+        store.states = [store.runtime(t).state() for t in ids]  # type: ignore[attr-defined]
+    for a, b in zip(big.states, small.states, strict=True):  # type: ignore[attr-defined]
+        a.pop("id"), b.pop("id")
+        assert a == b
+
+
+def test_reopened_store_rebuilds_the_same_state(tmp_path) -> None:
+    store = TableStore(Database(tmp_path / "m.db"))
+    tid = store.create({}).id
+    play_first_legal(store, tid, 40, "x")
+    before = store.runtime(tid).state_json()
+    store.db.close()
+    again = TableStore(Database(tmp_path / "m.db"))
+    assert again.runtime(tid).state_json() == before
+
+
+def test_a_failed_commit_changes_nothing(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = TableStore(Database(tmp_path / "m.db"))
+    tid = store.create({}).id
+    play_first_legal(store, tid, 40, "x")  # into the second hand, one settled
+    rt = store.runtime(tid)
+    before = rt.state_json()
+    real_write = store.db.write
+
+    @contextmanager
+    def failing() -> Any:
+        with real_write() as conn:
+            yield conn
+            raise OSError("disk full")
+
+    monkeypatch.setattr(store.db, "write", failing)
+    with pytest.raises(OSError):
+        store.act(tid, "fail", rt.version, rt.live.legal()[0])
+    monkeypatch.setattr(store.db, "write", real_write)
+    assert store.runtime(tid).state_json() == before
+    # and the client_id of the failed write is still free
+    assert store.act(tid, "fail", rt.version, rt.live.legal()[0])[1] is False
+
+
+def test_a_failed_showdown_commit_leaves_the_match_as_it_was(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = TableStore(Database(tmp_path / "m.db"))
+    tid = store.create({}).id
+    rt = store.runtime(tid)
+    while rt.live.phase not in ("showdown", "over"):
+        rt, _ = store.act(tid, f"a{rt.version}", rt.version, rt.live.legal()[0])
+    before = rt.state_json()
+    real_write = store.db.write
+
+    @contextmanager
+    def failing() -> Any:
+        with real_write() as conn:
+            yield conn
+            raise OSError("disk full")
+
+    monkeypatch.setattr(store.db, "write", failing)
+    with pytest.raises(OSError):
+        store.showdown(tid, "sd", rt.version, DEAL)
+    monkeypatch.setattr(store.db, "write", real_write)
+    assert store.runtime(tid).state_json() == before
+    after, _ = store.showdown(tid, "sd", rt.version, DEAL)
+    assert len(after.hands) == 1 and after.match.state()["hands"] == 1
+
+
+def test_unknown_table_is_404(tmp_path) -> None:
+    store = TableStore(Database(tmp_path / "m.db"))
+    with pytest.raises(StoreError) as err:
+        store.runtime("nope")
+    assert err.value.status == 404
+
+
+def test_client_ids_are_per_table(tmp_path) -> None:
+    store = TableStore(Database(tmp_path / "m.db"))
+    a, b = store.create({}).id, store.create({}).id
+    ra, replayed_a = store.mus(a, "same", 1)
+    rb, replayed_b = store.mus(b, "same", 1)
+    assert not replayed_a and not replayed_b and ra.version == rb.version == 2

@@ -1,0 +1,149 @@
+"""Cards into seats and hands, corners into cards, warnings: synthetic boxes only."""
+
+from __future__ import annotations
+
+import pytest
+
+from scorer.vision.layout import Card, Read, assign_seats, group_cards, layout, owner
+
+W, H = 4000, 3000
+CW, CH = 260, 400  # a card standing
+
+
+def _table(skip: tuple[int, ...] = (), jitter: float = 0.0) -> tuple[list[tuple], list[int]]:
+    """16 card boxes fanned at the four edges; with the table edge (0 bottom, 1 right,
+    2 top, 3 left) of each, cards in each hand listed left to right as its player sees."""
+    boxes, edges = [], []
+    step = CW * 0.45
+    for k in range(4):
+        off = (k - 1.5) * step + jitter * ((k * 37) % 11 - 5)
+        hands = {
+            0: (W / 2 + off, H - 300, False),
+            1: (W - 350, H / 2 - off, True),
+            2: (W / 2 - off, 300, False),
+            3: (350, H / 2 + off, True),
+        }
+        for e, (cx, cy, sideways) in hands.items():
+            if e in skip:
+                continue
+            w, h = (CH, CW) if sideways else (CW, CH)
+            boxes.append((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2))
+            edges.append(e)
+    return boxes, edges
+
+
+@pytest.mark.parametrize("bottom", [0, 1, 2, 3])
+def test_seats_counterclockwise_from_bottom(bottom: int) -> None:
+    boxes, edges = _table()
+    assert assign_seats(boxes, bottom) == [(bottom + e) % 4 for e in edges]
+
+
+@pytest.mark.parametrize("bottom", [0, 1, 2, 3])
+def test_hands_in_seat_order_left_to_right(bottom: int) -> None:
+    boxes, edges = _table(jitter=8)
+    names = [f"{r}{s}" for s in "oceb" for r in (1, 2, 3, 4)]
+    order = list(range(16))
+    # each hand i holds names[4e .. 4e+3] in its player's left-to-right order
+    per_edge = {e: [] for e in range(4)}
+    cards = []
+    for i in order:
+        e = edges[i]
+        name = names[4 * e + len(per_edge[e])]
+        per_edge[e].append(name)
+        cards.append(Card(name, 0.95, boxes[i]))
+    result = layout(cards[::-1], bottom)  # input order must not matter
+    assert result["hands"] == [per_edge[(s - bottom) % 4] for s in range(4)]
+    assert [c["seat"] for c in result["cards"]] == [s for s in range(4) for _ in range(4)]
+    assert result["warnings"] == []
+
+
+def test_landscape_and_portrait_photos_alike() -> None:
+    boxes, edges = _table()
+    # the same layout squeezed into a portrait frame
+    portrait = [(b[0] * 0.6, b[1] * 1.4, b[2] * 0.6, b[3] * 1.4) for b in boxes]
+    assert assign_seats(portrait, 0) == edges
+
+
+def test_a_missing_hand_leaves_the_others_right() -> None:
+    boxes, edges = _table(skip=(2,))
+    assert assign_seats(boxes, 1) == [(1 + e) % 4 for e in edges]
+    cards = [Card(f"{i % 10 + 1 if i % 10 < 7 else i % 10 + 3}{'oceb'[i // 10]}", 0.9, b)
+             for i, b in enumerate(boxes)]
+    result = layout(cards, 1)
+    assert [len(h) for h in result["hands"]] == [4, 4, 4, 0]  # top is seat 1 + 2
+    assert [w for w in result["warnings"] if w["code"] == "seat_count"] == [
+        {"code": "seat_count", "message": "seat 3 has 0 cards, not 4", "seat": 3, "count": 0}
+    ]
+
+
+def test_single_card_has_no_hands() -> None:
+    result = layout([Card("12o", 0.97, (100, 100, 400, 560))], 0)
+    assert result["hands"] is None
+    assert result["cards"] == [{"card": "12o", "conf": 0.97, "box": [100, 100, 400, 560], "seat": None}]
+    assert result["warnings"] == []
+
+
+def test_warnings_duplicate_low_confidence_not_mus() -> None:
+    boxes, _ = _table()
+    names = [f"{r}{s}" for s in "oceb" for r in (1, 2, 3, 4)]
+    names[5] = names[0]  # misread
+    cards = [Card(n, 0.9, b) for n, b in zip(names, boxes, strict=True)]
+    cards[3] = Card(names[3], 0.4, boxes[3], ("5o",))
+    cards.append(Card("8b", 0.95, (1900, 1400, 2160, 1800)))  # loose in the middle
+    result = layout(cards, 0)
+    codes = [w["code"] for w in result["warnings"]]
+    assert codes.count("duplicate") == 1 and codes.count("low_confidence") == 1 and codes.count("not_mus_card") == 1
+    assert "seat_count" not in codes  # the 8 is not in a hand
+    eight = next(c for c in result["cards"] if c["card"] == "8b")
+    assert eight["seat"] is None and "8b" not in sum(result["hands"], [])
+    low = next(w for w in result["warnings"] if w["code"] == "low_confidence")
+    assert "5o" in low["message"] and low["box"] == [round(v) for v in boxes[3]]
+    assert all(isinstance(w["message"], str) and w["message"] for w in result["warnings"])
+
+
+def test_owner_prefers_the_box_whose_corner_it_sits_in() -> None:
+    under = (1000.0, 1000.0, 1120.0, 1400.0)  # visible strip of a card under another
+    top = (1100.0, 1000.0, 1360.0, 1400.0)
+    tl_under = (1000.0, 1000.0, 1110.0, 1120.0)
+    tl_top = (1100.0, 1000.0, 1210.0, 1120.0)
+    assert owner(tl_under, [under, top]) == 0
+    assert owner(tl_top, [under, top]) == 1
+    assert owner((10.0, 10.0, 50.0, 50.0), [under, top]) is None
+
+
+def test_group_cards() -> None:
+    card_a, card_b, card_c = (0.0, 0.0, 260.0, 400.0), (1000.0, 0.0, 1260.0, 400.0), (2000.0, 0.0, 2260.0, 400.0)
+    reads = [
+        Read((0, 0, 110, 120), "12o", 0.9),  # both corners of a: one card
+        Read((150, 280, 260, 400), "12o", 0.8),
+        Read((1000, 0, 1110, 120), "3c", 0.9),  # b read two ways: the stronger wins, less sure
+        Read((1150, 280, 1260, 400), "2c", 0.3),
+        Read((3000, 0, 3110, 120), "7e", 0.9),  # a corner with no card box
+    ]
+    cards, unread = group_cards(reads, [card_a, card_b, card_c])
+    by_name = {c.name: c for c in cards}
+    assert sorted(by_name) == ["12o", "3c", "7e"]
+    assert by_name["12o"].box == card_a and by_name["12o"].conf == 0.9
+    assert by_name["3c"].others == ("2c",) and by_name["3c"].conf < 0.9
+    assert by_name["7e"].box == (3000, 0, 3110, 120)
+    assert unread == [card_c]
+
+
+def test_rendered_showdowns_grouped_and_seated_from_their_true_boxes() -> None:
+    """Real layouts (fans, perspective, distractors) from `datasets.render`: the true
+    card and corner boxes in, every card with a visible corner out, in its seat."""
+    np = pytest.importorskip("numpy")
+    render = pytest.importorskip("datasets.render")
+    lost = wrong_seat = 0
+    for seed in range(12):
+        bottom = seed % 4
+        scene = render.render_scene(np.random.default_rng(seed), kind="table", size=(800, 600), bottom=bottom,
+                                    effects=False)
+        reads = [Read(tuple(k["box"]), str(c["card"]), 0.9) for c in scene.cards for k in c["corners"] if k["labelled"]]
+        cards, _ = group_cards(reads, [tuple(c["box"]) for c in scene.cards])
+        want = {str(c["card"]): c["seat"] for c in scene.cards if any(k["labelled"] for k in c["corners"])}
+        result = layout(cards, bottom)
+        got = {c["card"]: c["seat"] for c in result["cards"]}
+        lost += len(set(want) - set(got))
+        wrong_seat += sum(got.get(n) != s for n, s in want.items() if n in got)
+    assert lost <= 2 and wrong_seat <= 2, (lost, wrong_seat)

@@ -1,0 +1,149 @@
+"""ONNX pre/post-processing and the pipeline's plumbing, with stand-in models."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from scorer.vision import pipeline as P
+from scorer.vision.model import Models, letterbox, letterbox_geometry, nms, postprocess, read_names
+
+sys.path.insert(0, str(Path(__file__).parent))
+from vision_helpers import NAMES, det_output, jpeg, write_fake_models  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_import_pulls_no_heavy_packages() -> None:
+    code = (
+        "import sys, scorer.vision, scorer.commands.scan\n"
+        "bad = [m for m in ('torch', 'cv2', 'ultralytics', 'torchvision', 'onnx') if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_letterbox_matches_ultralytics_geometry() -> None:
+    assert letterbox_geometry(4000, 3000, 320) == (0.08, 320, 240, 0, 40)
+    tensor, r, (left, top) = letterbox(Image.new("RGB", (400, 300), (255, 0, 0)), 320)
+    assert tensor.shape == (3, 320, 320) and tensor.dtype == np.float32
+    assert (r, left, top) == (0.8, 0, 40)
+    assert tensor[:, 0, 0] == pytest.approx([114 / 255] * 3)
+    assert tensor[:, 160, 160] == pytest.approx([1.0, 0.0, 0.0])
+
+
+def test_postprocess_decodes_and_suppresses() -> None:
+    out = det_output([
+        (0, 10, 10, 110, 160, 0.9),
+        (0, 12, 12, 112, 162, 0.8),  # duplicate of the first: suppressed
+        (1, 12, 12, 40, 50, 0.7),  # other class inside: kept
+        (0, 200, 10, 300, 160, 0.2),  # below the threshold
+    ])
+    d = postprocess(out, conf=0.25, iou=0.5)
+    assert len(d) == 2
+    assert d.classes.tolist() == [0, 1]
+    assert d.boxes[0].tolist() == pytest.approx([10, 10, 110, 160])
+    assert d.scores.tolist() == pytest.approx([0.9, 0.7])
+    assert len(postprocess(np.zeros((1, 6, 2100), np.float32))) == 0
+
+
+def test_nms() -> None:
+    boxes = np.array([[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30]], np.float32)
+    assert nms(boxes, np.array([0.5, 0.9, 0.7]), 0.5).tolist() == [1, 2]
+
+
+def test_names_file_forms(tmp_path: Path) -> None:
+    p = tmp_path / "n.json"
+    for text in ('["1o", "2o"]', '{"names": ["1o", "2o"], "imgsz": 64}', '{"names": {"1": "2o", "0": "1o"}}'):
+        p.write_text(text)
+        assert read_names(p) == ["1o", "2o"]
+
+
+def test_pieces_cover_regions_and_pack_into_tiles() -> None:
+    regions = [(0.0, 0.0, 1200.0, 900.0), (2000.0, 0.0, 2300.0, 400.0), (0.0, 2000.0, 500.0, 2600.0)]
+    items = P.pieces(regions, 0.3, 320, overlap=60)
+    assert all(p.w <= 320 and p.h <= 320 for p in items)
+    tiles = P.pack(items, 320)
+    placed = [pl for t in tiles for pl in t]
+    assert sorted(id(pl.piece) for pl in placed) == sorted(id(p) for p in items)
+    for t in tiles:  # inside the tile, no overlaps
+        for a in t:
+            assert 0 <= a.left and a.left + a.w <= 320 and 0 <= a.top and a.top + a.h <= 320
+            for b in t:
+                if a is not b:
+                    assert (a.left + a.w <= b.left or b.left + b.w <= a.left
+                            or a.top + a.h <= b.top or b.top + b.h <= a.top)
+    # the first region is cut into overlapping windows that cover it
+    first = [p.rect for p in items if p.rect[0] < 1200 and p.rect[1] < 900]
+    assert min(r[0] for r in first) == 0 and max(r[2] for r in first) == pytest.approx(1200)
+    assert max(r[3] for r in first) == pytest.approx(900)
+
+
+@pytest.mark.parametrize("turned", [False, True])
+def test_tile_boxes_map_back_to_the_photo(turned: bool) -> None:
+    piece = P.Piece((1000.0, 500.0, 1400.0, 1100.0), 100, 150)  # 4x down
+    pl = P.Placed(piece, 20, 30, turned)
+    # the piece's top-left 25x30 tile px, wherever it landed in the tile
+    if turned:  # a quarter turn counterclockwise puts the piece's top-left at the bottom-left
+        box = np.array([20, 30 + 100 - 25, 20 + 30, 30 + 100], np.float32)
+    else:
+        box = np.array([20, 30, 45, 60], np.float32)
+    assert P._to_photo(box, [pl]) == pytest.approx((1000, 500, 1100, 620))
+    assert P._to_photo(np.array([0, 0, 5, 5], np.float32), [pl]) is None
+
+
+def test_suppress_contained() -> None:
+    dets = np.array([[0, 0, 100, 100, 0.9], [10, 10, 60, 60, 0.8], [90, 90, 200, 200, 0.7]], np.float32)
+    assert P.suppress_contained(dets)[:, 4].tolist() == pytest.approx([0.9, 0.7])
+
+
+@pytest.fixture(scope="module")
+def fake_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("onnx")
+    # coarse and fine alike: a card filling the middle of the input and its top-left corner
+    boxes = [(0, 100, 60, 220, 260, 0.9), (1, 100, 60, 150, 120, 0.8)]
+    return write_fake_models(tmp_path_factory.mktemp("models"), boxes, card="12o", conf=0.9)
+
+
+def test_recognizer_plumbing_with_stand_in_models(fake_dir: Path) -> None:
+    rec = P.Recognizer(fake_dir)
+    assert rec.models.det_size == 320 and rec.models.cls_size == 64 and rec.models.names == NAMES
+    img = Image.new("RGB", (1600, 1200), (20, 120, 40))
+    timings: dict[str, float] = {}
+    for source in (img, jpeg(img)):
+        result = rec.scan(source, bottom=2, timings=timings)
+        assert result["size"] == [1600, 1200]
+        assert result["hands"] is None
+        assert [c["card"] for c in result["cards"]] == ["12o"]
+        card = result["cards"][0]
+        assert card["conf"] == pytest.approx(0.9, abs=0.01) and card["seat"] is None
+        # the coarse card box, 320 -> 1600 wide: x 100..220 -> 500..1100, y (60-40)..(260-40) -> 100..1100
+        assert card["box"] == [500, 100, 1100, 1100]
+        assert result["warnings"] == []
+    assert set(timings) == {"decode", "coarse", "fine", "classify", "layout"}
+
+
+def test_models_missing(tmp_path: Path) -> None:
+    from scorer.vision import ModelError
+
+    with pytest.raises(ModelError, match="not found"):
+        Models(tmp_path)
+
+
+def test_classifier_batches(fake_dir: Path) -> None:
+    m = Models(fake_dir)
+    probs = m.classify(np.zeros((5, 3, 64, 64), np.float32))
+    assert probs.shape == (5, len(NAMES))
+    assert probs.argmax(1).tolist() == [NAMES.index("12o")] * 5
+    assert m.classify(np.zeros((0, 3, 64, 64), np.float32)).shape == (0, len(NAMES))
+
+
+def test_refine_takes_the_fine_box_of_the_same_card() -> None:
+    coarse = [(100.0, 100.0, 360.0, 500.0), (1000.0, 100.0, 1260.0, 500.0)]
+    fine_cards = np.array([[104, 96, 362, 497, 0.9], [600, 100, 860, 500, 0.9]], np.float32)
+    assert P.refine(coarse, fine_cards) == [(104.0, 96.0, 362.0, 497.0), coarse[1]]

@@ -1,0 +1,251 @@
+"""Photos and scans through the API: uploads good and bad, stored photo and annotation.
+
+A fake recognizer in config covers the API mechanics; one test runs the real
+`Recognizer` (stand-in ONNX models made at test time, or the trained ones when
+`MUS_MODEL_DIR` holds them).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from web import create_app
+
+pytestmark = pytest.mark.webapi  # `-k web` selects the backend's tests too
+
+sys.path.insert(0, str(Path(__file__).parent))
+from vision_helpers import write_fake_models  # noqa: E402
+
+DECK = [f"{r}{s}" for s in "oceb" for r in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)]
+DEAL = [DECK[0:4], DECK[10:14], DECK[20:24], DECK[30:34]]
+
+
+class FakeRecognizer:
+    """Says the same 16 cards for any photo; remembers what it was asked."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[tuple[int, int], int]] = []
+
+    def scan(self, image: Image.Image, bottom: int = 0) -> dict[str, Any]:
+        self.calls.append((image.size, bottom))
+        cards = [{"card": c, "conf": 0.97, "box": [10 * i, 5, 10 * i + 8, 20], "seat": s}
+                 for s, hand in enumerate(DEAL) for i, c in enumerate(hand)]
+        return {"cards": cards, "hands": DEAL, "warnings": [], "size": list(image.size)}
+
+
+def photo_bytes(fmt: str = "JPEG", size: tuple[int, int] = (64, 48)) -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", size, (30, 120, 60)).save(buf, fmt)
+    return buf.getvalue()
+
+
+@pytest.fixture()
+def rec() -> FakeRecognizer:
+    return FakeRecognizer()
+
+
+@pytest.fixture()
+def app(tmp_path, rec):
+    return create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True, "RECOGNIZER": rec})
+
+
+@pytest.fixture()
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture()
+def table(client) -> dict[str, Any]:
+    t = client.post("/api/tables", json={}).json
+    t["auth"] = {"Authorization": f"Bearer {t['token']}"}
+    return t
+
+
+def snapshot(app, client, t) -> tuple[str, dict[str, int]]:
+    s = client.get(f"/api/tables/{t['id']}", headers=t["auth"]).json
+    return json.dumps(s, sort_keys=True), app.extensions["mus_store"].counts(t["id"])
+
+
+def assert_error(r, status: int, code: str | None = None) -> dict[str, Any]:
+    assert r.status_code == status, (r.status_code, r.data[:300])
+    err = r.json["error"]
+    assert set(err) == {"status", "code", "message", "field"} and err["status"] == status and err["message"]
+    if code:
+        assert err["code"] == code, err
+    return err
+
+
+def test_multipart_upload_stores_photo_and_annotation(client, table, rec) -> None:
+    data = photo_bytes()
+    r = client.post(f"/api/tables/{table['id']}/photos?bottom=2", headers=table["auth"],
+                    data={"photo": (io.BytesIO(data), "showdown.jpg")}, content_type="multipart/form-data")
+    assert r.status_code == 201, r.json
+    out = r.json
+    assert out["scan"]["hands"] == DEAL and len(out["scan"]["cards"]) == 16
+    assert rec.calls == [((64, 48), 2)]
+    got = client.get(out["url"], headers=table["auth"])
+    assert got.status_code == 200 and got.data == data and got.mimetype == "image/jpeg"
+    ann = client.get(f"{out['annotated_url']}?token={table['watch_token']}")
+    assert ann.status_code == 200 and ann.mimetype == "image/jpeg"
+    assert Image.open(io.BytesIO(ann.data)).size == (64, 48)
+    # a photo is not a table change: the version stays
+    assert client.get(f"/api/tables/{table['id']}", headers=table["auth"]).json["version"] == table["version"]
+
+
+def test_raw_body_upload_png(client, table) -> None:
+    r = client.post(f"/api/tables/{table['id']}/photos", headers=table["auth"], data=photo_bytes("PNG"),
+                    content_type="image/png")
+    assert r.status_code == 201
+    got = client.get(r.json["url"], headers=table["auth"])
+    assert got.mimetype == "image/png"
+
+
+def test_photo_retry_with_client_id_stores_once(app, client, table, rec) -> None:
+    url = f"/api/tables/{table['id']}/photos?client_id=p1"
+    r1 = client.post(url, headers=table["auth"], data=photo_bytes(), content_type="image/jpeg")
+    r2 = client.post(url, headers=table["auth"], data=photo_bytes(), content_type="image/jpeg")
+    assert r1.json["photo_id"] == r2.json["photo_id"] and r1.json == r2.json
+    assert app.extensions["mus_store"].counts(table["id"])["photos"] == 1
+    assert len(rec.calls) == 1  # the retry is not read again
+
+
+def gif() -> bytes:
+    buf = io.BytesIO()
+    Image.new("P", (8, 8)).save(buf, "GIF")
+    return buf.getvalue()
+
+
+HEIC = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + b"\x00" * 64
+
+
+@pytest.mark.parametrize(
+    "data, status, code",
+    [
+        (b"", 400, "empty_image"),
+        (b"hello, this is not a photo", 415, "not_image"),
+        (gif(), 415, "unsupported_format"),
+        (HEIC, 415, "unsupported_format"),
+        (photo_bytes()[:200], 400, "corrupt_image"),
+        (b"\xff\xd8\xff\xe0" + b"\x00" * 100, 400, "corrupt_image"),
+    ],
+)
+def test_bad_uploads_are_clear_and_change_nothing(app, client, table, rec, data, status, code) -> None:
+    before = snapshot(app, client, table)
+    url = f"/api/tables/{table['id']}/photos"
+    err = assert_error(client.post(url, headers=table["auth"], data=data, content_type="application/octet-stream"),
+                       status, code)
+    assert err["field"] == "photo"
+    err = assert_error(client.post(url, headers=table["auth"], data={"photo": (io.BytesIO(data), "x.bin")},
+                                   content_type="multipart/form-data"), status, code)
+    assert_error(client.post("/api/scan", data=data, content_type="application/octet-stream"), status, code)
+    assert rec.calls == []
+    assert snapshot(app, client, table) == before
+
+
+def test_multipart_without_photo_field(app, client, table) -> None:
+    before = snapshot(app, client, table)
+    r = client.post(f"/api/tables/{table['id']}/photos", headers=table["auth"],
+                    data={"picture": (io.BytesIO(photo_bytes()), "x.jpg")}, content_type="multipart/form-data")
+    assert assert_error(r, 400, "missing_photo")["field"] == "photo"
+    assert snapshot(app, client, table) == before
+
+
+def test_bad_bottom(client, table) -> None:
+    r = client.post(f"/api/tables/{table['id']}/photos?bottom=5", headers=table["auth"], data=photo_bytes())
+    assert assert_error(r, 400, "invalid")["field"] == "bottom"
+
+
+def test_too_large_upload_is_413(tmp_path, rec) -> None:
+    app = create_app({"DATABASE": str(tmp_path / "m.db"), "TESTING": True, "RECOGNIZER": rec,
+                      "MAX_CONTENT_LENGTH": 10_000})
+    c = app.test_client()
+    t = c.post("/api/tables", json={}).json
+    auth = {"Authorization": f"Bearer {t['token']}"}
+    big = photo_bytes() + b"\x00" * 20_000
+    before = app.extensions["mus_store"].counts(t["id"])
+    assert_error(c.post(f"/api/tables/{t['id']}/photos", headers=auth, data=big, content_type="image/jpeg"), 413,
+                 "too_large")
+    assert_error(c.post(f"/api/tables/{t['id']}/photos", headers=auth, data={"photo": (io.BytesIO(big), "b.jpg")},
+                        content_type="multipart/form-data"), 413, "too_large")
+    assert_error(c.post("/api/scan", data=big, content_type="image/jpeg"), 413, "too_large")
+    assert rec.calls == [] and app.extensions["mus_store"].counts(t["id"]) == before
+
+
+def test_photo_routes_need_the_token(app, client, table) -> None:
+    before = snapshot(app, client, table)
+    assert_error(client.post(f"/api/tables/{table['id']}/photos", data=photo_bytes()), 401, "missing_token")
+    pid = client.post(f"/api/tables/{table['id']}/photos", headers=table["auth"], data=photo_bytes()).json["photo_id"]
+    assert_error(client.get(f"/api/tables/{table['id']}/photos/{pid}"), 401)
+    other = client.post("/api/tables", json={}).json
+    # a photo is only reachable through its own table
+    assert_error(client.get(f"/api/tables/{other['id']}/photos/{pid}?token={other['token']}"), 404, "not_found")
+    assert snapshot(app, client, table)[1]["photos"] == before[1]["photos"] + 1
+
+
+def test_scan_answers_the_scan_object(client, rec) -> None:
+    r = client.post("/api/scan?bottom=1", data=photo_bytes(), content_type="image/jpeg")
+    assert r.status_code == 200
+    assert set(r.json) >= {"cards", "hands", "warnings", "size"} and r.json["size"] == [64, 48]
+    assert rec.calls == [((64, 48), 1)]
+
+
+def test_showdown_with_photo_keeps_its_id(client, table) -> None:
+    pid = client.post(f"/api/tables/{table['id']}/photos", headers=table["auth"], data=photo_bytes()).json["photo_id"]
+    s = client.get(f"/api/tables/{table['id']}", headers=table["auth"]).json
+    for i in range(80):
+        if s["current"]["phase"] in ("showdown", "over"):
+            break
+        s = client.post(f"/api/tables/{table['id']}/actions", headers=table["auth"],
+                        json={"client_id": f"a{i}", "version": s["version"], "action": s["current"]["legal"][0]}).json
+    r = client.post(f"/api/tables/{table['id']}/showdown", headers=table["auth"],
+                    json={"client_id": "sd", "version": s["version"], "hands": DEAL, "photo_id": pid})
+    assert r.status_code == 200, r.json
+    assert r.json["hands"][0]["photo_id"] == pid
+
+
+def _showdown_photo() -> tuple[bytes, tuple[int, int]]:
+    """A rendered showdown (`datasets.render`) if available, else a plain image."""
+    try:
+        import numpy as np
+
+        from datasets import render
+    except ImportError:
+        return photo_bytes(size=(320, 240)), (320, 240)
+    scene = render.render_scene(np.random.default_rng(7), kind="table", size=(1200, 900), bottom=0,
+                                distractors=False, effects=False)
+    buf = io.BytesIO()
+    scene.image.convert("RGB").save(buf, "JPEG", quality=90)
+    return buf.getvalue(), (1200, 900)
+
+
+def test_real_recognizer_through_the_api(tmp_path) -> None:
+    """The real `Recognizer`: trained models from MUS_MODEL_DIR if there, else stand-in models."""
+    model_dir = os.environ.get("MUS_MODEL_DIR")
+    trained = bool(model_dir) and (Path(model_dir) / "cards-det.onnx").exists()
+    if trained:
+        data, size = _showdown_photo()
+    else:
+        model_dir = str(write_fake_models(tmp_path / "models", [(0, 100, 60, 160, 150, 0.9)], card="12o"))
+        data, size = photo_bytes(size=(320, 240)), (320, 240)
+    app = create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True, "MODEL_DIR": model_dir})
+    c = app.test_client()
+    t = c.post("/api/tables", json={}).json
+    r = c.post(f"/api/tables/{t['id']}/photos?token={t['token']}", data=data, content_type="image/jpeg")
+    assert r.status_code == 201, r.json
+    scan = r.json["scan"]
+    assert set(scan) >= {"cards", "hands", "warnings", "size"} and scan["size"] == list(size)
+    for card in scan["cards"]:
+        assert set(card) >= {"card", "conf", "box", "seat"}
+    ann = c.get(f"/api/tables/{t['id']}/photos/{r.json['photo_id']}/annotated?token={t['token']}")
+    assert ann.status_code == 200 and ann.data[:3] == b"\xff\xd8\xff"
+    assert Image.open(io.BytesIO(ann.data)).size == size
+    r2 = c.post("/api/scan", data=data, content_type="image/jpeg")
+    assert r2.status_code == 200 and r2.json["size"] == list(size)

@@ -1,0 +1,662 @@
+"""The table API with Flask's test client: every route, every kind of bad input.
+
+Each refusal also checks that nothing changed (the state, its version, the rows).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import pytest
+
+from web import create_app
+
+pytestmark = pytest.mark.webapi  # `-k web` selects the backend's tests too
+
+DECK = [f"{r}{s}" for s in "oceb" for r in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)]
+DEAL = [DECK[0:4], DECK[10:14], DECK[20:24], DECK[30:34]]  # one suit per seat: 16 distinct cards
+
+
+@pytest.fixture()
+def app(tmp_path):
+    return create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True})
+
+
+@pytest.fixture()
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture()
+def table(client) -> dict[str, Any]:
+    r = client.post("/api/tables", json={"teams": ["Txuriak", "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"],
+                                         "rules": {"kings": 8, "target": 40}, "esku": 0})
+    assert r.status_code == 201, r.json
+    t = r.json
+    t["auth"] = {"Authorization": f"Bearer {t['token']}"}
+    return t
+
+
+def state(client, t) -> dict[str, Any]:
+    r = client.get(f"/api/tables/{t['id']}", headers=t["auth"])
+    assert r.status_code == 200
+    return r.json
+
+
+def snapshot(app, client, t) -> tuple[str, dict[str, int]]:
+    """Everything a refused request must leave as it was."""
+    store = app.extensions["mus_store"]
+    return json.dumps(state(client, t), sort_keys=True), store.counts(t["id"])
+
+
+def assert_error(r, status: int, code: str | None = None, field: str | None = "?") -> dict[str, Any]:
+    assert r.status_code == status, (r.status_code, r.data[:300])
+    assert r.mimetype == "application/json"
+    err = r.json["error"]
+    assert set(err) == {"status", "code", "message", "field"}
+    assert err["status"] == status and err["message"]
+    if code is not None:
+        assert err["code"] == code, err
+    if field != "?":
+        assert err["field"] == field, err
+    return err
+
+
+_n = iter(range(10**6))
+
+
+def cid() -> str:
+    return f"c{next(_n)}"
+
+
+def act(client, t, version: int, action: dict[str, Any], client_id: str | None = None):
+    return client.post(f"/api/tables/{t['id']}/actions", headers=t["auth"],
+                       json={"client_id": client_id or cid(), "version": version, "action": action})
+
+
+def step(client, t) -> dict[str, Any]:
+    """Apply the first legal action."""
+    s = state(client, t)
+    r = act(client, t, s["version"], s["current"]["legal"][0])
+    assert r.status_code == 200, r.json
+    return r.json
+
+
+def to_showdown(client, t) -> dict[str, Any]:
+    s = state(client, t)
+    for _ in range(80):
+        if s["current"]["phase"] in ("showdown", "over"):
+            return s
+        s = step(client, t)
+    raise AssertionError("no showdown after 80 actions")
+
+
+def showdown(client, t, hands=None, **extra):
+    s = state(client, t)
+    return client.post(f"/api/tables/{t['id']}/showdown", headers=t["auth"],
+                       json={"client_id": cid(), "version": s["version"], "hands": hands or DEAL, **extra})
+
+
+# -- creating tables ---------------------------------------------------------------
+def test_create_table_answers_tokens_and_links(client, table) -> None:
+    assert set(table) >= {"id", "token", "watch_token", "join_url", "watch_url", "version"}
+    assert table["token"] != table["watch_token"] and len(table["token"]) >= 40
+    assert table["join_url"].endswith(f"/t/{table['id']}?token={table['token']}")
+    assert table["watch_url"].endswith(f"/w/{table['id']}?token={table['watch_token']}")
+    s = state(client, table)
+    assert s["id"] == table["id"] and s["version"] == table["version"]
+    assert s["teams"] == ["Txuriak", "Beltzak"] and s["players"] == ["Ane", "Bixente", "Iker", "Maite"]
+    assert s["rules"]["kings"] == 8 and s["rules"]["target"] == 40
+    for key in ("score", "games", "vacas", "winner", "adentro", "esku", "hands", "current", "last_settlement"):
+        assert key in s
+    cur = s["current"]
+    assert cur["phase"] == "grande" and cur["to_speak"] == 0 and cur["log"] == [] and cur["mus_rounds"] == 0
+    assert cur["legal"] and all(a["seat"] == 0 for a in cur["legal"])
+    assert s["hands"] == [] and s["last_settlement"] is None
+
+
+def test_create_with_defaults(client) -> None:
+    r = client.post("/api/tables", json={})
+    assert r.status_code == 201
+    t = {**r.json, "auth": {"Authorization": f"Bearer {r.json['token']}"}}
+    s = state(client, t)
+    assert len(s["teams"]) == 2 and len(s["players"]) == 4 and s["esku"] == 0
+
+
+def test_tokens_are_unguessable_and_distinct(client) -> None:
+    seen = set()
+    for _ in range(5):
+        r = client.post("/api/tables", json={}).json
+        seen |= {r["token"], r["watch_token"]}
+    assert len(seen) == 10
+
+
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"teams": ["only one"]}, "teams"),
+        ({"teams": ["A", ""]}, "teams[1]"),
+        ({"teams": ["A", 3]}, "teams[1]"),
+        ({"players": ["a", "b", "c"]}, "players"),
+        ({"players": ["a", "b", "c", "x" * 41]}, "players[3]"),
+        ({"esku": 4}, "esku"),
+        ({"esku": "0"}, "esku"),
+        ({"esku": True}, "esku"),
+        ({"rules": "fast"}, "rules"),
+        ({"rules": {"kings": 5}}, None),
+        ({"rules": {"colour": "red"}}, "rules.colour"),
+    ],
+)
+def test_create_refuses_bad_tables(app, client, body, field) -> None:
+    before = app.extensions["mus_store"].db.reader().execute("SELECT count(*) FROM tables").fetchone()[0]
+    r = client.post("/api/tables", json=body)
+    err = assert_error(r, 422)
+    if field is not None:
+        assert err["field"] == field
+    else:
+        assert err["field"] and "rules" in err["field"] or "kings" in (err["field"] or "")
+    after = app.extensions["mus_store"].db.reader().execute("SELECT count(*) FROM tables").fetchone()[0]
+    assert after == before
+
+
+@pytest.mark.parametrize("data", [b"", b"{", b"[1, 2]", b"\xff\xfe", b"null", b'"text"'])
+def test_create_refuses_bad_json(client, data) -> None:
+    assert_error(client.post("/api/tables", data=data, content_type="application/json"), 400, "bad_json")
+
+
+# -- tokens --------------------------------------------------------------------------
+def test_without_a_token_nothing_is_read_or_written(app, client, table) -> None:
+    before = snapshot(app, client, table)
+    tid = table["id"]
+    assert_error(client.get(f"/api/tables/{tid}"), 401, "missing_token", "token")
+    assert_error(client.get(f"/api/tables/{tid}/export"), 401, "missing_token")
+    assert_error(client.get(f"/api/tables/{tid}/events"), 401, "missing_token")
+    body = {"client_id": "x", "version": 1, "action": {"seat": 0, "act": "paso"}}
+    for route in ("actions", "undo", "mus", "showdown"):
+        assert_error(client.post(f"/api/tables/{tid}/{route}", json=body), 401, "missing_token")
+    assert snapshot(app, client, table) == before
+
+
+def test_wrong_and_watch_tokens(app, client, table) -> None:
+    tid = table["id"]
+    before = snapshot(app, client, table)
+    bad = {"Authorization": "Bearer " + "x" * 43}
+    assert_error(client.get(f"/api/tables/{tid}", headers=bad), 403, "bad_token")
+    assert_error(client.get(f"/api/tables/{tid}", headers={"Authorization": "Basic abc"}), 401, "bad_token")
+    other = client.post("/api/tables", json={}).json
+    assert_error(client.get(f"/api/tables/{tid}?token={other['token']}"), 403, "bad_token")
+    # the watch token reads, as header or query ...
+    watch = {"Authorization": f"Bearer {table['watch_token']}"}
+    assert client.get(f"/api/tables/{tid}", headers=watch).status_code == 200
+    assert client.get(f"/api/tables/{tid}?token={table['watch_token']}").status_code == 200
+    assert client.get(f"/api/tables/{tid}/export", headers=watch).status_code == 200
+    # ... and never writes
+    body = {"client_id": "w", "version": 1, "action": {"seat": 0, "act": "paso"}, "hands": DEAL}
+    for route in ("actions", "undo", "mus", "showdown"):
+        assert_error(client.post(f"/api/tables/{tid}/{route}", headers=watch, json=body), 403, "read_only")
+    assert_error(client.post(f"/api/tables/{tid}/photos", headers=watch, data=b"x"), 403, "read_only")
+    assert_error(client.post(f"/api/tables/{tid}/import?client_id=i&version=1", headers=watch, data=b"x"), 403,
+                 "read_only")
+    assert snapshot(app, client, table) == before
+
+
+def test_token_in_query_writes(client, table) -> None:
+    r = client.post(f"/api/tables/{table['id']}/mus?token={table['token']}", json={"client_id": "q", "version": 1})
+    assert r.status_code == 200 and r.json["current"]["mus_rounds"] == 1
+
+
+# -- actions, versions, idempotency ----------------------------------------------------------
+def test_action_applies_and_bumps_version(client, table) -> None:
+    s = state(client, table)
+    a = s["current"]["legal"][0]
+    r = act(client, table, s["version"], a)
+    assert r.status_code == 200
+    assert r.json["version"] == s["version"] + 1
+    assert r.json["current"]["log"] == [a]
+    assert state(client, table) == r.json
+
+
+def test_retry_with_same_client_id_applies_once(app, client, table) -> None:
+    s = state(client, table)
+    a = s["current"]["legal"][0]
+    r1 = act(client, table, s["version"], a, client_id="same")
+    r2 = act(client, table, s["version"], a, client_id="same")
+    assert r1.status_code == r2.status_code == 200
+    assert r2.headers.get("Idempotent-Replayed") == "true"
+    assert r1.json == r2.json
+    assert len(r2.json["current"]["log"]) == 1 and r2.json["version"] == s["version"] + 1
+
+
+def test_stale_version_is_409_and_changes_nothing(app, client, table) -> None:
+    step(client, table)
+    before = snapshot(app, client, table)
+    s = state(client, table)
+    for v in (s["version"] - 1, s["version"] + 1, 0):
+        assert_error(act(client, table, v, s["current"]["legal"][0]), 409, "stale_version", "version")
+    assert_error(client.post(f"/api/tables/{table['id']}/undo", headers=table["auth"],
+                             json={"client_id": cid(), "version": s["version"] - 1}), 409, "stale_version")
+    assert snapshot(app, client, table) == before
+
+
+@pytest.mark.parametrize(
+    "body, status, field",
+    [
+        ({"version": 1, "action": {"seat": 0, "act": "paso"}}, 400, "client_id"),
+        ({"client_id": "a", "action": {"seat": 0, "act": "paso"}}, 400, "version"),
+        ({"client_id": "a", "version": 1}, 400, "action"),
+        ({"client_id": 7, "version": 1, "action": {"seat": 0, "act": "paso"}}, 400, "client_id"),
+        ({"client_id": "", "version": 1, "action": {"seat": 0, "act": "paso"}}, 400, "client_id"),
+        ({"client_id": "x" * 101, "version": 1, "action": {"seat": 0, "act": "paso"}}, 400, "client_id"),
+        ({"client_id": "a", "version": "1", "action": {"seat": 0, "act": "paso"}}, 400, "version"),
+        ({"client_id": "a", "version": 1, "action": "paso"}, 422, "action"),
+        ({"client_id": "a", "version": 1, "action": {"seat": 0, "act": "jump"}}, 422, None),
+        ({"client_id": "a", "version": 1, "action": {"seat": 2, "act": "paso"}}, 422, None),
+        ({"client_id": "a", "version": 1, "action": {"act": "paso"}}, 422, None),
+        ({"client_id": "a", "version": 1, "action": {"seat": 0, "act": "quiero"}}, 422, None),
+    ],
+)
+def test_bad_actions_change_nothing(app, client, table, body, status, field) -> None:
+    before = snapshot(app, client, table)
+    r = client.post(f"/api/tables/{table['id']}/actions", headers=table["auth"], json=body)
+    err = assert_error(r, status)
+    if field:
+        assert err["field"] == field
+    if status == 422:
+        assert err["code"] in ("illegal", "invalid") and err["field"]  # the engine's field
+    assert snapshot(app, client, table) == before
+    # the refused client_id was not spent: it can still be used
+    ok = act(client, table, 1, state(client, table)["current"]["legal"][0], client_id="a")
+    assert ok.status_code == 200
+
+
+@pytest.mark.parametrize("data", [b"", b"{nope", b"[]", b"3"])
+def test_bad_json_on_writes(app, client, table, data) -> None:
+    before = snapshot(app, client, table)
+    for route in ("actions", "undo", "mus", "showdown"):
+        assert_error(client.post(f"/api/tables/{table['id']}/{route}", headers=table["auth"], data=data,
+                                 content_type="application/json"), 400, "bad_json")
+    assert snapshot(app, client, table) == before
+
+
+def test_eight_threads_racing_one_version_one_wins(app, table) -> None:
+    client0 = app.test_client()
+    s = state(client0, table)
+    a = s["current"]["legal"][0]
+    results: list[int] = []
+    barrier = threading.Barrier(8)
+
+    def phone(i: int) -> None:
+        c = app.test_client()
+        barrier.wait()
+        r = act(c, table, s["version"], a, client_id=f"race{i}")
+        results.append(r.status_code)
+
+    threads = [threading.Thread(target=phone, args=(i,)) for i in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(10)
+    assert sorted(results) == [200] + [409] * 7
+    after = state(client0, table)
+    assert after["version"] == s["version"] + 1 and len(after["current"]["log"]) == 1
+
+
+# -- undo and mus ----------------------------------------------------------------------
+def test_undo_takes_back_the_last_action(client, table) -> None:
+    step(client, table)
+    s = step(client, table)
+    assert len(s["current"]["log"]) == 2
+    r = client.post(f"/api/tables/{table['id']}/undo", headers=table["auth"],
+                    json={"client_id": cid(), "version": s["version"]})
+    assert r.status_code == 200
+    assert len(r.json["current"]["log"]) == 1 and r.json["version"] == s["version"] + 1
+
+
+def test_undo_with_nothing_to_undo(app, client, table) -> None:
+    before = snapshot(app, client, table)
+    r = client.post(f"/api/tables/{table['id']}/undo", headers=table["auth"], json={"client_id": cid(), "version": 1})
+    assert_error(r, 422, "nothing_to_undo")
+    assert snapshot(app, client, table) == before
+
+
+def test_mus_rounds_then_no_mus_once_lances_start(app, client, table) -> None:
+    tid = table["id"]
+    r = client.post(f"/api/tables/{tid}/mus", headers=table["auth"], json={"client_id": cid(), "version": 1})
+    r = client.post(f"/api/tables/{tid}/mus", headers=table["auth"], json={"client_id": cid(), "version": 2})
+    assert r.json["current"]["mus_rounds"] == 2
+    r = client.post(f"/api/tables/{tid}/undo", headers=table["auth"], json={"client_id": cid(), "version": 3})
+    assert r.json["current"]["mus_rounds"] == 1
+    step(client, table)
+    before = snapshot(app, client, table)
+    v = state(client, table)["version"]
+    assert_error(client.post(f"/api/tables/{tid}/mus", headers=table["auth"], json={"client_id": cid(), "version": v}),
+                 422, "illegal", "mus")
+    assert snapshot(app, client, table) == before
+
+
+# -- showdown -----------------------------------------------------------------------
+def test_showdown_settles_and_starts_the_next_hand(client, table) -> None:
+    s = to_showdown(client, table)
+    assert s["current"]["legal"] == []
+    r = showdown(client, table)
+    assert r.status_code == 200, r.json
+    n = r.json
+    assert len(n["hands"]) == 1
+    h = n["hands"][0]
+    assert h["n"] == 1 and h["record"]["hands"] == DEAL and h["photo_id"] is None
+    assert h["settlement"]["format"] == "mus-settlement/1"
+    assert n["last_settlement"] == h["settlement"]
+    assert n["score"] == h["settlement"]["score"] or n["games"] != [0, 0]
+    assert n["current"]["phase"] == "grande" and n["current"]["log"] == []
+    assert n["esku"] == 1 and n["current"]["to_speak"] == 1
+
+
+def test_showdown_refused_before_the_end_of_the_lances(app, client, table) -> None:
+    before = snapshot(app, client, table)
+    err = assert_error(showdown(client, table), 422, "illegal")
+    assert err["field"] == "phase"
+    assert snapshot(app, client, table) == before
+
+
+@pytest.mark.parametrize(
+    "hands",
+    [
+        [DECK[0:4], DECK[0:4], DECK[20:24], DECK[30:34]],  # the same cards twice
+        [DECK[0:4], DECK[10:14], DECK[20:24], ["8o", "9c", "1e", "2e"]],  # not Mus cards
+        [DECK[0:5], DECK[10:14], DECK[20:24], DECK[30:34]],  # five cards
+        "cards",
+        [DECK[0:4], DECK[10:14], DECK[20:24]],
+    ],
+)
+def test_bad_showdown_cards_change_nothing(app, client, table, hands) -> None:
+    to_showdown(client, table)
+    before = snapshot(app, client, table)
+    err = assert_error(showdown(client, table, hands=hands), 422)
+    assert err["field"]
+    assert snapshot(app, client, table) == before
+
+
+def test_showdown_photo_must_belong_to_the_table(app, client, table) -> None:
+    to_showdown(client, table)
+    before = snapshot(app, client, table)
+    assert_error(showdown(client, table, photo_id="nope"), 422, "invalid", "photo_id")
+    assert snapshot(app, client, table) == before
+
+
+def test_undo_between_hands_takes_back_the_showdown(client, table) -> None:
+    s = to_showdown(client, table)
+    log = s["current"]["log"]
+    n = showdown(client, table).json
+    r = client.post(f"/api/tables/{table['id']}/undo", headers=table["auth"],
+                    json={"client_id": cid(), "version": n["version"]})
+    assert r.status_code == 200
+    assert r.json["hands"] == [] and r.json["current"]["log"] == log and r.json["esku"] == 0
+
+
+def test_state_survives_a_new_app_on_the_same_database(tmp_path) -> None:
+    cfg = {"DATABASE": str(tmp_path / "mus.db"), "TESTING": True}
+    c1 = create_app(cfg).test_client()
+    t = c1.post("/api/tables", json={}).json
+    t["auth"] = {"Authorization": f"Bearer {t['token']}"}
+    to_showdown(c1, t)
+    showdown(c1, t)
+    step(c1, t)
+    s1 = state(c1, t)
+    c2 = create_app(cfg).test_client()
+    assert state(c2, t) == s1
+
+
+# -- export and import ---------------------------------------------------------------
+def test_export_then_import_gives_the_same_match(client, table) -> None:
+    to_showdown(client, table)
+    showdown(client, table)
+    to_showdown(client, table)
+    showdown(client, table, hands=[DEAL[1], DEAL[2], DEAL[3], DEAL[0]])
+    r = client.get(f"/api/tables/{table['id']}/export", headers=table["auth"])
+    assert r.status_code == 200 and r.mimetype == "application/jsonl"
+    lines = [json.loads(line) for line in r.data.decode().splitlines()]
+    assert lines[0]["format"] == "mus-match/1" and lines[0]["teams"] == ["Txuriak", "Beltzak"]
+    assert len(lines) == 3 and all("score" not in line for line in lines[1:])
+    r2 = client.post("/api/tables/import", data=r.data, content_type="application/jsonl")
+    assert r2.status_code == 201, r2.json
+    t2 = {**r2.json, "auth": {"Authorization": f"Bearer {r2.json['token']}"}}
+    assert t2["id"] != table["id"] and t2["hands"] == 2
+    a, b = state(client, table), state(client, t2)
+    for key in ("teams", "players", "rules", "score", "games", "vacas", "winner", "esku"):
+        assert a[key] == b[key], key
+    assert [h["settlement"] for h in a["hands"]] == [h["settlement"] for h in b["hands"]]
+    # and as a multipart upload
+    r3 = client.post("/api/tables/import", data={"file": (__import__("io").BytesIO(r.data), "m.jsonl")},
+                     content_type="multipart/form-data")
+    assert r3.status_code == 201
+
+
+def test_import_into_a_table_replaces_its_match(app, client, table) -> None:
+    to_showdown(client, table)
+    showdown(client, table)
+    text = client.get(f"/api/tables/{table['id']}/export", headers=table["auth"]).data
+    other = client.post("/api/tables", json={}).json
+    other["auth"] = {"Authorization": f"Bearer {other['token']}"}
+    url = f"/api/tables/{other['id']}/import"
+    before = snapshot(app, client, other)
+    assert_error(client.post(f"{url}?client_id=i1&version=5", headers=other["auth"], data=text), 409, "stale_version")
+    assert_error(client.post(f"{url}?version=1", headers=other["auth"], data=text), 400, None, "client_id")
+    assert_error(client.post(f"{url}?client_id=i1", headers=other["auth"], data=text), 400, None, "version")
+    assert snapshot(app, client, other) == before
+    r = client.post(f"{url}?client_id=i1&version=1", headers=other["auth"], data=text)
+    assert r.status_code == 200, r.json
+    assert len(r.json["hands"]) == 1 and r.json["teams"] == ["Txuriak", "Beltzak"] and r.json["version"] == 2
+    again = client.post(f"{url}?client_id=i1&version=1", headers=other["auth"], data=text)
+    assert again.status_code == 200 and again.json["version"] == 2
+
+
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ("", 1),
+        ('{"format": "mus-match/1"}\nnot json\n', 2),
+        ('{"format": "mus-hand/1"}\n', 1),
+        ('[1]\n', 1),
+        ('{"format": "mus-match/1", "teams": ["A"]}\n', 1),
+        ('{"format": "mus-match/1", "rules": {"kings": 5}}\n', 1),
+        ('{"format": "mus-match/1"}\n\n{"hands": [["1o", "1o", "2o", "3o"], null, null, null]}\n', 3),
+    ],
+)
+def test_import_errors_name_the_line(app, client, text, line) -> None:
+    count = app.extensions["mus_store"].db.reader().execute("SELECT count(*) FROM tables").fetchone()[0]
+    err = assert_error(client.post("/api/tables/import", data=text.encode(), content_type="application/jsonl"), 422)
+    assert f"line {line}" in err["message"], err
+    assert app.extensions["mus_store"].db.reader().execute("SELECT count(*) FROM tables").fetchone()[0] == count
+
+
+def test_import_refuses_non_utf8(client) -> None:
+    assert_error(client.post("/api/tables/import", data=b"\xff\xfe\x00", content_type="application/jsonl"), 400,
+                 "bad_file")
+
+
+# -- the error shape everywhere -----------------------------------------------------------
+def test_unknown_routes_and_methods_are_json_errors(client, table) -> None:
+    assert_error(client.get("/api/nothing-here"), 404, "not_found", None)
+    assert_error(client.get(f"/api/tables/nope?token={table['token']}"), 404, "not_found")
+    r = client.delete(f"/api/tables/{table['id']}", headers=table["auth"])
+    assert_error(r, 405, "method_not_allowed")
+    assert "GET" in r.headers["Allow"]
+    assert_error(client.get("/api/tables"), 405, "method_not_allowed")
+    assert_error(client.get(f"/api/tables/{table['id']}/photos/nope", headers=table["auth"]), 404, "not_found")
+
+
+def test_too_large_body_is_413(tmp_path) -> None:
+    app = create_app({"DATABASE": str(tmp_path / "m.db"), "TESTING": True, "MAX_CONTENT_LENGTH": 1000})
+    c = app.test_client()
+    err = assert_error(c.post("/api/tables", data=b"{" + b" " * 2000 + b"}", content_type="application/json"), 413,
+                       "too_large")
+    assert "1000" in err["message"]
+    assert app.extensions["mus_store"].db.reader().execute("SELECT count(*) FROM tables").fetchone()[0] == 0
+
+
+def test_unexpected_errors_are_json_500(app, client, table, monkeypatch) -> None:
+    store = app.extensions["mus_store"]
+
+    def boom(*_a: Any, **_k: Any) -> Any:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(store, "mus", boom)
+    r = client.post(f"/api/tables/{table['id']}/mus", headers=table["auth"], json={"client_id": "m", "version": 1})
+    err = assert_error(r, 500, "internal_error")
+    assert "fire" not in err["message"]
+
+
+def test_pages_keep_html(client) -> None:
+    r = client.get("/")
+    assert r.status_code == 200 and r.mimetype == "text/html"
+    assert client.get("/no-such-page").mimetype == "text/html"
+
+
+# -- OpenAPI --------------------------------------------------------------------------
+def test_openapi_covers_every_api_route(app, client) -> None:
+    doc = client.get("/api/openapi.json").json
+    assert doc["openapi"].startswith("3.1")
+    for rule in app.url_map.iter_rules():
+        if not rule.rule.startswith("/api/"):
+            continue
+        path = rule.rule.replace("<", "{").replace(">", "}")
+        assert path in doc["paths"], path
+        for method in rule.methods - {"HEAD", "OPTIONS"}:
+            op = doc["paths"][path].get(method.lower())
+            assert op is not None, (method, path)
+            assert op["responses"], (method, path)
+
+
+def test_openapi_references_resolve(client) -> None:
+    doc = client.get("/api/openapi.json").json
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if ref:
+                target: Any = doc
+                for part in ref.removeprefix("#/").split("/"):
+                    target = target[part]
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(doc)
+
+
+# -- dejes, órdago, the end of the match -------------------------------------------------
+def test_deje_shows_at_once_in_current_score(client, table) -> None:
+    s = state(client, table)
+    v = s["version"]
+    for a in ({"seat": 0, "act": "envido", "n": 2}, {"seat": 1, "act": "no_quiero"}, {"seat": 3, "act": "no_quiero"}):
+        r = act(client, table, v, a)
+        assert r.status_code == 200, r.json
+        v = r.json["version"]
+    cur = r.json["current"]
+    assert cur["score"] == [1, 0] and r.json["score"] == [0, 0]  # paid now; the match score moves at showdown
+    assert cur["events"][0]["why"].startswith("deje") and cur["phase"] == "chica"
+
+
+def test_accepted_ordago_ends_the_match(app, client) -> None:
+    r = client.post("/api/tables", json={"rules": {"target": 30, "games_per_vaca": 1, "vacas_to_win": 1}, "esku": 2})
+    t = {**r.json, "auth": {"Authorization": f"Bearer {r.json['token']}"}}
+    s = state(client, t)
+    assert s["current"]["to_speak"] == 2
+    r = act(client, t, s["version"], {"seat": 2, "act": "ordago"})
+    r = act(client, t, r.json["version"], {"seat": 3, "act": "quiero"})
+    cur = r.json["current"]
+    assert cur["phase"] == "over" and cur["ordago"] == "grande" and cur["legal"] == []
+    r = showdown(client, t)
+    assert r.status_code == 200, r.json
+    n = r.json
+    assert n["winner"] in (0, 1) and n["current"] is None
+    assert n["last_settlement"]["ordago"] is True and n["last_settlement"]["game_over"] is True
+    before = snapshot(app, client, t)
+    assert_error(act(client, t, n["version"], {"seat": 3, "act": "paso"}), 409, "match_over")
+    assert_error(client.post(f"/api/tables/{t['id']}/mus", headers=t["auth"],
+                             json={"client_id": cid(), "version": n["version"]}), 409, "match_over")
+    assert_error(showdown(client, t), 409, "match_over")
+    assert snapshot(app, client, t) == before
+    # the showdown that ended it can still be taken back
+    r = client.post(f"/api/tables/{t['id']}/undo", headers=t["auth"], json={"client_id": cid(), "version": n["version"]})
+    assert r.status_code == 200 and r.json["winner"] is None and r.json["current"]["phase"] == "over"
+
+
+def test_showdown_without_hands(app, client, table) -> None:
+    s = to_showdown(client, table)
+    before = snapshot(app, client, table)
+    r = client.post(f"/api/tables/{table['id']}/showdown", headers=table["auth"],
+                    json={"client_id": cid(), "version": s["version"]})
+    assert_error(r, 400, "invalid", "hands")
+    assert snapshot(app, client, table) == before
+
+
+def test_bad_import_into_a_table_changes_nothing(app, client, table) -> None:
+    step(client, table)
+    before = snapshot(app, client, table)
+    v = state(client, table)["version"]
+    for text in (b"", b'{"format": "mus-match/1"}\n{"hands": 3}\n', b"\xff"):
+        r = client.post(f"/api/tables/{table['id']}/import?client_id=bad&version={v}", headers=table["auth"], data=text)
+        assert r.status_code in (400, 422), r.json
+    assert_error(client.post(f"/api/tables/{table['id']}/import?client_id=bad&version=x", headers=table["auth"],
+                             data=b""), 400, "invalid", "version")
+    assert snapshot(app, client, table) == before
+
+
+def test_default_body_limit_is_25_mb(app, client, table) -> None:
+    assert app.config["MAX_CONTENT_LENGTH"] == 25 * 1024 * 1024
+    before = snapshot(app, client, table)
+    big = b"\xff\xd8\xff" + b"\x00" * (25 * 1024 * 1024)
+    assert_error(client.post(f"/api/tables/{table['id']}/photos", headers=table["auth"], data=big,
+                             content_type="image/jpeg"), 413, "too_large")
+    assert snapshot(app, client, table) == before
+
+
+@pytest.mark.parametrize("hand", ['{"hands": "x"}', '{"bets": [1, 2]}', '{"hands": [[1, 2, 3, 4], null, null, null]}',
+                                  '{"esku": "north"}', '{"declared": 7}', '{"rules": {"kings": 4}}'])
+def test_odd_import_lines_are_422_not_500(app, client, hand) -> None:
+    text = '{"format": "mus-match/1"}\n' + hand + "\n"
+    err = assert_error(client.post("/api/tables/import", data=text.encode(), content_type="application/jsonl"), 422)
+    assert err["message"]
+
+
+ODD_ACTIONS = [
+    {"seat": "0", "act": "paso"}, {"seat": 0.0, "act": "paso"}, {"seat": None, "act": "paso"}, {"seat": 7, "act": "paso"},
+    {"seat": -1, "act": "paso"}, {"seat": True, "act": "paso"}, {"seat": 0, "act": 3}, {"seat": 0, "act": None},
+    {"seat": 0, "act": "envido", "n": "big"}, {"seat": 0, "act": "envido", "n": -2}, {"seat": 0, "act": "envido", "n": 0},
+    {"seat": 0, "act": "envido", "n": 10**30}, {"seat": 0, "act": "envido", "n": 2.5}, {"seat": 0, "act": "mas", "n": 2},
+    {"seat": 0, "act": "declare", "pares": True}, {"seat": 0, "act": "paso", "extra": 1}, {}, {"seat": [0], "act": "paso"},
+]
+
+
+@pytest.mark.parametrize("action", ODD_ACTIONS)
+def test_odd_actions_are_4xx_and_change_nothing(app, client, table, action) -> None:
+    before = snapshot(app, client, table)
+    r = act(client, table, 1, action)
+    if r.status_code == 200:  # the engine may accept harmless extras; then it was a legal action
+        assert r.json["current"]["log"][0]["seat"] == 0
+        return
+    assert 400 <= r.status_code < 500, (r.status_code, r.json)
+    assert_error(r, r.status_code)
+    assert snapshot(app, client, table) == before
+
+
+@pytest.mark.parametrize("hands", [
+    [[1, 2, 3, 4]] * 4, [None, None, None, None], [["1o"] * 4] * 4, [[]] * 4, [["12o", "3c", "1e", None]] * 4,
+    [DEAL[0], DEAL[1], DEAL[2], "1o 2o 3o 4o"], {"0": DEAL[0]}, [DEAL[0], DEAL[1], DEAL[2], DEAL[3], DEAL[0]],
+    [["1x", "2o", "3o", "4o"], DEAL[1], DEAL[2], DEAL[3]],
+])
+def test_odd_showdowns_are_4xx_and_change_nothing(app, client, table, hands) -> None:
+    to_showdown(client, table)
+    before = snapshot(app, client, table)
+    r = showdown(client, table, hands=hands)
+    if r.status_code == 200:  # e.g. cards not shown: the engine settles what it can
+        assert len(r.json["hands"]) == 1
+        return
+    assert 400 <= r.status_code < 500, (r.status_code, r.json)
+    assert_error(r, r.status_code)
+    assert snapshot(app, client, table) == before

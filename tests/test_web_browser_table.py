@@ -1,0 +1,326 @@
+"""The table pages in a real browser: Debian's Chromium driven by Playwright, two
+phone-sized pages (360x740) on one table served by the real app (waitress on
+127.0.0.1, a temporary SQLite database, a fake card reader for the photo).
+
+Run: `python -m pytest tests -q -k browser`. Without Chromium these tests skip, unless
+`CI` is set: then they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+from web.testing import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    PHONE,
+    FakeRecognizer,
+    LiveServer,
+    showdown_photo,
+)
+
+# seat 0: R R R C (medias, juego 40); seat 1: pair of ases; seat 2: pair of 7s; seat 3: nothing
+HANDS = [["12o", "12c", "3e", "11b"], ["1o", "2c", "4e", "5b"], ["7o", "7c", "10e", "6b"], ["4o", "5c", "6e", "11o"]]
+HOLDS = {"pares": [True, True, True, False], "juego": [True, False, False, False]}
+TABLE = {"teams": ["Txuriak", "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"],
+         "rules": {"kings": 8, "target": 40}, "esku": 0}
+
+
+def _need_browser() -> None:
+    why = None
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        why = "playwright is not installed"
+    if why is None and not Path(CHROMIUM).exists():
+        why = f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+    if why:
+        if os.environ.get("CI"):
+            pytest.fail(f"browser tests need a browser in CI: {why}")
+        pytest.skip(why)
+
+
+@pytest.fixture(scope="module")
+def recognizer():
+    return FakeRecognizer(HANDS, low_conf={"5c"})
+
+
+@pytest.fixture(scope="module")
+def server(recognizer):
+    _need_browser()
+    srv = LiveServer({"RECOGNIZER": recognizer})
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def phone(browser, lang: str = "es"):
+    locale = lang.split(",")[0].split(";")[0]
+    ctx = browser.new_context(**PHONE, locale=locale, extra_http_headers={"Accept-Language": lang})
+    ctx.set_default_timeout(8000)
+    return ctx
+
+
+class Api:
+    """The table through the API, as another phone would drive it."""
+
+    def __init__(self, base: str, body: dict | None = None) -> None:
+        import requests
+
+        self.http = requests.Session()
+        self.base = base
+        r = self.http.post(f"{base}/api/tables", json=body or TABLE)
+        r.raise_for_status()
+        created = r.json()
+        self.id, self.token, self.watch = created["id"], created["token"], created["watch_token"]
+        self.http.headers["Authorization"] = f"Bearer {self.token}"
+        self.n = 0
+
+    def url(self, page: str = "t") -> str:
+        return f"{self.base}/{page}/{self.id}?token={self.token if page == 't' else self.watch}"
+
+    def state(self) -> dict:
+        return self.http.get(f"{self.base}/api/tables/{self.id}").json()
+
+    def post(self, path: str, body: dict) -> dict:
+        self.n += 1
+        r = self.http.post(f"{self.base}/api/tables/{self.id}/{path}",
+                           json={"client_id": f"t{self.n}-{time.time()}", "version": self.state()["version"], **body})
+        r.raise_for_status()
+        return r.json()
+
+    def act(self, act: str, **kw) -> dict:
+        seat = self.state()["current"]["to_speak"]
+        return self.post("actions", {"action": {"seat": seat, "act": act, **kw}})
+
+    def to_showdown(self) -> dict:
+        """Everyone passes, declares the truth, accepts nothing: on to the cards."""
+        for _ in range(40):
+            cur = self.state()["current"]
+            if cur["phase"] in ("showdown", "over"):
+                return cur
+            decl = [a for a in cur["legal"] if a["act"] == "declare"]
+            if decl:
+                lance = "pares" if "pares" in decl[0] else "juego"
+                self.act("declare", **{lance: HOLDS[lance][cur["to_speak"]]})
+            else:
+                self.act("paso")
+        raise AssertionError("no showdown after 40 actions")
+
+
+def test_two_phones_see_each_other_live(server, browser):
+    """Phone A says envido; phone B shows it within a second; B refuses and the deje
+    is paid at once on both; a write from a phone that missed a change is a 409: a
+    short notice, then the page shows the table as it is."""
+    api = Api(server.url)
+    a_ctx, b_ctx = phone(browser), phone(browser)
+    a, b = a_ctx.new_page(), b_ctx.new_page()
+    try:
+        a.goto(api.url())
+        b.goto(api.url())
+        for p in (a, b):
+            p.wait_for_selector("#live[data-state=live]")
+            assert p.evaluate("document.documentElement.scrollWidth") <= 360  # no sideways scroll
+        # only the legal actions are offered: Ane (esku) opens grande
+        acts = a.eval_on_selector_all("#action-grid .act", "els => els.map(e => e.dataset.act)")
+        assert sorted(set(acts)) == ["envido", "ordago", "paso"]
+        assert "Ane" in a.inner_text("#speaker")
+        assert a.get_attribute(".seat[data-seat='0']", "class").count("is-speaking") == 1
+
+        t0 = time.monotonic()
+        a.click(".act[data-act=envido][data-n='2']")
+        b.wait_for_selector(".act[data-act=quiero]", timeout=1500)
+        assert time.monotonic() - t0 < 1.5
+        assert "Bixente" in b.inner_text("#speaker")
+        assert b.inner_text(".seat[data-seat='0'] .bubble") == "Envido"
+        assert b.get_attribute(".seat[data-seat='1']", "class").count("is-speaking") == 1
+
+        b.click(".act[data-act=no_quiero]")  # Bixente refuses; his partner may still answer
+        b.wait_for_function("document.querySelector('#speaker').textContent.includes('Maite')")
+        b.click(".act[data-act=no_quiero]")  # both refuse: the deje, 1 stone to Txuriak, now
+        for p in (a, b):
+            p.wait_for_function("document.querySelector('.team-card.team-0 .big-num').textContent === '1'",
+                                timeout=1500)
+            assert p.locator(".team-card.team-0 .stone.on").count() == 1
+        assert a.inner_text("#felt-phase") == "Chica"
+
+        # phone B stops hearing the table; A speaks; B's next tap is stale
+        b.route(re.compile(r".*/events.*"), lambda route: route.abort())
+        b.reload()
+        b.wait_for_selector(".act[data-act=paso]")
+        version = b.evaluate("window.musTable.state.version")
+        api.act("paso")
+        b.click(".act[data-act=paso]")
+        b.wait_for_selector("#toast.show")
+        assert "Otro móvil" in b.inner_text("#toast")
+        b.wait_for_function(f"window.musTable.state.version > {version}")
+        assert "Bixente" in b.inner_text("#speaker")
+
+        # undo on A takes back the last word; B (polling now) follows
+        a.click("#btn-undo")
+        a.wait_for_function("document.querySelector('#speaker').textContent.includes('Ane')")
+        b.wait_for_function("document.querySelector('#speaker').textContent.includes('Ane')", timeout=5000)
+    finally:
+        a_ctx.close()
+        b_ctx.close()
+
+
+def test_photo_upload_correct_a_card_and_settle(server, browser, recognizer, tmp_path):
+    """At showdown the phone uploads a photo (made here with Pillow); every card comes
+    back boxed and seated; a tap on a box opens the picker; the hand is settled and
+    the count is explained in words; the history shows the photo and the cards."""
+    api = Api(server.url)
+    api.act("envido", n=2)
+    api.act("quiero")
+    api.to_showdown()
+    photo = tmp_path / "showdown.jpg"
+    photo.write_bytes(showdown_photo(HANDS, bottom=0))
+    ctx = phone(browser)
+    page = ctx.new_page()
+    try:
+        page.goto(api.url())
+        page.wait_for_selector("#showdown:not([hidden])")
+        assert page.get_attribute("#photo-input", "accept") == "image/*"
+        assert page.get_attribute("#photo-input", "capture") == "environment"
+        calls = recognizer.calls
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        assert recognizer.calls == calls + 1
+        assert page.locator("#photo-boxes g.box").count() == 16
+        assert page.locator("#photo-boxes .seat-label").all_text_contents() == ["Ane", "Bixente", "Iker", "Maite"]
+        assert page.locator("#photo-warnings li").count() == 1  # the low-confidence 5c
+        slots = page.eval_on_selector_all(".card-slot", "els => els.map(e => e.getAttribute('aria-label'))")
+        assert slots[0] == "Ane 1: Rey de oros"
+        # tap Maite's 5c (read with low confidence): the picker offers it, marked current
+        page.click("#photo-boxes g.box[data-k='13']")
+        page.wait_for_selector("#picker[open]")
+        assert page.get_attribute("#picker .pick[data-card='5c']", "class").endswith("is-current")
+        assert page.is_disabled("#picker .pick[data-card='12o']")  # Ane holds it
+        page.click("#picker .pick[data-card='5c']")
+        assert page.is_enabled("#btn-settle")
+        page.click("#btn-settle")
+        page.wait_for_selector("#settlement:not([hidden]) .explain li")
+        text = page.inner_text("#settlement")
+        assert "Grande" in text and "Ane" in text
+        page.wait_for_function("document.querySelector('#settlement .explain').textContent.includes('R-R-R-C')")
+        st = api.state()
+        assert len(st["hands"]) == 1 and st["hands"][0]["photo_id"]
+        assert st["hands"][0]["record"]["hands"] == HANDS
+        assert page.inner_text(".team-card.team-0 .big-num") == str(st["score"][0])
+
+        page.click("#link-history")
+        page.wait_for_selector(".hand-card .hand-photo")
+        assert page.locator(".hand-card .cards-row").count() == 4
+        assert page.evaluate("document.querySelector('.hand-photo').naturalWidth") > 0
+    finally:
+        ctx.close()
+
+
+def test_cards_by_hand_and_settle(server, browser):
+    """No photo: the sixteen cards are picked by hand, then settled."""
+    api = Api(server.url)
+    api.to_showdown()
+    ctx = phone(browser)
+    page = ctx.new_page()
+    try:
+        page.goto(api.url())
+        page.wait_for_selector("#showdown:not([hidden])")
+        assert page.is_disabled("#btn-settle")
+        for seat, hand in enumerate(HANDS):
+            for i, card in enumerate(hand):
+                page.click(f".card-slot[data-seat='{seat}'][data-slot='{i}']")
+                page.click(f"#picker .pick[data-card='{card}']")
+        assert page.inner_text("#missing") == ""
+        page.click("#btn-settle")
+        page.wait_for_selector("#settlement:not([hidden])")
+        st = api.state()
+        assert st["hands"][0]["record"]["hands"] == HANDS
+        assert st["hands"][0]["photo_id"] is None
+        # all passed: grande and pares to Txuriak, chica to Beltzak, juego held by Txuriak only
+        assert page.inner_text(".team-card.team-0 .big-num") == str(st["score"][0])
+        assert page.inner_text(".team-card.team-1 .big-num") == str(st["score"][1])
+        assert page.is_visible("#chart svg")
+        assert page.inner_text("#felt-hand").startswith("Mano 2")
+    finally:
+        ctx.close()
+
+
+def test_language_follows_the_phone(server, browser):
+    """Accept-Language picks the language (Basque here, French there); ?lang= switches
+    and is remembered; API errors shown to users are translated."""
+    api = Api(server.url)
+    eu = phone(browser, "eu-ES,eu;q=0.9,es;q=0.8")
+    fr = phone(browser, "fr-FR,fr;q=0.9")
+    try:
+        p = eu.new_page()
+        p.goto(api.url())
+        p.wait_for_selector("#live[data-state=live]")
+        assert p.evaluate("document.documentElement.lang") == "eu"
+        assert p.inner_text("#felt-phase") == "Handia"
+        assert "Enbido" in p.inner_text("#action-grid")
+        p.goto(server.url + "/")
+        assert p.inner_text("h1") == "Mahai berria"
+
+        q = fr.new_page()
+        q.goto(api.url("w"))  # the spectators' page: no buttons
+        q.wait_for_selector("#live[data-state=live]")
+        assert q.inner_text("#felt-phase") == "Grand"
+        assert q.locator("#action-grid").count() == 0
+        q.goto(f"{server.url}/t/{api.id}?token=wrong")
+        assert "Scannez à nouveau" in q.inner_text(".error-message")
+        q.goto(api.url() + "&lang=en")
+        assert q.inner_text("#felt-phase") == "Grande"
+        assert "Envido" in q.inner_text("#action-grid")
+        q.goto(server.url + "/")  # the choice is remembered
+        assert q.inner_text("h1") == "New table"
+    finally:
+        eu.close()
+        fr.close()
+
+
+def test_new_table_form_opens_the_table_with_its_qr_codes(server, browser):
+    """The new-table form: names around the drawn table, rules, first esku; then the
+    table page with the players' and the spectators' QR codes (SVG from the server)."""
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+    try:
+        page.goto(server.url + "/")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        page.fill("input[name=team0]", "Gorriak")
+        page.fill("#player2", "Iker")
+        page.check("input[name=esku][value='2']", force=True)
+        page.click("label:has(input[name=target][value='30'])")
+        page.click("button[type=submit]")
+        page.wait_for_url(re.compile(r".*/t/[^/?]+\?token=.*"))
+        page.wait_for_selector("#live[data-state=live]")
+        st = page.evaluate("window.musTable.state")
+        assert st["teams"][0] == "Gorriak" and st["players"][2] == "Iker"
+        assert st["rules"]["target"] == 30 and st["esku"] == 2
+        assert page.locator(".team-card .amarrako").count() == 12  # 6 amarrakos a team at 30
+        page.wait_for_selector("#invite[open]")  # a new table opens on its QR codes
+        for img in page.locator("#invite img").all():
+            img.scroll_into_view_if_needed()
+            page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=img.element_handle())
+        assert page.locator("#invite img").count() == 2
+        watch_url = page.get_attribute("#invite .watch-url", "href")
+        assert "/w/" in watch_url
+        page.keyboard.press("Escape")
+        assert "Iker" in page.inner_text("#speaker")
+    finally:
+        ctx.close()

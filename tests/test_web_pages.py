@@ -1,0 +1,125 @@
+"""The page routes without a browser (Flask's test client): tokens checked like the
+API, languages, the QR code, history, sheet and the count in words."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from web import create_app, i18n
+
+HANDS = [["12o", "12c", "3e", "11b"], ["1o", "2c", "4e", "5b"], ["7o", "7c", "10e", "6b"], ["4o", "5c", "6e", "11o"]]
+HOLDS = {"pares": [True, True, True, False], "juego": [True, False, False, False]}
+
+
+@pytest.fixture()
+def client(tmp_path):
+    app = create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True})
+    with app.test_client() as c:
+        yield c
+
+
+@pytest.fixture()
+def table(client):
+    r = client.post("/api/tables", json={"teams": ["Txuriak", "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"],
+                                         "rules": {"kings": 8, "target": 40}, "esku": 0})
+    assert r.status_code == 201
+    return r.get_json()
+
+
+def _write(client, table, path, body):
+    st = client.get(f"/api/tables/{table['id']}?token={table['token']}").get_json()
+    r = client.post(f"/api/tables/{table['id']}/{path}?token={table['token']}",
+                    json={"client_id": f"{path}-{st['version']}", "version": st["version"], **body})
+    assert r.status_code == 200, r.get_json()
+    return r.get_json()
+
+
+def _play_hand(client, table):
+    st = _write(client, table, "actions", {"action": {"seat": 0, "act": "envido", "n": 2}})
+    st = _write(client, table, "actions", {"action": {"seat": 1, "act": "quiero"}})
+    while st["current"]["phase"] not in ("showdown", "over"):
+        cur = st["current"]
+        decl = [a for a in cur["legal"] if a["act"] == "declare"]
+        seat = cur["to_speak"]
+        if decl:
+            lance = "pares" if "pares" in decl[0] else "juego"
+            action = {"seat": seat, "act": "declare", lance: HOLDS[lance][seat]}
+        else:
+            action = {"seat": seat, "act": "paso"}
+        st = _write(client, table, "actions", {"action": action})
+    return _write(client, table, "showdown", {"hands": HANDS})
+
+
+def _boot(html: str) -> dict:
+    m = re.search(r'<script type="application/json" id="boot">(.*?)</script>', html, re.S)
+    assert m
+    return json.loads(m.group(1))
+
+
+def test_pages_check_the_token_like_the_api(client, table):
+    tid = table["id"]
+    ok = client.get(f"/t/{tid}?token={table['token']}")
+    assert ok.status_code == 200
+    boot = _boot(ok.get_data(as_text=True))
+    assert boot["role"] == "play" and boot["state"]["id"] == tid
+    assert boot["links"]["watch_token"] == table["watch_token"]
+    # the watch token reads only: the players' page sends it to the spectators' page
+    r = client.get(f"/t/{tid}?token={table['watch_token']}")
+    assert r.status_code == 302 and f"/w/{tid}" in r.headers["Location"]
+    w = client.get(f"/w/{tid}?token={table['watch_token']}")
+    assert w.status_code == 200 and _boot(w.get_data(as_text=True))["role"] == "watch"
+    assert 'id="actions"' not in w.get_data(as_text=True)
+    assert "watch_token" not in _boot(w.get_data(as_text=True))["state"]
+    for path, status in [(f"/t/{tid}", 401), (f"/t/{tid}?token=nope", 403), ("/t/nosuch?token=x", 404),
+                         (f"/t/{tid}/history?token=nope", 403), (f"/t/{tid}/sheet", 401),
+                         (f"/t/{tid}/qr.svg?token=nope", 403)]:
+        assert client.get(path).status_code == status, path
+
+
+def test_errors_and_pages_speak_the_phones_language(client, table):
+    r = client.get(f"/t/{table['id']}?token=nope", headers={"Accept-Language": "fr-FR,fr;q=0.9,en;q=0.5"})
+    assert r.headers["Content-Language"] == "fr"
+    assert i18n.t("fr", "err.bad_token") in r.get_data(as_text=True)
+    r = client.get("/", headers={"Accept-Language": "eu,es;q=0.8"})
+    assert '<html lang="eu">' in r.get_data(as_text=True) and "Mahai berria" in r.get_data(as_text=True)
+    r = client.get("/?lang=en", headers={"Accept-Language": "es"})
+    assert "New table" in r.get_data(as_text=True)
+    assert "mus_lang=en" in r.headers.get("Set-Cookie", "")
+    assert "New table" in client.get("/", headers={"Accept-Language": "es"}).get_data(as_text=True)
+
+
+def test_every_language_has_every_string():
+    for lang in ("es", "eu", "fr"):
+        missing = [k for k in i18n.EN if k not in i18n._TABLES[lang] and not re.fullmatch(r"rank\.[2-7]", k)]
+        assert not missing, (lang, missing)
+    assert i18n.parse_accept_language("eu-ES;q=0.9, fr;q=0.95, *;q=0.1") == ["fr", "eu"]
+    assert i18n.pick_lang(None, None, "de-DE,de;q=0.9") == "es"
+
+
+def test_qr_code_is_an_svg_of_the_join_and_watch_links(client, table):
+    tid = table["id"]
+    r = client.get(f"/t/{tid}/qr.svg?token={table['token']}&for=join")
+    assert r.status_code == 200 and r.mimetype == "image/svg+xml"
+    svg = r.get_data(as_text=True)
+    assert svg.startswith("<svg") and f"/t/{tid}?token={table['token']}" in svg
+    r = client.get(f"/t/{tid}/qr.svg?token={table['token']}&for=watch")
+    assert f"/w/{tid}?token={table['watch_token']}" in r.get_data(as_text=True)
+    # spectators can pass on the watch link, never the players' one
+    assert client.get(f"/t/{tid}/qr.svg?token={table['watch_token']}&for=join").status_code == 404
+    assert client.get(f"/t/{tid}/qr.svg?token={table['watch_token']}&for=watch").status_code == 200
+
+
+def test_history_sheet_and_the_count_in_words(client, table):
+    _play_hand(client, table)
+    tid, tok = table["id"], table["token"]
+    h = client.get(f"/t/{tid}/history?token={tok}", headers={"Accept-Language": "es"}).get_data(as_text=True)
+    assert "Mano 1" in h and "R-R-R-C" in h and "Rey de oros" in h
+    s = client.get(f"/t/{tid}/sheet?token={tok}").get_data(as_text=True)
+    assert "@media print" not in s and "sheet-table" in s and "Txuriak" in s
+    r = client.get(f"/t/{tid}/hands/1/explain?token={tok}&lang=eu")
+    lines = r.get_json()["lines"]
+    assert r.status_code == 200 and lines and any("Ane" in line for line in lines)
+    assert client.get(f"/t/{tid}/hands/2/explain?token={tok}").status_code == 404

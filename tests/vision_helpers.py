@@ -1,0 +1,102 @@
+"""Helpers for the vision tests: stand-in ONNX models and images made at test time."""
+
+from __future__ import annotations
+
+import io
+import json
+import struct
+import zlib
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+NAMES = [f"{r}{s}" for r in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12) for s in "oceb"]
+NAMES += [f"{r}{s}" for r in (8, 9) for s in "oceb"] + ["other"]
+
+
+def det_output(boxes: list[tuple[int, float, float, float, float, float]], n: int = 2100) -> np.ndarray:
+    """A (1, 6, n) YOLO output holding `boxes` as (class, x1, y1, x2, y2, score)."""
+    out = np.zeros((1, 6, n), np.float32)
+    for k, (cls, x1, y1, x2, y2, score) in enumerate(boxes):
+        out[0, :4, k] = [(x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1]
+        out[0, 4 + cls, k] = score
+    return out
+
+
+def write_fake_models(folder: Path, det_boxes: list, card: str = "1o", conf: float = 0.9) -> Path:
+    """A model folder with a detector that always outputs `det_boxes` (batch 1) and a
+    classifier (dynamic batch) that always says `card` with probability about `conf`."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    folder.mkdir(parents=True, exist_ok=True)
+    const = det_output(det_boxes)
+    x = helper.make_tensor_value_info("images", TensorProto.FLOAT, [1, 3, 320, 320])
+    y = helper.make_tensor_value_info("output0", TensorProto.FLOAT, list(const.shape))
+    nodes = [
+        helper.make_node("ReduceMean", ["images"], ["m"], keepdims=0),
+        helper.make_node("Mul", ["m", "zero"], ["z"]),
+        helper.make_node("Add", ["const", "z"], ["output0"]),
+    ]
+    inits = [numpy_helper.from_array(const, "const"), numpy_helper.from_array(np.zeros((), np.float32), "zero")]
+    graph = helper.make_graph(nodes, "fake-det", [x], [y], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), folder / "cards-det.onnx")
+
+    c = len(NAMES)
+    logits = np.full(c, 0.0, np.float32)
+    logits[NAMES.index(card)] = np.log(conf * (c - 1) / (1 - conf))
+    xi = helper.make_tensor_value_info("images", TensorProto.FLOAT, ["batch", 3, 64, 64])
+    yo = helper.make_tensor_value_info("output0", TensorProto.FLOAT, ["batch", c])
+    nodes = [
+        helper.make_node("ReduceMean", ["images"], ["m"], axes=[2, 3], keepdims=0),
+        helper.make_node("MatMul", ["m", "w"], ["l0"]),
+        helper.make_node("Add", ["l0", "b"], ["l1"]),
+        helper.make_node("Softmax", ["l1"], ["output0"], axis=1),
+    ]
+    inits = [numpy_helper.from_array(np.zeros((3, c), np.float32), "w"), numpy_helper.from_array(logits, "b")]
+    graph = helper.make_graph(nodes, "fake-cls", [xi], [yo], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), folder / "cards-cls.onnx")
+    (folder / "cards-cls.json").write_text(json.dumps(NAMES))
+    return folder
+
+
+def jpeg(img: Image.Image, orientation: int | None = None, quality: int = 90) -> bytes:
+    """`img` as JPEG bytes, with an EXIF orientation tag if given."""
+    out = io.BytesIO()
+    if orientation is None:
+        img.save(out, "JPEG", quality=quality)
+    else:
+        exif = Image.Exif()
+        exif[0x0112] = orientation
+        img.save(out, "JPEG", quality=quality, exif=exif)
+    return out.getvalue()
+
+
+def encoded(img: Image.Image, fmt: str) -> bytes:
+    out = io.BytesIO()
+    img.save(out, fmt)
+    return out.getvalue()
+
+
+def png_header(w: int, h: int) -> bytes:
+    """A PNG whose header claims `w` x `h` pixels, with almost no data."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    ihdr = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 64)) + chunk(b"IEND", b"")
+
+
+def jpeg_header(w: int, h: int) -> bytes:
+    """A JPEG whose frame header claims `w` x `h` pixels (the rest of a tiny JPEG)."""
+    data = bytearray(jpeg(Image.new("RGB", (16, 16), (90, 120, 200))))
+    i = 2
+    while i < len(data):
+        marker, length = data[i + 1], struct.unpack(">H", data[i + 2 : i + 4])[0]
+        if marker in (0xC0, 0xC1, 0xC2):
+            data[i + 5 : i + 9] = struct.pack(">HH", h, w)
+            break
+        i += 2 + length
+    return bytes(data)

@@ -1,0 +1,430 @@
+"""The JSON API under `/api/` (CONTRACTS.md, Web).
+
+Tokens: the players' token reads and writes a table, the watch token only reads;
+either comes as `Authorization: Bearer <token>` or `?token=`, and is compared in
+constant time. Writes carry `client_id` (a retry answers without applying twice)
+and `version` (the table's version the phone saw; another one is 409
+`stale_version`). Every refusal is one JSON shape (`web.errors`).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import threading
+from typing import Any
+
+from flask import Blueprint, Response, current_app, request, url_for
+
+from scorer.storage.tables import Runtime, StoreError, TableStore, check_header
+from web.errors import ApiError
+from web.live import Hub, stream
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+# image formats the recognizer reads, by magic bytes
+MAGIC = [
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"RIFF", "image/webp"),
+    (b"BM", "image/bmp"),
+]
+
+
+def _store() -> TableStore:
+    return current_app.extensions["mus_store"]
+
+
+def _hub() -> Hub:
+    return current_app.extensions["mus_hub"]
+
+
+def _json_answer(text: str, status: int = 200, replayed: bool = False) -> Response:
+    resp = Response(text, status=status, mimetype="application/json")
+    resp.headers["Cache-Control"] = "no-store"
+    if replayed:
+        resp.headers["Idempotent-Replayed"] = "true"
+    return resp
+
+
+def _dump(obj: Any, status: int = 200) -> Response:
+    return _json_answer(json.dumps(obj, ensure_ascii=False, separators=(",", ":")), status)
+
+
+def _body() -> dict[str, Any]:
+    """The request's JSON object, or a 400 that says where it broke."""
+    raw = request.get_data(cache=True)
+    if not raw.strip():
+        raise ApiError(400, "bad_json", "the body is empty; expected a JSON object")
+    try:
+        obj = json.loads(raw)
+    except UnicodeDecodeError:
+        raise ApiError(400, "bad_json", "the body is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise ApiError(400, "bad_json", f"the body is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    if not isinstance(obj, dict):
+        raise ApiError(400, "bad_json", f"expected a JSON object, got {type(obj).__name__}")
+    return obj
+
+
+# -- tokens --------------------------------------------------------------------
+def _token() -> str | None:
+    auth = request.headers.get("Authorization", "")
+    if auth:
+        scheme, _, value = auth.partition(" ")
+        if scheme.lower() != "bearer" or not value.strip():
+            raise ApiError(401, "bad_token", "Authorization: expected 'Bearer <token>'", "token")
+        return value.strip()
+    return request.args.get("token") or None
+
+
+def _same(a: str, b: str) -> bool:
+    return hmac.compare_digest(a.encode("utf-8"), b.encode("utf-8"))
+
+
+def _table(table_id: str, write: bool) -> Runtime:
+    """The table, if the request's token may read it (`write`: may change it)."""
+    token = _token()
+    if token is None:
+        raise ApiError(401, "missing_token", "a token is needed: 'Authorization: Bearer <token>' or ?token=", "token")
+    rt = _store().runtime(table_id)
+    players = _same(token, rt.token)
+    watch = _same(token, rt.watch_token)
+    if players or (watch and not write):
+        return rt
+    if watch:
+        raise ApiError(403, "read_only", "the watch token only reads this table", "token")
+    raise ApiError(403, "bad_token", "this token does not open this table", "token")
+
+
+# -- tables --------------------------------------------------------------------
+def _links(rt: Runtime) -> dict[str, Any]:
+    base = request.host_url.rstrip("/")
+    return {
+        "id": rt.id,
+        "token": rt.token,
+        "watch_token": rt.watch_token,
+        "join_url": f"{base}/t/{rt.id}?token={rt.token}",
+        "watch_url": f"{base}/w/{rt.id}?token={rt.watch_token}",
+        "version": rt.version,
+    }
+
+
+@bp.post("/tables")
+def create_table() -> Response:
+    """A new table: `{teams, players, rules, esku}` -> 201 with its tokens and links."""
+    rt = _store().create(_body())
+    resp = _dump(_links(rt), 201)
+    resp.headers["Location"] = url_for("api.get_table", table_id=rt.id)
+    return resp
+
+
+@bp.get("/tables/<table_id>")
+def get_table(table_id: str) -> Response:
+    rt = _table(table_id, write=False)
+    etag = f'"v{rt.version}"'
+    if etag in request.headers.get("If-None-Match", ""):
+        resp = Response(status=304)
+    else:
+        resp = _json_answer(rt.state_json())
+    resp.headers["ETag"] = etag
+    resp.headers["Cache-Control"] = "no-cache"
+    return resp
+
+
+def _write_args() -> tuple[dict[str, Any], Any, Any]:
+    body = _body()
+    if "client_id" not in body:
+        raise ApiError(400, "invalid", "client_id: missing (a fresh id per write, the same on a retry)", "client_id")
+    if "version" not in body:
+        raise ApiError(400, "invalid", "version: missing (the table version this write follows)", "version")
+    return body, body["client_id"], body["version"]
+
+
+def _answer(result: tuple[Runtime, bool]) -> Response:
+    rt, replayed = result
+    return _json_answer(rt.state_json(), replayed=replayed)
+
+
+@bp.post("/tables/<table_id>/actions")
+def post_action(table_id: str) -> Response:
+    """Apply one action `{client_id, version, action}`; the engine checks it."""
+    _table(table_id, write=True)
+    body, client_id, version = _write_args()
+    if "action" not in body:
+        raise ApiError(400, "invalid", "action: missing", "action")
+    return _answer(_store().act(table_id, client_id, version, body["action"]))
+
+
+@bp.post("/tables/<table_id>/undo")
+def post_undo(table_id: str) -> Response:
+    _table(table_id, write=True)
+    _, client_id, version = _write_args()
+    return _answer(_store().undo(table_id, client_id, version))
+
+
+@bp.post("/tables/<table_id>/mus")
+def post_mus(table_id: str) -> Response:
+    _table(table_id, write=True)
+    _, client_id, version = _write_args()
+    return _answer(_store().mus(table_id, client_id, version))
+
+
+@bp.post("/tables/<table_id>/showdown")
+def post_showdown(table_id: str) -> Response:
+    """Settle the hand with the 16 cards `{client_id, version, hands, photo_id?}`."""
+    _table(table_id, write=True)
+    body, client_id, version = _write_args()
+    if "hands" not in body:
+        raise ApiError(400, "invalid", "hands: missing (four lists of four cards, by seat)", "hands")
+    return _answer(_store().showdown(table_id, client_id, version, body["hands"], body.get("photo_id")))
+
+
+# -- photos --------------------------------------------------------------------
+def _photo_bytes() -> bytes:
+    """The uploaded photo: multipart field `photo`, or the raw body."""
+    ctype = request.mimetype or ""
+    if ctype.startswith("multipart/"):
+        f = request.files.get("photo")
+        if f is None:
+            raise ApiError(400, "missing_photo", "photo: missing (send the image as the multipart field 'photo')",
+                           "photo")
+        return f.read()
+    return request.get_data(cache=False)
+
+
+def _sniff(data: bytes) -> str:
+    for magic, mime in MAGIC:
+        if data.startswith(magic):
+            return mime
+    return "application/octet-stream"
+
+
+_IMAGE_STATUS = {"empty": 400, "not_image": 415, "unsupported_format": 415, "too_large": 413, "corrupt": 400}
+
+
+def _recognizer() -> Any:
+    rec = current_app.config.get("RECOGNIZER")
+    if rec is not None:
+        return rec
+    ext = current_app.extensions
+    with ext["mus_scan_lock"]:
+        if ext.get("mus_recognizer") is None:
+            from scorer import vision
+
+            model_dir = current_app.config.get("MODEL_DIR")
+            if model_dir:
+                from pathlib import Path
+
+                ext["mus_recognizer"] = vision.Recognizer(Path(model_dir))
+            else:
+                ext["mus_recognizer"] = vision.default_recognizer()
+        return ext["mus_recognizer"]
+
+
+def _scan(data: bytes) -> tuple[Any, dict[str, Any]]:
+    """Load and recognise a photo: `(image, scan)`; bad images are clear 4xx errors."""
+    from scorer import vision
+
+    bottom_arg = request.args.get("bottom", "0")
+    if bottom_arg not in ("0", "1", "2", "3"):
+        raise ApiError(400, "invalid", f"bottom: expected the seat 0..3 at the photo's bottom edge, got {bottom_arg!r}",
+                       "bottom")
+    try:
+        image = vision.load_image(data)
+        try:
+            recognizer = _recognizer()
+        except vision.ModelError as exc:
+            raise ApiError(503, "recognizer_unavailable",
+                           f"the card recognizer is not available ({exc}); type the cards instead", None) from None
+        with current_app.extensions["mus_scan_slots"]:  # bounded: scans are CPU and memory heavy
+            scan = recognizer.scan(image, bottom=int(bottom_arg))
+    except vision.ImageError as exc:
+        code = getattr(exc, "code", "corrupt")
+        raise ApiError(_IMAGE_STATUS.get(code, 400), f"{code}_image" if code in ("empty", "corrupt") else code,
+                       str(exc), "photo") from None
+    return image, scan
+
+
+@bp.post("/tables/<table_id>/photos")
+def post_photo(table_id: str) -> Response:
+    """Store a showdown photo and read its cards -> 201 `{photo_id, scan}`."""
+    _table(table_id, write=True)
+    client_id = request.args.get("client_id") or (request.form.get("client_id") if request.mimetype.startswith(
+        "multipart/") else None)
+    if client_id is not None:
+        done = _store().photo_for(table_id, client_id)
+        if done is not None:  # a retry: the photo is stored and read already
+            return _dump(_photo_links(table_id, done), 201)
+    data = _photo_bytes()
+    image, scan = _scan(data)
+    from scorer import vision
+
+    annotated = vision.annotate(image, scan)
+    out, _ = _store().add_photo(table_id, client_id, _sniff(data), data, annotated, scan)
+    return _dump(_photo_links(table_id, out), 201)
+
+
+def _photo_links(table_id: str, out: dict[str, Any]) -> dict[str, Any]:
+    return {**out, "url": url_for("api.get_photo", table_id=table_id, photo_id=out["photo_id"]),
+            "annotated_url": url_for("api.get_photo_annotated", table_id=table_id, photo_id=out["photo_id"])}
+
+
+def _photo_response(table_id: str, photo_id: str, annotated: bool) -> Response:
+    _table(table_id, write=False)
+    mime, data = _store().photo(table_id, photo_id, annotated)
+    resp = Response(data, mimetype=mime)
+    resp.headers["Cache-Control"] = "private, max-age=86400, immutable"
+    return resp
+
+
+@bp.get("/tables/<table_id>/photos/<photo_id>")
+def get_photo(table_id: str, photo_id: str) -> Response:
+    return _photo_response(table_id, photo_id, annotated=False)
+
+
+@bp.get("/tables/<table_id>/photos/<photo_id>/annotated")
+def get_photo_annotated(table_id: str, photo_id: str) -> Response:
+    return _photo_response(table_id, photo_id, annotated=True)
+
+
+@bp.post("/scan")
+def post_scan() -> Response:
+    """Read the cards in a photo (nothing stored) -> the `scan --json` object."""
+    _, scan = _scan(_photo_bytes())
+    return _dump(scan)
+
+
+# -- live ----------------------------------------------------------------------
+@bp.get("/tables/<table_id>/events")
+def events(table_id: str) -> Response:
+    """Server-sent events: `id: <version>`, `data: <state>`; `Last-Event-ID` catches up."""
+    _table(table_id, write=False)
+    raw = request.headers.get("Last-Event-ID") or request.args.get("last_event_id")
+    last_id = None
+    if raw:
+        try:
+            last_id = int(raw)
+        except ValueError:
+            raise ApiError(400, "invalid", f"Last-Event-ID: expected a version number, got {raw!r}",
+                           "Last-Event-ID") from None
+    hub = _hub()
+    cfg = current_app.config
+    if not hub.try_open(int(cfg["SSE_MAX_STREAMS"])):
+        resp = Response(
+            json.dumps({"error": {"status": 503, "code": "too_many_streams",
+                                  "message": "too many live connections; poll GET /api/tables/{id}", "field": None}}),
+            status=503, mimetype="application/json")
+        resp.headers["Retry-After"] = "5"
+        return resp
+    gen = stream(_store(), hub, table_id, last_id, float(cfg["SSE_HEARTBEAT"]), float(cfg["SSE_MAX_SECONDS"]))
+    resp = Response(gen, mimetype="text/event-stream")
+    resp.headers["Cache-Control"] = "no-store"
+    resp.headers["X-Accel-Buffering"] = "no"
+    return resp
+
+
+# -- export and import ---------------------------------------------------------
+@bp.get("/tables/<table_id>/export")
+def export(table_id: str) -> Response:
+    """The match as `mus-match/1` JSON Lines."""
+    rt = _table(table_id, write=False)
+    lines = [rt.match.header()]
+    for h in rt.hands:
+        lines.append({k: v for k, v in h["record"].items() if k != "score"})
+    text = "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines)
+    resp = Response(text, mimetype="application/jsonl")
+    resp.headers["Content-Disposition"] = f'attachment; filename="mus-{table_id}.jsonl"'
+    return resp
+
+
+def _import_lines() -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
+    """The uploaded `mus-match/1` file, checked: (header for the table, hand records, raw lines)."""
+    from scorer import engine
+
+    if (request.mimetype or "").startswith("multipart/"):
+        f = request.files.get("file")
+        if f is None:
+            raise ApiError(400, "missing_file", "file: missing (send the .jsonl as the multipart field 'file')", "file")
+        raw = f.read()
+    else:
+        raw = request.get_data(cache=False)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ApiError(400, "bad_file", "the file is not UTF-8 text", None) from None
+    lines = text.splitlines()
+    objs: list[tuple[int, dict[str, Any]]] = []
+    for i, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ApiError(422, "invalid", f"line {i}: not JSON: {exc.msg} at column {exc.colno}", f"line {i}") from None
+        if not isinstance(obj, dict):
+            raise ApiError(422, "invalid", f"line {i}: expected a JSON object", f"line {i}")
+        objs.append((i, obj))
+    if not objs:
+        raise ApiError(422, "invalid", "line 1: the file is empty; expected a mus-match/1 header", "line 1")
+    first_line, head = objs[0]
+    if head.get("format") != "mus-match/1":
+        raise ApiError(422, "invalid", f"line {first_line}: format: expected 'mus-match/1', got {head.get('format')!r}",
+                       f"line {first_line}")
+    try:
+        header = check_header(head)
+    except StoreError as exc:
+        raise ApiError(422, "invalid", f"line {first_line}: {exc.message}", f"line {first_line}") from None
+    try:
+        engine.Match.from_lines(lines)
+    except engine.MusError as exc:
+        raise ApiError(422, "invalid", str(exc), exc.field or None) from None
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:  # input the engine did not foresee
+        current_app.logger.warning("import: the engine could not read the file: %r", exc)
+        raise ApiError(422, "invalid", f"the file could not be read as mus-match/1 ({exc})", None) from None
+    return header, [obj for _, obj in objs[1:]], lines
+
+
+@bp.post("/tables/import")
+def import_new() -> Response:
+    """A new table from a `mus-match/1` file -> 201 like `POST /api/tables`."""
+    header, records, _ = _import_lines()
+    rt = _store().create(header, records)
+    resp = _dump({**_links(rt), "hands": len(rt.hands)}, 201)
+    resp.headers["Location"] = url_for("api.get_table", table_id=rt.id)
+    return resp
+
+
+@bp.post("/tables/<table_id>/import")
+def import_into(table_id: str) -> Response:
+    """Replace this table's match by a `mus-match/1` file (`?client_id=&version=`); the state."""
+    _table(table_id, write=True)
+    client_id = request.args.get("client_id")
+    raw_version = request.args.get("version")
+    if client_id is None:
+        raise ApiError(400, "invalid", "client_id: missing (?client_id=)", "client_id")
+    try:
+        version = int(raw_version) if raw_version is not None else None
+    except ValueError:
+        raise ApiError(400, "invalid", f"version: expected an integer, got {raw_version!r}", "version") from None
+    if version is None:
+        raise ApiError(400, "invalid", "version: missing (?version=)", "version")
+    header, records, _ = _import_lines()
+    return _answer(_store().replace(table_id, client_id, version, header, records))
+
+
+@bp.get("/openapi.json")
+def openapi() -> Response:
+    from web.openapi import document
+
+    return _dump(document())
+
+
+def init_app_state(app: Any, store: TableStore, hub: Hub) -> None:
+    """Attach the store and hub to the app, and publish every write to the hub."""
+    app.extensions["mus_store"] = store
+    app.extensions["mus_hub"] = hub
+    app.extensions["mus_scan_lock"] = threading.Lock()
+    app.extensions["mus_scan_slots"] = threading.BoundedSemaphore(int(app.config.get("SCAN_CONCURRENCY", 2)))
+    app.extensions.setdefault("mus_recognizer", None)
+    store.listeners.append(hub.publish)

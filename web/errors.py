@@ -1,0 +1,91 @@
+"""One JSON error shape for every API error.
+
+`{"error": {"status": 409, "code": "stale_version", "message": "...", "field": "version"}}`
+for refusals raised by the API and the store, and for Werkzeug's own errors (404, 405,
+413, ...) and unexpected exceptions (500) under `/api/`. Pages keep HTML errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, Response, json, request
+from werkzeug.exceptions import HTTPException, InternalServerError
+
+from scorer.storage.tables import StoreError
+
+# Werkzeug's errors by status, as codes
+HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    411: "length_required",
+    413: "too_large",
+    415: "unsupported_media_type",
+    422: "invalid",
+    429: "too_many_requests",
+    500: "internal_error",
+    503: "unavailable",
+}
+
+
+class ApiError(Exception):
+    """An API refusal: HTTP status, a stable code, a message for people, the field at fault."""
+
+    def __init__(self, status: int, code: str, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+
+
+def error_body(status: int, code: str, message: str, field: str | None = None) -> dict[str, Any]:
+    return {"error": {"status": status, "code": code, "message": message, "field": field}}
+
+
+def error_response(status: int, code: str, message: str, field: str | None = None) -> Response:
+    resp = Response(json.dumps(error_body(status, code, message, field)), status=status, mimetype="application/json")
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+def _is_api() -> bool:
+    return request.path == "/api" or request.path.startswith("/api/")
+
+
+def register(app: Flask) -> None:
+    """Install the error handlers on the app."""
+
+    @app.errorhandler(ApiError)
+    @app.errorhandler(StoreError)
+    def _refusal(exc: ApiError | StoreError) -> Response:
+        return error_response(exc.status, exc.code, exc.message, exc.field)
+
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException) -> Any:
+        if not _is_api():
+            return exc
+        status = exc.code or 500
+        code = HTTP_CODES.get(status, (exc.name or "error").lower().replace(" ", "_"))
+        message = exc.description or exc.name
+        if status == 413:
+            limit = app.config.get("MAX_CONTENT_LENGTH")
+            message = f"the request body is larger than the limit of {limit} bytes" if limit else message
+        if status == 405:
+            message = f"{request.method} is not allowed on {request.path}"
+        resp = error_response(status, code, message, None)
+        if status == 405 and getattr(exc, "valid_methods", None):
+            resp.headers["Allow"] = ", ".join(exc.valid_methods)
+        return resp
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception) -> Any:
+        app.logger.exception("unexpected error on %s %s", request.method, request.path)
+        if not _is_api():
+            return InternalServerError()
+        return error_response(500, "internal_error", "internal server error", None)

@@ -1,0 +1,129 @@
+"""Live updates: server-sent events of a table's state.
+
+Each change of a table publishes its new version to the `Hub`; every stream of that
+table wakes (one condition per table, so a change wakes only its own watchers) and
+sends `id: <version>` and `data: <state JSON>`. States are whole snapshots, so a
+stream that fell behind sends only the latest. A comment line every `heartbeat`
+seconds keeps proxies and idle timers open and finds closed connections; a stream
+ends after `max_seconds` (the browser's EventSource reconnects with `Last-Event-ID`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+from scorer.storage.tables import TableStore
+
+
+class Hub:
+    """Who is waiting for which table, and the latest version published for each."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._conds: dict[str, threading.Condition] = {}
+        self._versions: dict[str, int] = {}
+        self.closed = False
+        self.streams = 0
+
+    def _cond(self, table_id: str) -> threading.Condition:
+        with self._lock:
+            cond = self._conds.get(table_id)
+            if cond is None:
+                cond = self._conds[table_id] = threading.Condition()
+            return cond
+
+    def publish(self, table_id: str, version: int) -> None:
+        """A table reached `version`: wake its streams."""
+        cond = self._cond(table_id)
+        with cond:
+            if version > self._versions.get(table_id, 0):
+                self._versions[table_id] = version
+            cond.notify_all()
+
+    def wait(self, table_id: str, after: int, timeout: float) -> bool:
+        """Block until the table passes `after` or the hub closes; False on timeout."""
+        cond = self._cond(table_id)
+        with cond:
+            return cond.wait_for(lambda: self.closed or self._versions.get(table_id, 0) > after, timeout)
+
+    def close(self) -> None:
+        """End every stream (server shutdown)."""
+        self.closed = True
+        with self._lock:
+            conds = list(self._conds.values())
+        for cond in conds:
+            with cond:
+                cond.notify_all()
+
+    def try_open(self, limit: int) -> bool:
+        with self._lock:
+            if self.streams >= limit:
+                return False
+            self.streams += 1
+            return True
+
+    def release(self) -> None:
+        with self._lock:
+            self.streams -= 1
+
+
+def event(version: int, data: str) -> str:
+    """One SSE event (the state JSON is one line: no newline inside)."""
+    return f"id: {version}\ndata: {data}\n\n"
+
+
+class Stream:
+    """The event stream of one table, as a WSGI iterable: the state now (unless `last_id`
+    is current), then every change. The caller has counted it in with `hub.try_open`;
+    `close` (which the server calls, even if it never iterated) counts it out once."""
+
+    def __init__(self, store: TableStore, hub: Hub, table_id: str, last_id: int | None,
+                 heartbeat: float = 15.0, max_seconds: float = 300.0) -> None:
+        self.store, self.hub, self.table_id = store, hub, table_id
+        self.last_id, self.heartbeat, self.max_seconds = last_id, heartbeat, max_seconds
+        self._released = False
+        self._lock = threading.Lock()
+        self._gen = self._events()
+
+    def __iter__(self) -> Iterator[str]:
+        return self._gen
+
+    def _events(self) -> Iterator[str]:
+        try:
+            yield "retry: 1000\n\n"
+            sent = self.last_id if self.last_id is not None else -1
+            deadline = time.monotonic() + self.max_seconds
+            while not self.hub.closed:
+                rt = self.store.runtime(self.table_id)
+                if rt.version != sent:
+                    sent = rt.version
+                    yield event(rt.version, rt.state_json())
+                    continue
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                if not self.hub.wait(self.table_id, sent, min(self.heartbeat, left)):
+                    yield ": keep-alive\n\n"
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        with self._lock:
+            if self._released:
+                return
+            self._released = True
+        self.hub.release()
+
+    def close(self) -> None:
+        try:
+            self._gen.close()
+        finally:
+            self._release()
+
+
+def stream(store: TableStore, hub: Hub, table_id: str, last_id: int | None, heartbeat: float = 15.0,
+           max_seconds: float = 300.0) -> Stream:
+    """See `Stream`."""
+    return Stream(store, hub, table_id, last_id, heartbeat, max_seconds)

@@ -1,0 +1,219 @@
+"""The OpenAPI 3.1 document of `/api/` (served at `/api/openapi.json`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scorer import __version__
+
+JSON = "application/json"
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"description": description, "content": {JSON: {"schema": schema}}}
+
+
+def _errors(*statuses: int) -> dict[str, Any]:
+    """References to the shared error responses (one JSON shape for all)."""
+    refs: dict[str, Any] = {str(s): {"$ref": f"#/components/responses/E{s}"} for s in statuses}
+    refs["default"] = {"$ref": "#/components/responses/Error"}
+    return refs
+
+
+TABLE_ID = {"name": "table_id", "in": "path", "required": True, "schema": {"type": "string"}}
+PHOTO_ID = {"name": "photo_id", "in": "path", "required": True, "schema": {"type": "string"}}
+TOKEN_Q = {"name": "token", "in": "query", "required": False, "schema": {"type": "string"},
+           "description": "the table's token (instead of the Authorization header)"}
+BOTTOM_Q = {"name": "bottom", "in": "query", "required": False,
+            "schema": {"type": "integer", "minimum": 0, "maximum": 3, "default": 0},
+            "description": "the seat sitting at the photo's bottom edge"}
+SECURE = [{"bearer": []}, {"queryToken": []}]
+
+
+def _write(summary: str, body: str, extra: str = "") -> dict[str, Any]:
+    return {
+        "summary": summary,
+        "description": extra,
+        "parameters": [TABLE_ID, TOKEN_Q],
+        "security": SECURE,
+        "requestBody": {"required": True, "content": {JSON: {"schema": _ref(body)}}},
+        "responses": {"200": _json(_ref("TableState"), "the table after the write (or as it is, on a retried client_id)")}
+        | _errors(400, 401, 403, 404, 409, 422),
+    }
+
+
+PHOTO_BODY = {
+    "required": True,
+    "content": {
+        "multipart/form-data": {
+            "schema": {"type": "object", "properties": {"photo": {"type": "string", "format": "binary"},
+                                                         "client_id": {"type": "string"}},
+                       "required": ["photo"]}
+        },
+        "image/jpeg": {"schema": {"type": "string", "format": "binary"}},
+        "image/png": {"schema": {"type": "string", "format": "binary"}},
+        "image/webp": {"schema": {"type": "string", "format": "binary"}},
+    },
+}
+
+SCHEMAS: dict[str, Any] = {
+    "Error": {
+        "type": "object",
+        "required": ["error"],
+        "properties": {"error": {"type": "object", "required": ["status", "code", "message", "field"], "properties": {
+            "status": {"type": "integer"}, "code": {"type": "string", "examples": ["stale_version"]},
+            "message": {"type": "string"}, "field": {"type": ["string", "null"]}}}},
+    },
+    "Rules": {"type": "object", "properties": {
+        "kings": {"enum": [8, 4]}, "target": {"enum": [40, 30]}, "real31": {"type": "boolean"},
+        "games_per_vaca": {"type": "integer", "minimum": 1, "maximum": 3},
+        "vacas_to_win": {"type": "integer", "minimum": 1}}},
+    "NewTable": {"type": "object", "properties": {
+        "teams": {"type": "array", "items": {"type": "string", "maxLength": 40}, "minItems": 2, "maxItems": 2},
+        "players": {"type": "array", "items": {"type": "string", "maxLength": 40}, "minItems": 4, "maxItems": 4},
+        "rules": _ref("Rules"), "esku": {"type": "integer", "minimum": 0, "maximum": 3}}},
+    "TableCreated": {"type": "object", "required": ["id", "token", "watch_token", "join_url", "watch_url", "version"],
+                     "properties": {"id": {"type": "string"}, "token": {"type": "string"},
+                                    "watch_token": {"type": "string"}, "join_url": {"type": "string"},
+                                    "watch_url": {"type": "string"}, "version": {"type": "integer"},
+                                    "hands": {"type": "integer"}}},
+    "Action": {"type": "object", "required": ["seat", "act"], "properties": {
+        "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+        "act": {"enum": ["paso", "envido", "mas", "ordago", "quiero", "no_quiero", "declare"]},
+        "n": {"type": "integer", "minimum": 1}, "pares": {"type": "boolean"}, "juego": {"type": "boolean"}}},
+    "Write": {"type": "object", "required": ["client_id", "version"], "properties": {
+        "client_id": {"type": "string", "minLength": 1, "maxLength": 100},
+        "version": {"type": "integer"}}},
+    "ActionWrite": {"allOf": [_ref("Write"), {"type": "object", "required": ["action"],
+                                              "properties": {"action": _ref("Action")}}]},
+    "ShowdownWrite": {"allOf": [_ref("Write"), {"type": "object", "required": ["hands"], "properties": {
+        "hands": {"type": "array", "minItems": 4, "maxItems": 4,
+                  "items": {"type": ["array", "null"], "items": {"type": "string"}, "minItems": 4, "maxItems": 4}},
+        "photo_id": {"type": ["string", "null"]}}}]},
+    "Current": {"type": ["object", "null"], "properties": {
+        "phase": {"enum": ["grande", "chica", "pares_declare", "pares", "juego_declare", "juego", "punto",
+                           "showdown", "over"]},
+        "to_speak": {"type": ["integer", "null"]}, "legal": {"type": "array", "items": _ref("Action")},
+        "log": {"type": "array", "items": _ref("Action")}, "events": {"type": "array", "items": {"type": "object"}},
+        "score": {"type": "array", "items": {"type": "integer"}}, "esku": {"type": "integer"},
+        "mus_rounds": {"type": "integer"}, "game_over": {"type": "boolean"}, "ordago": {"type": ["string", "null"]}}},
+    "TableState": {"type": "object", "required": ["id", "version", "teams", "players", "rules", "score", "games",
+                                                  "vacas", "winner", "adentro", "esku", "hands", "current",
+                                                  "last_settlement"],
+                   "properties": {
+                       "id": {"type": "string"}, "version": {"type": "integer"},
+                       "teams": {"type": "array", "items": {"type": "string"}},
+                       "players": {"type": "array", "items": {"type": "string"}},
+                       "rules": _ref("Rules"), "score": {"type": "array", "items": {"type": "integer"}},
+                       "games": {"type": "array", "items": {"type": "integer"}},
+                       "vacas": {"type": "array", "items": {"type": "integer"}},
+                       "winner": {"type": ["integer", "null"]},
+                       "adentro": {"type": "array", "items": {"type": "boolean"}},
+                       "esku": {"type": "integer"},
+                       "game_scores": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}},
+                       "hands": {"type": "array", "items": {"type": "object", "properties": {
+                           "n": {"type": "integer"}, "record": {"type": "object", "description": "mus-hand/1"},
+                           "settlement": {"type": "object", "description": "mus-settlement/1"},
+                           "photo_id": {"type": ["string", "null"]}}}},
+                       "current": _ref("Current"),
+                       "last_settlement": {"type": ["object", "null"]}}},
+    "Scan": {"type": "object", "properties": {
+        "cards": {"type": "array", "items": {"type": "object", "properties": {
+            "card": {"type": "string"}, "conf": {"type": "number"},
+            "box": {"type": "array", "items": {"type": "number"}}, "seat": {"type": ["integer", "null"]}}}},
+        "hands": {"type": ["array", "null"]}, "warnings": {"type": "array", "items": {"type": "object"}},
+        "size": {"type": "array", "items": {"type": "integer"}}}},
+    "PhotoScan": {"type": "object", "required": ["photo_id", "scan"], "properties": {
+        "photo_id": {"type": "string"}, "scan": _ref("Scan"), "url": {"type": "string"},
+        "annotated_url": {"type": "string"}}},
+}
+
+
+def document() -> dict[str, Any]:
+    """The OpenAPI 3.1 document."""
+    read_params = [TABLE_ID, TOKEN_Q]
+    jsonl = {"application/jsonl": {"schema": {"type": "string", "description": "mus-match/1 JSON Lines"}},
+             "multipart/form-data": {"schema": {"type": "object", "properties": {
+                 "file": {"type": "string", "format": "binary"}}}}}
+    paths: dict[str, Any] = {
+        "/api/tables": {"post": {
+            "summary": "Create a table", "requestBody": {"required": True, "content": {JSON: {"schema": _ref("NewTable")}}},
+            "responses": {"201": _json(_ref("TableCreated"), "the table, its tokens and links")} | _errors(400, 422)}},
+        "/api/tables/import": {"post": {
+            "summary": "A new table from a mus-match/1 file",
+            "requestBody": {"required": True, "content": jsonl},
+            "responses": {"201": _json(_ref("TableCreated"), "the new table")} | _errors(400, 413, 422)}},
+        "/api/tables/{table_id}": {"get": {
+            "summary": "The table's state", "parameters": read_params, "security": SECURE,
+            "responses": {"200": _json(_ref("TableState"), "the state")} | _errors(401, 403, 404)}},
+        "/api/tables/{table_id}/actions": {"post": _write(
+            "Apply one action", "ActionWrite", "The engine checks the action; illegal -> 422 with its field.")},
+        "/api/tables/{table_id}/undo": {"post": _write(
+            "Take back the last action (or mus round, or between hands the last showdown)", "Write")},
+        "/api/tables/{table_id}/mus": {"post": _write("One more mus round (before the first lance)", "Write")},
+        "/api/tables/{table_id}/showdown": {"post": _write(
+            "Settle the hand with the cards shown; the next hand starts", "ShowdownWrite")},
+        "/api/tables/{table_id}/photos": {"post": {
+            "summary": "Store a showdown photo and read its cards", "parameters": [TABLE_ID, TOKEN_Q, BOTTOM_Q, {
+                "name": "client_id", "in": "query", "required": False, "schema": {"type": "string"}}],
+            "security": SECURE, "requestBody": PHOTO_BODY,
+            "responses": {"201": _json(_ref("PhotoScan"), "the photo's id and scan")}
+            | _errors(400, 401, 403, 404, 413, 415, 503)}},
+        "/api/tables/{table_id}/photos/{photo_id}": {"get": {
+            "summary": "The photo as uploaded", "parameters": [TABLE_ID, PHOTO_ID, TOKEN_Q], "security": SECURE,
+            "responses": {"200": {"description": "the image", "content": {"image/*": {}}}} | _errors(401, 403, 404)}},
+        "/api/tables/{table_id}/photos/{photo_id}/annotated": {"get": {
+            "summary": "The photo with boxes, card names and seats", "parameters": [TABLE_ID, PHOTO_ID, TOKEN_Q],
+            "security": SECURE,
+            "responses": {"200": {"description": "JPEG", "content": {"image/jpeg": {}}}} | _errors(401, 403, 404)}},
+        "/api/tables/{table_id}/events": {"get": {
+            "summary": "Server-sent events of the state",
+            "description": "Each event: `id: <version>`, `data: <TableState JSON>`; comment lines as heartbeats. "
+                           "Send `Last-Event-ID` (or `?last_event_id=`) to get only what is newer.",
+            "parameters": [*read_params, {"name": "Last-Event-ID", "in": "header", "required": False,
+                                          "schema": {"type": "integer"}},
+                           {"name": "last_event_id", "in": "query", "required": False, "schema": {"type": "integer"}}],
+            "security": SECURE,
+            "responses": {"200": {"description": "the stream", "content": {"text/event-stream": {}}}}
+            | _errors(400, 401, 403, 404, 503)}},
+        "/api/tables/{table_id}/export": {"get": {
+            "summary": "The match as mus-match/1 JSON Lines", "parameters": read_params, "security": SECURE,
+            "responses": {"200": {"description": "header line, then one hand per line",
+                                  "content": {"application/jsonl": {}}}} | _errors(401, 403, 404)}},
+        "/api/tables/{table_id}/import": {"post": {
+            "summary": "Replace this table's match by a mus-match/1 file (same id and tokens)",
+            "parameters": [TABLE_ID, TOKEN_Q,
+                           {"name": "client_id", "in": "query", "required": True, "schema": {"type": "string"}},
+                           {"name": "version", "in": "query", "required": True, "schema": {"type": "integer"}}],
+            "security": SECURE, "requestBody": {"required": True, "content": jsonl},
+            "responses": {"200": _json(_ref("TableState"), "the table after the import")}
+            | _errors(400, 401, 403, 404, 409, 413, 422)}},
+        "/api/scan": {"post": {
+            "summary": "Read the cards in a photo (nothing stored)", "parameters": [BOTTOM_Q],
+            "requestBody": PHOTO_BODY,
+            "responses": {"200": _json(_ref("Scan"), "the scan --json object")} | _errors(400, 413, 415, 503)}},
+        "/api/openapi.json": {"get": {
+            "summary": "This document", "responses": {"200": {"description": "OpenAPI 3.1",
+                                                             "content": {JSON: {}}}}}},
+    }
+    responses = {f"E{s}": _json(_ref("Error"), d) for s, d in {
+        400: "bad request", 401: "no token", 403: "wrong token or read-only token", 404: "not found",
+        409: "stale_version or match_over", 413: "body too large", 415: "unsupported image",
+        422: "refused by the engine", 503: "too many live connections, or no card recognizer"}.items()}
+    responses["Error"] = _json(_ref("Error"), "any other error, same shape")
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "mus-scorer table API", "version": __version__,
+                 "description": "Tables of a Mus match: live entry, settlement, photos, live updates."},
+        "paths": paths,
+        "components": {
+            "schemas": SCHEMAS,
+            "responses": responses,
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"},
+                                "queryToken": {"type": "apiKey", "in": "query", "name": "token"}},
+        },
+    }

@@ -1,0 +1,403 @@
+"""The pages players see on their phones.
+
+`bp` is registered by `web.create_app`. Pages are thin: the server renders the frame,
+the strings and the table's state at that moment; `static/app.js` then keeps the page
+live through the API and its server-sent events. Every table page checks its token the
+way the API does, by asking the API for the table with that token, so a page never shows
+what the API would refuse.
+
+Routes:
+- `/`: a new table (teams, players around a drawn table, rules, first esku) or an import.
+- `/t/<id>?token=`: the table on a player's phone.
+- `/w/<id>?token=<watch>`: the same table for spectators (read only).
+- `/t/<id>/history`, `/t/<id>/sheet`: every hand; the printable match sheet.
+- `/t/<id>/qr.svg?token=&for=join|watch`: the QR code of the join or watch link.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import socket
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    jsonify,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from markupsafe import Markup
+
+from web import i18n
+
+bp = Blueprint("pages", __name__, template_folder="templates", static_folder="static", static_url_path="/assets")
+
+SEATS = (0, 1, 2, 3)
+LANCES = ("grande", "chica", "pares", "juego", "punto")
+
+
+# ---------------------------------------------------------------- language
+
+
+def current_lang() -> str:
+    return i18n.pick_lang(
+        request.args.get("lang"), request.cookies.get(i18n.COOKIE), request.headers.get("Accept-Language")
+    )
+
+
+def _render(template: str, status: int = 200, **ctx) -> Response:
+    lang = current_lang()
+    strings = i18n.strings(lang)
+
+    def t(key: str, **values) -> str:
+        text = strings.get(key, key)
+        return text.format(**values) if values else text
+
+    def lang_url(code: str) -> str:
+        args = request.args.to_dict()
+        args["lang"] = code
+        return request.path + "?" + urlencode(args)
+
+    body = render_template(
+        template,
+        lang=lang,
+        t=t,
+        langs=i18n.LANG_NAMES,
+        lang_url=lang_url,
+        strings_json=Markup(_script_json(strings)),
+        **ctx,
+    )
+    resp = make_response(body, status)
+    if request.args.get("lang", "").lower() in i18n.LANGS:
+        resp.set_cookie(i18n.COOKIE, lang, max_age=365 * 86400, samesite="Lax")
+    resp.headers["Content-Language"] = lang
+    resp.headers.setdefault("Cache-Control", "no-store")
+    resp.vary.add("Accept-Language")
+    resp.vary.add("Cookie")
+    return resp
+
+
+def _script_json(obj) -> str:
+    """JSON safe inside a <script type="application/json"> element."""
+    return json.dumps(obj, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+# ---------------------------------------------------------------- tables and tokens
+
+
+def _token_arg() -> str | None:
+    auth = request.headers.get("Authorization", "")
+    if auth.lower().startswith("bearer "):
+        return auth[7:].strip() or None
+    return request.args.get("token") or None
+
+
+def _same(a: str, b: str) -> bool:
+    return hmac.compare_digest(a.encode("utf-8"), b.encode("utf-8"))
+
+
+def _table_or_error(table_id: str):
+    """`(state, token, role, None)`, or `(None, token, None, error page)`.
+
+    The token is checked as the API checks it: the players' token reads and writes,
+    the watch token only reads. `role` is `play` or `watch`; a players' page also
+    gets the watch token, to show the spectators' QR code.
+    """
+    from scorer.storage.tables import StoreError
+
+    token = _token_arg()
+    if not token:
+        return None, token, None, _error_page(401, "missing_token")
+    try:
+        rt = current_app.extensions["mus_store"].runtime(table_id)
+    except StoreError as exc:
+        return None, token, None, _error_page(exc.status, exc.code)
+    if _same(token, rt.token):
+        role = "play"
+    elif _same(token, rt.watch_token):
+        role = "watch"
+    else:
+        return None, token, None, _error_page(403, "bad_token")
+    state = json.loads(rt.state_json())
+    if role == "play":
+        state["watch_token"] = rt.watch_token
+    return state, token, role, None
+
+
+def _error_page(status: int, code: str) -> Response:
+    lang = current_lang()
+    return _render("error.html", status=status, message=i18n.error_text(lang, code), code=code, page="error")
+
+
+# ---------------------------------------------------------------- links and QR codes
+
+
+def _lan_address() -> str | None:
+    """This machine's address on the local network (no packet is sent)."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))
+            addr = s.getsockname()[0]
+    except OSError:
+        return None
+    return None if addr.startswith("127.") else addr
+
+
+def public_url(path: str, **query) -> str:
+    """An absolute link another phone can open: `PUBLIC_URL` if configured, else this
+    request's host, with a loopback host replaced by the LAN address."""
+    base = current_app.config.get("PUBLIC_URL")
+    if base:
+        parts = urlsplit(base.rstrip("/"))
+        return urlunsplit((parts.scheme, parts.netloc, parts.path + path, urlencode(query), ""))
+    parts = urlsplit(request.host_url)
+    host = parts.hostname or "localhost"
+    netloc = parts.netloc
+    if host in ("127.0.0.1", "localhost", "::1"):
+        lan = _lan_address()
+        if lan:
+            netloc = lan + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, path, urlencode(query), ""))
+
+
+def qr_svg(text: str, label: str = "") -> str:
+    """An SVG QR code of `text`: one path, crisp at any size, quiet zone included."""
+    import qrcode
+
+    qr = qrcode.QRCode(border=2, error_correction=qrcode.constants.ERROR_CORRECT_M)
+    qr.add_data(text)
+    qr.make(fit=True)
+    matrix = qr.get_matrix()
+    size = len(matrix)
+    runs = []
+    for y, row in enumerate(matrix):
+        x = 0
+        while x < size:
+            if row[x]:
+                start = x
+                while x < size and row[x]:
+                    x += 1
+                runs.append(f"M{start} {y}h{x - start}v1h-{x - start}z")
+            else:
+                x += 1
+    title = f"<title>{Markup.escape(label)}</title>" if label else ""
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {size} {size}" shape-rendering="crispEdges" '
+        f'role="img">{title}<rect width="{size}" height="{size}" fill="#fff"/>'
+        f'<path fill="#1d1a16" d="{"".join(runs)}"/></svg>'
+    )
+
+
+def _links(table_id: str, state: dict, token: str | None, role: str) -> dict:
+    join = public_url(f"/t/{table_id}", token=token) if role == "play" and token else None
+    watch_token = state.get("watch_token") or (token if role == "watch" else None)
+    watch = state.get("watch_url") or (public_url(f"/w/{table_id}", token=watch_token) if watch_token else None)
+    if watch and not watch.startswith("http"):
+        watch = public_url(watch)
+    return {"join": join, "watch": watch, "watch_token": watch_token}
+
+
+# ---------------------------------------------------------------- routes
+
+
+@bp.get("/")
+def new_table():
+    return _render("new.html", page="new", seats=SEATS)
+
+
+@bp.get("/t/<table_id>")
+def table(table_id: str):
+    state, token, role, err = _table_or_error(table_id)
+    if err:
+        return err
+    if role == "watch":
+        return redirect(url_for("pages.watch", table_id=table_id, token=token))
+    return _table_page(table_id, state, token, role)
+
+
+@bp.get("/w/<table_id>")
+def watch(table_id: str):
+    state, token, role, err = _table_or_error(table_id)
+    if err:
+        return err
+    return _table_page(table_id, state, token, "watch")
+
+
+def _table_page(table_id: str, state: dict, token: str | None, role: str) -> Response:
+    links = _links(table_id, state, token, role)
+    boot = {
+        "table_id": table_id,
+        "token": token,
+        "role": role,
+        "state": state,
+        "links": links,
+        "api": f"/api/tables/{table_id}",
+        "qr": {
+            "join": url_for("pages.qr", table_id=table_id, token=token, **{"for": "join"}) if links["join"] else None,
+            "watch": url_for("pages.qr", table_id=table_id, token=token, **{"for": "watch"})
+            if links["watch"]
+            else None,
+        },
+        "history": url_for("pages.history", table_id=table_id, token=token),
+        "sheet": url_for("pages.sheet", table_id=table_id, token=token),
+    }
+    return _render(
+        "table.html",
+        page="watch" if role == "watch" else "table",
+        state=state,
+        boot=Markup(_script_json(boot)),
+        table_id=table_id,
+        role=role,
+        links=links,
+        token=token,
+    )
+
+
+@bp.get("/t/<table_id>/qr.svg")
+def qr(table_id: str):
+    state, token, role, err = _table_or_error(table_id)
+    if err:
+        return err
+    links = _links(table_id, state, token, role)
+    which = request.args.get("for", "join")
+    url = links.get("watch" if which == "watch" else "join")
+    if not url:
+        abort(404)
+    resp = Response(qr_svg(url, url), mimetype="image/svg+xml")
+    resp.headers["Cache-Control"] = "private, max-age=300"
+    return resp
+
+
+@bp.get("/t/<table_id>/hands/<int:n>/explain")
+def hand_explain(table_id: str, n: int):
+    """`{"n": n, "lines": [...]}`: hand `n`'s count in the page's language."""
+    state, token, role, err = _table_or_error(table_id)
+    if err:
+        return err
+    hands = state.get("hands") or []
+    if not 1 <= n <= len(hands):
+        abort(404)
+    resp = jsonify({"n": n, "lines": explain_lines(state, hands[n - 1], current_lang())})
+    resp.headers["Cache-Control"] = "private, max-age=60"
+    return resp
+
+
+@bp.get("/t/<table_id>/history")
+def history(table_id: str):
+    state, token, role, err = _table_or_error(table_id)
+    if err:
+        return err
+    back = url_for("pages.watch" if role == "watch" else "pages.table", table_id=table_id, token=token)
+    return _render(
+        "history.html",
+        page="history",
+        state=state,
+        table_id=table_id,
+        token=token,
+        role=role,
+        back=back,
+        hands=list(reversed(_hand_rows(state))),
+        card_name=_card_namer(),
+        boot=Markup(_script_json({"table_id": table_id, "token": token, "role": role})),
+    )
+
+
+@bp.get("/t/<table_id>/sheet")
+def sheet(table_id: str):
+    state, token, role, err = _table_or_error(table_id)
+    if err:
+        return err
+    back = url_for("pages.watch" if role == "watch" else "pages.table", table_id=table_id, token=token)
+    return _render(
+        "sheet.html",
+        page="sheet",
+        state=state,
+        table_id=table_id,
+        token=token,
+        back=back,
+        games=_games(state),
+    )
+
+
+# ---------------------------------------------------------------- shaping the state for templates
+
+
+def _card_namer():
+    lang = current_lang()
+
+    def name(card: str | None) -> str:
+        if not card:
+            return "?"
+        rank, suit = (card[:-1], card[-1]) if card[-1] in "ocebOCEB" else (card, "")
+        r = i18n.t(lang, f"rank.{rank}")
+        return i18n.t(lang, "card.of", rank=r, suit=i18n.t(lang, f"suit.{suit.lower()}")) if suit else r
+
+    return name
+
+
+def explain_lines(state: dict, hand: dict, lang: str) -> list[str]:
+    """The engine's count of a settled hand in words (empty if it cannot say)."""
+    try:
+        from scorer.engine import explain
+    except ImportError:
+        return []
+    try:
+        return list(explain(hand.get("settlement") or {}, hand.get("record") or {}, list(state.get("players") or []), lang))
+    except Exception:  # the words are a nicety; the page shows the events anyway
+        current_app.logger.exception("explain failed")
+        return []
+
+
+def _hand_rows(state: dict) -> list[dict]:
+    """One row per played hand: its number, esku, record, settlement, what was said by
+    lance, the points each team took in each lance, the count in words."""
+    lang = current_lang()
+    rows = []
+    for i, hand in enumerate(state.get("hands") or []):
+        record = hand.get("record") or {}
+        settlement = hand.get("settlement") or {}
+        bets = record.get("bets") or {}
+        said = [(lance, bets[lance]) for lance in LANCES if bets.get(lance)]
+        points = {lance: [0, 0] for lance in LANCES}
+        for ev in settlement.get("events") or []:
+            lance, team = ev.get("lance"), ev.get("team")
+            if lance in points and team in (0, 1):
+                points[lance][team] += int(ev.get("stones") or 0)
+        rows.append(
+            {
+                "n": hand.get("n", i + 1),
+                "esku": record.get("esku"),
+                "record": record,
+                "settlement": settlement,
+                "said": said,
+                "declared": record.get("declared") or {},
+                "hands": record.get("hands"),
+                "points": points,
+                "photo_id": hand.get("photo_id"),
+                "explain": hand.get("explain") or settlement.get("explain") or explain_lines(state, hand, lang),
+                "score": settlement.get("score"),
+                "game_over": bool(settlement.get("game_over")),
+                "winner": settlement.get("winner"),
+            }
+        )
+    return rows
+
+
+def _games(state: dict) -> list[dict]:
+    """The hands cut into games (a game ends with a settlement whose `game_over`)."""
+    games: list[dict] = [{"n": 1, "rows": [], "winner": None}]
+    for row in _hand_rows(state):
+        games[-1]["rows"].append(row)
+        if row["game_over"]:
+            games[-1]["winner"] = row["winner"]
+            games.append({"n": len(games) + 1, "rows": [], "winner": None})
+    if not games[-1]["rows"] and len(games) > 1:
+        games.pop()
+    return games

@@ -1,0 +1,737 @@
+// The table page (players and spectators): score, the drawn table, the lance being
+// said, showdown with photo and card picker, the count, live updates.
+import { api, ApiError, t, toast, h, svg, icon, cardName, newClientId, rememberTable } from "./common.js";
+
+const BOOT = JSON.parse(document.getElementById("boot").textContent);
+const API = BOOT.api;
+const TOKEN = BOOT.token;
+const CAN_PLAY = BOOT.role === "play";
+const LANCES = ["grande", "chica", "pares", "juego"];
+const BET_PHASES = ["grande", "chica", "pares", "juego", "punto"];
+const RANKS = ["1", "2", "3", "4", "5", "6", "7", "10", "11", "12"];
+const SUITS = ["o", "c", "e", "b"];
+const $ = (id) => document.getElementById(id);
+
+let state = null;
+let busy = false;
+let show = null; // local showdown work: {hand, photo, slots, scan, bottom}
+let masN = 2;
+let seenDeje = 0;
+
+// ------------------------------------------------------------------ helpers
+
+const team = (seat) => seat % 2;
+const playerName = (seat) => (state.players && state.players[seat]) || `${seat + 1}`;
+const teamName = (tm) => (state.teams && state.teams[tm]) || `${tm + 1}`;
+const handNumber = () => (state.hands ? state.hands.length : 0) + 1;
+const current = () => state.current || {};
+const scoreNow = () => (state.current && state.current.score) || state.score || [0, 0];
+const rules = () => state.rules || {};
+const target = () => rules().target || 40;
+
+function lanceLabel(lance) { return t(`lance.${lance}`); }
+function phaseLabel(phase) {
+  if (BET_PHASES.includes(phase)) return lanceLabel(phase);
+  return t(`phase.${phase}`);
+}
+
+function actLabel(a) {
+  switch (a.act) {
+    case "envido": return a.n && a.n !== 2 ? t("act.envido_n", { n: a.n }) : t("act.envido");
+    case "mas": return t("act.mas_n", { n: a.n ?? 2 });
+    case "declare": {
+      const lance = "pares" in a ? "pares" : "juego";
+      return t(a[lance] ? "act.has" : "act.has_not", { lance: lanceLabel(lance) });
+    }
+    default: return t(`act.${a.act}`);
+  }
+}
+
+// ------------------------------------------------------------------ the API
+
+async function write(path, body = {}) {
+  if (busy) return null;
+  busy = true;
+  document.body.classList.add("busy");
+  try {
+    const next = await api("POST", `${API}/${path}`, {
+      token: TOKEN,
+      json: { client_id: newClientId(), version: state.version, ...body },
+    });
+    if (next && typeof next === "object" && "version" in next) apply(next);
+    else await refresh();
+    return next;
+  } catch (e) {
+    if (e instanceof ApiError && e.code === "stale_version") {
+      toast(t("table.stale"), "warn");
+      await refresh();
+    } else {
+      toast(e.text || t("err.generic"), "error", 4500);
+    }
+    return null;
+  } finally {
+    busy = false;
+    document.body.classList.remove("busy");
+  }
+}
+
+async function refresh() {
+  try {
+    apply(await api("GET", API, { token: TOKEN }));
+  } catch (e) {
+    if (e.status === 401 || e.status === 403 || e.status === 404) toast(e.text, "error", 6000);
+  }
+}
+
+function apply(next, force = false) {
+  if (!next || typeof next !== "object") return;
+  if (!force && state && typeof next.version === "number" && next.version < state.version) return;
+  const prev = state;
+  state = next;
+  notePhase();
+  render(prev);
+}
+
+// ------------------------------------------------------------------ live updates
+
+let source = null;
+let pollTimer = null;
+let retryMs = 2000;
+function setLive(mode) {
+  $("live").dataset.state = mode;
+  $("live").querySelector(".live-text").textContent = mode === "live" ? t("table.live") : t("table.offline");
+}
+
+function connect() {
+  if (!("EventSource" in window)) { startPolling(); return; }
+  const url = `${API}/events?token=${encodeURIComponent(TOKEN || "")}`;
+  source = new EventSource(url);
+  source.onopen = () => { setLive("live"); stopPolling(); retryMs = 2000; };
+  source.onmessage = (ev) => {
+    try { apply(JSON.parse(ev.data)); } catch (e) { /* a comment or keep-alive */ }
+  };
+  source.addEventListener("state", (ev) => { try { apply(JSON.parse(ev.data)); } catch (e) { /* ignore */ } });
+  source.onerror = () => {
+    setLive("offline");
+    // The browser reconnects by itself with Last-Event-ID; meanwhile poll so nothing is missed.
+    startPolling();
+    if (source.readyState === EventSource.CLOSED) {  // refused (e.g. too many streams): try again later
+      setTimeout(connect, retryMs);
+      retryMs = Math.min(retryMs * 2, 30000);
+    }
+  };
+}
+function startPolling() { if (!pollTimer) pollTimer = setInterval(refresh, 3000); }
+function stopPolling() { clearInterval(pollTimer); pollTimer = null; }
+document.addEventListener("visibilitychange", () => { if (!document.hidden) refresh(); });
+window.addEventListener("online", refresh);
+
+// ------------------------------------------------------------------ score
+
+function tokens(score) {
+  const slots = Math.ceil(target() / 5);
+  const a = Math.floor(Math.min(score, target()) / 5);
+  const s = score % 5;
+  const wrap = h("div", { class: "beans", "aria-hidden": "true" });
+  const big = h("div", { class: "amarrakos" });
+  for (let i = 0; i < slots; i++) big.append(h("span", { class: i < a ? "amarrako on" : "amarrako" }));
+  const small = h("div", { class: "stones" });
+  for (let i = 0; i < 4; i++) small.append(h("span", { class: i < s ? "stone on" : "stone" }));
+  wrap.append(big, small);
+  return wrap;
+}
+
+function pips(n, of, cls) {
+  const box = h("span", { class: `pips ${cls}` });
+  for (let i = 0; i < of; i++) box.append(h("span", { class: i < n ? "pip on" : "pip" }));
+  return box;
+}
+
+function renderScore() {
+  const sc = scoreNow();
+  const box = $("scoreboard");
+  box.replaceChildren();
+  const gpv = rules().games_per_vaca || 1;
+  const vtw = rules().vacas_to_win || 3;
+  for (const tm of [0, 1]) {
+    const s = sc[tm] || 0;
+    const a = Math.floor(s / 5);
+    const adentro = state.adentro && state.adentro[tm];
+    box.append(h("article", { class: `team-card team-${tm}${adentro ? " is-adentro" : ""}${state.winner === tm ? " is-winner" : ""}`, dataset: { team: tm } },
+      h("header", {},
+        h("h2", { class: "team-name" }, teamName(tm)),
+        h("p", { class: "team-players" }, `${playerName(tm)} · ${playerName(tm + 2)}`)),
+      h("p", { class: "team-score", "aria-label": t("score.amarrakos_stones", { a, s: s % 5 }) },
+        h("span", { class: "big-num" }, String(s)),
+        h("span", { class: "of" }, `/${target()}`)),
+      tokens(s),
+      h("p", { class: "team-meta" },
+        gpv > 1 ? h("span", { class: "meta" }, h("span", { class: "meta-label" }, t("score.games")), pips((state.games || [0, 0])[tm], gpv, "games")) : null,
+        h("span", { class: "meta" }, h("span", { class: "meta-label" }, t("score.vacas")), pips((state.vacas || [0, 0])[tm], vtw, "vacas")))));
+  }
+  const banner = $("banner");
+  const who = [0, 1].filter((tm) => state.adentro && state.adentro[tm]);
+  if (who.length && state.winner == null) {
+    banner.replaceChildren(h("strong", {}, t("score.adentro")), " ", who.map(teamName).join(" · "));
+    banner.hidden = false;
+  } else banner.hidden = true;
+}
+
+// ------------------------------------------------------------------ the drawn table
+
+// Which lance each action of the log was said in: from the server when it says so
+// (`action.lance` or `current.phases`), else from the phases this page saw go by.
+const MEMO_KEY = `mus-scorer.phases.${BOOT.table_id}`;
+let memo = (() => { try { return JSON.parse(sessionStorage.getItem(MEMO_KEY)) || { hand: null, at: {} }; } catch (e) { return { hand: null, at: {} }; } })();
+function notePhase() {
+  const cur = current();
+  const n = handNumber();
+  if (memo.hand !== n) memo = { hand: n, at: {} };
+  memo.at[(cur.log || []).length] = cur.phase;
+  try { sessionStorage.setItem(MEMO_KEY, JSON.stringify(memo)); } catch (e) { /* ignore */ }
+}
+function lanceOf(a, i) {
+  if (a.lance) return a.lance;
+  if (a.act === "declare") return "pares" in a ? "pares_declare" : "juego_declare";
+  const ph = (current().phases || [])[i] ?? memo.at[i];
+  return ph && BET_PHASES.includes(ph) ? ph : null;
+}
+
+function logOfPhase(cur) {
+  const log = cur.log || [];
+  const mine = log.filter((a, i) => lanceOf(a, i) === cur.phase);
+  if (mine.length || log.every((a, i) => lanceOf(a, i))) return mine;
+  return log.slice(-1);
+}
+
+function declaredOf(cur) {
+  const out = { pares: [null, null, null, null], juego: [null, null, null, null] };
+  for (const a of cur.log || []) {
+    if (a.act !== "declare") continue;
+    if ("pares" in a) out.pares[a.seat] = a.pares;
+    if ("juego" in a) out.juego[a.seat] = a.juego;
+  }
+  return out;
+}
+
+function betSummary(cur) {
+  const log = cur.log || [];
+  const acts = log.filter((a, i) => lanceOf(a, i) === cur.phase && ["envido", "mas", "ordago", "quiero", "no_quiero"].includes(a.act));
+  return acts.map(actLabel).join(" · ");
+}
+
+function renderMesa() {
+  const cur = current();
+  const phase = cur.phase || (state.winner != null ? "over" : "grande");
+  const speak = cur.to_speak;
+  const decl = declaredOf(cur);
+  const recent = logOfPhase(cur);
+  const lastBySeat = {};
+  for (const a of recent) lastBySeat[a.seat] = a;
+  const esku = state.esku ?? 0;
+  document.querySelectorAll("#mesa .seat").forEach((el) => {
+    const seat = Number(el.dataset.seat);
+    el.classList.toggle("is-speaking", speak === seat && !["showdown", "over"].includes(phase));
+    el.classList.toggle("is-esku", esku === seat);
+    el.querySelector(".seat-name").textContent = playerName(seat);
+    const badges = el.querySelector(".seat-badges");
+    badges.replaceChildren();
+    if (esku === seat) badges.append(h("span", { class: "badge badge-esku", title: t("table.esku") }, icon("hand"), t("table.esku")));
+    for (const lance of ["pares", "juego"]) {
+      const v = decl[lance][seat];
+      if (v !== null && v !== undefined) badges.append(h("span", { class: `badge badge-decl ${v ? "yes" : "no"}` }, `${lanceLabel(lance)} ${v ? "✓" : "✗"}`));
+    }
+    const bubble = el.querySelector(".bubble");
+    const last = lastBySeat[seat];
+    if (last && last.act !== "declare" && BET_PHASES.includes(phase)) {
+      bubble.textContent = actLabel(last);
+      bubble.dataset.act = last.act;
+      bubble.hidden = false;
+    } else bubble.hidden = true;
+  });
+  $("felt-hand").textContent = t("table.hand_n", { n: handNumber() }) + (cur.mus_rounds ? ` · ${t("table.mus_rounds", { n: cur.mus_rounds })}` : "");
+  const over = state.winner !== null && state.winner !== undefined;
+  $("felt-phase").textContent = over ? teamName(state.winner) : phaseLabel(phase);
+  if (over) $("felt-hand").textContent = t("score.final");
+  document.querySelector("#mesa .felt").classList.toggle("is-final", over);
+  $("felt-bet").textContent = betSummary(cur);
+
+  // lance progress
+  const lances = $("lances");
+  lances.replaceChildren();
+  const order = ["grande", "chica", "pares", "juego"];
+  const at = phase === "punto" ? 3 : phase.startsWith("pares") ? 2 : phase.startsWith("juego") ? 3 : order.indexOf(phase);
+  order.forEach((l, i) => {
+    const punto = phase === "punto" || (cur.log || []).some((a, j) => lanceOf(a, j) === "punto");
+    const label = l === "juego" && punto ? lanceLabel("punto") : lanceLabel(l);
+    const done = at === -1 ? true : i < at;
+    lances.append(h("li", { class: `lance${i === at ? " is-now" : ""}${done ? " is-done" : ""}`, "aria-current": i === at ? "step" : null }, label));
+  });
+}
+
+// ------------------------------------------------------------------ actions
+
+function actionClass(a) {
+  return { paso: "act-paso", envido: "act-envido", mas: "act-mas", ordago: "act-ordago", quiero: "act-quiero", no_quiero: "act-noquiero" }[a.act] || "";
+}
+
+function renderActions() {
+  if (!CAN_PLAY) return;
+  const cur = current();
+  const grid = $("action-grid");
+  const phase = cur.phase || "";
+  const legal = cur.legal || [];
+  grid.replaceChildren();
+  const seat = cur.to_speak;
+  const section = $("actions");
+  const inBetting = legal.length > 0;
+  section.hidden = !inBetting && !(cur.log || []).length;
+  $("speaker").replaceChildren();
+  if (seat !== null && seat !== undefined && inBetting) {
+    const text = phase.endsWith("_declare")
+      ? t("table.declares", { name: playerName(seat), lance: lanceLabel(phase.split("_")[0]) })
+      : t("table.to_speak", { name: playerName(seat) });
+    $("speaker").append(h("span", { class: `speaker-dot team-${team(seat)}`, "aria-hidden": "true" }), text);
+  }
+  const mine = legal.filter((a) => seat === null || seat === undefined || a.seat === seat);
+  const order = { paso: 0, declare: 0, quiero: 1, no_quiero: 2, envido: 3, mas: 4, ordago: 5 };
+  mine.sort((a, b) => (order[a.act] - order[b.act]) || ((a.n || 0) - (b.n || 0)) || (("pares" in a ? a.pares : a.juego) ? -1 : 1));
+  grid.dataset.count = mine.length;
+  grid.dataset.mode = mine.some((a) => a.act === "quiero") ? "answer" : mine.some((a) => a.act === "declare") ? "declare" : "open";
+  for (const a of mine) {
+    if (a.act === "declare") {
+      const yes = "pares" in a ? a.pares : a.juego;
+      grid.append(h("button", { type: "button", class: `btn act act-declare ${yes ? "yes" : "no"}`, dataset: { act: "declare", value: yes ? "yes" : "no" }, onclick: () => write("actions", { action: a }) },
+        yes ? t("act.declare_yes") : t("act.declare_no")));
+    } else if (a.act === "mas") {
+      const stepper = h("div", { class: "mas-stepper" },
+        h("button", { type: "button", class: "btn step", "aria-label": "−", onclick: () => { masN = Math.max(1, masN - 1); renderActions(); } }, "−"),
+        h("button", { type: "button", class: "btn act act-mas", dataset: { act: "mas" }, onclick: () => write("actions", { action: { ...a, n: masN } }) }, t("act.mas_n", { n: masN })),
+        h("button", { type: "button", class: "btn step", "aria-label": "+", onclick: () => { masN = Math.min(40, masN + 1); renderActions(); } }, "+"));
+      grid.append(stepper);
+    } else {
+      grid.append(h("button", { type: "button", class: `btn act ${actionClass(a)}`, dataset: { act: a.act, n: a.n ?? null }, onclick: () => write("actions", { action: a }) },
+        actLabel(a)));
+    }
+  }
+  const musBtn = $("btn-mus");
+  const log = cur.log || [];
+  musBtn.hidden = !(phase === "grande" && log.length === 0);
+  $("mus-count").textContent = cur.mus_rounds ? `×${cur.mus_rounds}` : "";
+  $("btn-undo").disabled = log.length === 0 && !cur.mus_rounds && !(state.hands || []).length;
+}
+
+// ------------------------------------------------------------------ showdown
+
+function showdownWanted() {
+  const cur = current();
+  return CAN_PLAY && (cur.phase === "showdown" || cur.phase === "over");
+}
+
+function freshShow() {
+  return { hand: handNumber(), photo: null, scan: null, slots: [0, 1, 2, 3].map(() => [null, null, null, null]), boxSlot: {}, bottom: show?.bottom ?? 0 };
+}
+
+function renderShowdown() {
+  if (!CAN_PLAY) return;
+  const panel = $("showdown");
+  const want = showdownWanted();
+  panel.hidden = !want;
+  if (!want) return;
+  if (!show || show.hand !== handNumber()) show = freshShow();
+  const cur = current();
+  const note = [];
+  if (cur.phase === "over" && state.current?.ordago) note.push(t("table.ordago_lance", { lance: lanceLabel(state.current.ordago) }), t("show.ordago_note"));
+  else if (cur.phase === "over") note.push(t("table.game_over_deje"));
+  else note.push(t("show.help"));
+  $("show-note").textContent = note.join(" ");
+  $("btn-settle-nocards").hidden = !(cur.phase === "over" && !state.current?.ordago);
+
+  const seg = $("bottom-seat");
+  seg.replaceChildren(...[0, 1, 2, 3].map((s) => h("label", { class: `team-${team(s)}` },
+    h("input", { type: "radio", name: "bottom", value: s, checked: show.bottom === s, onchange: () => { show.bottom = s; } }),
+    h("span", {}, playerName(s)))));
+
+  $("photo-label").textContent = show.photo ? t("show.retake") : t("show.photo");
+  renderPhoto();
+  renderHands();
+}
+
+function renderPhoto() {
+  const view = $("photo-view");
+  if (!show.photo) { view.hidden = true; return; }
+  view.hidden = false;
+  const img = $("photo-img");
+  if (img.getAttribute("src") !== show.photo.url) img.src = show.photo.url;
+  const boxes = $("photo-boxes");
+  boxes.replaceChildren();
+  const scan = show.scan;
+  $("photo-warnings").replaceChildren();
+  if (!scan) { $("photo-status").textContent = t("show.reading"); return; }
+  const [w, hgt] = scan.size || [img.naturalWidth || 1000, img.naturalHeight || 1000];
+  boxes.setAttribute("viewBox", `0 0 ${w} ${hgt}`);
+  const unit = Math.max(w, hgt) / 100;
+  const groups = {};
+  (scan.cards || []).forEach((c, k) => {
+    const [x1, y1, x2, y2] = c.box;
+    const slot = show.boxSlot[k];
+    const card = slot ? show.slots[slot[0]][slot[1]] : c.card;
+    const seat = slot ? slot[0] : c.seat;
+    const known = seat !== null && seat !== undefined;
+    const bw = x2 - x1;
+    const fs = Math.max(unit * 2.2, Math.min(bw * 0.3, unit * 4));
+    const g = svg("g", { class: `box team-${known ? team(seat) : "x"}${c.conf !== undefined && c.conf < 0.6 ? " low" : ""}`, tabindex: "0", role: "button", "aria-label": `${cardName(card)} · ${known ? playerName(seat) : t("show.unknown_seat")}`, "data-k": k },
+      svg("rect", { x: x1, y: y1, width: bw, height: y2 - y1, rx: unit * 0.6, "stroke-width": unit * 0.55 }),
+      svg("rect", { class: "label-bg", x: x1, y: y1, width: bw, height: fs * 1.35, rx: unit * 0.5 }),
+      svg("text", { x: x1 + bw / 2, y: y1 + fs * 1.05, "font-size": fs, "text-anchor": "middle" }, card || "?"));
+    const open = () => pickForBox(k);
+    g.addEventListener("click", open);
+    g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); open(); } });
+    boxes.append(g);
+    if (known) {
+      const gr = (groups[seat] ||= { x1, y1, x2, y2 });
+      gr.x1 = Math.min(gr.x1, x1); gr.y1 = Math.min(gr.y1, y1); gr.x2 = Math.max(gr.x2, x2); gr.y2 = Math.max(gr.y2, y2);
+    }
+  });
+  // each seat's name beside its cards, toward the middle of the table
+  for (const [seat, gr] of Object.entries(groups)) {
+    const cx = (gr.x1 + gr.x2) / 2, cy = (gr.y1 + gr.y2) / 2;
+    const horizontal = gr.x2 - gr.x1 >= gr.y2 - gr.y1;
+    const fs = unit * 3.2;
+    let x = cx, y = cy;
+    if (horizontal) y = cy < hgt / 2 ? gr.y2 + fs * 1.6 : gr.y1 - fs * 0.8;
+    else x = cx < w / 2 ? gr.x2 + unit * 2 : gr.x1 - unit * 2;
+    const anchor = horizontal ? "middle" : cx < w / 2 ? "start" : "end";
+    boxes.append(svg("text", { class: `seat-label team-${team(Number(seat))}`, x, y: horizontal ? y : y + fs * 0.35, "font-size": fs, "text-anchor": anchor }, playerName(Number(seat))));
+  }
+  $("photo-status").textContent = t("show.found", { n: (scan.cards || []).length });
+  for (const w of scan.warnings || []) {
+    const key = `warn.${w.code}`;
+    $("photo-warnings").append(h("li", { class: "warning" }, icon("alert"), t(key) !== key ? t(key) : w.message));
+  }
+}
+
+function shortCard(card) {
+  return card || "?";
+}
+
+function miniCard(card) {
+  if (!card) return h("span", { class: "mini-card empty" }, "+");
+  const m = /^(\d+)([ocebOCEB]?)$/.exec(card) || [card, card, ""];
+  return h("span", { class: `mini-card suit-${m[2] || "x"}` },
+    h("span", { class: "mc-rank" }, m[1]),
+    m[2] ? svg("svg", { class: "mc-suit", "aria-hidden": "true" }, svg("use", { href: `#s-${m[2].toLowerCase()}` })) : null);
+}
+
+function renderHands() {
+  const grid = $("hands-grid");
+  grid.replaceChildren();
+  for (const seat of [0, 1, 2, 3]) {
+    const row = h("div", { class: `hand-row team-${team(seat)}`, role: "group", "aria-label": playerName(seat) },
+      h("span", { class: "hand-who" }, playerName(seat)));
+    show.slots[seat].forEach((card, i) => {
+      row.append(h("button", { type: "button", class: "card-slot", dataset: { seat, slot: i }, "aria-label": `${playerName(seat)} ${i + 1}: ${card ? cardName(card) : "—"}`, onclick: () => pickForSlot(seat, i) }, miniCard(card)));
+    });
+    grid.append(row);
+  }
+  const missing = show.slots.flat().filter((c) => !c).length;
+  $("missing").textContent = missing ? t("show.missing", { n: missing }) : "";
+  $("btn-settle").disabled = missing > 0;
+}
+
+// card picker
+let pickerTarget = null;
+function usedCards() { return new Set(show.slots.flat().filter(Boolean)); }
+
+function openPicker(currentCard, onPick) {
+  pickerTarget = onPick;
+  const used = usedCards();
+  const grid = $("picker-grid");
+  grid.replaceChildren();
+  for (const s of SUITS) {
+    const block = h("div", { class: `picker-suit suit-${s}`, role: "group", "aria-label": t(`suit.${s}`) },
+      h("span", { class: "picker-suit-name" }, svg("svg", { class: "mc-suit", "aria-hidden": "true" }, svg("use", { href: `#s-${s}` })), t(`suit.${s}`)));
+    for (const r of RANKS) {
+      const card = r + s;
+      const isCur = card === currentCard;
+      block.append(h("button", { type: "button", class: `pick${isCur ? " is-current" : ""}`, dataset: { card }, disabled: used.has(card) && !isCur, "aria-label": cardName(card), onclick: () => choose(card) }, r));
+    }
+    grid.append(block);
+  }
+  $("picker").showModal();
+}
+function choose(card) {
+  $("picker").close();
+  if (pickerTarget) pickerTarget(card);
+  pickerTarget = null;
+}
+function pickForSlot(seat, i) {
+  openPicker(show.slots[seat][i], (card) => { show.slots[seat][i] = card; renderShowdown(); });
+}
+function pickForBox(k) {
+  let slot = show.boxSlot[k];
+  if (!slot) {
+    // an unseated card: it goes to the first empty place
+    for (const s of [0, 1, 2, 3]) {
+      const i = show.slots[s].indexOf(null);
+      if (i >= 0) { slot = [s, i]; break; }
+    }
+    if (!slot) return;
+  }
+  openPicker(show.slots[slot[0]][slot[1]], (card) => {
+    show.slots[slot[0]][slot[1]] = card;
+    show.boxSlot[k] = slot;
+    renderShowdown();
+  });
+}
+
+async function uploadPhoto(file) {
+  if (!file) return;
+  if (show.photo?.url?.startsWith("blob:")) URL.revokeObjectURL(show.photo.url);
+  show.photo = { url: URL.createObjectURL(file), id: null };
+  show.scan = null;
+  renderShowdown();
+  const form = new FormData();
+  form.append("photo", file, file.name || "photo.jpg");
+  form.append("bottom", String(show.bottom));
+  try {
+    const res = await api("POST", `${API}/photos?bottom=${show.bottom}`, { token: TOKEN, body: form });
+    show.photo.id = res.photo_id;
+    show.scan = res.scan || { cards: [], hands: null, warnings: [] };
+    fillFromScan(show.scan);
+  } catch (e) {
+    show.scan = { cards: [], warnings: [] };
+    toast(e.text || t("err.generic"), "error", 5000);
+  }
+  renderShowdown();
+}
+
+function fillFromScan(scan) {
+  show.slots = [0, 1, 2, 3].map(() => [null, null, null, null]);
+  show.boxSlot = {};
+  const cards = scan.cards || [];
+  const taken = new Set();
+  cards.forEach((c, k) => {
+    if (c.seat === null || c.seat === undefined || c.seat < 0 || c.seat > 3) return;
+    const i = show.slots[c.seat].indexOf(null);
+    if (i < 0 || taken.has(c.card)) return;
+    show.slots[c.seat][i] = c.card;
+    show.boxSlot[k] = [c.seat, i];
+    taken.add(c.card);
+  });
+  // a scan that names the hands but no boxes (or fewer) fills the rest from `hands`
+  if (Array.isArray(scan.hands)) {
+    scan.hands.forEach((hand, seat) => (hand || []).forEach((card) => {
+      if (!card || taken.has(card)) return;
+      const i = show.slots[seat].indexOf(null);
+      if (i >= 0) { show.slots[seat][i] = card; taken.add(card); }
+    }));
+  }
+}
+
+async function settle(withCards = true) {
+  const body = { hands: withCards ? show.slots.map((r) => r.slice()) : [null, null, null, null] };
+  if (show.photo?.id) body.photo_id = show.photo.id;
+  const res = await write("showdown", body);
+  if (res) show = null;
+}
+
+// ------------------------------------------------------------------ the count
+
+function lastHand() {
+  const hands = state.hands || [];
+  return hands.length ? hands[hands.length - 1] : null;
+}
+
+const explained = {};
+async function fetchExplain(n) {
+  if (n in explained) return;
+  explained[n] = null;
+  try {
+    const q = new URLSearchParams({ token: TOKEN || "", lang: document.documentElement.lang });
+    const res = await api("GET", `/t/${encodeURIComponent(BOOT.table_id)}/hands/${n}/explain?${q}`);
+    explained[n] = res.lines || [];
+    renderSettlement();
+  } catch (e) { explained[n] = []; }
+}
+
+function explainLines(hand, settlement) {
+  const n = hand?.n;
+  if (n && !hand.explain && !settlement.explain) fetchExplain(n);
+  const lines = (hand && hand.explain) || (settlement && settlement.explain) || (n && explained[n]);
+  if (Array.isArray(lines) && lines.length) return lines.map((l) => h("li", {}, l));
+  return (settlement.events || []).map((ev) => h("li", { class: `ev team-${ev.team}` },
+    h("span", { class: "ev-lance" }, lanceLabel(ev.lance)),
+    h("span", { class: "ev-team" }, teamName(ev.team)),
+    h("strong", { class: "ev-stones" }, `+${ev.stones}`),
+    ev.why ? h("span", { class: "ev-why" }, ev.why) : null));
+}
+
+function renderSettlement() {
+  const box = $("settlement");
+  const cur = current();
+  const settlement = state.last_settlement || lastHand()?.settlement;
+  // shown until the next hand gets going
+  if (!settlement || (cur.log && cur.log.length) || !state.hands?.length) { box.hidden = true; return; }
+  const hand = lastHand();
+  const sc = settlement.score || [0, 0];
+  box.replaceChildren(...[
+    h("h2", {}, `${t("set.title")} · ${t("table.hand_n", { n: hand?.n ?? state.hands.length })}`),
+    h("ol", { class: "explain", role: "list" }, explainLines(hand, settlement)),
+    h("p", { class: "score-after" }, t("set.score_after", { a: sc[0], b: sc[1] })),
+    (settlement.disputes || []).length ? h("div", { class: "disputes" }, h("h3", {}, t("set.disputes")),
+      h("ul", {}, settlement.disputes.map((d) => h("li", {}, typeof d === "string" ? d : d.message || d.why || JSON.stringify(d))))) : null,
+  ].filter(Boolean));
+  box.hidden = false;
+}
+
+// Deje toasts: the stones of a refused bet are paid at once.
+function announceDejes(prev) {
+  const evs = current().events || [];
+  if (prev && prev.current && (prev.current.events || []).length < evs.length && handNumber() === ((prev.hands || []).length + 1)) {
+    for (const ev of evs.slice((prev.current.events || []).length)) toast(t("table.deje", { team: teamName(ev.team), n: ev.stones }), "deje");
+  }
+  seenDeje = evs.length;
+}
+
+// ------------------------------------------------------------------ the chart
+
+function gameSeries(upTo) {
+  // scores after each hand of the game that contains hand index upTo-1 (or the current game)
+  const hands = (state.hands || []).slice(0, upTo ?? undefined);
+  let start = 0;
+  for (let i = 0; i < hands.length - (upTo ? 1 : 0); i++) if (hands[i].settlement?.game_over) start = i + 1;
+  const pts = [[0, 0]];
+  for (const hd of hands.slice(start)) pts.push(hd.settlement?.score || pts[pts.length - 1]);
+  return pts;
+}
+
+function chartSvg(points) {
+  const W = 320, H = 150, L = 26, R = 8, T = 10, B = 20;
+  const tgt = target();
+  const n = Math.max(points.length - 1, 1);
+  const x = (i) => L + (i * (W - L - R)) / n;
+  const y = (v) => T + (1 - Math.min(v, tgt) / tgt) * (H - T - B);
+  const grid = [];
+  for (let v = 0; v <= tgt; v += 10) {
+    grid.push(svg("line", { class: "grid", x1: L, x2: W - R, y1: y(v), y2: y(v) }));
+    grid.push(svg("text", { class: "axis", x: L - 5, y: y(v) + 3.5, "text-anchor": "end" }, String(v)));
+  }
+  grid.push(svg("line", { class: "adentro-line", x1: L, x2: W - R, y1: y(tgt - 5), y2: y(tgt - 5) }));
+  const lines = [0, 1].map((tm) => {
+    const d = points.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)} ${y(p[tm]).toFixed(1)}`).join(" ");
+    return svg("g", { class: `series team-${tm}` }, svg("path", { d }),
+      ...points.map((p, i) => svg("circle", { cx: x(i), cy: y(p[tm]), r: 3 })));
+  });
+  const labels = [];
+  for (let i = 1; i < points.length; i++) if (points.length < 14 || i % 2 === 0) labels.push(svg("text", { class: "axis", x: x(i), y: H - 5, "text-anchor": "middle" }, String(i)));
+  return svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart-svg", role: "img", "aria-label": t("score.chart") }, ...grid, ...labels, ...lines);
+}
+
+function renderChart() {
+  const pts = gameSeries();
+  const box = $("chart");
+  if (pts.length < 2) { box.hidden = true; return; }
+  box.querySelector(".chart-box").replaceChildren(chartSvg(pts), legend());
+  box.hidden = false;
+}
+function legend() {
+  return h("p", { class: "legend" }, [0, 1].map((tm) => h("span", { class: `legend-item team-${tm}` }, h("span", { class: "swatch" }), teamName(tm))));
+}
+
+// ------------------------------------------------------------------ end of game / match
+
+const DISMISSED = `mus-scorer.endgame.${BOOT.table_id}`;
+function renderEndgame() {
+  const hands = state.hands || [];
+  const last = lastHand();
+  const s = last?.settlement;
+  const dlg = $("endgame");
+  const matchOver = state.winner !== null && state.winner !== undefined;
+  if (!s || !s.game_over) { if (dlg.open) dlg.close(); return; }
+  if (current().log?.length) return;
+  const key = `${hands.length}`;
+  if (sessionStorage.getItem(DISMISSED) === key && !matchOver) return;
+  if (dlg.open) return;
+  const w = s.winner;
+  const body = $("endgame-body");
+  body.replaceChildren(...[
+    h("div", { class: `trophy team-${w}` }, icon("trophy", "ico ico-xl")),
+    h("h2", { id: "endgame-title" }, matchOver ? t("score.match_won", { team: teamName(state.winner) }) : t("score.game_won", { team: teamName(w) })),
+    s.ordago ? h("p", { class: "endgame-sub" }, t("act.ordago")) : null,
+    h("p", { class: "endgame-score" }, h("span", { class: "team-0" }, String(s.score[0])), h("span", { class: "dash" }, "–"), h("span", { class: "team-1" }, String(s.score[1]))),
+    h("div", { class: "endgame-vacas" }, [0, 1].map((tm) => h("p", { class: `team-${tm}` }, h("span", {}, teamName(tm)), pips((state.vacas || [0, 0])[tm], rules().vacas_to_win || 3, "vacas")))),
+    chartSvg(gameSeries(hands.length)), legend()].filter(Boolean));
+  $("endgame-close").textContent = matchOver ? t("inv.close") : t("score.new_game");
+  dlg.onclose = () => sessionStorage.setItem(DISMISSED, key);
+  dlg.showModal();
+}
+
+// ------------------------------------------------------------------ the log
+
+function renderLog() {
+  const list = $("log-list");
+  const log = current().log || [];
+  list.replaceChildren();
+  if (!log.length) { list.append(h("li", { class: "log-empty" }, t("table.log_empty"))); return; }
+  let lance = null;
+  log.forEach((a, i) => {
+    const l = lanceOf(a, i);
+    if (l && l !== lance) {
+      lance = l;
+      list.append(h("li", { class: "log-lance" }, phaseLabel(l)));
+    }
+    list.append(h("li", { class: `log-act team-${team(a.seat)}` }, h("span", { class: "log-who" }, playerName(a.seat)), h("span", { class: "log-what" }, actLabel(a))));
+  });
+}
+
+// ------------------------------------------------------------------ render
+
+function render(prev) {
+  document.body.dataset.phase = current().phase || "";
+  renderScore();
+  renderMesa();
+  renderActions();
+  renderShowdown();
+  renderSettlement();
+  renderChart();
+  renderLog();
+  announceDejes(prev);
+  renderEndgame();
+}
+
+// ------------------------------------------------------------------ wiring
+
+if (CAN_PLAY) {
+  $("btn-undo").addEventListener("click", () => write("undo"));
+  $("btn-mus").addEventListener("click", () => write("mus"));
+  $("photo-input").addEventListener("change", (e) => { uploadPhoto(e.target.files[0]); e.target.value = ""; });
+  $("btn-settle").addEventListener("click", () => settle(true));
+  $("btn-settle-nocards").addEventListener("click", () => settle(false));
+  $("picker-clear").addEventListener("click", () => choose(null));
+}
+$("open-invite").addEventListener("click", () => $("invite").showModal());
+document.querySelectorAll(".copy-link").forEach((b) => b.addEventListener("click", async () => {
+  try { await navigator.clipboard.writeText(b.dataset.url); toast(t("inv.copied")); }
+  catch (e) {
+    const range = document.createRange();
+    const a = b.parentElement.querySelector(".watch-url") || b;
+    range.selectNodeContents(a);
+    getSelection().removeAllRanges(); getSelection().addRange(range);
+  }
+}));
+for (const d of document.querySelectorAll("dialog")) {
+  d.addEventListener("click", (e) => { if (e.target === d) d.close(); }); // tap outside closes
+}
+
+state = BOOT.state;
+notePhase();
+seenDeje = (current().events || []).length;
+if (CAN_PLAY) rememberTable({ id: BOOT.table_id, token: TOKEN, teams: state.teams, url: location.pathname + location.search });
+render(null);
+connect();
+if (location.hash === "#invite") {
+  history.replaceState(null, "", location.pathname + location.search);
+  $("invite").showModal();
+}
+window.musTable = { get state() { return state; }, refresh, boot: BOOT };

@@ -1,0 +1,119 @@
+// Shared helpers: strings, the API, toasts, ids, remembered tables.
+
+const STRINGS = JSON.parse(document.getElementById("i18n")?.textContent || "{}");
+
+export function t(key, values) {
+  let text = STRINGS[key] ?? key;
+  if (values) text = text.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
+  return text;
+}
+
+export class ApiError extends Error {
+  constructor(status, code, message, field) {
+    super(message || code);
+    this.status = status;
+    this.code = code;
+    this.field = field ?? null;
+  }
+  // The user's words for this error.
+  get text() {
+    const key = `err.${this.code}`;
+    return key in STRINGS ? t(key) : this.message || t("err.generic");
+  }
+}
+
+// Call the API; resolves to the JSON body, rejects with an ApiError.
+export async function api(method, path, { token, json, body, headers } = {}) {
+  const h = new Headers(headers || {});
+  if (token) h.set("Authorization", `Bearer ${token}`);
+  if (json !== undefined) {
+    h.set("Content-Type", "application/json");
+    body = JSON.stringify(json);
+  }
+  let resp;
+  try {
+    resp = await fetch(path, { method, headers: h, body, cache: "no-store" });
+  } catch (e) {
+    throw new ApiError(0, "network", t("err.network"));
+  }
+  const type = resp.headers.get("Content-Type") || "";
+  const data = type.includes("json") ? await resp.json().catch(() => null) : await resp.text();
+  if (!resp.ok) {
+    const err = data && data.error ? data.error : {};
+    const code = err.code || ({ 401: "unauthorized", 403: "forbidden", 404: "not_found", 409: "stale_version", 413: "too_large" }[resp.status] || "generic");
+    throw new ApiError(resp.status, code, err.message, err.field);
+  }
+  return data;
+}
+
+// An id for one write, so that a retried request is applied once.
+// (crypto.randomUUID needs a secure context; plain http at the table is not one.)
+export function newClientId() {
+  const b = new Uint8Array(12);
+  crypto.getRandomValues(b);
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+let toastTimer = null;
+export function toast(text, kind = "info", ms = 2600) {
+  const el = document.getElementById("toast");
+  if (!el) return;
+  el.textContent = text;
+  el.dataset.kind = kind;
+  el.hidden = false;
+  el.classList.remove("show");
+  void el.offsetWidth;
+  el.classList.add("show");
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { el.classList.remove("show"); el.hidden = true; }, ms);
+}
+
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k === "dataset") Object.assign(el.dataset, v);
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "text") el.textContent = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+const SVGNS = "http://www.w3.org/2000/svg";
+export function svg(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined) el.setAttribute(k, v);
+  for (const c of children.flat()) if (c) el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return el;
+}
+
+export function icon(name, cls = "ico") {
+  return svg("svg", { class: cls, "aria-hidden": "true" }, svg("use", { href: `#i-${name}` }));
+}
+
+// Card names: "12o" -> "Rey de oros".
+export function cardName(card) {
+  if (!card) return "?";
+  const m = /^(\d+)([ocebOCEB]?)$/.exec(card);
+  if (!m) return card;
+  const rank = t(`rank.${m[1]}`);
+  return m[2] ? t("card.of", { rank, suit: t(`suit.${m[2].toLowerCase()}`) }) : rank;
+}
+
+export const RECENT_KEY = "mus-scorer.tables";
+export function rememberTable(entry) {
+  try {
+    const list = JSON.parse(localStorage.getItem(RECENT_KEY) || "[]").filter((e) => e.id !== entry.id);
+    list.unshift({ ...entry, at: Date.now() });
+    localStorage.setItem(RECENT_KEY, JSON.stringify(list.slice(0, 8)));
+  } catch (e) { /* private mode: nothing to remember */ }
+}
+export function recentTables() {
+  try { return JSON.parse(localStorage.getItem(RECENT_KEY) || "[]"); } catch (e) { return []; }
+}

@@ -1,0 +1,89 @@
+// The new-table page: names, seats, rules, first esku; or import a match.
+import { api, t, toast, h, rememberTable, recentTables } from "./common.js";
+
+const form = document.getElementById("new-table");
+const errorBox = form.querySelector(".form-error");
+
+function value(name) {
+  const el = form.elements[name];
+  const v = (el.value || "").trim();
+  return v || el.dataset.default || "";
+}
+
+function tableUrl(created) {
+  if (created.join_url) {
+    try {
+      const u = new URL(created.join_url, location.href);
+      return u.pathname + u.search;
+    } catch (e) { /* fall through */ }
+  }
+  return `/t/${encodeURIComponent(created.id)}?token=${encodeURIComponent(created.token)}`;
+}
+
+function keepLang(url) {
+  const lang = new URLSearchParams(location.search).get("lang");
+  if (!lang) return url;
+  return url + (url.includes("?") ? "&" : "?") + "lang=" + encodeURIComponent(lang);
+}
+
+function go(created, teams) {
+  rememberTable({ id: created.id, token: created.token, teams, url: tableUrl(created) });
+  location.assign(keepLang(tableUrl(created)) + "#invite"); // the table opens on its QR codes
+}
+
+form.addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  errorBox.hidden = true;
+  const button = form.querySelector("button[type=submit]");
+  button.disabled = true;
+  const teams = [value("team0"), value("team1")];
+  const body = {
+    teams,
+    players: [0, 1, 2, 3].map((s) => value(`player${s}`)),
+    rules: {
+      kings: Number(form.elements.kings.value),
+      target: Number(form.elements.target.value),
+      real31: form.elements.real31.checked,
+      games_per_vaca: Number(form.elements.games_per_vaca.value),
+      vacas_to_win: Number(form.elements.vacas_to_win.value),
+    },
+    esku: Number(form.elements.esku.value),
+  };
+  try {
+    go(await api("POST", "/api/tables", { json: body }), teams);
+  } catch (e) {
+    errorBox.textContent = e.text || t("err.generic");
+    errorBox.hidden = false;
+    button.disabled = false;
+  }
+});
+
+const importForm = document.getElementById("import-match");
+importForm.addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const file = importForm.elements.match.files[0];
+  if (!file) return;
+  try {
+    const created = await api("POST", "/api/tables/import", {
+      body: await file.text(),
+      headers: { "Content-Type": "application/x-ndjson" },
+    });
+    go(created, created.teams || []);
+  } catch (e) {
+    toast(e.text || t("err.generic"), "error", 5000);
+  }
+});
+
+// Tables this phone opened before.
+const recent = recentTables();
+if (recent.length) {
+  const box = document.getElementById("recent");
+  const list = box.querySelector("ul");
+  for (const r of recent.slice(0, 4)) {
+    const when = new Date(r.at).toLocaleDateString(document.documentElement.lang, { day: "numeric", month: "short" });
+    list.append(h("li", {}, h("a", { class: "recent-item", href: keepLang(r.url) },
+      h("span", { class: "recent-teams" }, (r.teams || []).join(" · ") || r.id),
+      h("span", { class: "recent-when" }, when))));
+  }
+  box.hidden = false;
+}

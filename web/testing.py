@@ -1,0 +1,155 @@
+"""Helpers for the browser tests and the screenshot script (not used by the app).
+
+- `LiveServer`: the real app on waitress, in a thread, on 127.0.0.1 with a port the
+  system picks; `stop()` ends it (and its live streams).
+- `showdown_photo(hands)`: a synthetic photo of 16 cards laid out on a felt table
+  (Pillow), each hand along its player's edge.
+- `FakeRecognizer(hands)`: an object with `.scan(image, bottom)` that "reads" that
+  photo: the boxes where `showdown_photo` drew the cards, and the seats.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+# edge k (0 bottom, 1 right, 2 top, 3 left) holds seat (bottom + k) % 4
+
+
+def card_boxes(w: int, h: int) -> list[list[tuple[int, int, int, int]]]:
+    """Four boxes per table edge, bottom first then counterclockwise."""
+    cw = int(min(w, h) * 0.12)  # short side of a card
+    ch = int(cw * 1.5)
+    gap = int(cw * 0.18)
+    row = 4 * cw + 3 * gap
+    col = 4 * cw + 3 * gap
+    x0 = (w - row) // 2
+    y0 = (h - col) // 2
+    m = int(min(w, h) * 0.03)
+    edges = [
+        [(x0 + i * (cw + gap), h - m - ch, x0 + i * (cw + gap) + cw, h - m) for i in range(4)],  # bottom
+        [(w - m - ch, y0 + (3 - i) * (cw + gap), w - m, y0 + (3 - i) * (cw + gap) + cw) for i in range(4)],  # right
+        [(x0 + (3 - i) * (cw + gap), m, x0 + (3 - i) * (cw + gap) + cw, m + ch) for i in range(4)],  # top
+        [(m, y0 + i * (cw + gap), m + ch, y0 + i * (cw + gap) + cw) for i in range(4)],  # left
+    ]
+    return edges
+
+
+SUIT_COLOURS = {"o": (196, 146, 44), "c": (192, 67, 46), "e": (44, 99, 156), "b": (63, 109, 44)}
+
+
+def showdown_photo(hands: list[list[str]], bottom: int = 0, size: tuple[int, int] = (1200, 900)) -> bytes:
+    """A JPEG of the 16 cards, seat `bottom` at the bottom edge."""
+    from PIL import Image, ImageDraw
+
+    w, h = size
+    img = Image.new("RGB", size, (30, 77, 58))
+    draw = ImageDraw.Draw(img)
+    for r in range(0, max(w, h), 60):  # a little felt texture
+        draw.ellipse((w // 2 - r, h // 2 - r, w // 2 + r, h // 2 + r), outline=(33, 82, 62))
+    for edge, boxes in enumerate(card_boxes(w, h)):
+        seat = (bottom + edge) % 4
+        for card, box in zip(hands[seat], boxes, strict=False):
+            x1, y1, x2, y2 = box
+            draw.rounded_rectangle((x1 + 3, y1 + 4, x2 + 3, y2 + 4), radius=10, fill=(18, 50, 37))
+            draw.rounded_rectangle(box, radius=10, fill=(250, 246, 236), outline=(120, 110, 90), width=2)
+            colour = SUIT_COLOURS.get(card[-1], (30, 30, 30))
+            cx, cy = (x1 + x2) // 2, (y1 + y2) // 2
+            rr = min(x2 - x1, y2 - y1) // 4
+            draw.ellipse((cx - rr, cy - rr, cx + rr, cy + rr), fill=colour)
+            draw.text((x1 + 8, y1 + 6), card[:-1], fill=colour)
+    buf = io.BytesIO()
+    img.save(buf, "JPEG", quality=88)
+    return buf.getvalue()
+
+
+class FakeRecognizer:
+    """Reads `showdown_photo(hands)`: every card boxed, named and seated."""
+
+    def __init__(self, hands: list[list[str]], low_conf: set[str] | None = None) -> None:
+        self.hands = hands
+        self.low_conf = low_conf or set()
+        self.calls = 0
+
+    def scan(self, image: Any, bottom: int = 0) -> dict[str, Any]:
+        self.calls += 1
+        w, h = image.size
+        cards = []
+        for edge, boxes in enumerate(card_boxes(w, h)):
+            seat = (bottom + edge) % 4
+            for card, box in zip(self.hands[seat], boxes, strict=False):
+                conf = 0.41 if card in self.low_conf else 0.97
+                cards.append({"card": card, "conf": conf, "box": list(box), "seat": seat})
+        warnings = []
+        if self.low_conf:
+            warnings.append({"code": "low_confidence", "message": "some cards are hard to read"})
+        return {"cards": cards, "hands": [list(hd) for hd in self.hands], "warnings": warnings, "size": [w, h]}
+
+
+class LiveServer:
+    """The app (`web.create_app`) served by waitress on 127.0.0.1 in a thread."""
+
+    def __init__(self, config: dict[str, Any] | None = None) -> None:
+        from waitress.server import create_server
+
+        from web import create_app
+
+        self._tmp = tempfile.TemporaryDirectory(prefix="mus-web-")
+        cfg = {"DATABASE": str(Path(self._tmp.name) / "mus.db"), "TESTING": True, "SSE_HEARTBEAT": 5.0}
+        cfg.update(config or {})
+        self.app = create_app(cfg)
+        self.server = create_server(self.app, host="127.0.0.1", port=0, threads=16, ident="mus-test")
+        self.port = self.server.effective_port  # type: ignore[union-attr]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="mus-live-server", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        srv = self.server
+        while not self._stopping.is_set():
+            srv.asyncore.loop(timeout=0.2, map=srv._map, count=1)  # type: ignore[union-attr]
+
+    def stop(self) -> None:
+        """End the live streams, the request threads, the loop; then the database."""
+        try:
+            self.app.extensions["mus_hub"].close()
+        except Exception:
+            pass
+        self._stopping.set()
+        self._thread.join(timeout=5)
+        self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=5)  # type: ignore[union-attr]
+        for channel in list(self.server._map.values()):  # type: ignore[union-attr]
+            try:
+                channel.close()
+            except Exception:
+                pass
+        try:
+            self.app.extensions["mus_store"].db.close()
+        except Exception:
+            pass
+        self._tmp.cleanup()
+
+    def __enter__(self) -> LiveServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+CHROMIUM = os.environ.get("MUS_CHROMIUM", "/usr/bin/chromium")  # Debian's Chromium
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+]
+PHONE = {"viewport": {"width": 360, "height": 740}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
