@@ -16,8 +16,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     parser.add_argument("--db", default=None, help="SQLite file (default $XDG_DATA_HOME/mus-scorer/mus.db)")
     parser.add_argument("--model", default=None, help="card model folder (default the shipped models, or $MUS_MODEL_DIR)")
-    parser.add_argument("--threads", type=int, default=256,
-                        help="worker threads (each open live view holds one; default 256)")
+    parser.add_argument("--threads", type=int, default=1024,
+                        help="worker threads (each open live view holds one; default 1024, enough for 200 tables of 4 phones)")
     parser.add_argument("--no-qr", action="store_true", help="do not print the QR code")
 
 
