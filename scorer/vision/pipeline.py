@@ -149,26 +149,25 @@ def pieces(rects: list[Box], scale: float, tile: int, overlap: float) -> list[Pi
 
 @dataclass(frozen=True)
 class Placed:
-    """A piece in a tile: its left and top there, turned a quarter counterclockwise if
-    `turned` (cards lie both ways in the training data, so a turn is harmless)."""
+    """A piece in a tile, at its left and top there (never turned: the detector reads
+    cards turned a quarter much worse than as they lie in the photo)."""
 
     piece: Piece
     left: int
     top: int
-    turned: bool
 
     @property
     def w(self) -> int:
-        return self.piece.h if self.turned else self.piece.w
+        return self.piece.w
 
     @property
     def h(self) -> int:
-        return self.piece.w if self.turned else self.piece.h
+        return self.piece.h
 
 
 def pack(items: list[Piece], tile: int, gap: int = GAP) -> list[list[Placed]]:
     """Skyline packing, largest piece first, each at the lowest place of the first tile
-    where it fits either way up; as few `tile` squares as it finds."""
+    where it fits; as few `tile` squares as it finds."""
     tiles: list[list[Placed]] = []
     skylines: list[list[tuple[int, int, int]]] = []  # per tile: segments (x, y, width)
     for p in sorted(items, key=lambda p: -p.w * p.h):
@@ -176,32 +175,29 @@ def pack(items: list[Piece], tile: int, gap: int = GAP) -> list[list[Placed]]:
             if t == len(tiles):
                 tiles.append([])
                 skylines.append([(0, 0, tile)])
-            spot = _skyline_spot(skylines[t], p, tile, gap)
+            spot = _skyline_spot(skylines[t], p.w, p.h, tile)
             if spot is not None:
-                x, y, turned = spot
-                placed = Placed(p, x, y, turned)
+                placed = Placed(p, *spot)
                 tiles[t].append(placed)
-                skylines[t] = _skyline_add(skylines[t], x, y + placed.h + gap, placed.w + gap)
+                skylines[t] = _skyline_add(skylines[t], spot[0], spot[1] + p.h + gap, p.w + gap)
                 break
     return tiles
 
 
-def _skyline_spot(sky: list[tuple[int, int, int]], p: Piece, tile: int, gap: int) -> tuple[int, int, bool] | None:
-    """The lowest (then leftmost) place for `p` on the skyline, upright or turned."""
+def _skyline_spot(sky: list[tuple[int, int, int]], w: int, h: int, tile: int) -> tuple[int, int] | None:
+    """The lowest (then leftmost) place for a `w` x `h` piece on the skyline."""
     best = None
-    for turned in (False, True) if p.w != p.h else (False,):
-        w, h = (p.h, p.w) if turned else (p.w, p.h)
-        for i, (x, _, _) in enumerate(sky):
-            if x + w > tile:
-                break
-            top, covered, j = 0, 0, i
-            while covered < w and j < len(sky):
-                top = max(top, sky[j][1])
-                covered = sky[j][0] + sky[j][2] - x
-                j += 1
-            if top + h <= tile and (best is None or (top + h, x) < (best[1] + best[3], best[0])):
-                best = (x, top, turned, h)
-    return None if best is None else best[:3]
+    for i, (x, _, _) in enumerate(sky):
+        if x + w > tile:
+            break
+        top, covered, j = 0, 0, i
+        while covered < w and j < len(sky):
+            top = max(top, sky[j][1])
+            covered = sky[j][0] + sky[j][2] - x
+            j += 1
+        if top + h <= tile and (best is None or (top + h, x) < (best[1] + h, best[0])):
+            best = (x, top)
+    return best
 
 
 def _skyline_add(sky: list[tuple[int, int, int]], x: int, y: int, w: int) -> list[tuple[int, int, int]]:
@@ -254,8 +250,6 @@ def fine(models: Models, image: Image.Image, full: tuple[int, int], cards: list[
             p = pl.piece
             x0, y0, x1, y1 = p.rect
             crop = image.resize((p.w, p.h), Image.Resampling.BILINEAR, box=(x0 / fx, y0 / fy, x1 / fx, y1 / fy))
-            if pl.turned:
-                crop = crop.transpose(Image.Transpose.ROTATE_90)
             canvas[pl.top : pl.top + pl.h, pl.left : pl.left + pl.w] = np.asarray(crop)
         batch[k] = to_tensor(canvas)
     found: dict[int, list[list[float]]] = {CARD: [], CORNER: []}
@@ -312,8 +306,6 @@ def _to_photo(box: np.ndarray, placed: list[Placed]) -> tuple[float, float, floa
             u1, v1 = max(box[0], pl.left) - pl.left, max(box[1], pl.top) - pl.top
             u2, v2 = min(box[2], pl.left + pl.w) - pl.left, min(box[3], pl.top + pl.h) - pl.top
             p = pl.piece
-            if pl.turned:  # undo a quarter turn counterclockwise
-                u1, v1, u2, v2 = p.w - v2, u1, p.w - v1, u2
             sx, sy = (p.rect[2] - p.rect[0]) / p.w, (p.rect[3] - p.rect[1]) / p.h
             return (float(p.rect[0] + u1 * sx), float(p.rect[1] + v1 * sy),
                     float(p.rect[0] + u2 * sx), float(p.rect[1] + v2 * sy))
