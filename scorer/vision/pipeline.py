@@ -23,7 +23,7 @@ from PIL import Image
 
 from scorer.vision.crops import corner_crop
 from scorer.vision.image import Photo, open_photo
-from scorer.vision.layout import Box, Read, group_cards, layout, owner, upright
+from scorer.vision.layout import Box, Read, group_cards, iou, layout, owner, upright
 from scorer.vision.model import PAD, Detections, Models, letterbox, nms, postprocess, to_tensor
 
 CARD, CORNER = 0, 1
@@ -420,6 +420,9 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
     if cards:
         corners, fine_cards = fine(models, big, full, cards, ref)
         cards = refine(cards, fine_cards)
+        keep = [i for i, b in enumerate(cards) if not any(iou(b, cards[j]) > 0.8 for j in range(i))]
+        cards, card_det = [cards[i] for i in keep], Detections(card_det.boxes[keep], card_det.scores[keep],
+                                                               card_det.classes[keep])
     else:
         grown = [(b[0] - ref * 0.3, b[1] - ref * 0.3, b[2] + ref * 0.3, b[3] + ref * 0.3) for b in regions_from]
         corners, _ = fine(models, big, full, grown, ref)
