@@ -113,7 +113,7 @@ def test_oracle_models_read_every_visible_card_in_its_seat(seed, size, orientati
     scene = render.render_scene(np.random.default_rng(seed), kind="table", size=size, bottom=bottom,
                                 effects=False)
     stored = scene.image
-    if orientation == 6:  # stored a quarter turn clockwise; the tag turns it back
+    if orientation == 6:  # stored a quarter turn counterclockwise; the tag turns it back
         stored = stored.transpose(Image.Transpose.ROTATE_90)
     elif orientation == 3:
         stored = stored.transpose(Image.Transpose.ROTATE_180)
