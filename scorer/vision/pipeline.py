@@ -135,15 +135,20 @@ def _spans(length: float, tile: int, overlap: float) -> list[tuple[float, float]
     return [(i * step, i * step + tile) for i in range(n)]
 
 
-def pieces(rects: list[Box], scale: float, tile: int, overlap: float) -> list[Piece]:
-    """Each region scaled by `scale` and cut into windows that fit a tile."""
+def pieces(rects: list[Box], scale: float, tile: int, overlap: float, least: float | None = None) -> list[Piece]:
+    """Each region scaled by `scale` and cut into windows that fit a tile; a region
+    that fits whole at a scale down to `least` is scaled to fit instead of cut."""
     out = []
     for x0, y0, x1, y1 in rects:
-        w, h = (x1 - x0) * scale, (y1 - y0) * scale
+        s = scale
+        long = max(x1 - x0, y1 - y0)
+        if least is not None and long * least <= tile < long * scale:
+            s = tile / long * 0.999
+        w, h = (x1 - x0) * s, (y1 - y0) * s
         for a, b in _spans(h, tile, overlap):
             for c, d in _spans(w, tile, overlap):
                 pw, ph = max(1, min(tile, round(d - c))), max(1, min(tile, round(b - a)))
-                out.append(Piece((x0 + c / scale, y0 + a / scale, x0 + d / scale, y0 + b / scale), pw, ph))
+                out.append(Piece((x0 + c / s, y0 + a / s, x0 + d / s, y0 + b / s), pw, ph))
     return out
 
 
@@ -224,10 +229,10 @@ def _skyline_add(sky: list[tuple[int, int, int]], x: int, y: int, w: int) -> lis
 
 def fine_tiles(rects: list[Box], ref: float, tile: int) -> list[list[Placed]]:
     """The regions packed into tiles with a card `FINE_CARD` px long, or a little less
-    where that needs fewer tiles (each tile is a detector run)."""
+    (down to `FINE_CARD_MIN`) where that needs fewer tiles: each tile is a detector run."""
     best: list[list[Placed]] | None = None
     for card in range(FINE_CARD, FINE_CARD_MIN - 1, -10):
-        packed = pack(pieces(rects, card / ref, tile, overlap=0.45 * card), tile)
+        packed = pack(pieces(rects, card / ref, tile, 0.45 * card, FINE_CARD_MIN / ref), tile)
         if best is None or len(packed) < len(best):
             best = packed
     return best or []
