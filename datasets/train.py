@@ -60,6 +60,11 @@ def _common(args: argparse.Namespace) -> dict:
     }
     if args.time:
         kw["time"] = args.time
+    if args.optimizer:
+        kw["optimizer"] = args.optimizer
+        kw["lr0"] = args.lr0
+    if args.warmup is not None:
+        kw["warmup_epochs"] = args.warmup
     return kw
 
 
@@ -129,6 +134,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--imgsz", type=int, default=0)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--optimizer", default="", help="e.g. AdamW (default: ultralytics' auto choice)")
+    p.add_argument("--lr0", type=float, default=0.002, help="with --optimizer")
+    p.add_argument("--warmup", type=float, default=None, help="warm-up epochs (ultralytics default 3)")
     p.add_argument("--project", default=str(ROOT / "runs"))
     p.add_argument("--name", default="")
     p.add_argument("--resume", action="store_true", help="carry on from the run's last.pt")
