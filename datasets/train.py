@@ -78,7 +78,7 @@ def train(task: str, args: argparse.Namespace) -> Path:
     if args.resume and last.exists():
         YOLO(str(last)).train(resume=True)
     elif task == "det":
-        YOLO("yolo11n.yaml").train(
+        YOLO(args.init or "yolo11n.yaml").train(
             data=str(Path(args.data).resolve()),
             imgsz=args.imgsz or DET_IMGSZ,
             mosaic=0.0,
@@ -91,7 +91,7 @@ def train(task: str, args: argparse.Namespace) -> Path:
             **_common(args),
         )
     else:
-        YOLO("yolo11n-cls.yaml").train(
+        YOLO(args.init or "yolo11n-cls.yaml").train(
             data=str(Path(args.data).resolve()),
             imgsz=args.imgsz or CLS_IMGSZ,
             fliplr=0.0,
@@ -140,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--project", default=str(ROOT / "runs"))
     p.add_argument("--name", default="")
     p.add_argument("--resume", action="store_true", help="carry on from the run's last.pt")
+    p.add_argument("--init", help="start from these weights (a .pt of an earlier run) instead of the YAML")
     p.add_argument("--weights", help="export: the .pt to export")
     p.add_argument("--out", default=str(ROOT / "runs" / "export"), help="folder for the ONNX model(s)")
     args = p.parse_args(argv)
