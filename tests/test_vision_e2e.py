@@ -85,3 +85,19 @@ def test_annotated_real_scan(rec: Recognizer, table: tuple[bytes, list[list[str]
     out = Image.open(io.BytesIO(annotate(data, result)))
     assert out.size == (1600, 1200)
     assert np.abs(np.asarray(out, np.int16) - np.asarray(Image.open(io.BytesIO(data)), np.int16)).max() > 100
+
+
+def test_scan_json_subprocess(table: tuple[bytes, list[list[str]], int], tmp_path: Path) -> None:
+    import json
+    import subprocess
+
+    data, hands, bottom = table
+    photo = tmp_path / "table.jpg"
+    photo.write_bytes(data)
+    proc = subprocess.run([sys.executable, "-m", "scorer", "scan", str(photo), "--json", "--bottom", str(bottom)],
+                          capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    (line,) = proc.stdout.splitlines()
+    result = json.loads(line)
+    assert result["image"] == str(photo) and result["hands"] is not None
+    assert _read(result, hands)[0] >= 8

@@ -120,3 +120,15 @@ def test_fifty_megapixels_is_the_limit() -> None:
     assert open_photo(png_header(10000, 5000)).size == (10000, 5000)
     with pytest.raises(ImageError):
         open_photo(png_header(10000, 5001))
+
+
+def test_multi_picture_jpeg_from_phones_reads_as_jpeg() -> None:
+    import io
+
+    out = io.BytesIO()
+    frames = [_marked(), Image.new("RGB", (60, 40), (0, 255, 0))]
+    frames[0].save(out, "MPO", save_all=True, append_images=frames[1:])
+    assert Image.open(io.BytesIO(out.getvalue())).format == "MPO"
+    photo = open_photo(out.getvalue())
+    assert photo.format == "JPEG"
+    assert photo.decode().getpixel((5, 5))[0] > 200

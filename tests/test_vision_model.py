@@ -141,3 +141,9 @@ def test_classifier_batches(fake_dir: Path) -> None:
     assert probs.shape == (5, len(NAMES))
     assert probs.argmax(1).tolist() == [NAMES.index("12o")] * 5
     assert m.classify(np.zeros((0, 3, 64, 64), np.float32)).shape == (0, len(NAMES))
+
+
+def test_refine_takes_the_fine_box_of_the_same_card() -> None:
+    coarse = [(100.0, 100.0, 360.0, 500.0), (1000.0, 100.0, 1260.0, 500.0)]
+    fine_cards = np.array([[104, 96, 362, 497, 0.9], [600, 100, 860, 500, 0.9]], np.float32)
+    assert P.refine(coarse, fine_cards) == [(104.0, 96.0, 362.0, 497.0), coarse[1]]

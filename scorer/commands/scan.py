@@ -30,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
     if args.annotate:
         args.annotate.mkdir(parents=True, exist_ok=True)
     status = 0
+    written: set[Path] = set()
     for path in args.images:
         try:
             photo = open_photo(path)
@@ -45,6 +46,11 @@ def run(args: argparse.Namespace) -> int:
             continue
         if args.annotate:
             out = args.annotate / (Path(path).stem + ".annotated.jpg")
+            k = 1
+            while out in written:  # two photos of the same name
+                k += 1
+                out = args.annotate / f"{Path(path).stem}-{k}.annotated.jpg"
+            written.add(out)
             out.write_bytes(annotate(photo.decode(), result))
         if args.json:
             print(json.dumps({"image": path, **result}), flush=True)

@@ -143,6 +143,8 @@ def open_photo(data: bytes | str | Path) -> Photo:
         raise ImageError("not_image", "the file is not an image (JPEG, PNG or WebP expected)") from None
     with img:
         fmt = img.format or "unknown"
+        if fmt == "MPO":  # phones' multi-picture JPEG: its first picture is the photo
+            fmt = "JPEG"
         if fmt not in SUPPORTED:
             raise _unsupported(fmt)
         w, h = img.size

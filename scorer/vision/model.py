@@ -40,7 +40,7 @@ def letterbox(image: Image.Image, size: int) -> tuple[np.ndarray, float, tuple[i
     float32 array in 0..1; with the scale and the (left, top) padding."""
     r, nw, nh, left, top = letterbox_geometry(image.width, image.height, size)
     canvas = np.full((size, size, 3), PAD, np.uint8)
-    resized = image if (nw, nh) == image.size else image.resize((nw, nh), Image.Resampling.BILINEAR)
+    resized = image if (nw, nh) == image.size else image.resize((nw, nh), Image.Resampling.BILINEAR, reducing_gap=3.0)
     canvas[top : top + nh, left : left + nw] = np.asarray(resized.convert("RGB"))
     return to_tensor(canvas), r, (left, top)
 

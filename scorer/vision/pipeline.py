@@ -1,9 +1,13 @@
 """Coarse to fine card reading (docs/CONTRACTS.md, "Vision design").
 
-1. coarse: the detector on the whole photo, decoded small (JPEG DCT scaling), at 320;
+0. decode: a JPEG once, through DCT scaling, at the largest 1/2^k keeping it at least
+   `FIRST_LONG` px (a 12 MP photo at 1/2); again finer only if the cards are so small
+   that they would be under `READ_CARD` px there;
+1. coarse: the detector on the whole photo letterboxed to 320 finds the cards;
 2. fine: the detector on crops around the cards, scaled so that a card is about
-   `FINE_CARD` px tall and packed into 320x320 tiles, finds the corners;
-3. read: `corner_crop` of each corner, classified;
+   `FINE_CARD` px long and packed into 320x320 tiles (one batch), finds the corners
+   and sharper card boxes;
+3. read: `corner_crop` of each corner from the decoded photo, classified;
 4. cards, seats, warnings (`layout`).
 """
 
@@ -23,10 +27,15 @@ from scorer.vision.layout import Box, Read, group_cards, layout, owner, upright
 from scorer.vision.model import PAD, Detections, Models, letterbox, nms, postprocess, to_tensor
 
 CARD, CORNER = 0, 1
-FINE_CARD = 150  # a card's longer side in the fine tiles, px
+FINE_CARD = 150  # a card's longer side in the fine tiles, px ...
+FINE_CARD_MIN = 130  # ... or down to this when it saves a tile (the detector trained on 110-200)
+FIRST_LONG = 1600  # the first decode's longer side, at least, px
 READ_CARD = 170  # the least longer side of a card in the image corners are cut from, px
 MARGIN = 0.06  # around a card box for its fine crop, of the card's longer side
-COARSE_CONF, FINE_CONF, IOU = 0.25, 0.25, 0.5
+COARSE_CONF, FINE_CONF = 0.25, 0.25
+IOU = 0.7  # NMS within a detector run: the boxes of fanned cards overlap a lot
+MERGE_IOU = 0.5  # the same corner found in two tiles
+SURE = 0.9  # a corner read this sure spares reading the card's other corner
 UNREAD_CONF = 0.5  # a card box with no corner read is reported from this score
 GAP = 2  # px between pieces in a fine tile
 OTHER = "other"
@@ -83,7 +92,8 @@ class Piece:
 
 def regions(boxes: list[Box], margin: float, size: tuple[int, int]) -> list[Box]:
     """Card boxes grown by `margin` of their longer side, clipped to the photo, and
-    merged where they overlap (a fanned hand is one region)."""
+    merged where they overlap and their union is not much bigger than both (a fanned
+    hand is one region; a card lying across two hands is not a bridge between them)."""
     out = []
     for b in boxes:
         m = margin * max(b[2] - b[0], b[3] - b[1])
@@ -94,14 +104,26 @@ def regions(boxes: list[Box], margin: float, size: tuple[int, int]) -> list[Box]
         for i in range(len(out)):
             for j in range(i + 1, len(out)):
                 a, b = out[i], out[j]
-                if min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1]):
-                    out[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                u = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                iw, ih = min(a[2], b[2]) - max(a[0], b[0]), min(a[3], b[3]) - max(a[1], b[1])
+                if iw > 0 and ih > 0 and _area(u) <= 1.25 * (_area(a) + _area(b) - iw * ih):
+                    out[i] = u
                     del out[j]
                     merged = True
                     break
             if merged:
                 break
     return out
+
+
+def _overlap(a: Box, b: Box) -> float:
+    """Intersection over the smaller box's area."""
+    w, h = min(a[2], b[2]) - max(a[0], b[0]), min(a[3], b[3]) - max(a[1], b[1])
+    return max(0.0, w) * max(0.0, h) / max(1e-9, min(_area(a), _area(b)))
+
+
+def _area(b: Box) -> float:
+    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
 
 
 def _spans(length: float, tile: int, overlap: float) -> list[tuple[float, float]]:
@@ -204,17 +226,27 @@ def _skyline_add(sky: list[tuple[int, int, int]], x: int, y: int, w: int) -> lis
     return merged
 
 
-def fine(models: Models, image: Image.Image, full: tuple[int, int], cards: list[Box], ref: float) -> np.ndarray:
-    """Corner boxes (K, 4) and scores (K,) found by the detector on tiles of the
-    regions around `cards`, scaled so that a card is `FINE_CARD` px long; full-size
-    pixels."""
+def fine_tiles(rects: list[Box], ref: float, tile: int) -> list[list[Placed]]:
+    """The regions packed into tiles with a card `FINE_CARD` px long, or a little less
+    where that needs fewer tiles (each tile is a detector run)."""
+    best: list[list[Placed]] | None = None
+    for card in range(FINE_CARD, FINE_CARD_MIN - 1, -10):
+        packed = pack(pieces(rects, card / ref, tile, overlap=0.45 * card), tile)
+        if best is None or len(packed) < len(best):
+            best = packed
+    return best or []
+
+
+def fine(models: Models, image: Image.Image, full: tuple[int, int], cards: list[Box],
+         ref: float) -> tuple[np.ndarray, np.ndarray]:
+    """Corners and cards, rows (x1, y1, x2, y2, score) in full-size pixels, best first,
+    found by the detector on tiles of the regions around `cards`, scaled so that a card
+    is about `FINE_CARD` px long."""
     tile = models.det_size
-    scale = FINE_CARD / ref
     fx, fy = full[0] / image.width, full[1] / image.height
-    items = pieces(regions(cards, MARGIN, full), scale, tile, overlap=0.45 * FINE_CARD)
-    packed = pack(items, tile)
+    packed = fine_tiles(regions(cards, MARGIN, full), ref, tile)
     if not packed:
-        return np.zeros((0, 5), np.float32)
+        return np.zeros((0, 5), np.float32), np.zeros((0, 5), np.float32)
     batch = np.empty((len(packed), 3, tile, tile), np.float32)
     for k, placed in enumerate(packed):
         canvas = np.full((tile, tile, 3), PAD, np.uint8)
@@ -226,18 +258,50 @@ def fine(models: Models, image: Image.Image, full: tuple[int, int], cards: list[
                 crop = crop.transpose(Image.Transpose.ROTATE_90)
             canvas[pl.top : pl.top + pl.h, pl.left : pl.left + pl.w] = np.asarray(crop)
         batch[k] = to_tensor(canvas)
-    found = []
+    found: dict[int, list[list[float]]] = {CARD: [], CORNER: []}
     for k, out in enumerate(models.detect(batch)):
-        d = postprocess(out, FINE_CONF, IOU).of(CORNER)
-        for box, score in zip(d.boxes, d.scores, strict=True):
+        d = postprocess(out, FINE_CONF, IOU)
+        for box, score, cls in zip(d.boxes, d.scores, d.classes, strict=True):
+            if int(cls) == CARD and _cut(box, packed[k]):
+                continue  # a card cut by its window's edge: its box is not the card's
             hit = _to_photo(box, packed[k])
-            if hit is not None:
-                found.append([*hit, float(score)])
-    if not found:
-        return np.zeros((0, 5), np.float32)
-    arr = np.array(found, np.float32)
-    keep = nms(arr[:, :4], arr[:, 4], IOU)
-    return suppress_contained(arr[keep])
+            if hit is not None and int(cls) in found:
+                found[int(cls)].append([*hit, float(score)])
+    corners, card_rows = (np.array(found[c], np.float32).reshape(-1, 5) for c in (CORNER, CARD))
+    if len(corners):
+        corners = suppress_contained(corners[nms(corners[:, :4], corners[:, 4], MERGE_IOU)])
+    if len(card_rows):
+        card_rows = card_rows[nms(card_rows[:, :4], card_rows[:, 4], IOU)]
+    return corners, card_rows
+
+
+def refine(cards: list[Box], fine_cards: np.ndarray, min_iou: float = 0.6) -> list[Box]:
+    """Each coarse card box replaced by the fine pass's box of the same card (the best
+    overlap, at least `min_iou`), which is 5-10 times as precise."""
+    out = []
+    for b in cards:
+        best, best_iou = b, min_iou
+        for f in fine_cards:
+            w = min(b[2], f[2]) - max(b[0], f[0])
+            h = min(b[3], f[3]) - max(b[1], f[1])
+            if w <= 0 or h <= 0:
+                continue
+            inter = w * h
+            iou = inter / ((b[2] - b[0]) * (b[3] - b[1]) + (f[2] - f[0]) * (f[3] - f[1]) - inter)
+            if iou > best_iou:
+                best, best_iou = (float(f[0]), float(f[1]), float(f[2]), float(f[3])), iou
+        out.append(best)
+    return out
+
+
+def _cut(box: np.ndarray, placed: list[Placed], tol: float = 2.0) -> bool:
+    """Whether a box reaches an edge of the piece holding its centre."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    for pl in placed:
+        if pl.left <= cx < pl.left + pl.w and pl.top <= cy < pl.top + pl.h:
+            return (box[0] <= pl.left + tol or box[1] <= pl.top + tol
+                    or box[2] >= pl.left + pl.w - tol or box[3] >= pl.top + pl.h - tol)
+    return True
 
 
 def _to_photo(box: np.ndarray, placed: list[Placed]) -> tuple[float, float, float, float] | None:
@@ -277,27 +341,50 @@ def suppress_contained(dets: np.ndarray, frac: float = 0.7) -> np.ndarray:
 
 def read(models: Models, image: Image.Image, full: tuple[int, int], corners: np.ndarray,
          cards: list[Box]) -> list[Read]:
-    """Classify each corner, cut from `image` with `corner_crop`, upright for a card
-    standing (0 quarter turns) or lying sideways (1)."""
-    if len(corners) == 0:
-        return []
+    """Classify corners (rows best first), cut from `image` with `corner_crop`, upright
+    for a card standing (0 quarter turns) or lying sideways (1): first the best corner
+    of each card and every corner outside the cards, then the other corners of the
+    cards whose first read is not sure."""
     fx, fy = full[0] / image.width, full[1] / image.height
-    size = models.cls_size
-    batch = np.empty((len(corners), 3, size, size), np.float32)
-    for k, c in enumerate(corners):
-        box = (float(c[0]), float(c[1]), float(c[2]), float(c[3]))
-        i = owner(box, cards)
-        turns = 0 if (upright(cards[i]) if i is not None else upright(box)) else 1
-        crop = corner_crop(image, (box[0] / fx, box[1] / fy, box[2] / fx, box[3] / fy), turns, size=size)
-        batch[k] = to_tensor(np.asarray(crop))
-    probs = models.classify(batch)
-    reads = []
-    for c, p in zip(corners, probs, strict=True):
-        j = int(np.argmax(p))
-        name = models.names[j] if j < len(models.names) else OTHER
-        if name != OTHER:
-            reads.append(Read((float(c[0]), float(c[1]), float(c[2]), float(c[3])), name, float(p[j])))
-    return reads
+    boxes = [(float(c[0]), float(c[1]), float(c[2]), float(c[3])) for c in corners]
+    owners = [owner(b, cards) for b in boxes]
+    first, rest, seen = [], [], set()
+    for k, o in enumerate(owners):
+        if o is None or o not in seen:
+            first.append(k)
+            seen.add(o)
+        else:
+            rest.append(k)
+
+    def classify(ks: list[int]) -> list[Read | None]:
+        size = models.cls_size
+        batch = np.empty((len(ks), 3, size, size), np.float32)
+        for n, k in enumerate(ks):
+            b, o = boxes[k], owners[k]
+            turns = 0 if upright(cards[o] if o is not None else b) else 1
+            crop = corner_crop(image, (b[0] / fx, b[1] / fy, b[2] / fx, b[3] / fy), turns, size=size)
+            batch[n] = to_tensor(np.asarray(crop))
+        out: list[Read | None] = []
+        for k, p in zip(ks, models.classify(batch), strict=True):
+            j = int(np.argmax(p))
+            name = models.names[j] if j < len(models.names) else OTHER
+            out.append(None if name == OTHER else Read(boxes[k], name, float(p[j])))
+        return out
+
+    reads = classify(first)
+    sure = {owners[k]: boxes[k] for k, r in zip(first, reads, strict=True) if r is not None and r.conf >= SURE}
+
+    def other_end(k: int) -> bool:
+        """The corner sits at the far end of its card from the card's sure corner."""
+        o = owners[k]
+        if o not in sure:
+            return False
+        a, b, card = boxes[k], sure[o], cards[o]
+        d = math.hypot((a[0] + a[2] - b[0] - b[2]) / 2, (a[1] + a[3] - b[1] - b[3]) / 2)
+        return d > 0.5 * max(card[2] - card[0], card[3] - card[1])
+
+    reads += classify([k for k in rest if not other_end(k)])
+    return [r for r in reads if r is not None]
 
 
 def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom: int = 0,
@@ -313,11 +400,13 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
     src = _Source(image)
     full = src.size
     jpeg = src.photo is not None and src.photo.format == "JPEG"
-    small = src.at(_reduction(max(full), models.det_size, jpeg))
+    # one decode serves both passes when it keeps the cards big enough (most photos)
+    first_reduce = _reduction(max(full), FIRST_LONG, jpeg)
+    first = src.at(first_reduce)
     t["decode"] += perf_counter() - start
 
     start = perf_counter()
-    det = coarse(models, small, full)
+    det = coarse(models, first, full)
     t["coarse"] = perf_counter() - start
     card_det = det.of(CARD)
     cards: list[Box] = [tuple(float(v) for v in b) for b in card_det.boxes]
@@ -331,15 +420,17 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
                                          corner_boxes[:, 3] - corner_boxes[:, 1]))) / 0.30
         regions_from = [tuple(float(v) for v in b) for b in corner_boxes]
     start = perf_counter()
-    big = src.at(_reduction(ref, READ_CARD, jpeg))
+    fine_reduce = _reduction(ref, READ_CARD, jpeg)
+    big = first if fine_reduce >= first_reduce else src.at(fine_reduce)
     t["decode"] += perf_counter() - start
 
     start = perf_counter()
     if cards:
-        corners = fine(models, big, full, cards, ref)
+        corners, fine_cards = fine(models, big, full, cards, ref)
+        cards = refine(cards, fine_cards)
     else:
         grown = [(b[0] - ref * 0.3, b[1] - ref * 0.3, b[2] + ref * 0.3, b[3] + ref * 0.3) for b in regions_from]
-        corners = fine(models, big, full, grown, ref)
+        corners, _ = fine(models, big, full, grown, ref)
     t["fine"] = perf_counter() - start
 
     start = perf_counter()
@@ -348,7 +439,13 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
 
     start = perf_counter()
     found, unread = group_cards(reads, cards)
-    sure_unread = [b for b, s in zip(cards, card_det.scores, strict=True) if b in unread and s >= UNREAD_CONF]
+    # a card box with no read, sure, and neither a read card's nor a reported one's
+    sure_unread: list[Box] = []
+    for b, s in sorted(zip(cards, card_det.scores, strict=True), key=lambda t: -t[1]):
+        if b in unread and s >= UNREAD_CONF and not any(
+            _overlap(b, o) > 0.3 for o in sure_unread + [c.box for c in found]
+        ):
+            sure_unread.append(b)
     result = layout(found, bottom, sure_unread)
     result["size"] = [int(full[0]), int(full[1])]
     t["layout"] = perf_counter() - start

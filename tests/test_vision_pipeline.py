@@ -1,0 +1,132 @@
+"""The coarse-to-fine pipeline's geometry with an oracle in place of the models.
+
+The oracle detector answers each detector run with the true boxes of a rendered photo,
+mapped into that run's input (the letterboxed photo, or a fine tile) by a forward
+mapping written here independently of the pipeline; the oracle classifier names the
+true corner a crop was cut around. So every coordinate transform of the pipeline
+(decode reductions, EXIF orientation, letterbox, tiles, turned pieces, corner crops)
+must be right for the cards to come out right.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from scorer.vision import pipeline as P
+
+sys.path.insert(0, str(Path(__file__).parent))
+from vision_helpers import NAMES, det_output, jpeg  # noqa: E402
+
+render = pytest.importorskip("datasets.render")
+
+
+class Oracle:
+    """Duck-types `scorer.vision.model.Models` from a scene's ground truth."""
+
+    det_size, cls_size, names = 320, 64, NAMES
+
+    def __init__(self, scene, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.cards = [(tuple(c["box"]), c["card"]) for c in scene.cards]
+        self.corners = [(tuple(k["box"]), c["card"]) for c in scene.cards for k in c["corners"] if k["labelled"]]
+        self.full = scene.image.size
+        self.letterboxed: list[tuple] = []
+        self.tiles: list[list[P.Placed]] = []
+        self.crops: list[tuple] = []
+        self.calls = 0
+        real_letterbox, real_tiles, real_crop = P.letterbox, P.fine_tiles, P.corner_crop
+
+        def letterbox(image, size):
+            out = real_letterbox(image, size)
+            self.letterboxed.append((image.size, out[1], out[2]))
+            return out
+
+        def fine_tiles(rects, ref, tile):
+            self.tiles = real_tiles(rects, ref, tile)
+            return self.tiles
+
+        def corner_crop(image, box, quarter_turns=0, size=64):
+            f = self.full[0] / image.width
+            self.crops.append(tuple(v * f for v in box))
+            return real_crop(image, box, quarter_turns, size=size)
+
+        monkeypatch.setattr(P, "letterbox", letterbox)
+        monkeypatch.setattr(P, "fine_tiles", fine_tiles)
+        monkeypatch.setattr(P, "corner_crop", corner_crop)
+
+    def detect(self, batch: np.ndarray) -> np.ndarray:
+        self.calls += 1
+        if self.calls == 1:  # coarse: the photo letterboxed
+            (w, _), r, (left, top) = self.letterboxed[-1]
+            s = w / self.full[0] * r
+            boxes = [(0, b[0] * s + left, b[1] * s + top, b[2] * s + left, b[3] * s + top, 0.9)
+                     for b, _ in self.cards]
+            return det_output(boxes)
+        outs = []
+        for placed in self.tiles:
+            found = []
+            for cls, truth in ((0, self.cards), (1, self.corners)):
+                for b, _ in truth:
+                    for pl in placed:
+                        hit = _into_tile(b, pl)
+                        if hit is not None:
+                            found.append((cls, *hit, 0.9))
+            outs.append(det_output(found)[0])
+        return np.stack(outs)
+
+    def classify(self, batch: np.ndarray) -> np.ndarray:
+        boxes, self.crops = self.crops[-len(batch):], []
+        probs = np.full((len(batch), len(NAMES)), 0.001, np.float32)
+        for i, b in enumerate(boxes):
+            best = max(self.corners, key=lambda t: _iou(b, t[0]))
+            probs[i, NAMES.index(best[1] if _iou(b, best[0]) > 0.5 else "other")] = 0.95
+        return probs
+
+
+def _iou(a: tuple, b: tuple) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    return w * h / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - w * h)
+
+
+def _into_tile(b: tuple, pl: P.Placed) -> tuple | None:
+    """A photo box in tile pixels through one placed piece, if 60% of it is there."""
+    p = pl.piece
+    sx, sy = p.w / (p.rect[2] - p.rect[0]), p.h / (p.rect[3] - p.rect[1])
+    u1, v1, u2, v2 = (b[0] - p.rect[0]) * sx, (b[1] - p.rect[1]) * sy, (b[2] - p.rect[0]) * sx, (b[3] - p.rect[1]) * sy
+    c1, d1, c2, d2 = max(u1, 0), max(v1, 0), min(u2, p.w), min(v2, p.h)
+    if c2 <= c1 or d2 <= d1 or (c2 - c1) * (d2 - d1) < 0.6 * (u2 - u1) * (v2 - v1):
+        return None
+    if pl.turned:  # a quarter turn counterclockwise: (x, y) -> (y, w - x)
+        c1, d1, c2, d2 = d1, p.w - c2, d2, p.w - c1
+    return (c1 + pl.left, d1 + pl.top, c2 + pl.left, d2 + pl.top)
+
+
+@pytest.mark.parametrize("seed, size, orientation", [(11, (2000, 1500), None), (12, (1200, 1600), 6),
+                                                     (13, (1600, 1200), 3)])
+def test_oracle_models_read_every_visible_card_in_its_seat(seed, size, orientation, monkeypatch) -> None:
+    bottom = seed % 4
+    scene = render.render_scene(np.random.default_rng(seed), kind="table", size=size, bottom=bottom,
+                                effects=False)
+    stored = scene.image
+    if orientation == 6:  # stored a quarter turn clockwise; the tag turns it back
+        stored = stored.transpose(Image.Transpose.ROTATE_90)
+    elif orientation == 3:
+        stored = stored.transpose(Image.Transpose.ROTATE_180)
+    oracle = Oracle(scene, monkeypatch)
+    result = P.scan(oracle, jpeg(stored, orientation=orientation), bottom=bottom)
+    assert result["size"] == list(size)
+    want = {c["card"]: c["seat"] for c in scene.cards if any(k["labelled"] for k in c["corners"])}
+    got = {c["card"]: c["seat"] for c in result["cards"]}
+    assert set(got) == set(want)
+    assert sum(got[n] != s for n, s in want.items()) <= 1
+    assert oracle.calls == 2  # one coarse run, one batch of fine tiles
+    for c in result["cards"]:  # boxes are the true card boxes, in the upright photo
+        truth = next(tuple(t["box"]) for t in scene.cards if t["card"] == c["card"])
+        assert _iou(tuple(c["box"]), truth) > 0.8, (c, truth)
