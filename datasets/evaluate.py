@@ -85,11 +85,10 @@ def _classifier_on_truth(model_dir: Path, scenes: list) -> float | None:
                     labels.append(c["card"])
     if not batch:
         return None
-    right = 0
-    x = np.stack(batch)
-    for i in range(0, len(x), 256):
-        (p,) = sess.run(None, {sess.get_inputs()[0].name: x[i : i + 256]})
-        right += sum(names[int(k)] == labels[i + n] for n, k in enumerate(p.argmax(1)))
+    inp = sess.get_inputs()[0].name
+    right = sum(
+        names[int(sess.run(None, {inp: x[None]})[0].argmax())] == label for x, label in zip(batch, labels, strict=True)
+    )
     return right / len(labels)
 
 

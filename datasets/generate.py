@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -71,17 +72,45 @@ def _jitter(rng: np.random.Generator, box: list[float], amount: float) -> tuple[
     return (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
 
 
-def _cls_one(i: int) -> dict[str, int]:
-    """Render a full-resolution scene and save its corner crops; returns counts per class."""
-    a = _ARGS
-    assert a is not None
-    rng = np.random.default_rng([a.seed, 1, i])
+def _cls_draw(seed: int, i: int, decks: list[str]) -> tuple[np.random.Generator, tuple[int, int], str, int, str]:
+    """Scene `i` of a classification set: its generator, size, kind, bottom seat and deck."""
+    rng = np.random.default_rng([seed, 1, i])
     long = int(rng.integers(1200, 2201))
     size = (long, round(long * rng.uniform(0.6, 0.8)))
     if rng.random() < 0.25:
         size = size[::-1]
     kind = "single" if rng.random() < 0.25 else "table"
-    scene = render_scene(rng, kind=kind, size=size, decks=tuple(a.decks), bottom=int(rng.integers(4)))
+    bottom = int(rng.integers(4))
+    return rng, size, kind, bottom, str(rng.choice(decks))
+
+
+def subset(src: Path, dst: Path, seed: int, decks: list[str], keep: str) -> int:
+    """Hard-link into `dst` the crops of `src` (made with `seed` and `decks`) whose scene's
+    16 cards came from deck `keep`; returns the number of crops linked."""
+    n = 0
+    memo: dict[int, bool] = {}
+    for f in sorted(src.glob("*/*/*.png")):
+        i = int(f.stem.split("_")[1])
+        if i not in memo:
+            memo[i] = _cls_draw(seed, i, decks)[4] == keep
+        if memo[i]:
+            t = dst / f.parent.parent.name / f.parent.name / f.name
+            t.parent.mkdir(parents=True, exist_ok=True)
+            if not t.exists():
+                os.link(f, t)
+            n += 1
+    for split in ("train", "val"):
+        for c in CLASSES:
+            (dst / split / c).mkdir(parents=True, exist_ok=True)
+    return n
+
+
+def _cls_one(i: int) -> dict[str, int]:
+    """Render a full-resolution scene and save its corner crops; returns counts per class."""
+    a = _ARGS
+    assert a is not None
+    rng, size, kind, bottom, deck = _cls_draw(a.seed, i, a.decks)
+    scene = render_scene(rng, kind=kind, size=size, deck=deck, decks=tuple(a.decks), bottom=bottom)
     split = _split(i, a.val_frac)
     root = Path(a.out) / "cls" / split
     counts: dict[str, int] = {}
@@ -142,9 +171,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--other-frac", type=float, default=0.12)
     p.add_argument("--val-frac", type=float, default=0.1)
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--subset-of", help="link the crops of this classification set (made with --seed and "
+                   "--decks) whose scenes used deck --keep-deck into --out/cls, instead of rendering")
+    p.add_argument("--keep-deck", default="naipes-libres")
     args = p.parse_args(argv)
     args.decks = [d for d in args.decks.split(",") if d]
     out = Path(args.out)
+    if args.subset_of:
+        n = subset(Path(args.subset_of), out / "cls", args.seed, args.decks, args.keep_deck)
+        print(f"cls: linked {n} crops of {args.keep_deck} scenes -> {out / 'cls'}")
+        return 0
     if args.n:
         for split in ("train", "val"):
             (out / "det" / "images" / split).mkdir(parents=True, exist_ok=True)

@@ -388,7 +388,7 @@ def _composite(
 
 
 def _deal(rng: np.random.Generator) -> list[list[str]]:
-    cards = list(rng.permutation(MUS_CARDS))
+    cards = [str(c) for c in rng.permutation(MUS_CARDS)]
     return [cards[i * 4 : i * 4 + 4] for i in range(4)]
 
 

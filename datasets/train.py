@@ -60,6 +60,11 @@ def _common(args: argparse.Namespace) -> dict:
     }
     if args.time:
         kw["time"] = args.time
+    if args.optimizer:
+        kw["optimizer"] = args.optimizer
+        kw["lr0"] = args.lr0
+    if args.warmup is not None:
+        kw["warmup_epochs"] = args.warmup
     return kw
 
 
@@ -73,7 +78,7 @@ def train(task: str, args: argparse.Namespace) -> Path:
     if args.resume and last.exists():
         YOLO(str(last)).train(resume=True)
     elif task == "det":
-        YOLO("yolo11n.yaml").train(
+        YOLO(args.init or "yolo11n.yaml").train(
             data=str(Path(args.data).resolve()),
             imgsz=args.imgsz or DET_IMGSZ,
             mosaic=0.0,
@@ -86,7 +91,7 @@ def train(task: str, args: argparse.Namespace) -> Path:
             **_common(args),
         )
     else:
-        YOLO("yolo11n-cls.yaml").train(
+        YOLO(args.init or "yolo11n-cls.yaml").train(
             data=str(Path(args.data).resolve()),
             imgsz=args.imgsz or CLS_IMGSZ,
             fliplr=0.0,
@@ -129,9 +134,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--imgsz", type=int, default=0)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--optimizer", default="", help="e.g. AdamW (default: ultralytics' auto choice)")
+    p.add_argument("--lr0", type=float, default=0.002, help="with --optimizer")
+    p.add_argument("--warmup", type=float, default=None, help="warm-up epochs (ultralytics default 3)")
     p.add_argument("--project", default=str(ROOT / "runs"))
     p.add_argument("--name", default="")
     p.add_argument("--resume", action="store_true", help="carry on from the run's last.pt")
+    p.add_argument("--init", help="start from these weights (a .pt of an earlier run) instead of the YAML")
     p.add_argument("--weights", help="export: the .pt to export")
     p.add_argument("--out", default=str(ROOT / "runs" / "export"), help="folder for the ONNX model(s)")
     args = p.parse_args(argv)

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def fake_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("onnx")
-    boxes = [(0, 100, 60, 220, 260, 0.9), (1, 100, 60, 150, 120, 0.8)]
+    boxes = [(0, 100, 60, 220, 260, 0.9), (1, 10, 10, 40, 50, 0.8)]
     return write_fake_models(tmp_path_factory.mktemp("models"), boxes, card="7c", conf=0.95)
 
 

@@ -39,11 +39,10 @@ def table() -> tuple[bytes, list[list[str]], int]:
     return jpeg(scene.image, quality=92), [[str(c) for c in h] for h in scene.hands], 2
 
 
-def _read(result: dict, hands: list[list[str]]) -> tuple[int, int]:
-    """Cards read right, and of those, in the right seat."""
+def _placed(result: dict, hands: list[list[str]]) -> int:
+    """Cards read right and put in the right seat."""
     seat_of = {c: s for s, h in enumerate(hands) for c in h}
-    right = [c for c in result["cards"] if c["card"] in seat_of]
-    return len(right), sum(c["seat"] == seat_of[c["card"]] for c in right)
+    return sum(c["card"] in seat_of and c["seat"] == seat_of[c["card"]] for c in result["cards"])
 
 
 def test_easy_showdown(rec: Recognizer, table: tuple[bytes, list[list[str]], int]) -> None:
@@ -52,8 +51,7 @@ def test_easy_showdown(rec: Recognizer, table: tuple[bytes, list[list[str]], int
     assert result["size"] == [1600, 1200]
     assert len(result["cards"]) >= 8, result
     assert result["hands"] is not None and len(result["hands"]) == 4
-    right, seated = _read(result, hands)
-    assert right >= 8 and seated >= right - 1, (right, seated, result)
+    assert _placed(result, hands) >= 8, result
     for c in result["cards"]:
         x1, y1, x2, y2 = c["box"]
         assert 0 <= x1 < x2 <= 1600 and 0 <= y1 < y2 <= 1200 and 0 < c["conf"] <= 1
@@ -62,12 +60,12 @@ def test_easy_showdown(rec: Recognizer, table: tuple[bytes, list[list[str]], int
 def test_exif_rotated_photo_reads_the_same(rec: Recognizer, table: tuple[bytes, list[list[str]], int]) -> None:
     data, hands, bottom = table
     upright = Image.open(io.BytesIO(data))
-    # stored turned a quarter clockwise, with the tag that turns it back (6)
-    stored = upright.transpose(Image.Transpose.ROTATE_270)
+    # stored turned a quarter counterclockwise, with the tag that turns it back (6)
+    stored = upright.transpose(Image.Transpose.ROTATE_90)
     result = rec.scan(jpeg(stored, orientation=6, quality=92), bottom=bottom)
     assert result["size"] == [1600, 1200]
     base = rec.scan(data, bottom=bottom)
-    assert abs(_read(result, hands)[0] - _read(base, hands)[0]) <= 2
+    assert abs(_placed(result, hands) - _placed(base, hands)) <= 3
 
 
 def test_single_card_has_no_hands(rec: Recognizer) -> None:
@@ -100,4 +98,4 @@ def test_scan_json_subprocess(table: tuple[bytes, list[list[str]], int], tmp_pat
     (line,) = proc.stdout.splitlines()
     result = json.loads(line)
     assert result["image"] == str(photo) and result["hands"] is not None
-    assert _read(result, hands)[0] >= 8
+    assert _placed(result, hands) >= 8

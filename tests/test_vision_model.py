@@ -84,15 +84,10 @@ def test_pieces_cover_regions_and_pack_into_tiles() -> None:
     assert max(r[3] for r in first) == pytest.approx(900)
 
 
-@pytest.mark.parametrize("turned", [False, True])
-def test_tile_boxes_map_back_to_the_photo(turned: bool) -> None:
+def test_tile_boxes_map_back_to_the_photo() -> None:
     piece = P.Piece((1000.0, 500.0, 1400.0, 1100.0), 100, 150)  # 4x down
-    pl = P.Placed(piece, 20, 30, turned)
-    # the piece's top-left 25x30 tile px, wherever it landed in the tile
-    if turned:  # a quarter turn counterclockwise puts the piece's top-left at the bottom-left
-        box = np.array([20, 30 + 100 - 25, 20 + 30, 30 + 100], np.float32)
-    else:
-        box = np.array([20, 30, 45, 60], np.float32)
+    pl = P.Placed(piece, 20, 30)
+    box = np.array([20, 30, 45, 60], np.float32)  # the piece's top-left 25x30 tile px
     assert P._to_photo(box, [pl]) == pytest.approx((1000, 500, 1100, 620))
     assert P._to_photo(np.array([0, 0, 5, 5], np.float32), [pl]) is None
 
@@ -105,8 +100,9 @@ def test_suppress_contained() -> None:
 @pytest.fixture(scope="module")
 def fake_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("onnx")
-    # coarse and fine alike: a card filling the middle of the input and its top-left corner
-    boxes = [(0, 100, 60, 220, 260, 0.9), (1, 100, 60, 150, 120, 0.8)]
+    # coarse and fine alike: a card in the middle of the input, a corner at its top-left (in a
+    # fine tile, inside the piece placed there)
+    boxes = [(0, 100, 60, 220, 260, 0.9), (1, 10, 10, 40, 50, 0.8)]
     return write_fake_models(tmp_path_factory.mktemp("models"), boxes, card="12o", conf=0.9)
 
 

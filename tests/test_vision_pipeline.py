@@ -4,7 +4,7 @@ The oracle detector answers each detector run with the true boxes of a rendered 
 mapped into that run's input (the letterboxed photo, or a fine tile) by a forward
 mapping written here independently of the pipeline; the oracle classifier names the
 true corner a crop was cut around. So every coordinate transform of the pipeline
-(decode reductions, EXIF orientation, letterbox, tiles, turned pieces, corner crops)
+(decode reductions, EXIF orientation, letterbox, tiles, corner crops)
 must be right for the cards to come out right.
 """
 
@@ -103,8 +103,6 @@ def _into_tile(b: tuple, pl: P.Placed) -> tuple | None:
     c1, d1, c2, d2 = max(u1, 0), max(v1, 0), min(u2, p.w), min(v2, p.h)
     if c2 <= c1 or d2 <= d1 or (c2 - c1) * (d2 - d1) < 0.6 * (u2 - u1) * (v2 - v1):
         return None
-    if pl.turned:  # a quarter turn counterclockwise: (x, y) -> (y, w - x)
-        c1, d1, c2, d2 = d1, p.w - c2, d2, p.w - c1
     return (c1 + pl.left, d1 + pl.top, c2 + pl.left, d2 + pl.top)
 
 
@@ -115,7 +113,7 @@ def test_oracle_models_read_every_visible_card_in_its_seat(seed, size, orientati
     scene = render.render_scene(np.random.default_rng(seed), kind="table", size=size, bottom=bottom,
                                 effects=False)
     stored = scene.image
-    if orientation == 6:  # stored a quarter turn clockwise; the tag turns it back
+    if orientation == 6:  # stored a quarter turn counterclockwise; the tag turns it back
         stored = stored.transpose(Image.Transpose.ROTATE_90)
     elif orientation == 3:
         stored = stored.transpose(Image.Transpose.ROTATE_180)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 Box = tuple[float, float, float, float]
 
 LOW_CONFIDENCE = 0.6
+MOVE_CONF = 0.3  # an outvoted read this sure may name a card box with no read
 SHOWDOWN_MIN_CARDS = 8
 SEAT_NAMES = ("bottom", "right", "top", "left")
 
@@ -78,6 +79,14 @@ def owner(corner: Box, cards: list[Box]) -> int | None:
     return best
 
 
+def iou(a: Box, b: Box) -> float:
+    """Intersection over union."""
+    w, h = min(a[2], b[2]) - max(a[0], b[0]), min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    return w * h / (_area(a) + _area(b) - w * h)
+
+
 def _intersects(a: Box, b: Box) -> bool:
     return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
 
@@ -102,8 +111,8 @@ def group_cards(reads: list[Read], card_boxes: list[Box]) -> tuple[list[Card], l
     for i in list(by_box):
         winner = _one_card(by_box[i], card_boxes[i]).name
         for r in [r for r in by_box[i] if r.name != winner]:
-            free = [k for k in range(len(card_boxes)) if k not in by_box]
-            j = owner(r.box, [card_boxes[k] for k in free])
+            free = [k for k in range(len(card_boxes)) if k not in by_box and iou(card_boxes[k], card_boxes[i]) < 0.8]
+            j = owner(r.box, [card_boxes[k] for k in free]) if r.conf >= MOVE_CONF else None
             if j is not None:
                 by_box[i].remove(r)
                 by_box[free[j]] = [r]
@@ -196,11 +205,11 @@ def assign_seats(boxes: list[Box], bottom: int = 0) -> list[int]:
     taken = [0, 0, 0, 0]
     edge = [0] * n
     for i in order:
-        for e in sorted(range(4), key=lambda e: -costs[i][e]):
-            if taken[e] < cap:
-                edge[i] = e
-                taken[e] += 1
-                break
+        ranked = sorted(range(4), key=lambda e: -costs[i][e])
+        # a full edge gives a card up to a close second edge only (a card at a corner)
+        edge[i] = next((e for e in ranked if taken[e] < cap and costs[i][e] >= costs[i][ranked[0]] - 0.5),
+                       ranked[0])
+        taken[edge[i]] += 1
     return [(bottom + e) % 4 for e in edge]
 
 

@@ -23,7 +23,7 @@ from PIL import Image
 
 from scorer.vision.crops import corner_crop
 from scorer.vision.image import Photo, open_photo
-from scorer.vision.layout import Box, Read, group_cards, layout, owner, upright
+from scorer.vision.layout import Box, Read, group_cards, iou, layout, owner, upright
 from scorer.vision.model import PAD, Detections, Models, letterbox, nms, postprocess, to_tensor
 
 CARD, CORNER = 0, 1
@@ -35,7 +35,7 @@ MARGIN = 0.06  # around a card box for its fine crop, of the card's longer side
 COARSE_CONF, FINE_CONF = 0.25, 0.25
 IOU = 0.7  # NMS within a detector run: the boxes of fanned cards overlap a lot
 MERGE_IOU = 0.5  # the same corner found in two tiles
-SURE = 0.9  # a corner read this sure spares reading the card's other corner
+SURE = 0.97  # a corner read this sure spares reading the card's other corner
 UNREAD_CONF = 0.5  # a card box with no corner read is reported from this score
 GAP = 2  # px between pieces in a fine tile
 OTHER = "other"
@@ -135,40 +135,44 @@ def _spans(length: float, tile: int, overlap: float) -> list[tuple[float, float]
     return [(i * step, i * step + tile) for i in range(n)]
 
 
-def pieces(rects: list[Box], scale: float, tile: int, overlap: float) -> list[Piece]:
-    """Each region scaled by `scale` and cut into windows that fit a tile."""
+def pieces(rects: list[Box], scale: float, tile: int, overlap: float, least: float | None = None) -> list[Piece]:
+    """Each region scaled by `scale` and cut into windows that fit a tile; a region
+    that fits whole at a scale down to `least` is scaled to fit instead of cut."""
     out = []
     for x0, y0, x1, y1 in rects:
-        w, h = (x1 - x0) * scale, (y1 - y0) * scale
+        s = scale
+        long = max(x1 - x0, y1 - y0)
+        if least is not None and long * least <= tile < long * scale:
+            s = tile / long * 0.999
+        w, h = (x1 - x0) * s, (y1 - y0) * s
         for a, b in _spans(h, tile, overlap):
             for c, d in _spans(w, tile, overlap):
                 pw, ph = max(1, min(tile, round(d - c))), max(1, min(tile, round(b - a)))
-                out.append(Piece((x0 + c / scale, y0 + a / scale, x0 + d / scale, y0 + b / scale), pw, ph))
+                out.append(Piece((x0 + c / s, y0 + a / s, x0 + d / s, y0 + b / s), pw, ph))
     return out
 
 
 @dataclass(frozen=True)
 class Placed:
-    """A piece in a tile: its left and top there, turned a quarter counterclockwise if
-    `turned` (cards lie both ways in the training data, so a turn is harmless)."""
+    """A piece in a tile, at its left and top there (never turned: the detector reads
+    cards turned a quarter much worse than as they lie in the photo)."""
 
     piece: Piece
     left: int
     top: int
-    turned: bool
 
     @property
     def w(self) -> int:
-        return self.piece.h if self.turned else self.piece.w
+        return self.piece.w
 
     @property
     def h(self) -> int:
-        return self.piece.w if self.turned else self.piece.h
+        return self.piece.h
 
 
 def pack(items: list[Piece], tile: int, gap: int = GAP) -> list[list[Placed]]:
     """Skyline packing, largest piece first, each at the lowest place of the first tile
-    where it fits either way up; as few `tile` squares as it finds."""
+    where it fits; as few `tile` squares as it finds."""
     tiles: list[list[Placed]] = []
     skylines: list[list[tuple[int, int, int]]] = []  # per tile: segments (x, y, width)
     for p in sorted(items, key=lambda p: -p.w * p.h):
@@ -176,32 +180,29 @@ def pack(items: list[Piece], tile: int, gap: int = GAP) -> list[list[Placed]]:
             if t == len(tiles):
                 tiles.append([])
                 skylines.append([(0, 0, tile)])
-            spot = _skyline_spot(skylines[t], p, tile, gap)
+            spot = _skyline_spot(skylines[t], p.w, p.h, tile)
             if spot is not None:
-                x, y, turned = spot
-                placed = Placed(p, x, y, turned)
+                placed = Placed(p, *spot)
                 tiles[t].append(placed)
-                skylines[t] = _skyline_add(skylines[t], x, y + placed.h + gap, placed.w + gap)
+                skylines[t] = _skyline_add(skylines[t], spot[0], spot[1] + p.h + gap, p.w + gap)
                 break
     return tiles
 
 
-def _skyline_spot(sky: list[tuple[int, int, int]], p: Piece, tile: int, gap: int) -> tuple[int, int, bool] | None:
-    """The lowest (then leftmost) place for `p` on the skyline, upright or turned."""
+def _skyline_spot(sky: list[tuple[int, int, int]], w: int, h: int, tile: int) -> tuple[int, int] | None:
+    """The lowest (then leftmost) place for a `w` x `h` piece on the skyline."""
     best = None
-    for turned in (False, True) if p.w != p.h else (False,):
-        w, h = (p.h, p.w) if turned else (p.w, p.h)
-        for i, (x, _, _) in enumerate(sky):
-            if x + w > tile:
-                break
-            top, covered, j = 0, 0, i
-            while covered < w and j < len(sky):
-                top = max(top, sky[j][1])
-                covered = sky[j][0] + sky[j][2] - x
-                j += 1
-            if top + h <= tile and (best is None or (top + h, x) < (best[1] + best[3], best[0])):
-                best = (x, top, turned, h)
-    return None if best is None else best[:3]
+    for i, (x, _, _) in enumerate(sky):
+        if x + w > tile:
+            break
+        top, covered, j = 0, 0, i
+        while covered < w and j < len(sky):
+            top = max(top, sky[j][1])
+            covered = sky[j][0] + sky[j][2] - x
+            j += 1
+        if top + h <= tile and (best is None or (top + h, x) < (best[1] + h, best[0])):
+            best = (x, top)
+    return best
 
 
 def _skyline_add(sky: list[tuple[int, int, int]], x: int, y: int, w: int) -> list[tuple[int, int, int]]:
@@ -228,10 +229,10 @@ def _skyline_add(sky: list[tuple[int, int, int]], x: int, y: int, w: int) -> lis
 
 def fine_tiles(rects: list[Box], ref: float, tile: int) -> list[list[Placed]]:
     """The regions packed into tiles with a card `FINE_CARD` px long, or a little less
-    where that needs fewer tiles (each tile is a detector run)."""
+    (down to `FINE_CARD_MIN`) where that needs fewer tiles: each tile is a detector run."""
     best: list[list[Placed]] | None = None
     for card in range(FINE_CARD, FINE_CARD_MIN - 1, -10):
-        packed = pack(pieces(rects, card / ref, tile, overlap=0.45 * card), tile)
+        packed = pack(pieces(rects, card / ref, tile, 0.45 * card, FINE_CARD_MIN / ref), tile)
         if best is None or len(packed) < len(best):
             best = packed
     return best or []
@@ -254,8 +255,6 @@ def fine(models: Models, image: Image.Image, full: tuple[int, int], cards: list[
             p = pl.piece
             x0, y0, x1, y1 = p.rect
             crop = image.resize((p.w, p.h), Image.Resampling.BILINEAR, box=(x0 / fx, y0 / fy, x1 / fx, y1 / fy))
-            if pl.turned:
-                crop = crop.transpose(Image.Transpose.ROTATE_90)
             canvas[pl.top : pl.top + pl.h, pl.left : pl.left + pl.w] = np.asarray(crop)
         batch[k] = to_tensor(canvas)
     found: dict[int, list[list[float]]] = {CARD: [], CORNER: []}
@@ -312,8 +311,6 @@ def _to_photo(box: np.ndarray, placed: list[Placed]) -> tuple[float, float, floa
             u1, v1 = max(box[0], pl.left) - pl.left, max(box[1], pl.top) - pl.top
             u2, v2 = min(box[2], pl.left + pl.w) - pl.left, min(box[3], pl.top + pl.h) - pl.top
             p = pl.piece
-            if pl.turned:  # undo a quarter turn counterclockwise
-                u1, v1, u2, v2 = p.w - v2, u1, p.w - v1, u2
             sx, sy = (p.rect[2] - p.rect[0]) / p.w, (p.rect[3] - p.rect[1]) / p.h
             return (float(p.rect[0] + u1 * sx), float(p.rect[1] + v1 * sy),
                     float(p.rect[0] + u2 * sx), float(p.rect[1] + v2 * sy))
@@ -428,6 +425,9 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
     if cards:
         corners, fine_cards = fine(models, big, full, cards, ref)
         cards = refine(cards, fine_cards)
+        keep = [i for i, b in enumerate(cards) if not any(iou(b, cards[j]) > 0.8 for j in range(i))]
+        cards, card_det = [cards[i] for i in keep], Detections(card_det.boxes[keep], card_det.scores[keep],
+                                                               card_det.classes[keep])
     else:
         grown = [(b[0] - ref * 0.3, b[1] - ref * 0.3, b[2] + ref * 0.3, b[3] + ref * 0.3) for b in regions_from]
         corners, _ = fine(models, big, full, grown, ref)
