@@ -37,18 +37,12 @@ def _rank(name: str | None) -> str:
     return name.rstrip("ocebOCEB") or name
 
 
-def _iou(a: list[float], b: list[float]) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
 def _pair(truth: list[dict], pred: list[dict]) -> dict[int, int]:
     """Greedy one-to-one pairing of true and read cards by box overlap (IoU >= 0.2)."""
+    from scorer.vision.layout import iou
+
     pairs = sorted(
-        ((_iou(t["box"], p["box"]), i, j) for i, t in enumerate(truth) for j, p in enumerate(pred) if p.get("box")),
+        ((iou(t["box"], p["box"]), i, j) for i, t in enumerate(truth) for j, p in enumerate(pred) if p.get("box")),
         reverse=True,
     )
     out: dict[int, int] = {}
@@ -67,13 +61,13 @@ def _classifier_on_truth(model_dir: Path, scenes: list) -> float | None:
     import onnxruntime as ort
 
     from scorer.vision.crops import corner_crop
+    from scorer.vision.model import read_names, to_tensor
 
     path = model_dir / "cards-cls.onnx"
     if not path.exists():
         return None
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    names = json.loads((model_dir / "cards-cls.json").read_text())
-    names = names["names"] if isinstance(names, dict) else names
+    names = read_names(model_dir / "cards-cls.json")
     size = sess.get_inputs()[0].shape[-1]
     batch, labels = [], []
     for sc in scenes:
@@ -81,7 +75,7 @@ def _classifier_on_truth(model_dir: Path, scenes: list) -> float | None:
             for k in c["corners"]:
                 if k["labelled"]:
                     crop = corner_crop(sc.image, tuple(k["box"]), c["quarter_turns"], size=int(size))
-                    batch.append(np.asarray(crop, np.float32).transpose(2, 0, 1) / 255)
+                    batch.append(to_tensor(np.asarray(crop)))
                     labels.append(c["card"])
     if not batch:
         return None
