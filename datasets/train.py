@@ -112,7 +112,7 @@ def export(task: str, weights: Path, out: Path, imgsz: int | None = None) -> Pat
 
     model = YOLO(str(weights))
     size = imgsz or (DET_IMGSZ if task == "det" else CLS_IMGSZ)
-    onnx = Path(model.export(format="onnx", opset=OPSET, imgsz=size, simplify=True, dynamic=False, nms=False))
+    onnx = Path(model.export(format="onnx", opset=OPSET, imgsz=size, simplify=True, dynamic=task == "cls", nms=False))
     out.mkdir(parents=True, exist_ok=True)
     dest = out / ("cards-det.onnx" if task == "det" else "cards-cls.onnx")
     shutil.copyfile(onnx, dest)
