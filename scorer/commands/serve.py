@@ -44,15 +44,18 @@ def _raise_file_limit(need: int) -> None:
         pass
 
 
-def _warm_up(app: Any) -> str:
-    """Check that the card model is there; load it in the background so the first photo is quick."""
+def _warm_up(app: Any) -> tuple[str, threading.Thread | None]:
+    """Check that the card model is there; load it in the background so the first photo is quick.
+
+    Returns what to print and the loading thread, which the caller joins before exiting
+    (onnxruntime aborts the process if it exits while a session is being created)."""
     from pathlib import Path
 
     from scorer import vision
 
     folder = Path(app.config["MODEL_DIR"]) if app.config.get("MODEL_DIR") else vision.default_model_dir()
     if not (folder / "cards-det.onnx").exists():
-        return f"none in {folder} (photos cannot be read; cards can be typed)"
+        return f"none in {folder} (photos cannot be read; cards can be typed)", None
 
     def load() -> None:
         with app.app_context():
@@ -63,8 +66,9 @@ def _warm_up(app: Any) -> str:
             except Exception as exc:  # noqa: BLE001 - reported, and each scan reports it again
                 print(f"card model: cannot load ({exc})", flush=True)
 
-    threading.Thread(target=load, name="model-warm-up", daemon=True).start()
-    return str(folder)
+    thread = threading.Thread(target=load, name="model-warm-up", daemon=True)
+    thread.start()
+    return str(folder), thread
 
 
 def print_qr(url: str) -> None:
@@ -107,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGINT, stop)
     signal.signal(signal.SIGTERM, stop)
+    warm_up: threading.Thread | None = None
     try:
         port = server.effective_port  # type: ignore[union-attr]
         host = lan_address() if args.host in ("0.0.0.0", "") else args.host
@@ -115,7 +120,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"database: {db}", flush=True)
         if not args.no_qr:
             print_qr(url)
-        print(f"card model: {_warm_up(app)}", flush=True)
+        model_note, warm_up = _warm_up(app)
+        print(f"card model: {model_note}", flush=True)
         print("Ctrl-C to stop.", flush=True)
         server.run()
     except SystemExit:  # a signal before the loop started
@@ -123,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         app.extensions["mus_hub"].close()
         server.close()
+        if warm_up is not None:
+            warm_up.join(timeout=30)
         app.extensions["mus_store"].db.close()
     print("stopped", flush=True)
     return 0
