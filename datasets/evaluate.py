@@ -69,6 +69,8 @@ def _classifier_on_truth(model_dir: Path, scenes: list) -> float | None:
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     names = read_names(model_dir / "cards-cls.json")
     size = sess.get_inputs()[0].shape[-1]
+    if not isinstance(size, int):  # exported with a dynamic shape: the size it was trained at
+        size = json.loads((model_dir / "cards-cls.json").read_text()).get("imgsz", 64)
     batch, labels = [], []
     for sc in scenes:
         for c in sc.cards:
