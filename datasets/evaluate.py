@@ -60,17 +60,15 @@ def _classifier_on_truth(model_dir: Path, scenes: list) -> float | None:
     """Top-1 accuracy of `cards-cls.onnx` on crops of the true corner boxes."""
     import onnxruntime as ort
 
-    from scorer.vision.crops import corner_crop
-    from scorer.vision.model import read_names, to_tensor
+    from scorer.vision.crops import CROP_SIZE, corner_crop
+    from scorer.vision.model import input_size, read_names, to_tensor
 
     path = model_dir / "cards-cls.onnx"
     if not path.exists():
         return None
     sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     names = read_names(model_dir / "cards-cls.json")
-    size = sess.get_inputs()[0].shape[-1]
-    if not isinstance(size, int):  # exported with a dynamic shape: the size it was trained at
-        size = json.loads((model_dir / "cards-cls.json").read_text()).get("imgsz", 64)
+    size = input_size(sess, CROP_SIZE, model_dir / "cards-cls.json")
     batch, labels = [], []
     for sc in scenes:
         for c in sc.cards:

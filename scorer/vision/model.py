@@ -14,6 +14,8 @@ import numpy as np
 import onnxruntime as ort
 from PIL import Image
 
+from scorer.vision.crops import CROP_SIZE
+
 PAD = 114
 DET_FILE, CLS_FILE, NAMES_FILE = "cards-det.onnx", "cards-cls.onnx", "cards-cls.json"
 
@@ -135,6 +137,18 @@ def read_names(path: Path) -> list[str]:
     return [str(n) for n in obj]
 
 
+def input_size(sess: ort.InferenceSession, default: int, names_path: Path | None = None) -> int:
+    """The square input side a model takes; for a dynamic shape, `imgsz` from `cards-cls.json`."""
+    side = sess.get_inputs()[0].shape[-1]
+    if isinstance(side, int):
+        return side
+    if names_path is not None and names_path.is_file():
+        obj = json.loads(names_path.read_text(encoding="utf-8"))
+        if isinstance(obj, dict) and isinstance(obj.get("imgsz"), int):
+            return obj["imgsz"]
+    return default
+
+
 class Models:
     """The two ONNX sessions and the classifier's class names."""
 
@@ -143,9 +157,8 @@ class Models:
         self.det = _session(self.model_dir / DET_FILE)
         self.cls = _session(self.model_dir / CLS_FILE)
         self.names = read_names(self.model_dir / NAMES_FILE)
-        self.det_size = int(self.det.get_inputs()[0].shape[2]) if isinstance(self.det.get_inputs()[0].shape[2], int) else 320
-        shape = self.cls.get_inputs()[0].shape
-        self.cls_size = int(shape[2]) if isinstance(shape[2], int) else 64
+        self.det_size = input_size(self.det, 320)
+        self.cls_size = input_size(self.cls, CROP_SIZE, self.model_dir / NAMES_FILE)
         self._det_batch, self._cls_batch = _dynamic_batch(self.det), _dynamic_batch(self.cls)
 
     def detect(self, batch: np.ndarray) -> np.ndarray:
