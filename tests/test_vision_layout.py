@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scorer.vision.layout import Card, Read, assign_seats, group_cards, layout, owner
+from scorer.vision.layout import Card, Read, assign_seats, group_cards, layout, owner, unique_names
 
 W, H = 4000, 3000
 CW, CH = 260, 400  # a card standing
@@ -147,3 +147,29 @@ def test_rendered_showdowns_grouped_and_seated_from_their_true_boxes() -> None:
         lost += len(set(want) - set(got))
         wrong_seat += sum(got.get(n) != s for n, s in want.items() if n in got)
     assert lost <= 2 and wrong_seat <= 2, (lost, wrong_seat)
+
+
+def test_a_neighbours_sure_corner_over_a_card_box_is_a_card_of_its_own() -> None:
+    """Fans overlap: a box can hold its own index and a neighbour's. Both sure reads at
+    the same end of the box are two cards, not one card read two ways."""
+    card = (0.0, 0.0, 260.0, 400.0)
+    own = Read((150, 280, 260, 400), "4b", 1.0)
+    neighbour = Read((120, 250, 230, 370), "7o", 1.0)
+    cards, _ = group_cards([neighbour, own], [card])
+    assert sorted(c.name for c in cards) == ["4b", "7o"]
+    # the same two names at opposite ends of the box: one card, its two indices disagree
+    far = Read((0, 0, 110, 120), "7o", 0.95)
+    cards, _ = group_cards([far, own], [card])
+    assert [c.name for c in cards] == ["4b"] and cards[0].others == ("7o",)
+
+
+def test_unique_names_gives_the_less_sure_duplicate_its_next_name() -> None:
+    a = Card("5c", 0.9, (0, 0, 10, 10), alts=(("4c", 0.05),))
+    b = Card("5c", 0.6, (20, 0, 30, 10), alts=(("5o", 0.01), ("4c", 0.3), ("6c", 0.08)))
+    c = Card("4c", 0.8, (40, 0, 50, 10))
+    out = unique_names([a, b, c])
+    assert [x.name for x in out] == ["5c", "6c", "4c"]  # 4c is taken, 5o too unlikely
+    assert out[1].others == ("5c",) and out[1].conf == 0.08
+    # no acceptable next name: the duplicate stays (and will be warned about)
+    d = Card("5c", 0.5, (60, 0, 70, 10), alts=(("4c", 0.4),))
+    assert [x.name for x in unique_names([a, d, c])] == ["5c", "5c", "4c"]

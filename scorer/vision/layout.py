@@ -14,6 +14,8 @@ Box = tuple[float, float, float, float]
 
 LOW_CONFIDENCE = 0.6
 MOVE_CONF = 0.3  # an outvoted read this sure may name a card box with no read
+ALT_CONF = 0.05  # a card read as a name already taken may take its next name from this
+ORPHAN_CONF = 0.8  # ... or, with no such box, be a card of its own
 SHOWDOWN_MIN_CARDS = 8
 SEAT_NAMES = ("bottom", "right", "top", "left")
 
@@ -25,6 +27,7 @@ class Read:
     box: Box
     name: str
     conf: float
+    alts: tuple[tuple[str, float], ...] = ()  # the next names and their probabilities
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,7 @@ class Card:
     conf: float
     box: Box
     others: tuple[str, ...] = ()
+    alts: tuple[tuple[str, float], ...] = ()  # the classifier's next names and probabilities
 
 
 def upright(box: Box) -> bool:
@@ -116,6 +120,11 @@ def group_cards(reads: list[Read], card_boxes: list[Box]) -> tuple[list[Card], l
             if j is not None:
                 by_box[i].remove(r)
                 by_box[free[j]] = [r]
+            elif r.conf >= ORPHAN_CONF and not _far_end(r.box, by_box[i], winner, card_boxes[i]):
+                # a sure read near the winner's end of the box: a neighbour's corner showing
+                # over this card's box (fans overlap), not this card's other index
+                by_box[i].remove(r)
+                orphans.append(r)
     cards: list[Card] = []
     for i, box in enumerate(card_boxes):
         if i in by_box:
@@ -133,9 +142,18 @@ def group_cards(reads: list[Read], card_boxes: list[Box]) -> tuple[list[Card], l
         box = g[0].box
         for r in g[1:]:
             box = _union(box, r.box)
-        cards.append(Card(g[0].name, max(r.conf for r in g), box))
+        cards.append(Card(g[0].name, max(r.conf for r in g), box, alts=g[0].alts))
     unread = [box for i, box in enumerate(card_boxes) if i not in by_box]
     return _merge_same(cards), unread
+
+
+def _far_end(corner: Box, reads: list[Read], name: str, card: Box) -> bool:
+    """Whether `corner` sits at the far end of `card` from every read of `name` there
+    (the card's two index corners are at opposite ends)."""
+    long = max(card[2] - card[0], card[3] - card[1])
+    cx, cy = (corner[0] + corner[2]) / 2, (corner[1] + corner[3]) / 2
+    return all(math.hypot(cx - (r.box[0] + r.box[2]) / 2, cy - (r.box[1] + r.box[3]) / 2) > 0.5 * long
+               for r in reads if r.name == name)
 
 
 def _near(a: Box, b: Box) -> bool:
@@ -157,7 +175,8 @@ def _one_card(reads: list[Read], box: Box) -> Card:
     conf = best[name]
     if len(ranked) > 1:
         conf = conf * total[name] / sum(total.values())
-    return Card(name, conf, box, tuple(ranked[1:]))
+    alts = max((r for r in reads if r.name == name), key=lambda r: r.conf).alts
+    return Card(name, conf, box, tuple(ranked[1:]), alts)
 
 
 def _merge_same(cards: list[Card]) -> list[Card]:
@@ -168,7 +187,7 @@ def _merge_same(cards: list[Card]) -> list[Card]:
         for j, o in enumerate(out):
             if o.name == c.name and _intersects(o.box, c.box):
                 big = o.box if _area(o.box) >= _area(c.box) else c.box
-                out[j] = Card(o.name, o.conf, big, o.others)
+                out[j] = Card(o.name, o.conf, big, o.others, o.alts)
                 break
         else:
             out.append(c)
@@ -177,6 +196,25 @@ def _merge_same(cards: list[Card]) -> list[Card]:
 
 def _area(b: Box) -> float:
     return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
+
+
+def unique_names(cards: list[Card], least: float = ALT_CONF) -> list[Card]:
+    """A deck has each card once: a name read twice stays with its surer card, and the
+    other card takes its next name that no card has, if the classifier gave it at least
+    `least`, and keeps its duplicate name otherwise (and the warning)."""
+    out = list(cards)
+    taken = {c.name for c in cards}
+    for i in sorted(range(len(out)), key=lambda i: -out[i].conf):
+        c = out[i]
+        if not any(o.name == c.name and (o.conf > c.conf or (o.conf == c.conf and j < i))
+                   for j, o in enumerate(out) if j != i):
+            continue
+        for name, p in c.alts:
+            if name not in taken and p >= least:
+                out[i] = Card(name, p, c.box, (c.name, *c.others), ())
+                taken.add(name)
+                break
+    return out
 
 
 def assign_seats(boxes: list[Box], bottom: int = 0) -> list[int]:

@@ -23,7 +23,7 @@ from PIL import Image
 
 from scorer.vision.crops import corner_crop
 from scorer.vision.image import Photo, open_photo
-from scorer.vision.layout import Box, Read, group_cards, iou, layout, owner, upright
+from scorer.vision.layout import Box, Card, Read, group_cards, iou, layout, owner, unique_names, upright
 from scorer.vision.model import PAD, Detections, Models, letterbox, nms, postprocess, to_tensor
 
 CARD, CORNER = 0, 1
@@ -36,6 +36,7 @@ COARSE_CONF, FINE_CONF = 0.25, 0.25
 IOU = 0.7  # NMS within a detector run: the boxes of fanned cards overlap a lot
 MERGE_IOU = 0.5  # the same corner found in two tiles
 SURE = 0.97  # a corner read this sure spares reading the card's other corner
+FALLBACK_CONF = 0.6  # a card box's index corner read directly names the card from this
 UNREAD_CONF = 0.5  # a card box with no corner read is reported from this score
 GAP = 2  # px between pieces in a fine tile
 OTHER = "other"
@@ -336,6 +337,42 @@ def suppress_contained(dets: np.ndarray, frac: float = 0.7) -> np.ndarray:
     return dets[keep]
 
 
+TTA = ((0.0, 0.0, 1.0), (-0.07, -0.07, 1.0), (0.07, 0.07, 1.0), (0.07, -0.07, 1.0), (-0.07, 0.07, 1.0),
+       (0.0, 0.0, 1.15), (0.0, 0.0, 0.87))  # (dx, dy of the box side, scale): corner crops read and averaged
+ALTS = 3  # names kept per read, best first
+
+
+def classify_corners(models: Models, image: Image.Image, scale: tuple[float, float],
+                     crops: list[tuple[Box, int]]) -> np.ndarray:
+    """Class probabilities (N, C) of corner boxes (full-size pixels, each with its quarter
+    turns), each the mean over `TTA` shifted and scaled crops (one batch)."""
+    size = models.cls_size
+    if not crops:
+        return np.zeros((0, len(models.names)), np.float32)
+    fx, fy = scale
+    batch = np.empty((len(crops) * len(TTA), 3, size, size), np.float32)
+    n = 0
+    for b, turns in crops:
+        w, h = (b[2] - b[0]) / fx, (b[3] - b[1]) / fy
+        cx, cy = (b[0] + b[2]) / 2 / fx, (b[1] + b[3]) / 2 / fy
+        for dx, dy, s in TTA:
+            x, y = cx + dx * w, cy + dy * h
+            box = (x - w * s / 2, y - h * s / 2, x + w * s / 2, y + h * s / 2)
+            batch[n] = to_tensor(np.asarray(corner_crop(image, box, turns, size=size)))
+            n += 1
+    return models.classify(batch).reshape(len(crops), len(TTA), -1).mean(axis=1)
+
+
+def to_read(models: Models, box: Box, p: np.ndarray) -> Read | None:
+    """The read of one corner from its class probabilities; None for `other`."""
+    order = np.argsort(-p)[:ALTS]
+    names = [models.names[j] if j < len(models.names) else OTHER for j in order]
+    if names[0] == OTHER:
+        return None
+    alts = tuple((n, float(p[j])) for n, j in zip(names[1:], order[1:], strict=True) if n != OTHER)
+    return Read(box, names[0], float(p[order[0]]), alts)
+
+
 def read(models: Models, image: Image.Image, full: tuple[int, int], corners: np.ndarray,
          cards: list[Box]) -> list[Read]:
     """Classify corners (rows best first), cut from `image` with `corner_crop`, upright
@@ -354,18 +391,11 @@ def read(models: Models, image: Image.Image, full: tuple[int, int], corners: np.
             rest.append(k)
 
     def classify(ks: list[int]) -> list[Read | None]:
-        size = models.cls_size
-        batch = np.empty((len(ks), 3, size, size), np.float32)
-        for n, k in enumerate(ks):
-            b, o = boxes[k], owners[k]
-            turns = 0 if upright(cards[o] if o is not None else b) else 1
-            crop = corner_crop(image, (b[0] / fx, b[1] / fy, b[2] / fx, b[3] / fy), turns, size=size)
-            batch[n] = to_tensor(np.asarray(crop))
+        crops = [(boxes[k], 0 if upright(cards[owners[k]] if owners[k] is not None else boxes[k]) else 1) for k in ks]
         out: list[Read | None] = []
-        for k, p in zip(ks, models.classify(batch), strict=True):
-            j = int(np.argmax(p))
-            name = models.names[j] if j < len(models.names) else OTHER
-            out.append(None if name == OTHER else Read(boxes[k], name, float(p[j])))
+        for k, p in zip(ks, classify_corners(models, image, (fx, fy), crops), strict=True):
+            r = to_read(models, boxes[k], p)
+            out.append(r)
         return out
 
     reads = classify(first)
@@ -382,6 +412,37 @@ def read(models: Models, image: Image.Image, full: tuple[int, int], corners: np.
 
     reads += classify([k for k in rest if not other_end(k)])
     return [r for r in reads if r is not None]
+
+
+def read_unread(models: Models, image: Image.Image, full: tuple[int, int], found: list[Card],
+                unread: list[Box], corners: np.ndarray) -> tuple[list[Card], list[Box]]:
+    """Card boxes where no corner was found or read: their index corners (where a card
+    standing or lying has them) classified directly; a sure read of a name not yet
+    read makes the card. Returns the cards and the boxes still unread."""
+    if len(corners):
+        cw, ch = np.median(corners[:, 2] - corners[:, 0]), np.median(corners[:, 3] - corners[:, 1])
+    else:
+        ref = np.median([max(b[2] - b[0], b[3] - b[1]) for b in unread])
+        cw = ch = 0.3 * ref
+    crops: list[tuple[Box, int]] = []
+    for b in unread:
+        up = upright(b)
+        w, h = (min(cw, ch), max(cw, ch)) if up else (max(cw, ch), min(cw, ch))
+        spots = ((b[0], b[1]), (b[2] - w, b[3] - h)) if up else ((b[2] - w, b[1]), (b[0], b[3] - h))
+        crops += [((x, y, x + w, y + h), 0 if up else 1) for x, y in spots]
+    fx, fy = full[0] / image.width, full[1] / image.height
+    probs = classify_corners(models, image, (fx, fy), crops)
+    taken = {c.name for c in found}
+    out, still = list(found), []
+    for i, b in enumerate(unread):
+        reads = [r for k in (2 * i, 2 * i + 1) if (r := to_read(models, crops[k][0], probs[k])) is not None]
+        best = max(reads, key=lambda r: r.conf, default=None)
+        if best is not None and best.conf >= FALLBACK_CONF and best.name not in taken:
+            out.append(Card(best.name, best.conf, b, tuple(n for n, _ in best.alts), best.alts))
+            taken.add(best.name)
+        else:
+            still.append(b)
+    return out, still
 
 
 def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom: int = 0,
@@ -439,6 +500,9 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
 
     start = perf_counter()
     found, unread = group_cards(reads, cards)
+    if unread:
+        found, unread = read_unread(models, big, full, found, unread, corners)
+    found = unique_names(found)
     # a card box with no read, sure, and neither a read card's nor a reported one's
     sure_unread: list[Box] = []
     for b, s in sorted(zip(cards, card_det.scores, strict=True), key=lambda t: -t[1]):
