@@ -154,3 +154,14 @@ def test_card_boxes_whose_corners_the_detector_missed_are_read_at_their_index_co
     assert len(set(got) & set(want)) >= 12, (got, want)
     assert set(got) <= set(want)
     assert sum(got[n] != want[n] for n in got) <= 1
+
+
+def test_at_most_a_deal_drops_only_the_unsure_extras() -> None:
+    from scorer.vision.layout import Card
+
+    names = [f"{r}{s}" for r in (1, 2, 3, 4) for s in "oceb"]
+    cards = [Card(n, 0.9, (i * 10, 0, i * 10 + 8, 10)) for i, n in enumerate(names)]
+    extra = [Card("5o", 0.3, (0, 50, 8, 60)), Card("6o", 0.95, (20, 50, 28, 60)), Card("8o", 0.2, (40, 50, 48, 60))]
+    out = P.at_most_a_deal(cards + extra)
+    assert [c.name for c in out] == names + ["6o", "8o"]  # a sure 17th stays (and is warned of); 8s are not counted
+    assert P.at_most_a_deal(cards[:10] + extra[:1]) == cards[:10] + extra[:1]

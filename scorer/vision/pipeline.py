@@ -23,7 +23,19 @@ from PIL import Image
 
 from scorer.vision.crops import corner_crop
 from scorer.vision.image import Photo, open_photo
-from scorer.vision.layout import Box, Card, Read, group_cards, iou, layout, owner, unique_names, upright
+from scorer.vision.layout import (
+    LOW_CONFIDENCE,
+    Box,
+    Card,
+    Read,
+    group_cards,
+    iou,
+    layout,
+    not_mus,
+    owner,
+    unique_names,
+    upright,
+)
 from scorer.vision.model import PAD, Detections, Models, letterbox, nms, postprocess, to_tensor
 
 CARD, CORNER = 0, 1
@@ -445,6 +457,14 @@ def read_unread(models: Models, image: Image.Image, full: tuple[int, int], found
     return out, still
 
 
+def at_most_a_deal(cards: list[Card], n: int = 16) -> list[Card]:
+    """A showdown has `n` Mus cards: beyond them, the least sure ones read under
+    `LOW_CONFIDENCE` are dropped (a sure read is kept, and warned about)."""
+    mus = sorted((c for c in cards if not not_mus(c.name)), key=lambda c: -c.conf)
+    drop = {id(c) for c in mus[n:] if c.conf < LOW_CONFIDENCE}
+    return [c for c in cards if id(c) not in drop]
+
+
 def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom: int = 0,
          timings: dict[str, float] | None = None) -> dict:
     """The `scan --json` object (less `image`) for one photo. `timings`, if given,
@@ -503,6 +523,7 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
     if unread:
         found, unread = read_unread(models, big, full, found, unread, corners)
     found = unique_names(found)
+    found = at_most_a_deal(found)
     # a card box with no read, sure, and neither a read card's nor a reported one's
     sure_unread: list[Box] = []
     for b, s in sorted(zip(cards, card_det.scores, strict=True), key=lambda t: -t[1]):
