@@ -96,7 +96,8 @@ def train(task: str, args: argparse.Namespace) -> Path:
             imgsz=args.imgsz or CLS_IMGSZ,
             fliplr=0.0,
             scale=0.1,
-            erasing=0.0,
+            erasing=args.erasing,
+            dropout=args.dropout,
             auto_augment=None,
             hsv_h=0.01,
             **_common(args),
@@ -137,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--optimizer", default="", help="e.g. AdamW (default: ultralytics' auto choice)")
     p.add_argument("--lr0", type=float, default=0.002, help="with --optimizer")
     p.add_argument("--warmup", type=float, default=None, help="warm-up epochs (ultralytics default 3)")
+    p.add_argument("--erasing", type=float, default=0.0, help="cls: random erasing probability (occlusion)")
+    p.add_argument("--dropout", type=float, default=0.0, help="cls: dropout before the classifier head")
     p.add_argument("--project", default=str(ROOT / "runs"))
     p.add_argument("--name", default="")
     p.add_argument("--resume", action="store_true", help="carry on from the run's last.pt")

@@ -351,28 +351,42 @@ def suppress_contained(dets: np.ndarray, frac: float = 0.7) -> np.ndarray:
 
 TTA = ((0.0, 0.0, 1.0), (-0.07, -0.07, 1.0), (0.07, 0.07, 1.0), (0.07, -0.07, 1.0), (-0.07, 0.07, 1.0),
        (0.0, 0.0, 1.15), (0.0, 0.0, 0.87))  # (dx, dy of the box side, scale): corner crops read and averaged
+TTA_BELOW = 0.97  # a corner read less sure than this from its box is read again through `TTA`
 ALTS = 3  # names kept per read, best first
+
+
+def _crops(models: Models, image: Image.Image, scale: tuple[float, float], crops: list[tuple[Box, int]],
+           shifts: tuple[tuple[float, float, float], ...]) -> np.ndarray:
+    """A classifier batch: each corner box cut at each shift (dx, dy of the box side, scale)."""
+    size = models.cls_size
+    fx, fy = scale
+    batch = np.empty((len(crops) * len(shifts), 3, size, size), np.float32)
+    n = 0
+    for b, turns in crops:
+        w, h = (b[2] - b[0]) / fx, (b[3] - b[1]) / fy
+        cx, cy = (b[0] + b[2]) / 2 / fx, (b[1] + b[3]) / 2 / fy
+        for dx, dy, s in shifts:
+            x, y = cx + dx * w, cy + dy * h
+            box = (x - w * s / 2, y - h * s / 2, x + w * s / 2, y + h * s / 2)
+            batch[n] = to_tensor(np.asarray(corner_crop(image, box, turns, size=size)))
+            n += 1
+    return batch
 
 
 def classify_corners(models: Models, image: Image.Image, scale: tuple[float, float],
                      crops: list[tuple[Box, int]]) -> np.ndarray:
     """Class probabilities (N, C) of corner boxes (full-size pixels, each with its quarter
-    turns), each the mean over `TTA` shifted and scaled crops (one batch)."""
-    size = models.cls_size
+    turns): one crop each, and for those read less sure than `TTA_BELOW` the mean over
+    the `TTA` shifted and scaled crops."""
     if not crops:
         return np.zeros((0, len(models.names)), np.float32)
-    fx, fy = scale
-    batch = np.empty((len(crops) * len(TTA), 3, size, size), np.float32)
-    n = 0
-    for b, turns in crops:
-        w, h = (b[2] - b[0]) / fx, (b[3] - b[1]) / fy
-        cx, cy = (b[0] + b[2]) / 2 / fx, (b[1] + b[3]) / 2 / fy
-        for dx, dy, s in TTA:
-            x, y = cx + dx * w, cy + dy * h
-            box = (x - w * s / 2, y - h * s / 2, x + w * s / 2, y + h * s / 2)
-            batch[n] = to_tensor(np.asarray(corner_crop(image, box, turns, size=size)))
-            n += 1
-    return models.classify(batch).reshape(len(crops), len(TTA), -1).mean(axis=1)
+    p = models.classify(_crops(models, image, scale, crops, TTA[:1]))
+    again = [i for i in range(len(crops)) if p[i].max() < TTA_BELOW]
+    if again:
+        more = models.classify(_crops(models, image, scale, [crops[i] for i in again], TTA[1:]))
+        more = more.reshape(len(again), len(TTA) - 1, -1)
+        p[again] = (p[again] + more.sum(axis=1)) / len(TTA)
+    return p
 
 
 def to_read(models: Models, box: Box, p: np.ndarray) -> Read | None:
