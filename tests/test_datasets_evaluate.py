@@ -1,0 +1,40 @@
+"""The evaluation command: its showdowns, its scoring and the model card it writes."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("tqdm")
+
+from datasets import evaluate as E  # noqa: E402
+from datasets.render import DECKS  # noqa: E402
+
+
+def test_readable_showdowns_show_an_index_of_every_card_and_are_deterministic() -> None:
+    for i in range(6):
+        scene, tries = E.readable_showdown(41, i, DECKS, (800, 600), bottom=i % 4)
+        seated = [c for c in scene.cards if c["seat"] is not None]
+        assert len(seated) == 16
+        assert all(any(k["labelled"] for k in c["corners"]) for c in seated)
+        assert scene.bottom == i % 4
+        again, tries2 = E.readable_showdown(41, i, DECKS, (800, 600), bottom=i % 4)
+        assert tries2 == tries and again.hands == scene.hands
+        assert again.image.tobytes() == scene.image.tobytes()
+
+
+def test_evaluate_scores_the_shipped_models_and_writes_the_card(tmp_path) -> None:
+    r = E.evaluate(E.ROOT / "models", 3, 7001, DECKS, (1200, 900))
+    assert r["photos"] == 3 and 0 <= r["redrawn"] <= 3
+    for key in ("showdowns_fully_right", "cards_read_right", "cards_right_in_seat", "macro_f1"):
+        assert 0.0 <= r[key] <= 1.0
+    assert r["cards_right_in_seat"] <= r["cards_read_right"]
+    assert r["micro"]["f1"] > 0.5  # the shipped models read most cards of the training decks
+    stats = r["per_card"]
+    assert sum(s["tp"] + s["fn"] for s in stats.values()) == 16 * 3  # every dealt card counted once
+    assert sum(sum(row.values()) for row in r["rank_confusion"].values()) == 16 * 3
+    card = tmp_path / "CARD.md"
+    card.write_text(f"# Card\n\nbefore\n\n{E.BEGIN}\nold figures\n{E.END}\n\nafter\n")
+    E.write_card(card, [E.to_markdown("(a) test", r)])
+    text = card.read_text()
+    assert "old figures" not in text and "before" in text and "after" in text
+    assert "(a) test" in text and f"{r['micro']['f1']:.3f}" in text
