@@ -134,13 +134,22 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
         for name in true_names - seen:
             stats[name]["fn"] += 1
         cards_right += len(true_names & seen)
-        pairs = _pair(truth, res["cards"])
-        for ti, t in enumerate(truth):
-            p = res["cards"][pairs[ti]] if ti in pairs else None
+        # a dealt card read by its name is on the diagonal; the others against the read card at
+        # their place (box overlap) among the reads that named no dealt card
+        left = [c for c in res["cards"] if c["card"] not in true_names]
+        unread = [t for t in truth if t["card"] not in seen]
+        pairs = _pair(unread, left)
+        for t in truth:
+            if t["card"] in seen:
+                confusion[_rank(t["card"])][_rank(t["card"])] += 1
+                continue
+            ti = unread.index(t)
+            p = left[pairs[ti]] if ti in pairs else None
             col = _rank(p["card"]) if p else "none"
             confusion[_rank(t["card"])][col if col in RANK_COLS else "other"] += 1
-            if p and p["card"] == t["card"] and p.get("seat") == t["seat"]:
-                seats_right += 1
+        # a dealt card is in its seat when a card read by its name has its seat (names are unique in a deal)
+        read_seats = {(c["card"], c.get("seat")) for c in res["cards"]}
+        seats_right += sum((t["card"], t["seat"]) in read_seats for t in truth)
         hands = res.get("hands")
         if hands and scene.hands and all(
             h is not None and sorted(h) == sorted(t) for h, t in zip(hands, scene.hands, strict=True)
@@ -212,7 +221,8 @@ def to_markdown(title: str, r: dict) -> str:
             f"| {a} | {x['precision']:.2f} | {x['recall']:.2f} | {x['f1']:.2f} "
             f"| {b} | {y['precision']:.2f} | {y['recall']:.2f} | {y['f1']:.2f} |"
         )
-    lines += ["", "</details>", "", "Rank confusion (rows: true rank; columns: rank read at its place; "
+    lines += ["", "</details>", "", "Rank confusion (rows: true rank; columns: the rank read: a dealt card read by its name "
+              "anywhere counts on the diagonal, any other against the stray read at its place; "
               "`none`: no card read there):", "", "| true \\ read | " + " | ".join(RANK_COLS) + " |",
               "|---" * (len(RANK_COLS) + 1) + "|"]
     for t, row in r["rank_confusion"].items():
