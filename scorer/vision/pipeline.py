@@ -7,8 +7,11 @@
 2. fine: the detector on crops around the cards, scaled so that a card is about
    `FINE_CARD` px long and packed into 320x320 tiles (one batch), finds the corners
    and sharper card boxes;
-3. read: `corner_crop` of each corner from the decoded photo, classified;
-4. cards, seats, warnings (`layout`).
+3. read: `corner_crop` of each corner from the decoded photo, classified (again through
+   shifted crops, averaged, when unsure);
+4. cards: corners grouped by card box; card boxes with no read read at their index
+   corners; a name read twice kept by the surer card; at most 16 Mus cards;
+5. seats and warnings (`layout`).
 """
 
 from __future__ import annotations
