@@ -443,29 +443,39 @@ def read(models: Models, image: Image.Image, full: tuple[int, int], corners: np.
     return [r for r in reads if r is not None]
 
 
-def read_unread(models: Models, image: Image.Image, full: tuple[int, int], found: list[Card],
-                unread: list[Box], corners: np.ndarray) -> tuple[list[Card], list[Box]]:
-    """Card boxes where no corner was found or read: their index corners (where a card
-    standing or lying has them) classified directly; a sure read of a name not yet
-    read makes the card. Returns the cards and the boxes still unread."""
+def probe(models: Models, image: Image.Image, full: tuple[int, int], boxes: list[Box],
+          corners: np.ndarray) -> list[Read | None]:
+    """The surer read of the two index corners of each card box (top left and bottom
+    right of a card standing, top right and bottom left of one lying), cut at the size
+    of the photo's corners, or None where both are `other`."""
+    if not boxes:
+        return []
     if len(corners):
         cw, ch = np.median(corners[:, 2] - corners[:, 0]), np.median(corners[:, 3] - corners[:, 1])
     else:
-        ref = np.median([max(b[2] - b[0], b[3] - b[1]) for b in unread])
-        cw = ch = 0.3 * ref
+        cw = ch = 0.3 * np.median([max(b[2] - b[0], b[3] - b[1]) for b in boxes])
     crops: list[tuple[Box, int]] = []
-    for b in unread:
+    for b in boxes:
         up = upright(b)
         w, h = (min(cw, ch), max(cw, ch)) if up else (max(cw, ch), min(cw, ch))
         spots = ((b[0], b[1]), (b[2] - w, b[3] - h)) if up else ((b[2] - w, b[1]), (b[0], b[3] - h))
         crops += [((x, y, x + w, y + h), 0 if up else 1) for x, y in spots]
-    fx, fy = full[0] / image.width, full[1] / image.height
-    probs = classify_corners(models, image, (fx, fy), crops)
+    probs = classify_corners(models, image, (full[0] / image.width, full[1] / image.height), crops)
+    out = []
+    for i in range(len(boxes)):
+        reads = [r for k in (2 * i, 2 * i + 1) if (r := to_read(models, crops[k][0], probs[k])) is not None]
+        out.append(max(reads, key=lambda r: r.conf, default=None))
+    return out
+
+
+def read_unread(models: Models, image: Image.Image, full: tuple[int, int], found: list[Card],
+                unread: list[Box], corners: np.ndarray) -> tuple[list[Card], list[Box]]:
+    """Card boxes where no corner was found or read, read at their index corners
+    (`probe`): a sure read of a name not yet read makes the card. Returns the cards and
+    the boxes still unread."""
     taken = {c.name for c in found}
     out, still = list(found), []
-    for i, b in enumerate(unread):
-        reads = [r for k in (2 * i, 2 * i + 1) if (r := to_read(models, crops[k][0], probs[k])) is not None]
-        best = max(reads, key=lambda r: r.conf, default=None)
+    for b, best in zip(unread, probe(models, image, full, unread, corners), strict=True):
         if best is not None and best.conf >= FALLBACK_CONF and best.name not in taken:
             out.append(Card(best.name, best.conf, b, tuple(n for n, _ in best.alts), best.alts))
             taken.add(best.name)
