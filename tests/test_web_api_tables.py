@@ -113,6 +113,7 @@ def test_create_table_answers_tokens_and_links(client, table) -> None:
         assert key in s
     cur = s["current"]
     assert cur["phase"] == "grande" and cur["to_speak"] == 0 and cur["log"] == [] and cur["mus_rounds"] == 0
+    assert cur["phases"] == []
     assert cur["legal"] and all(a["seat"] == 0 for a in cur["legal"])
     assert s["hands"] == [] and s["last_settlement"] is None
 
@@ -660,3 +661,23 @@ def test_odd_showdowns_are_4xx_and_change_nothing(app, client, table, hands) -> 
     assert 400 <= r.status_code < 500, (r.status_code, r.json)
     assert_error(r, r.status_code)
     assert snapshot(app, client, table) == before
+
+
+def test_each_logged_action_names_its_lance(client, table) -> None:
+    """`current.phases[i]` is the lance `current.log[i]` was said in, to the showdown."""
+    seen = []
+    s = state(client, table)
+    for _ in range(80):
+        cur = s["current"]
+        if cur["phase"] in ("showdown", "over"):
+            break
+        seen.append(cur["phase"])
+        s = step(client, table)
+        assert len(s["current"]["phases"]) == len(s["current"]["log"])
+    assert s["current"]["phases"] == seen
+    assert s["current"]["phases"][:4] == ["grande"] * 4  # four paso in grande first
+    assert {"grande", "chica"} <= set(seen) and seen == sorted(seen, key=["grande", "chica", "pares_declare", "pares",
+                                                                           "juego_declare", "juego", "punto"].index)
+    r = client.post(f"/api/tables/{table['id']}/undo", headers=table["auth"],
+                    json={"client_id": cid(), "version": s["version"]})
+    assert r.status_code == 200 and r.json["current"]["phases"] == seen[:-1]

@@ -102,6 +102,7 @@ class Runtime:
                 "to_speak": live.to_speak,
                 "legal": live.legal(),
                 "log": list(live.log),
+                "phases": list(live.phases),
                 "events": list(live.events),
                 "score": list(live.score),
                 "esku": ms["esku"],
