@@ -355,9 +355,13 @@ class TableStore:
                 self._forget(table_id)
                 raise
             self._remember(new)
-        for listener in list(self.listeners):
-            listener(table_id, new.version)
+        self._notify(table_id, new.version)
         return new, False
+
+    def _notify(self, table_id: str, version: int) -> None:
+        """Tell the listeners (the live event hub) that a table has a new version."""
+        for listener in list(self.listeners):
+            listener(table_id, version)
 
     def _commit(self, rt: Runtime, client_id: str, kind: str, out: dict[str, Any]) -> Runtime:
         now = time.time()
@@ -501,8 +505,7 @@ class TableStore:
                 self._forget(table_id)
                 raise
             self._remember(new)
-        for listener in list(self.listeners):
-            listener(table_id, new.version)
+        self._notify(table_id, new.version)
         return new, False
 
     def add_photo(
