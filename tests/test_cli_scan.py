@@ -95,3 +95,21 @@ def test_annotate_draws_boxes_names_and_seats() -> None:
     # bytes and paths are loaded too
     assert Image.open(io.BytesIO(annotate(jpeg(img), result))).size == img.size
     assert load_image(data).size == img.size
+
+
+def test_annotate_can_shrink_a_big_photo_and_keeps_its_boxes_in_place() -> None:
+    from scorer.vision import annotate
+
+    img = Image.new("RGB", (3000, 2000), (90, 90, 90))
+    result = {"cards": [{"card": "5c", "conf": 0.4, "box": [1500, 1000, 1800, 1460], "seat": 1}],
+              "hands": None,
+              "warnings": [{"code": "low_confidence", "message": "?", "card": "5c", "conf": 0.4,
+                            "box": [1500, 1000, 1800, 1460]}]}
+    out = Image.open(io.BytesIO(annotate(img, result, max_side=1200)))
+    assert out.size == (1200, 800)
+    a = np.asarray(out.convert("RGB"), np.int16)
+    # the box drawn at 0.4 of its place, in the warning's red (the warning matched the card)
+    edge = a[400:584, 598:604]
+    assert (edge[..., 0] > 180).any() and (edge[..., 1] < 120).any()
+    assert np.abs(a[100:300, 100:300] - 90).max() < 12  # elsewhere the photo
+    assert Image.open(io.BytesIO(annotate(img, result, max_side=4000))).size == img.size  # never enlarged

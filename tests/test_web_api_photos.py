@@ -253,3 +253,16 @@ def test_real_recognizer_through_the_api(tmp_path) -> None:
     assert Image.open(io.BytesIO(ann.data)).size == size
     r2 = c.post("/api/scan", data=data, content_type="image/jpeg")
     assert r2.status_code == 200 and r2.json["size"] == list(size)
+
+
+def test_a_big_photo_is_kept_whole_and_its_annotated_copy_shrunk(client, table, rec) -> None:
+    from web.api import ANNOTATED_SIDE
+
+    buf = io.BytesIO()
+    Image.new("RGB", (3000, 2250), (30, 110, 60)).save(buf, "JPEG", quality=80)
+    r = client.post(f"/api/tables/{table['id']}/photos", headers=table["auth"], data=buf.getvalue(),
+                    content_type="image/jpeg")
+    assert r.status_code == 201, r.json
+    assert client.get(r.json["url"], headers=table["auth"]).data == buf.getvalue()
+    ann = Image.open(io.BytesIO(client.get(r.json["annotated_url"], headers=table["auth"]).data))
+    assert ann.size == (ANNOTATED_SIDE, round(2250 * ANNOTATED_SIDE / 3000))

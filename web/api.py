@@ -22,6 +22,8 @@ from web.live import Hub, stream
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
+ANNOTATED_SIDE = 2048  # the stored annotated copy of a photo, longer side at most (px)
+
 # image formats the recognizer reads, by magic bytes
 MAGIC = [
     (b"\xff\xd8\xff", "image/jpeg"),
@@ -260,7 +262,7 @@ def post_photo(table_id: str) -> Response:
     image, scan = _scan(data)
     from scorer import vision
 
-    annotated = vision.annotate(image, scan)
+    annotated = vision.annotate(image, scan, max_side=ANNOTATED_SIDE)
     out, _ = _store().add_photo(table_id, client_id, _sniff(data), data, annotated, scan)
     return _dump(_photo_links(table_id, out), 201)
 

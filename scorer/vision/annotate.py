@@ -14,16 +14,25 @@ NO_SEAT = (236, 240, 241)
 WARN = (231, 76, 60)
 
 
-def annotate(image: Image.Image | bytes | str | Path, result: dict, quality: int = 85) -> bytes:
+def annotate(image: Image.Image | bytes | str | Path, result: dict, quality: int = 85,
+             max_side: int | None = None) -> bytes:
     """A JPEG of `image` with the boxes, card names and seats of a scan `result`;
-    cards a warning names are outlined in red."""
+    cards a warning names are outlined in red. With `max_side`, a bigger photo is shrunk
+    to that longer side first (a copy for people to look at need not weigh 12 MP)."""
     img = image.convert("RGB") if isinstance(image, Image.Image) else load_image(image)
-    img = img.copy()
+    scale = 1.0
+    if max_side and max(img.size) > max_side:
+        scale = max_side / max(img.size)
+        img = img.resize((max(1, round(img.width * scale)), max(1, round(img.height * scale))),
+                         Image.Resampling.BILINEAR)
+    else:
+        img = img.copy()
+    result = _scaled(result, scale) if scale != 1.0 else result
     draw = ImageDraw.Draw(img)
     long = max(img.size)
     width = max(2, long // 400)
     font = ImageFont.load_default(size=max(12, long // 70))
-    flagged = {tuple(w["box"]) for w in result.get("warnings", ()) if w.get("box")}
+    flagged = {tuple(int(v) for v in w["box"]) for w in result.get("warnings", ()) if w.get("box")}
     flagged |= {w.get("card") for w in result.get("warnings", ()) if w.get("code") == "duplicate"}
     for c in result.get("cards", ()):
         seat = c.get("seat")
@@ -49,6 +58,19 @@ def annotate(image: Image.Image | bytes | str | Path, result: dict, quality: int
     out = io.BytesIO()
     img.save(out, "JPEG", quality=quality)
     return out.getvalue()
+
+
+def _scaled(result: dict, s: float) -> dict:
+    """The boxes of a scan result (cards and warnings) times `s`."""
+
+    def box(b: list[float]) -> list[float]:
+        return [v * s for v in b]
+
+    return {
+        **result,
+        "cards": [{**c, "box": box(c["box"])} for c in result.get("cards", ())],
+        "warnings": [{**w, "box": box(w["box"])} if w.get("box") else w for w in result.get("warnings", ())],
+    }
 
 
 def _label(draw: ImageDraw.ImageDraw, size: tuple[int, int], at: tuple[int, int], text: str,
