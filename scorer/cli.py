@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("scorer.commands.replay", "replay a mus-match/1 file: score after every hand, games, vacas, winner"),
     "scan": ("scorer.commands.scan", "read the cards in showdown photos"),
     "serve": ("scorer.commands.serve", "start the table web app"),
+    "prune": ("scorer.commands.prune", "delete old showdown photos (and long-idle tables) from the database"),
 }
 
 

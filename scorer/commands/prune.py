@@ -1,0 +1,56 @@
+"""`mus-scorer prune [--db FILE] [--photos-days N] [--tables-days N] [--dry-run]`.
+
+Deletes showdown photos older than N days (30 by default; the hands keep their record
+and settlement) and, only when `--tables-days` is given, the tables not written for that
+long; then gives the space back. Stop the server before pruning tables: it keeps the
+tables it serves in memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's options."""
+    parser.add_argument("--db", default=None, help="SQLite file (default $XDG_DATA_HOME/mus-scorer/mus.db)")
+    parser.add_argument("--photos-days", type=float, default=30.0,
+                        help="delete photos older than this many days (default 30)")
+    parser.add_argument("--keep-photos", action="store_true", help="delete no photo for their age")
+    parser.add_argument("--tables-days", type=float, default=None,
+                        help="also delete the tables not written for this many days, with their hands (default: keep)")
+    parser.add_argument("--dry-run", action="store_true", help="say what would go, delete nothing")
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:.1f} MB"
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from scorer.storage.db import Database, SchemaError, default_db_path
+    from scorer.storage.prune import prune
+
+    path = Path(args.db) if args.db else default_db_path()
+    if not path.exists():
+        print(f"mus-scorer prune: no database at {path}", file=sys.stderr)
+        return 1
+    try:
+        db = Database(path)
+    except SchemaError as exc:
+        print(f"mus-scorer prune: {exc}", file=sys.stderr)
+        return 1
+    try:
+        done = prune(db, None if args.keep_photos else args.photos_days, args.tables_days, args.dry_run)
+    except ValueError as exc:
+        print(f"mus-scorer prune: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        db.close()
+    verb = "would delete" if args.dry_run else "deleted"
+    print(f"{path}: {verb} {done.photos} photo(s) ({_mb(done.photo_bytes)}) and {done.tables} table(s)")
+    if not args.dry_run:
+        print(f"file size {_mb(done.file_bytes_before)} -> {_mb(done.file_bytes_after)}")
+    return 0

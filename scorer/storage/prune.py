@@ -1,0 +1,79 @@
+"""Housekeeping: old showdown photos (and, if asked, long-idle tables) out of the database.
+
+A 12 MP photo and its annotated copy weigh several megabytes, and a match can keep one a
+hand; a club's server grows by hundreds of megabytes a week. `prune` deletes the photos
+older than a number of days (the hands that cited them keep their record and settlement,
+with no photo), the idempotency keys as old, and, only when asked, the tables idle that
+long with all they hold; then gives the space back to the file system (`VACUUM`).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+
+from scorer.storage.db import Database
+
+DAY = 86400.0
+
+
+@dataclass(frozen=True)
+class Pruned:
+    """What `prune` removed (or, in a dry run, would remove)."""
+
+    photos: int
+    photo_bytes: int
+    tables: int
+    file_bytes_before: int
+    file_bytes_after: int
+
+
+def _check_days(name: str, days: float | None) -> None:
+    if days is not None and (not isinstance(days, (int, float)) or days != days or days < 0):
+        raise ValueError(f"{name}: expected a number of days >= 0, got {days!r}")
+
+
+def prune(db: Database, photos_days: float | None = 30, tables_days: float | None = None,
+          dry_run: bool = False, now: float | None = None) -> Pruned:
+    """Delete photos older than `photos_days` and, if `tables_days` is given, the tables
+    not written for that long (their hands and photos with them). `None` keeps them all."""
+    _check_days("photos_days", photos_days)
+    _check_days("tables_days", tables_days)
+    now = time.time() if now is None else now
+    photo_cut = now - photos_days * DAY if photos_days is not None else None
+    table_cut = now - tables_days * DAY if tables_days is not None else None
+    # a photo goes when it is old, or when its table goes
+    where = " OR ".join(
+        w for w, cut in (("p.created < :photo_cut", photo_cut),
+                         ("t.updated < :table_cut", table_cut)) if cut is not None
+    ) or "0"
+    args = {"photo_cut": photo_cut, "table_cut": table_cut}
+    before = _file_bytes(db)
+    with db.write() as conn:
+        row = conn.execute(
+            "SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(p.data) + COALESCE(LENGTH(p.annotated), 0)), 0) AS bytes "
+            f"FROM photos p JOIN tables t ON t.id = p.table_id WHERE {where}", args).fetchone()
+        tables = conn.execute("SELECT COUNT(*) FROM tables WHERE updated < ?", (table_cut,)).fetchone()[0] \
+            if table_cut is not None else 0
+        if not dry_run:
+            if table_cut is not None:
+                conn.execute("DELETE FROM tables WHERE updated < ?", (table_cut,))  # hands, ops, photos cascade
+            if photo_cut is not None:
+                conn.execute("UPDATE hands SET photo_id = NULL WHERE photo_id IN "
+                             "(SELECT id FROM photos WHERE created < ?)", (photo_cut,))
+                conn.execute("DELETE FROM photos WHERE created < ?", (photo_cut,))
+                conn.execute("DELETE FROM ops WHERE created < ?", (photo_cut,))
+    if not dry_run and (row["n"] or tables) and db.path != ":memory:":
+        with db.lock:  # VACUUM writes the new file through the WAL: fold it in after
+            conn = db.locked_conn()
+            conn.execute("VACUUM")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return Pruned(int(row["n"]), int(row["bytes"]), int(tables), before, _file_bytes(db))
+
+
+def _file_bytes(db: Database) -> int:
+    """The database file and its WAL, in bytes."""
+    if db.path == ":memory:":
+        return 0
+    return sum(os.path.getsize(p) for p in (db.path, db.path + "-wal") if os.path.exists(p))

@@ -1,0 +1,112 @@
+"""`mus-scorer prune`: old photos and idle tables out of the database, nothing else."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from scorer.storage import Database
+from scorer.storage.prune import DAY, prune
+from scorer.storage.tables import StoreError, TableStore
+
+pytestmark = pytest.mark.webapi
+
+DECK = [f"{r}{s}" for s in "oceb" for r in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)]
+DEAL = [DECK[0:4], DECK[10:14], DECK[20:24], DECK[30:34]]
+BIG = bytes(range(256)) * 4000  # ~1 MB of photo
+
+
+def _to_showdown(store: TableStore, tid: str, prefix: str) -> None:
+    for i in range(80):
+        rt = store.runtime(tid)
+        if rt.live.phase in ("showdown", "over"):
+            return
+        store.act(tid, f"{prefix}{i}", rt.version, rt.live.legal()[0])
+
+
+def _aged(store: TableStore, days: float, photo_id: str | None = None, table_id: str | None = None) -> None:
+    """Make a photo (or a table) look `days` old."""
+    with store.db.write() as conn:
+        if photo_id:
+            conn.execute("UPDATE photos SET created = created - ? WHERE id = ?", (days * DAY, photo_id))
+            conn.execute("UPDATE ops SET created = created - ? WHERE kind = 'photo'", (days * DAY,))
+        if table_id:
+            conn.execute("UPDATE tables SET updated = updated - ? WHERE id = ?", (days * DAY, table_id))
+
+
+@pytest.fixture()
+def store(tmp_path) -> TableStore:
+    return TableStore(Database(tmp_path / "m.db"))
+
+
+def test_old_photos_go_and_their_hands_stay(store: TableStore) -> None:
+    tid = store.create({}).id
+    _to_showdown(store, tid, "a")
+    old, _ = store.add_photo(tid, "p-old", "image/jpeg", BIG, BIG[:1000], {"cards": []})
+    new, _ = store.add_photo(tid, "p-new", "image/jpeg", BIG, BIG[:1000], {"cards": []})
+    store.showdown(tid, "s1", store.runtime(tid).version, DEAL, old["photo_id"])
+    _aged(store, 40, photo_id=old["photo_id"])
+    settled = store.db.reader().execute("SELECT record, settlement FROM hands WHERE table_id = ?", (tid,)).fetchall()
+
+    dry = prune(store.db, photos_days=30, dry_run=True)
+    assert (dry.photos, dry.tables) == (1, 0) and dry.photo_bytes == len(BIG) + 1000
+    assert store.photo(tid, old["photo_id"])[1] == BIG  # a dry run deletes nothing
+
+    done = prune(store.db, photos_days=30)
+    assert (done.photos, done.tables) == (1, 0)
+    assert done.file_bytes_after < done.file_bytes_before - len(BIG) // 2  # the space is given back
+    with pytest.raises(StoreError) as exc:
+        store.photo(tid, old["photo_id"])
+    assert exc.value.status == 404
+    assert store.photo(tid, new["photo_id"])[1] == BIG
+    rows = store.db.reader().execute("SELECT record, settlement, photo_id FROM hands WHERE table_id = ?",
+                                     (tid,)).fetchall()
+    assert [(r["record"], r["settlement"]) for r in rows] == [(r["record"], r["settlement"]) for r in settled]
+    assert rows[0]["photo_id"] is None
+    assert prune(store.db, photos_days=30).photos == 0  # nothing left to do
+
+
+def test_idle_tables_go_only_when_asked(store: TableStore) -> None:
+    idle, busy = store.create({}).id, store.create({}).id
+    store.add_photo(idle, "p1", "image/jpeg", BIG, None, {"cards": []})
+    _aged(store, 100, table_id=idle)
+    assert prune(store.db, photos_days=None).tables == 0
+    assert store.db.reader().execute("SELECT COUNT(*) FROM tables").fetchone()[0] == 2
+    done = prune(store.db, photos_days=None, tables_days=90)
+    assert (done.tables, done.photos) == (1, 1)
+    ids = {r[0] for r in store.db.reader().execute("SELECT id FROM tables")}
+    assert ids == {busy}
+    assert store.db.reader().execute("SELECT COUNT(*) FROM photos").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("days", [-1, float("nan"), "7"])
+def test_bad_day_counts_are_refused_by_name(store: TableStore, days) -> None:
+    with pytest.raises(ValueError, match="photos_days"):
+        prune(store.db, photos_days=days)
+
+
+def test_the_command(tmp_path) -> None:
+    db = tmp_path / "m.db"
+    s = TableStore(Database(db))
+    tid = s.create({}).id
+    photo, _ = s.add_photo(tid, "p", "image/jpeg", BIG, None, {"cards": []})
+    _aged(s, 10, photo_id=photo["photo_id"])
+    s.db.close()
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "scorer", "prune", "--db", str(db), *args],
+                              capture_output=True, text=True, timeout=60)
+
+    r = cli("--photos-days", "5", "--dry-run")
+    assert r.returncode == 0 and "would delete 1 photo(s)" in r.stdout
+    r = cli("--photos-days", "30")
+    assert r.returncode == 0 and "deleted 0 photo(s)" in r.stdout
+    r = cli("--photos-days", "5")
+    assert r.returncode == 0 and "deleted 1 photo(s) (1.0 MB)" in r.stdout and "file size" in r.stdout
+    r = cli("--photos-days", "-3")
+    assert r.returncode == 2 and "photos_days" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "scorer", "prune", "--db", str(tmp_path / "none.db")],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "no database" in r.stderr
