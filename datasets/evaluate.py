@@ -101,8 +101,10 @@ def readable_showdown(seed: int, i: int, decks: tuple[str, ...], size: tuple[int
     return scene, tries
 
 
-def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: tuple[int, int]) -> dict:
-    """Render `n` showdowns from `decks`, read them with the runtime, and score them."""
+def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: tuple[int, int],
+             truth_classifier: bool = True, progress: bool = True) -> dict:
+    """Render `n` showdowns from `decks`, read them with the runtime, and score them
+    (with `truth_classifier`, also the classifier alone on the true corner boxes)."""
     from scorer.vision import Recognizer
 
     rec = Recognizer(model_dir)
@@ -113,7 +115,7 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
     scenes = []
     rng0 = np.random.default_rng(seed)
     redrawn = 0
-    for i in tqdm(range(n), desc=f"eval {'+'.join(decks)}"):
+    for i in tqdm(range(n), desc=f"eval {'+'.join(decks)}", disable=not progress):
         scene, tries = readable_showdown(seed, i, decks, size, int(rng0.integers(4)))
         redrawn += tries > 1
         scenes.append(scene)
@@ -179,7 +181,7 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
                   "f1": 2 * micro_p * micro_r / (micro_p + micro_r) if micro_p + micro_r else 0.0},
         "macro_f1": float(np.mean([v["f1"] for v in per_card.values()])),
         "ms_per_photo": {"median": float(np.median(times)), "mean": float(np.mean(times))} if times else {},
-        "classifier_on_true_corners": _classifier_on_truth(model_dir, scenes),
+        "classifier_on_true_corners": _classifier_on_truth(model_dir, scenes) if truth_classifier else None,
         "per_card": per_card,
         "rank_confusion": confusion,
     }

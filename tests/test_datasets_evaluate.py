@@ -38,3 +38,16 @@ def test_evaluate_scores_the_shipped_models_and_writes_the_card(tmp_path) -> Non
     text = card.read_text()
     assert "old figures" not in text and "before" in text and "after" in text
     assert "(a) test" in text and f"{r['micro']['f1']:.3f}" in text
+
+
+def test_ablation_reads_the_same_showdowns_with_each_step_off(capsys) -> None:
+    from datasets import ablate
+    from scorer.vision import layout, pipeline
+
+    before = (pipeline.TTA_BELOW, layout.ORPHAN_CONF, pipeline.read_unread, pipeline.unique_names)
+    assert ablate.main(["--n", "1", "--seed", "5"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ") and "%" in line]
+    assert [r.split(" | ")[0][2:] for r in rows] == [title for title, _ in ablate.STEPS]
+    # every knob is back as it was
+    assert (pipeline.TTA_BELOW, layout.ORPHAN_CONF, pipeline.read_unread, pipeline.unique_names) == before
+    assert E.readable_showdown.__name__ == "readable_showdown"
