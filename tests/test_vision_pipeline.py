@@ -148,6 +148,9 @@ def test_card_boxes_whose_corners_the_detector_missed_are_read_at_their_index_co
         return out
 
     oracle.detect = no_corners
+    # the oracle names only crops on a true corner, so the shifted second readings of an
+    # axis-aligned guess average lower than a model's would: accept what it reads surely
+    monkeypatch.setattr(P, "FALLBACK_CONF", 0.5)
     result = P.scan(oracle, jpeg(scene.image), bottom=bottom)
     want = {c["card"]: c["seat"] for c in scene.cards if any(k["labelled"] for k in c["corners"])}
     got = {c["card"]: c["seat"] for c in result["cards"]}
