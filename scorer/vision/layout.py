@@ -147,13 +147,16 @@ def group_cards(reads: list[Read], card_boxes: list[Box]) -> tuple[list[Card], l
     return _merge_same(cards), unread
 
 
+def far_apart(a: Box, b: Box, card: Box) -> bool:
+    """Whether corners `a` and `b` sit at opposite ends of `card` (their centres more than
+    half its longer side apart), as a card's two index corners do."""
+    d = math.hypot((a[0] + a[2] - b[0] - b[2]) / 2, (a[1] + a[3] - b[1] - b[3]) / 2)
+    return d > 0.5 * max(card[2] - card[0], card[3] - card[1])
+
+
 def _far_end(corner: Box, reads: list[Read], name: str, card: Box) -> bool:
-    """Whether `corner` sits at the far end of `card` from every read of `name` there
-    (the card's two index corners are at opposite ends)."""
-    long = max(card[2] - card[0], card[3] - card[1])
-    cx, cy = (corner[0] + corner[2]) / 2, (corner[1] + corner[3]) / 2
-    return all(math.hypot(cx - (r.box[0] + r.box[2]) / 2, cy - (r.box[1] + r.box[3]) / 2) > 0.5 * long
-               for r in reads if r.name == name)
+    """Whether `corner` sits at the far end of `card` from every read of `name` there."""
+    return all(far_apart(corner, r.box, card) for r in reads if r.name == name)
 
 
 def _near(a: Box, b: Box) -> bool:

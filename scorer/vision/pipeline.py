@@ -31,6 +31,7 @@ from scorer.vision.layout import (
     Box,
     Card,
     Read,
+    far_apart,
     group_cards,
     iou,
     layout,
@@ -421,11 +422,8 @@ def read(models: Models, image: Image.Image, full: tuple[int, int], corners: np.
 
     def classify(ks: list[int]) -> list[Read | None]:
         crops = [(boxes[k], 0 if upright(cards[owners[k]] if owners[k] is not None else boxes[k]) else 1) for k in ks]
-        out: list[Read | None] = []
-        for k, p in zip(ks, classify_corners(models, image, (fx, fy), crops), strict=True):
-            r = to_read(models, boxes[k], p)
-            out.append(r)
-        return out
+        probs = classify_corners(models, image, (fx, fy), crops)
+        return [to_read(models, boxes[k], p) for k, p in zip(ks, probs, strict=True)]
 
     reads = classify(first)
     sure = {owners[k]: boxes[k] for k, r in zip(first, reads, strict=True) if r is not None and r.conf >= SURE}
@@ -433,11 +431,7 @@ def read(models: Models, image: Image.Image, full: tuple[int, int], corners: np.
     def other_end(k: int) -> bool:
         """The corner sits at the far end of its card from the card's sure corner."""
         o = owners[k]
-        if o not in sure:
-            return False
-        a, b, card = boxes[k], sure[o], cards[o]
-        d = math.hypot((a[0] + a[2] - b[0] - b[2]) / 2, (a[1] + a[3] - b[1] - b[3]) / 2)
-        return d > 0.5 * max(card[2] - card[0], card[3] - card[1])
+        return o in sure and far_apart(boxes[k], sure[o], cards[o])
 
     reads += classify([k for k in rest if not other_end(k)])
     return [r for r in reads if r is not None]
