@@ -56,33 +56,24 @@ def _pair(truth: list[dict], pred: list[dict]) -> dict[int, int]:
     return out
 
 
-def _classifier_on_truth(model_dir: Path, scenes: list) -> float | None:
-    """Top-1 accuracy of `cards-cls.onnx` on crops of the true corner boxes."""
-    import onnxruntime as ort
+def _classifier_on_truth(models, scenes: list) -> float | None:
+    """Top-1 accuracy of the runtime's classifier (`scorer.vision.model.Models`) on crops
+    of the true corner boxes, in batches of 256."""
+    from scorer.vision.crops import corner_crop
+    from scorer.vision.model import to_tensor
 
-    from scorer.vision.crops import CROP_SIZE, corner_crop
-    from scorer.vision.model import input_size, read_names, to_tensor
-
-    path = model_dir / "cards-cls.onnx"
-    if not path.exists():
-        return None
-    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    names = read_names(model_dir / "cards-cls.json")
-    size = input_size(sess, CROP_SIZE, model_dir / "cards-cls.json")
     batch, labels = [], []
     for sc in scenes:
         for c in sc.cards:
             for k in c["corners"]:
                 if k["labelled"]:
-                    crop = corner_crop(sc.image, tuple(k["box"]), c["quarter_turns"], size=int(size))
+                    crop = corner_crop(sc.image, tuple(k["box"]), c["quarter_turns"], size=models.cls_size)
                     batch.append(to_tensor(np.asarray(crop)))
                     labels.append(c["card"])
     if not batch:
         return None
-    inp = sess.get_inputs()[0].name
-    right = sum(
-        names[int(sess.run(None, {inp: x[None]})[0].argmax())] == label for x, label in zip(batch, labels, strict=True)
-    )
+    probs = np.concatenate([models.classify(np.stack(batch[i : i + 256])) for i in range(0, len(batch), 256)])
+    right = sum(models.names[int(p.argmax())] == label for p, label in zip(probs, labels, strict=True))
     return right / len(labels)
 
 
@@ -96,7 +87,7 @@ def readable_showdown(seed: int, i: int, decks: tuple[str, ...], size: tuple[int
         rng = np.random.default_rng([seed, i] if k == 0 else [seed, i, k])
         scene = render_scene(rng, kind="table", size=size, decks=decks, bottom=bottom, card_extras=False)
         seated = [c for c in scene.cards if c["seat"] is not None]
-        if len(seated) == 16 and all(any(k["labelled"] for k in c["corners"]) for c in seated):
+        if len(seated) == 16 and all(any(corner["labelled"] for corner in c["corners"]) for c in seated):
             return scene, k + 1
     return scene, tries
 
@@ -144,8 +135,7 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
         for t in truth:
             if t["card"] in seen:
                 confusion[_rank(t["card"])][_rank(t["card"])] += 1
-                continue
-            ti = unread.index(t)
+        for ti, t in enumerate(unread):
             p = left[pairs[ti]] if ti in pairs else None
             col = _rank(p["card"]) if p else "none"
             confusion[_rank(t["card"])][col if col in RANK_COLS else "other"] += 1
@@ -181,7 +171,7 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
                   "f1": 2 * micro_p * micro_r / (micro_p + micro_r) if micro_p + micro_r else 0.0},
         "macro_f1": float(np.mean([v["f1"] for v in per_card.values()])),
         "ms_per_photo": {"median": float(np.median(times)), "mean": float(np.mean(times))} if times else {},
-        "classifier_on_true_corners": _classifier_on_truth(model_dir, scenes) if truth_classifier else None,
+        "classifier_on_true_corners": _classifier_on_truth(rec.models, scenes) if truth_classifier else None,
         "per_card": per_card,
         "rank_confusion": confusion,
     }
