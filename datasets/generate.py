@@ -110,7 +110,8 @@ def _cls_one(i: int) -> dict[str, int]:
     a = _ARGS
     assert a is not None
     rng, size, kind, bottom, deck = _cls_draw(a.seed, i, a.decks)
-    scene = render_scene(rng, kind=kind, size=size, deck=deck, decks=tuple(a.decks), bottom=bottom)
+    scene = render_scene(rng, kind=kind, size=size, deck=deck, decks=tuple(a.decks), bottom=bottom,
+                         restyle=a.restyle)
     split = _split(i, a.val_frac)
     root = Path(a.out) / "cls" / split
     counts: dict[str, int] = {}
@@ -171,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--other-frac", type=float, default=0.12)
     p.add_argument("--val-frac", type=float, default=0.1)
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--restyle", type=float, default=0.0,
+                   help="cls: share of cards whose index numerals are redrawn in another typeface")
     p.add_argument("--subset-of", help="link the crops of this classification set (made with --seed and "
                    "--decks) whose scenes used deck --keep-deck into --out/cls, instead of rendering")
     p.add_argument("--keep-deck", default="naipes-libres")

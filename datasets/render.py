@@ -156,6 +156,7 @@ class Item:
     pos: int | None = None  # table edge 0 bottom, 1 right, 2 top, 3 left
     tint: tuple[float, float, float] = (1.0, 1.0, 1.0)
     width: float = 0.0
+    style: int | None = None  # seed of a restyled face (`datasets.restyle`), None for the deck's own
 
     def point(self, u: float, v: float) -> np.ndarray:
         """A point given in card coordinates (0..1, 0..1) in table coordinates."""
@@ -525,6 +526,7 @@ def render_scene(
     distractors: bool = True,
     card_extras: bool = True,
     effects: bool = True,
+    restyle: float = 0.0,
 ) -> Scene:
     """Render one photo.
 
@@ -532,7 +534,9 @@ def render_scene(
     showdown around one card, the card about 150 px tall, as the runtime's fine pass
     sees it) or `single` (a few loose cards, closer). `hands` by seat (default a random
     deal); `deck` the deck of the 16 cards (default drawn from `decks`); `bottom` the
-    seat at the photo's bottom edge; `card_extras` adds 8s and 9s among distractors."""
+    seat at the photo's bottom edge; `card_extras` adds 8s and 9s among distractors;
+    `restyle` is the share of cards whose index numerals are drawn in another typeface
+    (`datasets.restyle`; 0 leaves the random stream as it always was)."""
     deck = deck or str(rng.choice(list(decks)))
     w, h = size
     items: list[Item] = []
@@ -568,6 +572,11 @@ def render_scene(
         below = rng.random(len(others)) < 0.5
         items = [i for i, b in zip(others, below, strict=True) if b] + hand_items
         items += [i for i, b in zip(others, below, strict=True) if not b]
+    if restyle > 0:
+        style_rng = np.random.default_rng(int(rng.integers(2**63)))
+        for it in items:
+            if it.kind == "card" and style_rng.random() < restyle:
+                it.style = int(style_rng.integers(2**63))
     for it in items:
         if it.kind in ("card", "back"):
             face = _face(it)
@@ -647,7 +656,13 @@ def render_scene(
 
 def _face(it: Item) -> Image.Image:
     d = load_deck(it.deck or DECKS[0])
-    return d.back if it.kind == "back" else d.faces[it.name or ""]
+    if it.kind == "back":
+        return d.back
+    if it.style is not None:
+        from datasets.restyle import restyled_face
+
+        return restyled_face(d.name, it.name or "", np.random.default_rng(it.style))
+    return d.faces[it.name or ""]
 
 
 def _tinted(sprite: Image.Image, tint: tuple[float, float, float]) -> Image.Image:

@@ -99,8 +99,10 @@ def train(task: str, args: argparse.Namespace) -> Path:
             scale=0.1,
             erasing=args.erasing,
             dropout=args.dropout,
-            auto_augment=None,
-            hsv_h=0.01,
+            auto_augment=args.augment or None,
+            hsv_h=args.hsv[0],
+            hsv_s=args.hsv[1],
+            hsv_v=args.hsv[2],
             **_common(args),
         )
     best = run_dir / "weights" / "best.pt"
@@ -166,6 +168,17 @@ def ensemble(models: list[Path], out: Path) -> Path:
     return dest
 
 
+def _hsv(text: str) -> tuple[float, float, float]:
+    parts = text.split(",")
+    try:
+        h, sat, v = (float(x) for x in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--hsv wants three fractions H,S,V, got {text!r}") from None
+    if not all(0 <= x <= 1 for x in (h, sat, v)):
+        raise argparse.ArgumentTypeError(f"--hsv fractions must lie in [0, 1], got {text!r}")
+    return h, sat, v
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m datasets.train", description=__doc__.split("\n")[0])
     p.add_argument("task", choices=["det", "cls", "export", "ensemble"])
@@ -182,6 +195,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--warmup", type=float, default=None, help="warm-up epochs (ultralytics default 3)")
     p.add_argument("--erasing", type=float, default=0.0, help="cls: random erasing probability (occlusion)")
     p.add_argument("--dropout", type=float, default=0.0, help="cls: dropout before the classifier head")
+    p.add_argument("--augment", choices=["randaugment", "autoaugment", "augmix"], default=None,
+                   help="cls: a torchvision policy over each crop (style variety; default none)")
+    p.add_argument("--hsv", type=_hsv, default=(0.01, 0.7, 0.4),
+                   help="cls: hue,saturation,value jitter fractions (default 0.01,0.7,0.4)")
     p.add_argument("--project", default=str(ROOT / "runs"))
     p.add_argument("--name", default="")
     p.add_argument("--resume", action="store_true", help="carry on from the run's last.pt")

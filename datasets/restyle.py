@@ -1,0 +1,154 @@
+"""Numeral restyling: a card face whose index numerals are redrawn in another typeface.
+
+Two decks give the classifier two numeral styles, and it learns to read a deck's pip art
+rather than its numerals (the cross-deck figure in `models/MODEL_CARD.md`). A restyled
+face keeps its art, frame and pintas but has both index numerals (top left, and bottom
+right upside down) erased to the paper's colour and drawn again in a typeface from the
+fonts installed here (DejaVu, Liberation, and matplotlib's STIX and Computer Modern when
+the train extra is installed), at a jittered size, place, weight, spacing and ink colour.
+
+Needs OpenCV (from the train extra); nothing here runs unless `--restyle` is given.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+NUMERAL_REGION = (0.025, 0.02, 0.27, 0.17)
+"""Where a face's top-left numeral is looked for, in card coordinates (x0, y0, x1, y1)."""
+
+_FONT_DIRS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"))
+_SKIP = ("Sym", "cmex", "cmsy", "cmmi", "LastResort", "Math", "Display", "NonUni")
+
+
+@lru_cache(maxsize=1)
+def fonts() -> tuple[str, ...]:
+    """Typefaces with the ten digits: the system's TrueType fonts and matplotlib's."""
+    found = [p for d in _FONT_DIRS if d.is_dir() for p in d.rglob("*.[to]tf")]
+    try:
+        import matplotlib
+
+        found += list((Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf").glob("*.ttf"))
+    except ImportError:
+        pass
+    out, names = [], set()
+    for p in sorted(set(found)):
+        if any(s in p.name for s in _SKIP) or p.name in names:
+            continue
+        names.add(p.name)
+        try:
+            f = ImageFont.truetype(str(p), 40)
+        except OSError:
+            continue
+        if all(f.getbbox(d)[3] - f.getbbox(d)[1] > 15 for d in "0123456789"):
+            out.append(str(p))
+    return tuple(out)
+
+
+def _rank(name: str) -> str:
+    return name[:-1]
+
+
+@lru_cache(maxsize=512)
+def numeral_box(deck: str, name: str, flipped: bool) -> tuple[int, int, int, int] | None:
+    """The pixel box of a face's top-left numeral (of the face turned 180 degrees when
+    `flipped`), or None where no digits stand apart from the frame and the art."""
+    import cv2
+
+    from datasets.render import load_deck
+
+    face = load_deck(deck).faces[name]
+    if flipped:
+        face = face.transpose(Image.Transpose.ROTATE_180)
+    w, h = face.size
+    x0, y0, x1, y1 = (round(v) for v in (NUMERAL_REGION[0] * w, NUMERAL_REGION[1] * h,
+                                          NUMERAL_REGION[2] * w, NUMERAL_REGION[3] * h))
+    grey = np.asarray(face.convert("L"), np.float32)[y0:y1, x0:x1]
+    paper = float(np.percentile(grey, 90))
+    ink = (grey < paper - 70).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    rh, rw = ink.shape
+    parts = []
+    for x, y, cw, ch, area in stats[1:n]:
+        if ch < 0.025 * h or ch > 0.1 * h or cw > 0.1 * w or area < 8:
+            continue  # specks, frame lines and art
+        if x == 0 or y == 0 or x + cw >= rw or y + ch >= rh:
+            continue  # runs out of the region: a frame line or the art
+        parts.append((int(x), int(y), int(cw), int(ch)))
+    if not parts:
+        return None
+    seed = min(parts, key=lambda p: p[0] + p[1])
+    sy0, sy1 = seed[1], seed[1] + seed[3]
+    group = [seed]
+    for p in sorted(parts, key=lambda p: p[0]):
+        if p is seed or p[0] < seed[0]:
+            continue
+        overlap = min(sy1, p[1] + p[3]) - max(sy0, p[1])
+        right = max(q[0] + q[2] for q in group)
+        if overlap >= 0.6 * min(seed[3], p[3]) and p[0] - right <= 0.8 * seed[3] and abs(p[3] - seed[3]) <= 0.3 * seed[3]:
+            group.append(p)
+    if len(group) < len(_rank(name)):
+        return None
+    bx0 = min(p[0] for p in group)
+    by0 = min(p[1] for p in group)
+    bx1 = max(p[0] + p[2] for p in group)
+    by1 = max(p[1] + p[3] for p in group)
+    return x0 + bx0, y0 + by0, x0 + bx1, y0 + by1
+
+
+def _paint(face: Image.Image, box: tuple[int, int, int, int], text: str, rng: np.random.Generator) -> None:
+    """Erase `box` to the paper around it and draw `text` there in a random typeface."""
+    x0, y0, x1, y1 = box
+    a = np.asarray(face, np.float32)
+    ring = a[max(0, y0 - 4) : y1 + 4, max(0, x0 - 4) : x1 + 4, :3].reshape(-1, 3)
+    grey = ring.mean(axis=1)
+    paper = np.median(ring[grey >= np.percentile(grey, 60)], axis=0)
+    inside = a[y0:y1, x0:x1, :3].reshape(-1, 3)
+    dark = inside[inside.mean(axis=1) <= np.percentile(inside.mean(axis=1), 15)]
+    ink = np.median(dark, axis=0) if len(dark) else np.array([30.0, 30.0, 30.0])
+    if rng.random() < 0.35:  # another ink: black, brown, blue-black, dark red
+        ink = np.array([(20, 20, 20), (70, 45, 25), (25, 30, 60), (90, 20, 20)][int(rng.integers(4))], float)
+    ink = np.clip(ink * rng.uniform(0.8, 1.2, 3), 0, 255)
+    d = ImageDraw.Draw(face)
+    d.rectangle((x0 - 1, y0 - 1, x1 + 1, y1 + 1), fill=tuple(int(v) for v in paper) + (255,))
+    height = (y1 - y0) * rng.uniform(0.85, 1.2)
+    path = fonts()[int(rng.integers(len(fonts())))]
+    font = ImageFont.truetype(path, 40)
+    top = min(font.getbbox(c)[1] for c in text)
+    bottom = max(font.getbbox(c)[3] for c in text)
+    font = ImageFont.truetype(path, max(6, round(40 * height / max(1, bottom - top))))
+    top = min(font.getbbox(c)[1] for c in text)
+    x = x0 + (x1 - x0) * rng.uniform(-0.1, 0.1)
+    y = y0 - top + (y1 - y0) * rng.uniform(-0.1, 0.1)
+    stroke = int(rng.random() < 0.25)
+    gap = height * rng.uniform(-0.04, 0.12)
+    for c in text:
+        d.text((x, y), c, font=font, fill=tuple(int(v) for v in ink) + (255,), stroke_width=stroke,
+               stroke_fill=tuple(int(v) for v in ink) + (255,))
+        x += font.getlength(c) + gap
+
+
+def restyled_face(deck: str, name: str, rng: np.random.Generator) -> Image.Image:
+    """The face of card `name` of `deck` with both index numerals drawn in one random
+    typeface (unchanged where a numeral is not found)."""
+    from datasets.render import load_deck
+
+    face = load_deck(deck).faces[name].copy()
+    if not fonts():
+        return face
+    state = rng.bit_generator.state
+    for flipped in (False, True):
+        box = numeral_box(deck, name, flipped)
+        if box is None:
+            continue
+        if flipped:
+            face = face.transpose(Image.Transpose.ROTATE_180)
+        rng.bit_generator.state = state  # the same typeface, size and ink at both ends
+        _paint(face, box, _rank(name), rng)
+        if flipped:
+            face = face.transpose(Image.Transpose.ROTATE_180)
+    return face

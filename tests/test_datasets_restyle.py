@@ -1,0 +1,91 @@
+"""Numeral restyling of card faces (`datasets.restyle`): the numerals are found, only
+they change, the same seed gives the same face, and a scene without restyling is
+rendered exactly as before."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image
+
+pytestmark = pytest.mark.train
+
+pytest.importorskip("cv2")
+
+from datasets.render import DECKS, MUS_CARDS, load_deck, render_scene  # noqa: E402
+from datasets.restyle import fonts, numeral_box, restyled_face  # noqa: E402
+
+
+def test_fonts_with_digits_are_found():
+    assert len(fonts()) >= 5
+    assert len({f.rsplit("/", 1)[-1] for f in fonts()}) == len(fonts())
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_numerals_are_found_on_most_faces_and_sit_in_the_index_corner(deck):
+    found = 0
+    for name in MUS_CARDS:
+        face = load_deck(deck).faces[name]
+        w, h = face.size
+        for flipped in (False, True):
+            box = numeral_box(deck, name, flipped)
+            if box is None:
+                continue
+            found += 1
+            x0, y0, x1, y1 = box
+            assert 0 < x0 < x1 < 0.3 * w and 0 < y0 < y1 < 0.18 * h, (name, flipped, box)
+            # a numeral is a few percent of the card tall, and two digits are wider than one
+            assert 0.025 * h <= y1 - y0 <= 0.1 * h, (name, box)
+    assert found >= 0.85 * 2 * len(MUS_CARDS)
+
+
+def test_two_digit_numerals_are_found_whole():
+    for deck in DECKS:
+        w = load_deck(deck).faces["1o"].width
+        ones = [numeral_box(deck, f"1{s}", False) for s in "oceb"]
+        twelves = [numeral_box(deck, f"12{s}", False) for s in "oceb"]
+        one = np.median([b[2] - b[0] for b in ones if b])
+        twelve = np.median([b[2] - b[0] for b in twelves if b])
+        assert twelve > 1.8 * one and twelve < 0.2 * w, (deck, one, twelve)
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_restyling_changes_the_numerals_only(deck):
+    name = "7c"
+    plain = np.asarray(load_deck(deck).faces[name], np.int16)
+    styled = np.asarray(restyled_face(deck, name, np.random.default_rng(5)), np.int16)
+    assert styled.shape == plain.shape
+    changed = np.abs(styled - plain).max(axis=2) > 0
+    h, w = changed.shape
+    top = numeral_box(deck, name, False)
+    bottom = numeral_box(deck, name, True)
+    assert top and bottom
+    allowed = np.zeros_like(changed)
+    pad = 0.03 * h  # the new numeral may stand a little larger or off its old place
+    allowed[max(0, int(top[1] - pad)) : int(top[3] + 2 * pad), max(0, int(top[0] - pad)) : int(top[2] + 3 * pad)] = True
+    bx0, by0, bx1, by1 = w - bottom[2], h - bottom[3], w - bottom[0], h - bottom[1]
+    allowed[max(0, int(by0 - 2 * pad)) : int(by1 + pad), max(0, int(bx0 - 3 * pad)) : int(bx1 + pad)] = True
+    assert changed.any()
+    assert not (changed & ~allowed).any()
+    # both ends changed
+    assert changed[: h // 2].any() and changed[h // 2 :].any()
+
+
+def test_restyling_is_deterministic_by_seed():
+    a = restyled_face("naipes-libres", "12e", np.random.default_rng(9))
+    b = restyled_face("naipes-libres", "12e", np.random.default_rng(9))
+    c = restyled_face("naipes-libres", "12e", np.random.default_rng(10))
+    assert np.array_equal(np.asarray(a), np.asarray(b))
+    assert not np.array_equal(np.asarray(a), np.asarray(c))
+
+
+def test_scene_without_restyle_is_unchanged_and_with_it_differs():
+    def scene(**kw) -> Image.Image:
+        return render_scene(np.random.default_rng(21), size=(480, 360), deck="naipes-libres", effects=False, **kw)
+
+    base = scene()
+    again = scene(restyle=0.0)
+    styled = scene(restyle=1.0)
+    assert np.array_equal(np.asarray(base.image), np.asarray(again.image))
+    assert styled.hands == base.hands
+    assert not np.array_equal(np.asarray(base.image), np.asarray(styled.image))
