@@ -56,9 +56,10 @@ def _pair(truth: list[dict], pred: list[dict]) -> dict[int, int]:
     return out
 
 
-def _classifier_on_truth(models, scenes: list) -> float | None:
+def _classifier_on_truth(models, scenes: list) -> dict | None:
     """Top-1 accuracy of the runtime's classifier (`scorer.vision.model.Models`) on crops
-    of the true corner boxes, in batches of 256."""
+    of the true corner boxes, in batches of 256, with the share of right ranks and of
+    right suits (the `other` class counts as wrong for both)."""
     from scorer.vision.crops import corner_crop
     from scorer.vision.model import to_tensor
 
@@ -73,8 +74,15 @@ def _classifier_on_truth(models, scenes: list) -> float | None:
     if not batch:
         return None
     probs = np.concatenate([models.classify(np.stack(batch[i : i + 256])) for i in range(0, len(batch), 256)])
-    right = sum(models.names[int(p.argmax())] == label for p, label in zip(probs, labels, strict=True))
-    return right / len(labels)
+    pred = [models.names[int(p.argmax())] for p in probs]
+    pairs = list(zip(pred, labels, strict=True))
+    n = len(labels)
+    return {
+        "top1": sum(p == t for p, t in pairs) / n,
+        "rank": sum(p != "other" and p[:-1] == t[:-1] for p, t in pairs) / n,
+        "suit": sum(p != "other" and p[-1] == t[-1] for p, t in pairs) / n,
+        "corners": n,
+    }
 
 
 def readable_showdown(seed: int, i: int, decks: tuple[str, ...], size: tuple[int, int], bottom: int,
@@ -177,6 +185,13 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
     }
 
 
+def _truth_cell(r: dict) -> str:
+    c = r["classifier_on_true_corners"]
+    if c is None:
+        return "n/a"
+    return f"{c['top1']:.1%} ({c['rank']:.1%}, {c['suit']:.1%}; {c['corners']} corners)"
+
+
 def to_markdown(title: str, r: dict) -> str:
     """One evaluation as a section of the model card."""
     f = r["micro"]
@@ -195,9 +210,7 @@ def to_markdown(title: str, r: dict) -> str:
         f"| cards read in the right seat | {r['cards_right_in_seat']:.1%} |",
         f"| per-card micro precision / recall / F1 | {f['precision']:.3f} / {f['recall']:.3f} / {f['f1']:.3f} |",
         f"| per-card macro F1 (40 cards) | {r['macro_f1']:.3f} |",
-        "| classifier alone on true corner boxes (top-1) | "
-        + (f"{r['classifier_on_true_corners']:.1%}" if r["classifier_on_true_corners"] is not None else "n/a")
-        + " |",
+        "| classifier alone on true corner boxes: top-1 (rank right, suit right) | " + _truth_cell(r) + " |",
         f"| ms per photo (median / mean, this machine's shared CPU) | "
         f"{r['ms_per_photo'].get('median', 0):.0f} / {r['ms_per_photo'].get('mean', 0):.0f} |",
         "",

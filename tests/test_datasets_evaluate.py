@@ -32,12 +32,17 @@ def test_evaluate_scores_the_shipped_models_and_writes_the_card(tmp_path) -> Non
     stats = r["per_card"]
     assert sum(s["tp"] + s["fn"] for s in stats.values()) == 16 * 3  # every dealt card counted once
     assert sum(sum(row.values()) for row in r["rank_confusion"].values()) == 16 * 3
+    c = r["classifier_on_true_corners"]
+    assert c["corners"] >= 16 * 3  # at least one labelled index corner per dealt card
+    assert c["top1"] <= min(c["rank"], c["suit"]) <= 1.0  # a right name has a right rank and suit
+    assert c["top1"] > 0.5
     card = tmp_path / "CARD.md"
     card.write_text(f"# Card\n\nbefore\n\n{E.BEGIN}\nold figures\n{E.END}\n\nafter\n")
     E.write_card(card, [E.to_markdown("(a) test", r)])
     text = card.read_text()
     assert "old figures" not in text and "before" in text and "after" in text
     assert "(a) test" in text and f"{r['micro']['f1']:.3f}" in text
+    assert f"{c['top1']:.1%} ({c['rank']:.1%}, {c['suit']:.1%}; {c['corners']} corners)" in text
 
 
 def test_ablation_reads_the_same_showdowns_with_each_step_off(capsys) -> None:
