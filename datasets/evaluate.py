@@ -23,6 +23,7 @@ import numpy as np
 from tqdm import tqdm
 
 from datasets.render import DECKS, MUS_CARDS, MUS_RANKS, render_scene
+from scorer.vision.layout import LOW_CONFIDENCE
 
 ROOT = Path(__file__).resolve().parents[1]
 BEGIN, END = "<!-- eval:begin -->", "<!-- eval:end -->"
@@ -110,6 +111,7 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
     stats = {c: {"tp": 0, "fp": 0, "fn": 0} for c in MUS_CARDS}
     confusion = {r: dict.fromkeys(RANK_COLS, 0) for r in map(str, MUS_RANKS)}
     full_right = cards_right = seats_right = 0
+    silent_wrong = wrong_reads = wrong_flagged = right_reads = right_flagged = 0
     times: list[float] = []
     scenes = []
     rng0 = np.random.default_rng(seed)
@@ -150,11 +152,25 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
         # a dealt card is in its seat when a card read by its name has its seat (names are unique in a deal)
         read_seats = {(c["card"], c.get("seat")) for c in res["cards"]}
         seats_right += sum((t["card"], t["seat"]) in read_seats for t in truth)
+        # a read is right when it names a dealt card in its seat (a name read twice: once)
+        truth_seat = {t["card"]: t["seat"] for t in truth}
+        counted: set[str] = set()
+        for c in res["cards"]:
+            unsure = c["conf"] < LOW_CONFIDENCE
+            if truth_seat.get(c["card"], -1) == c.get("seat") and c["card"] not in counted:
+                counted.add(c["card"])
+                right_reads += 1
+                right_flagged += unsure
+            else:
+                wrong_reads += 1
+                wrong_flagged += unsure
         hands = res.get("hands")
         if hands and scene.hands and all(
             h is not None and sorted(h) == sorted(t) for h, t in zip(hands, scene.hands, strict=True)
         ):
             full_right += 1
+        elif not res["warnings"]:
+            silent_wrong += 1
     per_card = {}
     for c, s in stats.items():
         p = s["tp"] / (s["tp"] + s["fp"]) if s["tp"] + s["fp"] else 0.0
@@ -175,6 +191,9 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
         "showdowns_fully_right": full_right / n if n else 0.0,
         "cards_read_right": cards_right / (16 * n) if n else 0.0,
         "cards_right_in_seat": seats_right / (16 * n) if n else 0.0,
+        "showdowns_wrong_without_warning": silent_wrong / n if n else 0.0,
+        "flagged": {"wrong_reads": wrong_reads, "wrong_flagged": wrong_flagged,
+                    "right_reads": right_reads, "right_flagged": right_flagged},
         "micro": {"precision": micro_p, "recall": micro_r,
                   "f1": 2 * micro_p * micro_r / (micro_p + micro_r) if micro_p + micro_r else 0.0},
         "macro_f1": float(np.mean([v["f1"] for v in per_card.values()])),
@@ -192,9 +211,14 @@ def _truth_cell(r: dict) -> str:
     return f"{c['top1']:.1%} ({c['rank']:.1%}, {c['suit']:.1%}; {c['corners']} corners)"
 
 
+def _share(k: int, n: int) -> str:
+    return f"{k} of {n} ({k / n:.0%})" if n else "0 of 0"
+
+
 def to_markdown(title: str, r: dict) -> str:
     """One evaluation as a section of the model card."""
     f = r["micro"]
+    fl = r["flagged"]
     lines = [
         f"### {title}",
         "",
@@ -208,6 +232,9 @@ def to_markdown(title: str, r: dict) -> str:
         f"| showdowns read fully right (16 cards, right seats) | {r['showdowns_fully_right']:.1%} |",
         f"| cards read (right name, any seat) | {r['cards_read_right']:.1%} |",
         f"| cards read in the right seat | {r['cards_right_in_seat']:.1%} |",
+        f"| showdowns read wrong with no warning at all (silent errors) | {r['showdowns_wrong_without_warning']:.1%} |",
+        f"| wrong reads flagged as unsure (confidence < {LOW_CONFIDENCE}) | {_share(fl['wrong_flagged'], fl['wrong_reads'])} |",
+        f"| right reads flagged as unsure | {_share(fl['right_flagged'], fl['right_reads'])} |",
         f"| per-card micro precision / recall / F1 | {f['precision']:.3f} / {f['recall']:.3f} / {f['f1']:.3f} |",
         f"| per-card macro F1 (40 cards) | {r['macro_f1']:.3f} |",
         "| classifier alone on true corner boxes: top-1 (rank right, suit right) | " + _truth_cell(r) + " |",

@@ -32,6 +32,11 @@ def test_evaluate_scores_the_shipped_models_and_writes_the_card(tmp_path) -> Non
     stats = r["per_card"]
     assert sum(s["tp"] + s["fn"] for s in stats.values()) == 16 * 3  # every dealt card counted once
     assert sum(sum(row.values()) for row in r["rank_confusion"].values()) == 16 * 3
+    fl = r["flagged"]
+    # every read card is right (in its seat) or wrong, and at most 16 per showdown are right
+    assert fl["right_reads"] == round(r["cards_right_in_seat"] * 16 * 3)
+    assert 0 <= fl["wrong_flagged"] <= fl["wrong_reads"] and 0 <= fl["right_flagged"] <= fl["right_reads"]
+    assert 0.0 <= r["showdowns_wrong_without_warning"] <= 1.0 - r["showdowns_fully_right"]
     c = r["classifier_on_true_corners"]
     assert c["corners"] >= 16 * 3  # at least one labelled index corner per dealt card
     assert c["top1"] <= min(c["rank"], c["suit"]) <= 1.0  # a right name has a right rank and suit
