@@ -109,8 +109,9 @@ def train(task: str, args: argparse.Namespace) -> Path:
     return best if best.exists() else last
 
 
-def export(task: str, weights: Path, out: Path, imgsz: int | None = None) -> Path:
-    """Export `weights` to ONNX into `out` under the name the runtime expects."""
+def export(task: str, weights: Path, out: Path, imgsz: int | None = None, temperature: float = 1.0) -> Path:
+    """Export `weights` to ONNX into `out` under the name the runtime expects (for the
+    classifier, with its calibration `temperature` in `cards-cls.json`)."""
     offline_env()
     from ultralytics import YOLO
 
@@ -122,7 +123,10 @@ def export(task: str, weights: Path, out: Path, imgsz: int | None = None) -> Pat
     shutil.copyfile(onnx, dest)
     if task == "cls":
         names = [model.names[i] for i in range(len(model.names))]
-        (out / "cards-cls.json").write_text(json.dumps({"names": names, "imgsz": size}, indent=1) + "\n")
+        meta: dict = {"names": names, "imgsz": size}
+        if temperature != 1.0:
+            meta["temperature"] = temperature
+        (out / "cards-cls.json").write_text(json.dumps(meta, indent=1) + "\n")
     print(f"exported {dest} ({dest.stat().st_size / 1e6:.1f} MB)")
     return dest
 
@@ -199,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="cls: a torchvision policy over each crop (style variety; default none)")
     p.add_argument("--hsv", type=_hsv, default=(0.01, 0.7, 0.4),
                    help="cls: hue,saturation,value jitter fractions (default 0.01,0.7,0.4)")
+    p.add_argument("--temperature", type=float, default=1.0,
+                   help="export cls: calibration temperature written to cards-cls.json (below 1 sharpens)")
     p.add_argument("--project", default=str(ROOT / "runs"))
     p.add_argument("--name", default="")
     p.add_argument("--resume", action="store_true", help="carry on from the run's last.pt")
@@ -215,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.task == "export":
         if not (args.what and args.weights):
             p.error("export needs det|cls and --weights")
-        export(args.what, Path(args.weights), Path(args.out), args.imgsz or None)
+        export(args.what, Path(args.weights), Path(args.out), args.imgsz or None, args.temperature)
         return 0
     if not args.data and not args.resume:
         p.error("--data is required")

@@ -143,3 +143,32 @@ def test_refine_takes_the_fine_box_of_the_same_card() -> None:
     coarse = [(100.0, 100.0, 360.0, 500.0), (1000.0, 100.0, 1260.0, 500.0)]
     fine_cards = np.array([[104, 96, 362, 497, 0.9], [600, 100, 860, 500, 0.9]], np.float32)
     assert P.refine(coarse, fine_cards) == [(104.0, 96.0, 362.0, 497.0), coarse[1]]
+
+
+def test_classifier_temperature_from_the_names_file(fake_dir: Path, tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    from scorer.vision import ModelError
+
+    plain = Models(fake_dir)
+    assert plain.temperature == 1.0
+    batch = np.zeros((3, 3, 64, 64), np.float32)
+    p1 = plain.classify(batch)
+    d = tmp_path / "warm"
+    shutil.copytree(fake_dir, d)
+    meta = json.loads((d / "cards-cls.json").read_text())
+    meta = {"names": meta} if isinstance(meta, list) else meta
+    (d / "cards-cls.json").write_text(json.dumps({**meta, "temperature": 0.5}))
+    sharp = Models(d)
+    p2 = sharp.classify(batch)
+    assert sharp.temperature == 0.5
+    assert np.allclose(p2.sum(axis=1), 1.0, atol=1e-5)
+    assert (p2.argmax(1) == p1.argmax(1)).all()
+    assert (p2.max(1) > p1.max(1)).all()  # T < 1 makes the best class surer
+    expect = p1**2 / (p1**2).sum(axis=1, keepdims=True)
+    assert np.allclose(p2, expect, atol=1e-5)
+    for bad in (0, -1, "hot", True, 100):
+        (d / "cards-cls.json").write_text(json.dumps({**meta, "temperature": bad}))
+        with pytest.raises(ModelError, match="temperature"):
+            Models(d)

@@ -149,14 +149,34 @@ def input_size(sess: ort.InferenceSession, default: int, names_path: Path | None
     return default
 
 
+def read_temperature(path: Path) -> float:
+    """The classifier's calibration temperature from `cards-cls.json` (1 when absent): its
+    probabilities are read as `p ** (1 / T)`, normalised, so that a model trained with
+    stronger augmentation, and less sure for it, meets the reader's fixed thresholds."""
+    obj = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    t = obj.get("temperature", 1.0) if isinstance(obj, dict) else 1.0
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0.05 <= t <= 20:
+        raise ModelError(f"temperature in {path} must be a number from 0.05 to 20, got {t!r}")
+    return float(t)
+
+
+def sharpen(p: np.ndarray, temperature: float) -> np.ndarray:
+    """Probabilities (B, C) at another temperature: `p ** (1 / T)` over its row sum."""
+    if temperature == 1.0 or len(p) == 0:
+        return p
+    q = np.power(np.maximum(p, 1e-12), 1.0 / temperature)
+    return (q / q.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
 class Models:
-    """The two ONNX sessions and the classifier's class names."""
+    """The two ONNX sessions, the classifier's class names and its temperature."""
 
     def __init__(self, model_dir: Path | str | None = None) -> None:
         self.model_dir = Path(model_dir) if model_dir else default_model_dir()
         self.det = _session(self.model_dir / DET_FILE)
         self.cls = _session(self.model_dir / CLS_FILE)
         self.names = read_names(self.model_dir / NAMES_FILE)
+        self.temperature = read_temperature(self.model_dir / NAMES_FILE)
         self.det_size = input_size(self.det, 320)
         self.cls_size = input_size(self.cls, CROP_SIZE, self.model_dir / NAMES_FILE)
         self._det_batch, self._cls_batch = _dynamic_batch(self.det), _dynamic_batch(self.cls)
@@ -166,10 +186,10 @@ class Models:
         return _run(self.det, batch, self._det_batch)
 
     def classify(self, batch: np.ndarray) -> np.ndarray:
-        """Class probabilities (B, C) for a (B, 3, s, s) batch."""
+        """Class probabilities (B, C) for a (B, 3, s, s) batch (at the model's temperature)."""
         if len(batch) == 0:
             return np.zeros((0, len(self.names)), np.float32)
-        return _run(self.cls, batch, self._cls_batch)
+        return sharpen(_run(self.cls, batch, self._cls_batch), self.temperature)
 
 
 def _run(sess: ort.InferenceSession, batch: np.ndarray, dynamic: bool) -> np.ndarray:
