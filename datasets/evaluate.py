@@ -111,7 +111,7 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
     stats = {c: {"tp": 0, "fp": 0, "fn": 0} for c in MUS_CARDS}
     confusion = {r: dict.fromkeys(RANK_COLS, 0) for r in map(str, MUS_RANKS)}
     full_right = cards_right = seats_right = 0
-    silent_wrong = wrong_reads = wrong_flagged = right_reads = right_flagged = 0
+    silent_wrong = wrong_reads = wrong_flagged = right_flagged = 0
     times: list[float] = []
     scenes = []
     rng0 = np.random.default_rng(seed)
@@ -149,17 +149,15 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
             p = left[pairs[ti]] if ti in pairs else None
             col = _rank(p["card"]) if p else "none"
             confusion[_rank(t["card"])][col if col in RANK_COLS else "other"] += 1
-        # a dealt card is in its seat when a card read by its name has its seat (names are unique in a deal)
-        read_seats = {(c["card"], c.get("seat")) for c in res["cards"]}
-        seats_right += sum((t["card"], t["seat"]) in read_seats for t in truth)
-        # a read is right when it names a dealt card in its seat (a name read twice: once)
+        # a read is right when it names a dealt card in its seat (a name read twice: once);
+        # a dealt card is in its seat when such a read names it (names are unique in a deal)
         truth_seat = {t["card"]: t["seat"] for t in truth}
         counted: set[str] = set()
         for c in res["cards"]:
             unsure = c["conf"] < LOW_CONFIDENCE
             if truth_seat.get(c["card"], -1) == c.get("seat") and c["card"] not in counted:
                 counted.add(c["card"])
-                right_reads += 1
+                seats_right += 1
                 right_flagged += unsure
             else:
                 wrong_reads += 1
@@ -193,7 +191,7 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
         "cards_right_in_seat": seats_right / (16 * n) if n else 0.0,
         "showdowns_wrong_without_warning": silent_wrong / n if n else 0.0,
         "flagged": {"wrong_reads": wrong_reads, "wrong_flagged": wrong_flagged,
-                    "right_reads": right_reads, "right_flagged": right_flagged},
+                    "right_reads": seats_right, "right_flagged": right_flagged},
         "micro": {"precision": micro_p, "recall": micro_r,
                   "f1": 2 * micro_p * micro_r / (micro_p + micro_r) if micro_p + micro_r else 0.0},
         "macro_f1": float(np.mean([v["f1"] for v in per_card.values()])),

@@ -617,7 +617,7 @@ def render_scene(
         if q[:, 0].max() < 0 or q[:, 1].max() < 0 or q[:, 0].min() > cw_ or q[:, 1].min() > chh:
             continue
         if it.kind in ("card", "back"):
-            sprite = _face(it)
+            sprite = _sprite(it)
             if it.tint != (1.0, 1.0, 1.0):
                 sprite = _tinted(sprite, it.tint)
             placed = _warp_sprite(sprite, _region_template(*sprite.size), it, (ox, oy))
@@ -655,14 +655,18 @@ def render_scene(
 
 
 def _face(it: Item) -> Image.Image:
+    """The item's face as printed (a restyled face has the same size: see `_sprite`)."""
     d = load_deck(it.deck or DECKS[0])
-    if it.kind == "back":
-        return d.back
-    if it.style is not None:
-        from datasets.restyle import restyled_face
+    return d.back if it.kind == "back" else d.faces[it.name or ""]
 
-        return restyled_face(d.name, it.name or "", np.random.default_rng(it.style))
-    return d.faces[it.name or ""]
+
+def _sprite(it: Item) -> Image.Image:
+    """The face drawn for a card or back: restyled when the item has a style seed."""
+    if it.style is None:
+        return _face(it)
+    from datasets.restyle import restyled_face
+
+    return restyled_face(it.deck or DECKS[0], it.name or "", np.random.default_rng(it.style))
 
 
 def _tinted(sprite: Image.Image, tint: tuple[float, float, float]) -> Image.Image:

@@ -112,7 +112,7 @@ def _paint(face: Image.Image, box: tuple[int, int, int, int], text: str, rng: np
     ink = np.median(dark, axis=0) if len(dark) else np.array([30.0, 30.0, 30.0])
     if rng.random() < 0.35:  # another ink: black, brown, blue-black, dark red
         ink = np.array([(20, 20, 20), (70, 45, 25), (25, 30, 60), (90, 20, 20)][int(rng.integers(4))], float)
-    ink = np.clip(ink * rng.uniform(0.8, 1.2, 3), 0, 255)
+    fill = tuple(int(v) for v in np.clip(ink * rng.uniform(0.8, 1.2, 3), 0, 255)) + (255,)
     d = ImageDraw.Draw(face)
     d.rectangle((x0 - 1, y0 - 1, x1 + 1, y1 + 1), fill=tuple(int(v) for v in paper) + (255,))
     height = (y1 - y0) * rng.uniform(0.85, 1.2)
@@ -127,8 +127,7 @@ def _paint(face: Image.Image, box: tuple[int, int, int, int], text: str, rng: np
     stroke = int(rng.random() < 0.25)
     gap = height * rng.uniform(-0.04, 0.12)
     for c in text:
-        d.text((x, y), c, font=font, fill=tuple(int(v) for v in ink) + (255,), stroke_width=stroke,
-               stroke_fill=tuple(int(v) for v in ink) + (255,))
+        d.text((x, y), c, font=font, fill=fill, stroke_width=stroke, stroke_fill=fill)
         x += font.getlength(c) + gap
 
 
