@@ -10,6 +10,9 @@ makes, deterministically for a seed (scene i is drawn from `default_rng([seed, i
   `scorer.vision.crops.corner_crop` from full-resolution scenes' true corner boxes
   (both corners, box jitter as a detector's), plus `other` crops (the card's two
   corners without an index, card backs, coins, glasses, table).
+- `DIR/index/{train,val}/<rank>/*.png` (with `--crops index` or `both`): 32x32 crops of
+  the numeral part of the same jittered corner boxes, cut with
+  `scorer.vision.crops.index_crop` and labelled by rank (1-12), for the rank reader.
 """
 
 from __future__ import annotations
@@ -25,9 +28,13 @@ import numpy as np
 from tqdm import tqdm
 
 from datasets.render import CLASSES, DECKS, DET_CLASSES, render_scene
-from scorer.vision.crops import corner_crop
+from scorer.vision.crops import corner_crop, far_end, index_crop
 
 _ARGS: argparse.Namespace | None = None
+
+
+RANKS = tuple(str(r) for r in range(1, 13))
+"""The rank reader's classes: the ranks of a Spanish deck, 8 and 9 included."""
 
 
 def _split(i: int, val_frac: float) -> str:
@@ -100,7 +107,7 @@ def subset(src: Path, dst: Path, seed: int, decks: list[str], keep: str) -> int:
                 os.link(f, t)
             n += 1
     for split in ("train", "val"):
-        for c in CLASSES:
+        for c in RANKS if src.name == "index" else CLASSES:
             (dst / split / c).mkdir(parents=True, exist_ok=True)
     return n
 
@@ -116,20 +123,29 @@ def _cls_one(i: int) -> dict[str, int]:
     root = Path(a.out) / "cls" / split
     counts: dict[str, int] = {}
     n = 0
+    corners, index = a.crops in ("corner", "both"), a.crops in ("index", "both")
 
-    def save(crop, name: str) -> None:
+    def save(crop, name: str, folder: Path = root) -> None:
         nonlocal n
-        crop.save(root / name / f"{a.seed}_{i:06d}_{n:03d}.png")
+        crop.save(folder / name / f"{a.seed}_{i:06d}_{n:03d}.png")
         counts[name] = counts.get(name, 0) + 1
         n += 1
 
     for card in scene.cards:
         q = card["quarter_turns"]
+        centre = tuple(np.mean(np.array(card["quad"]), axis=0))
         for corner in card["corners"]:
             if not corner["labelled"]:
                 continue
             for _ in range(a.crops_per_corner):
-                save(corner_crop(scene.image, _jitter(rng, corner["box"], 0.07), q), card["card"])
+                box = _jitter(rng, corner["box"], 0.07)
+                if corners:
+                    save(corner_crop(scene.image, box, q), card["card"])
+                if index:
+                    crop = index_crop(scene.image, box, q, far_end(box, centre, q))
+                    save(crop, card["card"][:-1], Path(a.out) / "index" / split)
+        if not corners:
+            continue
         # the two corners without an index: negatives for the classifier
         quad = np.array(card["quad"])
         for j in (1, 3):
@@ -138,6 +154,8 @@ def _cls_one(i: int) -> dict[str, int]:
                 c = p + (o - p) * rng.uniform(0.12, 0.2)
                 s = np.linalg.norm(quad[1] - quad[0]) * rng.uniform(0.35, 0.5)
                 save(corner_crop(scene.image, (c[0] - s / 2, c[1] - s / 2, c[0] + s / 2, c[1] + s / 2), q), "other")
+    if not corners:
+        return counts
     w, h = scene.image.size
     for d in scene.distractors:
         quad = np.array(d["quad"])
@@ -174,15 +192,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--restyle", type=float, default=0.0,
                    help="cls: share of cards whose index numerals are redrawn in another typeface")
-    p.add_argument("--subset-of", help="link the crops of this classification set (made with --seed and "
-                   "--decks) whose scenes used deck --keep-deck into --out/cls, instead of rendering")
+    p.add_argument("--crops", choices=["corner", "index", "both"], default="corner",
+                   help="cls: corner crops for the classifier (cls/), numeral crops for the rank reader "
+                   "(index/), or both")
+    p.add_argument("--subset-of", help="link the crops of this crop folder (a set's cls/ or index/, made with "
+                   "--seed and --decks) whose scenes used deck --keep-deck into the same folder of --out, "
+                   "instead of rendering")
     p.add_argument("--keep-deck", default="naipes-libres")
     args = p.parse_args(argv)
     args.decks = [d for d in args.decks.split(",") if d]
     out = Path(args.out)
     if args.subset_of:
-        n = subset(Path(args.subset_of), out / "cls", args.seed, args.decks, args.keep_deck)
-        print(f"cls: linked {n} crops of {args.keep_deck} scenes -> {out / 'cls'}")
+        src = Path(args.subset_of)
+        n = subset(src, out / src.name, args.seed, args.decks, args.keep_deck)
+        print(f"{src.name}: linked {n} crops of {args.keep_deck} scenes -> {out / src.name}")
         return 0
     if args.n:
         for split in ("train", "val"):
@@ -195,8 +218,12 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.cls_scenes:
         for split in ("train", "val"):
-            for c in CLASSES:
-                (out / "cls" / split / c).mkdir(parents=True, exist_ok=True)
+            if args.crops != "index":
+                for c in CLASSES:
+                    (out / "cls" / split / c).mkdir(parents=True, exist_ok=True)
+            if args.crops != "corner":
+                for r in RANKS:
+                    (out / "index" / split / r).mkdir(parents=True, exist_ok=True)
     with Pool(args.workers, initializer=_init, initargs=(args,)) as pool:
         if args.n:
             boxes = sum(tqdm(pool.imap_unordered(_det_one, range(args.n), chunksize=4), total=args.n, desc="det"))
@@ -207,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
             for counts in tqdm(it, total=args.cls_scenes, desc="cls"):
                 for k, v in counts.items():
                     totals[k] = totals.get(k, 0) + v
-            print(f"cls: {sum(totals.values())} crops from {args.cls_scenes} scenes -> {out / 'cls'}")
+            print(f"cls: {sum(totals.values())} crops from {args.cls_scenes} scenes -> {out}")
             (out / "cls-counts.json").write_text(json.dumps(dict(sorted(totals.items())), indent=1))
     return 0
 

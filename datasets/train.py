@@ -2,15 +2,17 @@
 
     python -m datasets.train det --data datasets/out/main/det.yaml --epochs 30 [--time 0.8] [--resume]
     python -m datasets.train cls --data datasets/out/main/cls --epochs 20 [--resume]
-    python -m datasets.train export det|cls --weights runs/det/main/weights/last.pt --out /work/models-shared
+    python -m datasets.train index --data datasets/out/main/index --epochs 10 [--resume]
+    python -m datasets.train export det|cls|index --weights runs/det/main/weights/last.pt --out /work/models-shared
     python -m datasets.train ensemble --members runs/a/cards-cls.onnx runs/b/cards-cls.onnx --out models
 
 Models are built from `yolo11n.yaml` / `yolo11n-cls.yaml` (never downloaded weights);
 ultralytics is kept offline (`YOLO_OFFLINE`, no auto-install, a local font). Every epoch
 writes `runs/<task>/<name>/weights/last.pt`, so `--resume` carries on after a stop.
 At the end the best weights are exported to ONNX (opset 17, plain head: det output
-`(1, 6, N)`, cls output `(1, C)`) into `--out` as `cards-det.onnx` or `cards-cls.onnx` +
-`cards-cls.json` (the class names in the model's output order).
+`(1, 6, N)`, cls output `(1, C)`) into `--out` as `cards-det.onnx`, `cards-cls.onnx` +
+`cards-cls.json` (the class names in the model's output order), or, for the rank reader
+(`index`, a classifier of numeral crops), `cards-index.onnx` + `cards-index.json`.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 OPSET = 17
 DET_IMGSZ = 320
 CLS_IMGSZ = 64
+INDEX_IMGSZ = 32
+FILES = {"det": ("cards-det.onnx", None), "cls": ("cards-cls.onnx", "cards-cls.json"),
+         "index": ("cards-index.onnx", "cards-index.json")}
 
 
 def offline_env(config_dir: Path | None = None) -> Path:
@@ -94,7 +99,7 @@ def train(task: str, args: argparse.Namespace) -> Path:
     else:
         YOLO(args.init or "yolo11n-cls.yaml").train(
             data=str(Path(args.data).resolve()),
-            imgsz=args.imgsz or CLS_IMGSZ,
+            imgsz=args.imgsz or (INDEX_IMGSZ if task == "index" else CLS_IMGSZ),
             fliplr=0.0,
             scale=0.1,
             erasing=args.erasing,
@@ -111,22 +116,23 @@ def train(task: str, args: argparse.Namespace) -> Path:
 
 def export(task: str, weights: Path, out: Path, imgsz: int | None = None, temperature: float = 1.0) -> Path:
     """Export `weights` to ONNX into `out` under the name the runtime expects (for the
-    classifier, with its calibration `temperature` in `cards-cls.json`)."""
+    classifiers, with the class names and the calibration `temperature` in a json beside)."""
     offline_env()
     from ultralytics import YOLO
 
     model = YOLO(str(weights))
-    size = imgsz or (DET_IMGSZ if task == "det" else CLS_IMGSZ)
-    onnx = Path(model.export(format="onnx", opset=OPSET, imgsz=size, simplify=True, dynamic=task == "cls", nms=False))
+    size = imgsz or {"det": DET_IMGSZ, "cls": CLS_IMGSZ, "index": INDEX_IMGSZ}[task]
+    onnx = Path(model.export(format="onnx", opset=OPSET, imgsz=size, simplify=True, dynamic=task != "det", nms=False))
     out.mkdir(parents=True, exist_ok=True)
-    dest = out / ("cards-det.onnx" if task == "det" else "cards-cls.onnx")
+    name, meta_name = FILES[task]
+    dest = out / name
     shutil.copyfile(onnx, dest)
-    if task == "cls":
+    if meta_name:
         names = [model.names[i] for i in range(len(model.names))]
         meta: dict = {"names": names, "imgsz": size}
         if temperature != 1.0:
             meta["temperature"] = temperature
-        (out / "cards-cls.json").write_text(json.dumps(meta, indent=1) + "\n")
+        (out / meta_name).write_text(json.dumps(meta, indent=1) + "\n")
     print(f"exported {dest} ({dest.stat().st_size / 1e6:.1f} MB)")
     return dest
 
@@ -185,9 +191,9 @@ def _hsv(text: str) -> tuple[float, float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m datasets.train", description=__doc__.split("\n")[0])
-    p.add_argument("task", choices=["det", "cls", "export", "ensemble"])
-    p.add_argument("what", nargs="?", choices=["det", "cls"], help="for export: which model")
-    p.add_argument("--data", help="det: the dataset yaml; cls: the folder with train/ and val/")
+    p.add_argument("task", choices=["det", "cls", "index", "export", "ensemble"])
+    p.add_argument("what", nargs="?", choices=["det", "cls", "index"], help="for export: which model")
+    p.add_argument("--data", help="det: the dataset yaml; cls, index: the folder with train/ and val/")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--time", type=float, default=0.0, help="hours to train for (overrides --epochs)")
     p.add_argument("--batch", type=int, default=16)

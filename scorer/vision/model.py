@@ -1,4 +1,5 @@
-"""ONNX inference: the detector and the corner classifier, with pure pre/post-processing.
+"""ONNX inference: the detector, the corner classifier and the rank reader, with pure
+pre/post-processing.
 
 Sessions are created once per `Models`; every call is stateless.
 """
@@ -14,10 +15,12 @@ import numpy as np
 import onnxruntime as ort
 from PIL import Image
 
-from scorer.vision.crops import CROP_SIZE
+from scorer.vision.crops import CROP_SIZE, INDEX_SIZE
 
 PAD = 114
 DET_FILE, CLS_FILE, NAMES_FILE = "cards-det.onnx", "cards-cls.onnx", "cards-cls.json"
+INDEX_FILE, INDEX_NAMES_FILE = "cards-index.onnx", "cards-index.json"
+INDEX_WEIGHT = 0.5
 
 
 class ModelError(RuntimeError):
@@ -160,6 +163,43 @@ def read_temperature(path: Path) -> float:
     return float(t)
 
 
+def read_weight(path: Path) -> float:
+    """The rank reader's weight from `cards-index.json` (`INDEX_WEIGHT` when absent): how
+    far its rank read outweighs the corner classifier's, from 0 to 1."""
+    obj = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    w = obj.get("weight", INDEX_WEIGHT) if isinstance(obj, dict) else INDEX_WEIGHT
+    if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 <= w <= 1:
+        raise ModelError(f"weight in {path} must be a number from 0 to 1, got {w!r}")
+    return float(w)
+
+
+def rank_of(name: str) -> str | None:
+    """The rank of a card class name (`12o` -> `12`); None for a class that is no card."""
+    return name[:-1] if len(name) > 1 and name[-1] in "oceb" and name[:-1].isdigit() else None
+
+
+def combine(p: np.ndarray, names: list[str], ranks_p: np.ndarray, ranks: list[str], weight: float) -> np.ndarray:
+    """Card probabilities (N, C) with their rank read again from the numeral: the rank
+    distribution becomes the weighted geometric mean of the classifier's (its card
+    probabilities summed by rank) and the rank reader's `ranks_p` (N, R), and each card
+    keeps its share of its rank from the classifier; classes that are no card keep theirs."""
+    if weight == 0 or len(p) == 0:
+        return p
+    col = {r: j for j, r in enumerate(ranks)}
+    of = [rank_of(n) for n in names]
+    cards = np.array([r is not None and r in col for r in of])
+    rank_idx = np.array([col[r] if c else 0 for r, c in zip(of, cards, strict=True)])
+    pc = np.where(cards, p, 0.0).astype(np.float64)
+    onehot = np.zeros((len(names), len(ranks)))
+    onehot[np.flatnonzero(cards), rank_idx[cards]] = 1.0
+    by_rank = pc @ onehot
+    mixed = np.power(np.maximum(by_rank, 1e-9), 1 - weight) * np.power(np.maximum(ranks_p, 1e-9), weight)
+    mixed *= (by_rank.sum(axis=1) / np.maximum(mixed.sum(axis=1), 1e-12))[:, None]
+    share = pc / np.maximum(by_rank[:, rank_idx], 1e-12)
+    out = np.where(cards, share * mixed[:, rank_idx], p)
+    return (out / out.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
 def sharpen(p: np.ndarray, temperature: float) -> np.ndarray:
     """Probabilities (B, C) at another temperature: `p ** (1 / T)` over its row sum."""
     if temperature == 1.0 or len(p) == 0:
@@ -169,7 +209,8 @@ def sharpen(p: np.ndarray, temperature: float) -> np.ndarray:
 
 
 class Models:
-    """The two ONNX sessions, the classifier's class names and its temperature."""
+    """The ONNX sessions (detector, classifier, and the rank reader where one is shipped),
+    the class names, the classifier's temperature and the rank reader's weight."""
 
     def __init__(self, model_dir: Path | str | None = None) -> None:
         self.model_dir = Path(model_dir) if model_dir else default_model_dir()
@@ -180,6 +221,11 @@ class Models:
         self.det_size = input_size(self.det, 320)
         self.cls_size = input_size(self.cls, CROP_SIZE, self.model_dir / NAMES_FILE)
         self._det_batch, self._cls_batch = _dynamic_batch(self.det), _dynamic_batch(self.cls)
+        index = self.model_dir / INDEX_FILE
+        self.index = _session(index) if index.is_file() else None
+        self.ranks = read_names(self.model_dir / INDEX_NAMES_FILE) if self.index else []
+        self.index_weight = read_weight(self.model_dir / INDEX_NAMES_FILE) if self.index else 0.0
+        self.index_size = input_size(self.index, INDEX_SIZE, self.model_dir / INDEX_NAMES_FILE) if self.index else 0
 
     def detect(self, batch: np.ndarray) -> np.ndarray:
         """Raw detector output (B, 4 + classes, N) for a (B, 3, S, S) batch."""
@@ -190,6 +236,12 @@ class Models:
         if len(batch) == 0:
             return np.zeros((0, len(self.names)), np.float32)
         return sharpen(_run(self.cls, batch, self._cls_batch), self.temperature)
+
+    def read_ranks(self, batch: np.ndarray) -> np.ndarray:
+        """Rank probabilities (B, R) for a (B, 3, s, s) batch of numeral crops."""
+        if self.index is None or len(batch) == 0:
+            return np.zeros((len(batch), len(self.ranks)), np.float32)
+        return _run(self.index, batch, _dynamic_batch(self.index))
 
 
 def _run(sess: ort.InferenceSession, batch: np.ndarray, dynamic: bool) -> np.ndarray:

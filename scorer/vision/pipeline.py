@@ -24,7 +24,7 @@ from time import perf_counter
 import numpy as np
 from PIL import Image
 
-from scorer.vision.crops import corner_crop
+from scorer.vision.crops import corner_crop, far_end, index_crop
 from scorer.vision.image import Photo, open_photo
 from scorer.vision.layout import (
     LOW_CONFIDENCE,
@@ -40,7 +40,7 @@ from scorer.vision.layout import (
     unique_names,
     upright,
 )
-from scorer.vision.model import PAD, Detections, Models, letterbox, nms, postprocess, to_tensor
+from scorer.vision.model import PAD, Detections, Models, combine, letterbox, nms, postprocess, to_tensor
 
 CARD, CORNER = 0, 1
 FINE_CARD = 150  # a card's longer side in the fine tiles, px ...
@@ -359,14 +359,19 @@ TTA_BELOW = 0.97  # a corner read less sure than this from its box is read again
 ALTS = 3  # names kept per read, best first
 
 
-def _crops(models: Models, image: Image.Image, scale: tuple[float, float], crops: list[tuple[Box, int]],
+Crop = tuple[Box, int, "bool | None"]
+"""A corner to read: its box (full-size pixels), the quarter turns that stand its card up,
+and whether it lies at the card's far end (None where no card box holds it)."""
+
+
+def _crops(models: Models, image: Image.Image, scale: tuple[float, float], crops: list[Crop],
            shifts: tuple[tuple[float, float, float], ...]) -> np.ndarray:
     """A classifier batch: each corner box cut at each shift (dx, dy of the box side, scale)."""
     size = models.cls_size
     fx, fy = scale
     batch = np.empty((len(crops) * len(shifts), 3, size, size), np.float32)
     n = 0
-    for b, turns in crops:
+    for b, turns, _ in crops:
         w, h = (b[2] - b[0]) / fx, (b[3] - b[1]) / fy
         cx, cy = (b[0] + b[2]) / 2 / fx, (b[1] + b[3]) / 2 / fy
         for dx, dy, s in shifts:
@@ -377,11 +382,23 @@ def _crops(models: Models, image: Image.Image, scale: tuple[float, float], crops
     return batch
 
 
+def read_ranks(models: Models, image: Image.Image, scale: tuple[float, float], crops: list[Crop]) -> np.ndarray:
+    """Rank probabilities (N, R) of the corners' numerals (`index_crop`), for the corners
+    that lie on a card (known far end)."""
+    size, (fx, fy) = models.index_size, scale
+    batch = np.empty((len(crops), 3, size, size), np.float32)
+    for n, (b, turns, far) in enumerate(crops):
+        box = (b[0] / fx, b[1] / fy, b[2] / fx, b[3] / fy)
+        batch[n] = to_tensor(np.asarray(index_crop(image, box, turns, bool(far), size=size)))
+    return models.read_ranks(batch)
+
+
 def classify_corners(models: Models, image: Image.Image, scale: tuple[float, float],
-                     crops: list[tuple[Box, int]]) -> np.ndarray:
-    """Class probabilities (N, C) of corner boxes (full-size pixels, each with its quarter
-    turns): one crop each, and for those read less sure than `TTA_BELOW` the mean over
-    the `TTA` shifted and scaled crops."""
+                     crops: list[Crop]) -> np.ndarray:
+    """Class probabilities (N, C) of corner boxes: one crop each, and for those read less
+    sure than `TTA_BELOW` the mean over the `TTA` shifted and scaled crops; then, where a
+    rank reader is shipped, the rank read again from the numeral of each corner on a card
+    (`combine`)."""
     if not crops:
         return np.zeros((0, len(models.names)), np.float32)
     p = models.classify(_crops(models, image, scale, crops, TTA[:1]))
@@ -390,6 +407,10 @@ def classify_corners(models: Models, image: Image.Image, scale: tuple[float, flo
         more = models.classify(_crops(models, image, scale, [crops[i] for i in again], TTA[1:]))
         more = more.reshape(len(again), len(TTA) - 1, -1)
         p[again] = (p[again] + more.sum(axis=1)) / len(TTA)
+    on_card = [i for i, c in enumerate(crops) if c[2] is not None]
+    if models.index is not None and on_card:
+        ranks = read_ranks(models, image, scale, [crops[i] for i in on_card])
+        p[on_card] = combine(p[on_card], models.names, ranks, models.ranks, models.index_weight)
     return p
 
 
@@ -420,8 +441,16 @@ def read(models: Models, image: Image.Image, full: tuple[int, int], corners: np.
         else:
             rest.append(k)
 
+    def crop(k: int) -> Crop:
+        o = owners[k]
+        if o is None:
+            return boxes[k], 0 if upright(boxes[k]) else 1, None
+        card = cards[o]
+        turns = 0 if upright(card) else 1
+        return boxes[k], turns, far_end(boxes[k], ((card[0] + card[2]) / 2, (card[1] + card[3]) / 2), turns)
+
     def classify(ks: list[int]) -> list[Read | None]:
-        crops = [(boxes[k], 0 if upright(cards[owners[k]] if owners[k] is not None else boxes[k]) else 1) for k in ks]
+        crops = [crop(k) for k in ks]
         probs = classify_corners(models, image, (fx, fy), crops)
         return [to_read(models, boxes[k], p) for k, p in zip(ks, probs, strict=True)]
 
@@ -448,12 +477,12 @@ def probe(models: Models, image: Image.Image, full: tuple[int, int], boxes: list
         cw, ch = np.median(corners[:, 2] - corners[:, 0]), np.median(corners[:, 3] - corners[:, 1])
     else:
         cw = ch = 0.3 * np.median([max(b[2] - b[0], b[3] - b[1]) for b in boxes])
-    crops: list[tuple[Box, int]] = []
+    crops: list[Crop] = []
     for b in boxes:
         up = upright(b)
         w, h = (min(cw, ch), max(cw, ch)) if up else (max(cw, ch), min(cw, ch))
         spots = ((b[0], b[1]), (b[2] - w, b[3] - h)) if up else ((b[2] - w, b[1]), (b[0], b[3] - h))
-        crops += [((x, y, x + w, y + h), 0 if up else 1) for x, y in spots]
+        crops += [((x, y, x + w, y + h), 0 if up else 1, far) for (x, y), far in zip(spots, (False, True), strict=True)]
     probs = classify_corners(models, image, (full[0] / image.width, full[1] / image.height), crops)
     out = []
     for i in range(len(boxes)):

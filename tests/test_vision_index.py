@@ -1,0 +1,131 @@
+"""The rank reader: where a numeral is cut from a corner box, and how its rank read is
+combined with the corner classifier's."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from PIL import Image, ImageDraw
+
+from scorer.vision.crops import INDEX_PART, far_end, index_crop
+from scorer.vision.model import ModelError, combine, rank_of, read_weight
+
+TURNS = {1: Image.Transpose.ROTATE_90, 2: Image.Transpose.ROTATE_180, 3: Image.Transpose.ROTATE_270}
+
+
+def _card_photo() -> tuple[Image.Image, tuple[float, float, float, float], list[tuple[float, float, float, float]]]:
+    """A standing 130x200 card on grey with an "L" mark where a numeral sits in each index
+    corner (the bottom-right one turned half round, as on a Spanish card); the card box
+    and its two corner boxes."""
+    img = Image.new("RGB", (300, 300), (90, 90, 90))
+    d = ImageDraw.Draw(img)
+    card = (80.0, 50.0, 210.0, 250.0)
+    d.rectangle(card, fill=(250, 250, 250))
+    mark = Image.new("RGB", (20, 20), (250, 250, 250))
+    md = ImageDraw.Draw(mark)
+    md.rectangle((3, 2, 7, 17), fill=(0, 0, 0))  # the L's stem
+    md.rectangle((3, 13, 16, 17), fill=(200, 0, 0))  # its foot, red
+    w, h = card[2] - card[0], card[3] - card[1]
+    cw, ch = 0.42 * w, 0.30 * h  # a corner patch, as the detector boxes it
+    img.paste(mark, (int(card[0] + 0.1 * w), int(card[1] + 0.06 * h)))
+    img.paste(mark.transpose(Image.Transpose.ROTATE_180), (int(card[2] - 0.1 * w) - 20, int(card[3] - 0.06 * h) - 20))
+    corners = [(card[0], card[1], card[0] + cw, card[1] + ch), (card[2] - cw, card[3] - ch, card[2], card[3])]
+    return img, card, corners
+
+
+def _turn(box, k: int, size: int = 300):
+    """A box in the photo turned `k` quarter turns counterclockwise."""
+    x1, y1, x2, y2 = box
+    for _ in range(k):
+        x1, y1, x2, y2 = y1, size - x2, y2, size - x1
+    return x1, y1, x2, y2
+
+
+def _l_upright(crop: Image.Image) -> bool:
+    """The mark reads as an upright L: the black stem left of the red foot, which is low."""
+    a = np.asarray(crop, np.int32)
+    black = (a.sum(axis=2) < 150)
+    red = (a[..., 0] > 150) & (a[..., 1] < 80)
+    if black.sum() < 5 or red.sum() < 5:
+        return False
+    by, bx = np.nonzero(black)
+    ry, rx = np.nonzero(red)
+    return bx.mean() < rx.mean() and by.mean() < ry.mean()
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3])
+def test_index_crop_stands_the_numeral_up_at_either_end_of_a_card_turned_any_way(k):
+    img, card, corners = _card_photo()
+    photo = img.transpose(TURNS[k]) if k else img
+    card_t = _turn(card, k)
+    centre = ((card_t[0] + card_t[2]) / 2, (card_t[1] + card_t[3]) / 2)
+    turns = 0 if (card_t[3] - card_t[1]) >= (card_t[2] - card_t[0]) else 1
+    fars = []
+    for c in corners:
+        box = _turn(c, k)
+        far = far_end(box, centre, turns)
+        fars.append(far)
+        crop = index_crop(photo, box, turns, far, size=32)
+        assert crop.size == (32, 32)
+        assert _l_upright(crop), f"quarter turns {k}, corner {c}"
+    assert sorted(fars) == [False, True]  # one corner is each card's near end, one its far end
+
+
+def test_index_crop_keeps_the_numeral_and_leaves_out_most_of_the_corner():
+    img, _, corners = _card_photo()
+    crop = index_crop(img, corners[0], 0, False, size=64)
+    # the crop spans INDEX_PART of the box from its top-left: the mark is inside, whole
+    assert _l_upright(crop)
+    a = np.asarray(crop, np.int32)
+    assert (a.sum(axis=2) < 150).sum() > 40
+    assert INDEX_PART[0] < 1 and INDEX_PART[1] < 1
+
+
+NAMES = ["10c", "1o", "5c", "5e", "7c", "7e", "other"]
+RANKS = ["1", "10", "5", "7"]
+
+
+def test_combine_weight_zero_changes_nothing_and_rows_stay_probabilities():
+    p = np.array([[0.05, 0.05, 0.6, 0.1, 0.1, 0.05, 0.05]], np.float32)
+    r = np.array([[0.01, 0.01, 0.01, 0.97]], np.float32)
+    assert np.array_equal(combine(p, NAMES, r, RANKS, 0.0), p)
+    out = combine(p, NAMES, r, RANKS, 0.5)
+    assert out.shape == p.shape and abs(float(out.sum()) - 1) < 1e-5 and (out >= 0).all()
+
+
+def test_combine_the_numeral_outweighs_the_pip_art_and_the_suit_is_kept():
+    # the classifier reads 5 of copas, the numeral clearly says 7: 7 of copas it is
+    p = np.array([[0.02, 0.02, 0.6, 0.05, 0.2, 0.06, 0.05]], np.float32)
+    r = np.array([[0.001, 0.001, 0.01, 0.988]], np.float32)
+    out = combine(p, NAMES, r, RANKS, 0.7)
+    assert NAMES[int(out.argmax())] == "7c"
+    assert out[0, NAMES.index("other")] == pytest.approx(0.05, abs=1e-5)  # not a card: untouched
+
+
+def test_combine_agreeing_readers_grow_surer():
+    p = np.array([[0.02, 0.02, 0.8, 0.03, 0.05, 0.03, 0.05]], np.float32)
+    r = np.array([[0.01, 0.01, 0.97, 0.01]], np.float32)
+    out = combine(p, NAMES, r, RANKS, 0.5)
+    assert NAMES[int(out.argmax())] == "5c" and out[0, 2] > p[0, 2]
+
+
+def test_rank_of_names():
+    assert [rank_of(n) for n in ("12o", "1b", "8e", "other", "x")] == ["12", "1", "8", None, None]
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, "0.5", True, None])
+def test_a_bad_rank_reader_weight_is_refused_by_name(tmp_path, bad):
+    f = tmp_path / "cards-index.json"
+    f.write_text(json.dumps({"names": RANKS, "weight": bad}))
+    with pytest.raises(ModelError, match="weight"):
+        read_weight(f)
+
+
+def test_the_rank_reader_weight_defaults_and_reads(tmp_path):
+    f = tmp_path / "cards-index.json"
+    f.write_text(json.dumps({"names": RANKS}))
+    assert 0 < read_weight(f) < 1
+    f.write_text(json.dumps({"names": RANKS, "weight": 0.8}))
+    assert read_weight(f) == 0.8
