@@ -60,22 +60,40 @@ def _pair(truth: list[dict], pred: list[dict]) -> dict[int, int]:
 def _classifier_on_truth(models, scenes: list) -> dict | None:
     """Top-1 accuracy of the runtime's classifier (`scorer.vision.model.Models`) on crops
     of the true corner boxes, in batches of 256, with the share of right ranks and of
-    right suits (the `other` class counts as wrong for both)."""
-    from scorer.vision.crops import corner_crop
-    from scorer.vision.model import to_tensor
+    right suits (the `other` class counts as wrong for both). Where the models include a
+    rank reader: its own share of right ranks on the true corners' numerals
+    (`reader_rank`), and the three shares again for the two combined (`with_reader`)."""
+    from scorer.vision.crops import corner_crop, far_end, index_crop
+    from scorer.vision.model import combine, to_tensor
 
-    batch, labels = [], []
+    batch, numerals, labels = [], [], []
     for sc in scenes:
         for c in sc.cards:
+            q = c["quarter_turns"]
+            centre = tuple(np.mean(np.array(c["quad"]), axis=0))
             for k in c["corners"]:
                 if k["labelled"]:
-                    crop = corner_crop(sc.image, tuple(k["box"]), c["quarter_turns"], size=models.cls_size)
-                    batch.append(to_tensor(np.asarray(crop)))
+                    box = tuple(k["box"])
+                    batch.append(to_tensor(np.asarray(corner_crop(sc.image, box, q, size=models.cls_size))))
+                    if models.index is not None:
+                        crop = index_crop(sc.image, box, q, far_end(box, centre, q), size=models.index_size)
+                        numerals.append(to_tensor(np.asarray(crop)))
                     labels.append(c["card"])
     if not batch:
         return None
     probs = np.concatenate([models.classify(np.stack(batch[i : i + 256])) for i in range(0, len(batch), 256)])
-    pred = [models.names[int(p.argmax())] for p in probs]
+    out = _shares([models.names[int(p.argmax())] for p in probs], labels)
+    if numerals:
+        ranks = np.concatenate([models.read_ranks(np.stack(numerals[i : i + 256]))
+                                for i in range(0, len(numerals), 256)])
+        out["reader_rank"] = sum(models.ranks[int(r.argmax())] == t[:-1] for r, t in zip(ranks, labels, strict=True)) / len(labels)
+        both = combine(probs, models.names, ranks, models.ranks, models.index_weight)
+        out["with_reader"] = _shares([models.names[int(p.argmax())] for p in both], labels)
+    return out
+
+
+def _shares(pred: list[str], labels: list[str]) -> dict:
+    """Top-1, right rank and right suit shares of corner reads (`other` is wrong for both)."""
     pairs = list(zip(pred, labels, strict=True))
     n = len(labels)
     return {
@@ -209,6 +227,17 @@ def _truth_cell(r: dict) -> str:
     return f"{c['top1']:.1%} ({c['rank']:.1%}, {c['suit']:.1%}; {c['corners']} corners)"
 
 
+def _reader_rows(r: dict) -> list[str]:
+    """The rank reader's rows, where the models have one."""
+    c = r["classifier_on_true_corners"]
+    if not c or "with_reader" not in c:
+        return []
+    w = c["with_reader"]
+    return [f"| rank reader alone on the true corners' numerals: rank right | {c['reader_rank']:.1%} |",
+            f"| classifier with the rank reader on true corner boxes: top-1 (rank right, suit right) | "
+            f"{w['top1']:.1%} ({w['rank']:.1%}, {w['suit']:.1%}) |"]
+
+
 def _share(k: int, n: int) -> str:
     return f"{k} of {n} ({k / n:.0%})" if n else "0 of 0"
 
@@ -236,6 +265,7 @@ def to_markdown(title: str, r: dict) -> str:
         f"| per-card micro precision / recall / F1 | {f['precision']:.3f} / {f['recall']:.3f} / {f['f1']:.3f} |",
         f"| per-card macro F1 (40 cards) | {r['macro_f1']:.3f} |",
         "| classifier alone on true corner boxes: top-1 (rank right, suit right) | " + _truth_cell(r) + " |",
+        *_reader_rows(r),
         f"| ms per photo (median / mean, this machine's shared CPU) | "
         f"{r['ms_per_photo'].get('median', 0):.0f} / {r['ms_per_photo'].get('mean', 0):.0f} |",
         "",

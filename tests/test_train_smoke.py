@@ -1,5 +1,6 @@
-"""Smoke test of the training pipeline: generate a few photos, train both models for one
-epoch at a tiny size, export ONNX and check the output shapes the runtime relies on."""
+"""Smoke test of the training pipeline: generate a few photos, train the three models (the
+detector, the corner classifier, the rank reader) for one epoch at a tiny size, export
+ONNX and check the output shapes the runtime relies on."""
 
 from __future__ import annotations
 
@@ -25,13 +26,14 @@ def _train(task: str, data: str, tmp_path, imgsz: int) -> None:
 
 
 def test_generate_train_export(tmp_path, monkeypatch):
+    from datasets.generate import RANKS
     from datasets.generate import main as generate
     from datasets.render import CLASSES
 
     monkeypatch.setenv("YOLO_CONFIG_DIR", str(tmp_path / "yolo-config"))
     out = tmp_path / "data"
     assert generate(["--out", str(out), "--seed", "3", "--n", "12", "--cls-scenes", "4",
-                     "--val-frac", "0.5", "--workers", "1"]) == 0
+                     "--val-frac", "0.5", "--workers", "1", "--crops", "both"]) == 0
     labels = list((out / "det" / "labels").rglob("*.txt"))
     assert len(labels) == 12
     rows = [line.split() for f in labels for line in f.read_text().splitlines()]
@@ -40,6 +42,11 @@ def test_generate_train_export(tmp_path, monkeypatch):
 
     _train("det", str(out / "det.yaml"), tmp_path, 64)
     _train("cls", str(out / "cls"), tmp_path, 64)
+    numerals = list((out / "index").rglob("*.png"))
+    corner_crops = [f for f in (out / "cls").rglob("*.png") if f.parent.name != "other"]
+    assert len(numerals) == len(corner_crops) > 0  # a numeral crop beside each corner crop
+    assert {f.parent.name for f in numerals} <= set(RANKS)
+    _train("index", str(out / "index"), tmp_path, 32)
 
     det = ort.InferenceSession(str(tmp_path / "models" / "cards-det.onnx"), providers=["CPUExecutionProvider"])
     (y,) = det.run(None, {det.get_inputs()[0].name: np.zeros((1, 3, 64, 64), np.float32)})
@@ -50,6 +57,12 @@ def test_generate_train_export(tmp_path, monkeypatch):
     names = json.loads((tmp_path / "models" / "cards-cls.json").read_text())["names"]
     assert p.shape == (1, len(CLASSES)) and sorted(names) == sorted(CLASSES)
     assert abs(float(p.sum()) - 1) < 1e-3
+
+    index = ort.InferenceSession(str(tmp_path / "models" / "cards-index.onnx"), providers=["CPUExecutionProvider"])
+    (r,) = index.run(None, {index.get_inputs()[0].name: np.zeros((2, 3, 32, 32), np.float32)})
+    meta = json.loads((tmp_path / "models" / "cards-index.json").read_text())
+    assert r.shape == (2, len(meta["names"])) and meta["imgsz"] == 32
+    assert set(meta["names"]) <= set(RANKS) and len(meta["names"]) >= 2
 
 
 def test_ensemble_averages_its_members_in_one_onnx(tmp_path):
