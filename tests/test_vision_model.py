@@ -14,7 +14,7 @@ from scorer.vision import pipeline as P
 from scorer.vision.model import Models, letterbox, letterbox_geometry, nms, postprocess, read_names
 
 sys.path.insert(0, str(Path(__file__).parent))
-from vision_helpers import NAMES, det_output, jpeg, write_fake_models  # noqa: E402
+from vision_helpers import NAMES, det_output, jpeg, write_fake_models, write_fake_rank_reader  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -122,6 +122,24 @@ def test_recognizer_plumbing_with_stand_in_models(fake_dir: Path) -> None:
         assert card["box"] == [500, 100, 1100, 1100]
         assert result["warnings"] == []
     assert set(timings) == {"decode", "coarse", "fine", "classify", "layout"}
+
+
+def test_a_shipped_rank_reader_reads_each_corner_numeral_again(fake_dir: Path, tmp_path: Path) -> None:
+    import shutil
+
+    img = Image.new("RGB", (1600, 1200), (20, 120, 40))
+    assert Models(fake_dir).index is None  # no cards-index.onnx: the classifier alone
+    agree = write_fake_rank_reader(Path(shutil.copytree(fake_dir, tmp_path / "agree")), "12", weight=0.5)
+    m = Models(agree)
+    assert m.index is not None and m.index_size == 32 and m.index_weight == 0.5 and len(m.ranks) == 12
+    (card,) = P.Recognizer(agree).scan(img)["cards"]
+    assert card["card"] == "12o" and card["conf"] > 0.95  # the numeral agrees: surer than 0.9
+    differ = write_fake_rank_reader(Path(shutil.copytree(fake_dir, tmp_path / "differ")), "7", weight=0.5)
+    result = P.Recognizer(differ).scan(img)
+    (card,) = result["cards"]
+    # the numeral says 7, the classifier 12 of oros: a 7 of oros, to be confirmed
+    assert card["card"] == "7o" and card["conf"] < 0.6
+    assert [w["code"] for w in result["warnings"]] == ["low_confidence"]
 
 
 def test_models_missing(tmp_path: Path) -> None:

@@ -61,6 +61,33 @@ def write_fake_models(folder: Path, det_boxes: list, card: str = "1o", conf: flo
     return folder
 
 
+RANKS = [str(r) for r in range(1, 13)]
+
+
+def write_fake_rank_reader(folder: Path, rank: str, conf: float = 0.99, weight: float = 0.5) -> Path:
+    """Adds to a model folder a rank reader (`cards-index.onnx`, dynamic batch, 32x32
+    input) that always says `rank` with probability `conf`, and its json with `weight`."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    r = len(RANKS)
+    logits = np.zeros(r, np.float32)
+    logits[RANKS.index(rank)] = np.log(conf * (r - 1) / (1 - conf))
+    xi = helper.make_tensor_value_info("images", TensorProto.FLOAT, ["batch", 3, 32, 32])
+    yo = helper.make_tensor_value_info("output0", TensorProto.FLOAT, ["batch", r])
+    nodes = [
+        helper.make_node("ReduceMean", ["images"], ["m"], axes=[2, 3], keepdims=0),
+        helper.make_node("MatMul", ["m", "w"], ["l0"]),
+        helper.make_node("Add", ["l0", "b"], ["l1"]),
+        helper.make_node("Softmax", ["l1"], ["output0"], axis=1),
+    ]
+    inits = [numpy_helper.from_array(np.zeros((3, r), np.float32), "w"), numpy_helper.from_array(logits, "b")]
+    graph = helper.make_graph(nodes, "fake-index", [xi], [yo], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), folder / "cards-index.onnx")
+    (folder / "cards-index.json").write_text(json.dumps({"names": RANKS, "imgsz": 32, "weight": weight}))
+    return folder
+
+
 def jpeg(img: Image.Image, orientation: int | None = None, quality: int = 90) -> bytes:
     """`img` as JPEG bytes, with an EXIF orientation tag if given."""
     out = io.BytesIO()

@@ -21,6 +21,7 @@ PAD = 114
 DET_FILE, CLS_FILE, NAMES_FILE = "cards-det.onnx", "cards-cls.onnx", "cards-cls.json"
 INDEX_FILE, INDEX_NAMES_FILE = "cards-index.onnx", "cards-index.json"
 INDEX_WEIGHT = 0.5
+SUIT_PRIOR = 0.05  # how much a rank's suit leans on the suit read over all ranks (`combine`)
 
 
 class ModelError(RuntimeError):
@@ -179,24 +180,34 @@ def rank_of(name: str) -> str | None:
 
 
 def combine(p: np.ndarray, names: list[str], ranks_p: np.ndarray, ranks: list[str], weight: float) -> np.ndarray:
-    """Card probabilities (N, C) with their rank read again from the numeral: the rank
-    distribution becomes the weighted geometric mean of the classifier's (its card
-    probabilities summed by rank) and the rank reader's `ranks_p` (N, R), and each card
-    keeps its share of its rank from the classifier; classes that are no card keep theirs."""
+    """Card probabilities (N, C) with the rank read again from the numeral: a card's
+    probability becomes that of its rank, the weighted geometric mean of the classifier's
+    (its card probabilities summed by rank) and the rank reader's `ranks_p` (N, R), times
+    that of its suit given the rank, from the classifier: its cards of that rank, leaning
+    by `SUIT_PRIOR` on its suits over all ranks (so that a rank the classifier gave almost
+    nothing takes the suit the pips showed). Classes that are no card keep theirs."""
     if weight == 0 or len(p) == 0:
         return p
     col = {r: j for j, r in enumerate(ranks)}
     of = [rank_of(n) for n in names]
     cards = np.array([r is not None and r in col for r in of])
-    rank_idx = np.array([col[r] if c else 0 for r, c in zip(of, cards, strict=True)])
-    pc = np.where(cards, p, 0.0).astype(np.float64)
-    onehot = np.zeros((len(names), len(ranks)))
-    onehot[np.flatnonzero(cards), rank_idx[cards]] = 1.0
-    by_rank = pc @ onehot
-    mixed = np.power(np.maximum(by_rank, 1e-9), 1 - weight) * np.power(np.maximum(ranks_p, 1e-9), weight)
-    mixed *= (by_rank.sum(axis=1) / np.maximum(mixed.sum(axis=1), 1e-12))[:, None]
-    share = pc / np.maximum(by_rank[:, rank_idx], 1e-12)
-    out = np.where(cards, share * mixed[:, rank_idx], p)
+    idx = np.flatnonzero(cards)
+    rank_idx = np.array([col[of[j]] for j in idx])
+    suits = sorted({names[j][-1] for j in idx})
+    suit_idx = np.array([suits.index(names[j][-1]) for j in idx])
+    pc = p[:, idx].astype(np.float64)
+    by_rank = np.zeros((len(p), len(ranks)))
+    by_suit = np.zeros((len(p), len(suits)))
+    for k in range(len(idx)):
+        by_rank[:, rank_idx[k]] += pc[:, k]
+        by_suit[:, suit_idx[k]] += pc[:, k]
+    mass = by_rank.sum(axis=1, keepdims=True)  # what the classifier gives to cards
+    rank = np.power(np.maximum(by_rank, 1e-9), 1 - weight) * np.power(np.maximum(ranks_p, 1e-9), weight)
+    rank /= rank.sum(axis=1, keepdims=True)
+    suit = by_suit / np.maximum(mass, 1e-12)
+    given = (pc + SUIT_PRIOR * suit[:, suit_idx]) / (by_rank[:, rank_idx] + SUIT_PRIOR)
+    out = p.astype(np.float64).copy()
+    out[:, idx] = mass * rank[:, rank_idx] * given
     return (out / out.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
