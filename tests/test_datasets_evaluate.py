@@ -41,6 +41,9 @@ def test_evaluate_scores_the_shipped_models_and_writes_the_card(tmp_path) -> Non
     assert c["corners"] >= 16 * 3  # at least one labelled index corner per dealt card
     assert c["top1"] <= min(c["rank"], c["suit"]) <= 1.0  # a right name has a right rank and suit
     assert c["top1"] > 0.5
+    w = c["with_reader"]  # the shipped models include a rank reader
+    assert 0.5 < c["reader_rank"] <= 1.0 and w["corners"] == c["corners"]
+    assert w["top1"] <= min(w["rank"], w["suit"]) <= 1.0
     card = tmp_path / "CARD.md"
     card.write_text(f"# Card\n\nbefore\n\n{E.BEGIN}\nold figures\n{E.END}\n\nafter\n")
     E.write_card(card, [E.to_markdown("(a) test", r)])
@@ -48,6 +51,7 @@ def test_evaluate_scores_the_shipped_models_and_writes_the_card(tmp_path) -> Non
     assert "old figures" not in text and "before" in text and "after" in text
     assert "(a) test" in text and f"{r['micro']['f1']:.3f}" in text
     assert f"{c['top1']:.1%} ({c['rank']:.1%}, {c['suit']:.1%}; {c['corners']} corners)" in text
+    assert f"| rank reader alone on the true corners' numerals: rank right | {c['reader_rank']:.1%} |" in text
 
 
 def test_ablation_reads_the_same_showdowns_with_each_step_off(capsys) -> None:
