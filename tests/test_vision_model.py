@@ -142,6 +142,19 @@ def test_a_shipped_rank_reader_reads_each_corner_numeral_again(fake_dir: Path, t
     assert [w["code"] for w in result["warnings"]] == ["low_confidence"]
 
 
+def test_a_rank_reader_whose_names_do_not_match_its_output_is_refused(fake_dir: Path, tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    from scorer.vision import ModelError
+
+    d = write_fake_rank_reader(Path(shutil.copytree(fake_dir, tmp_path / "bad")), "7")
+    meta = json.loads((d / "cards-index.json").read_text())
+    (d / "cards-index.json").write_text(json.dumps({**meta, "names": meta["names"][:11]}))
+    with pytest.raises(ModelError, match="outputs 12 ranks but cards-index.json names 11"):
+        Models(d)
+
+
 def test_models_missing(tmp_path: Path) -> None:
     from scorer.vision import ModelError
 

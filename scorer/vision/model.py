@@ -237,6 +237,11 @@ class Models:
         self.ranks = read_names(self.model_dir / INDEX_NAMES_FILE) if self.index else []
         self.index_weight = read_weight(self.model_dir / INDEX_NAMES_FILE) if self.index else 0.0
         self.index_size = input_size(self.index, INDEX_SIZE, self.model_dir / INDEX_NAMES_FILE) if self.index else 0
+        self._index_batch = _dynamic_batch(self.index) if self.index else False
+        if self.index is not None:
+            width = self.index.get_outputs()[0].shape[-1]
+            if isinstance(width, int) and width != len(self.ranks):
+                raise ModelError(f"{INDEX_FILE} outputs {width} ranks but {INDEX_NAMES_FILE} names {len(self.ranks)}")
 
     def detect(self, batch: np.ndarray) -> np.ndarray:
         """Raw detector output (B, 4 + classes, N) for a (B, 3, S, S) batch."""
@@ -252,7 +257,7 @@ class Models:
         """Rank probabilities (B, R) for a (B, 3, s, s) batch of numeral crops."""
         if self.index is None or len(batch) == 0:
             return np.zeros((len(batch), len(self.ranks)), np.float32)
-        return _run(self.index, batch, _dynamic_batch(self.index))
+        return _run(self.index, batch, self._index_batch)
 
 
 def _run(sess: ort.InferenceSession, batch: np.ndarray, dynamic: bool) -> np.ndarray:
