@@ -125,11 +125,12 @@ def _cls_one(i: int) -> dict[str, int]:
     n = 0
     corners, index = a.crops in ("corner", "both"), a.crops in ("index", "both")
 
-    def save(crop, name: str, folder: Path = root) -> None:
+    def save(crop, name: str, folder: Path = root, step: bool = True) -> None:
+        """Write crop number `n` of the scene (a numeral crop shares its corner crop's)."""
         nonlocal n
         crop.save(folder / name / f"{a.seed}_{i:06d}_{n:03d}.png")
         counts[name] = counts.get(name, 0) + 1
-        n += 1
+        n += step
 
     for card in scene.cards:
         q = card["quarter_turns"]
@@ -140,7 +141,7 @@ def _cls_one(i: int) -> dict[str, int]:
             for _ in range(a.crops_per_corner):
                 box = _jitter(rng, corner["box"], 0.07)
                 if corners:
-                    save(corner_crop(scene.image, box, q), card["card"])
+                    save(corner_crop(scene.image, box, q), card["card"], step=not index)
                 if index:
                     crop = index_crop(scene.image, box, q, far_end(box, centre, q))
                     save(crop, card["card"][:-1], Path(a.out) / "index" / split)

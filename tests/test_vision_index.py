@@ -138,3 +138,24 @@ def test_the_rank_reader_weight_defaults_and_reads(tmp_path):
     assert 0 < read_weight(f) < 1
     f.write_text(json.dumps({"names": RANKS, "weight": 0.8}))
     assert read_weight(f) == 0.8
+
+
+def test_numeral_crops_come_beside_the_corner_crops_and_change_none_of_them(tmp_path):
+    pytest.importorskip("tqdm")
+    from datasets.generate import RANKS
+    from datasets.generate import main as generate
+
+    common = ["--seed", "5", "--n", "0", "--cls-scenes", "2", "--workers", "1", "--val-frac", "0.5"]
+    assert generate(["--out", str(tmp_path / "a"), *common]) == 0
+    assert generate(["--out", str(tmp_path / "b"), *common, "--crops", "both"]) == 0
+    a = {f.relative_to(tmp_path / "a"): f.read_bytes() for f in (tmp_path / "a" / "cls").rglob("*.png")}
+    b = {f.relative_to(tmp_path / "b"): f.read_bytes() for f in (tmp_path / "b" / "cls").rglob("*.png")}
+    assert a and set(a) == set(b)
+    cards = [k for k in a if k.parent.name != "other"]
+    # the same corner crops, byte for byte, as with corner crops alone (the jitter is shared)
+    assert all(a[k] == b[k] for k in cards)
+    numerals = list((tmp_path / "b" / "index").rglob("*.png"))
+    assert len(numerals) == len(cards)
+    # each numeral crop is filed under the rank of the card whose corner crop it sits beside
+    rank_of_crop = {k.name: k.parent.name[:-1] for k in cards}
+    assert all(f.parent.name == rank_of_crop[f.name] and f.parent.name in RANKS for f in numerals)

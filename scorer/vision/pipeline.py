@@ -8,7 +8,9 @@
    `FINE_CARD` px long and packed into 320x320 tiles (one batch), finds the corners
    and sharper card boxes;
 3. read: `corner_crop` of each corner from the decoded photo, classified (again through
-   shifted crops, averaged, when unsure);
+   shifted crops, averaged, when unsure); where a rank reader is shipped, the numeral of
+   each corner on a card cut out (`index_crop`), read alone, and its rank combined with
+   the classifier's (`combine`);
 4. cards: corners grouped by card box; card boxes with no read read at their index
    corners; a name read twice kept by the surer card; at most 16 Mus cards;
 5. seats and warnings (`layout`).
