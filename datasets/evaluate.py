@@ -81,15 +81,19 @@ def _classifier_on_truth(models, scenes: list) -> dict | None:
                     labels.append(c["card"])
     if not batch:
         return None
-    probs = np.concatenate([models.classify(np.stack(batch[i : i + 256])) for i in range(0, len(batch), 256)])
+    probs = _batched(models.classify, batch)
     out = _shares([models.names[int(p.argmax())] for p in probs], labels)
     if numerals:
-        ranks = np.concatenate([models.read_ranks(np.stack(numerals[i : i + 256]))
-                                for i in range(0, len(numerals), 256)])
+        ranks = _batched(models.read_ranks, numerals)
         out["reader_rank"] = sum(models.ranks[int(r.argmax())] == t[:-1] for r, t in zip(ranks, labels, strict=True)) / len(labels)
         both = combine(probs, models.names, ranks, models.ranks, models.index_weight)
         out["with_reader"] = _shares([models.names[int(p.argmax())] for p in both], labels)
     return out
+
+
+def _batched(run, tensors: list[np.ndarray], size: int = 256) -> np.ndarray:
+    """`run` over `tensors` stacked in batches of `size`, the outputs concatenated."""
+    return np.concatenate([run(np.stack(tensors[i : i + size])) for i in range(0, len(tensors), size)])
 
 
 def _shares(pred: list[str], labels: list[str]) -> dict:
@@ -224,7 +228,14 @@ def _truth_cell(r: dict) -> str:
     c = r["classifier_on_true_corners"]
     if c is None:
         return "n/a"
-    return f"{c['top1']:.1%} ({c['rank']:.1%}, {c['suit']:.1%}; {c['corners']} corners)"
+    return _shares_cell(c, corners=True)
+
+
+def _shares_cell(c: dict, corners: bool = False) -> str:
+    """Top-1 with the rank and suit shares, as `98.5% (99.7%, 98.8%)`, and with
+    `corners` the number of corners, as `98.5% (99.7%, 98.8%; 1708 corners)`."""
+    n = f"; {c['corners']} corners" if corners else ""
+    return f"{c['top1']:.1%} ({c['rank']:.1%}, {c['suit']:.1%}{n})"
 
 
 def _reader_rows(r: dict) -> list[str]:
@@ -235,7 +246,7 @@ def _reader_rows(r: dict) -> list[str]:
     w = c["with_reader"]
     return [f"| rank reader alone on the true corners' numerals: rank right | {c['reader_rank']:.1%} |",
             f"| classifier with the rank reader on true corner boxes: top-1 (rank right, suit right) | "
-            f"{w['top1']:.1%} ({w['rank']:.1%}, {w['suit']:.1%}) |"]
+            f"{_shares_cell(w)} |"]
 
 
 def _share(k: int, n: int) -> str:

@@ -43,10 +43,21 @@ def write_fake_models(folder: Path, det_boxes: list, card: str = "1o", conf: flo
     graph = helper.make_graph(nodes, "fake-det", [x], [y], inits)
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), folder / "cards-det.onnx")
 
-    c = len(NAMES)
-    logits = np.full(c, 0.0, np.float32)
-    logits[NAMES.index(card)] = np.log(conf * (c - 1) / (1 - conf))
-    xi = helper.make_tensor_value_info("images", TensorProto.FLOAT, ["batch", 3, 64, 64])
+    _fake_classifier(folder / "cards-cls.onnx", NAMES, card, conf, 64)
+    (folder / "cards-cls.json").write_text(json.dumps(NAMES))
+    return folder
+
+
+def _fake_classifier(path: Path, names: list[str], says: str, conf: float, side: int) -> None:
+    """An ONNX classifier (dynamic batch, `side` x `side` input) over `names` that always
+    says `says` with probability `conf`, the other classes sharing the rest evenly."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    c = len(names)
+    logits = np.zeros(c, np.float32)
+    logits[names.index(says)] = np.log(conf * (c - 1) / (1 - conf))
+    xi = helper.make_tensor_value_info("images", TensorProto.FLOAT, ["batch", 3, side, side])
     yo = helper.make_tensor_value_info("output0", TensorProto.FLOAT, ["batch", c])
     nodes = [
         helper.make_node("ReduceMean", ["images"], ["m"], axes=[2, 3], keepdims=0),
@@ -55,10 +66,8 @@ def write_fake_models(folder: Path, det_boxes: list, card: str = "1o", conf: flo
         helper.make_node("Softmax", ["l1"], ["output0"], axis=1),
     ]
     inits = [numpy_helper.from_array(np.zeros((3, c), np.float32), "w"), numpy_helper.from_array(logits, "b")]
-    graph = helper.make_graph(nodes, "fake-cls", [xi], [yo], inits)
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), folder / "cards-cls.onnx")
-    (folder / "cards-cls.json").write_text(json.dumps(NAMES))
-    return folder
+    graph = helper.make_graph(nodes, path.stem, [xi], [yo], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
 
 
 RANKS = [str(r) for r in range(1, 13)]
@@ -67,23 +76,7 @@ RANKS = [str(r) for r in range(1, 13)]
 def write_fake_rank_reader(folder: Path, rank: str, conf: float = 0.99, weight: float = 0.5) -> Path:
     """Adds to a model folder a rank reader (`cards-index.onnx`, dynamic batch, 32x32
     input) that always says `rank` with probability `conf`, and its json with `weight`."""
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-
-    r = len(RANKS)
-    logits = np.zeros(r, np.float32)
-    logits[RANKS.index(rank)] = np.log(conf * (r - 1) / (1 - conf))
-    xi = helper.make_tensor_value_info("images", TensorProto.FLOAT, ["batch", 3, 32, 32])
-    yo = helper.make_tensor_value_info("output0", TensorProto.FLOAT, ["batch", r])
-    nodes = [
-        helper.make_node("ReduceMean", ["images"], ["m"], axes=[2, 3], keepdims=0),
-        helper.make_node("MatMul", ["m", "w"], ["l0"]),
-        helper.make_node("Add", ["l0", "b"], ["l1"]),
-        helper.make_node("Softmax", ["l1"], ["output0"], axis=1),
-    ]
-    inits = [numpy_helper.from_array(np.zeros((3, r), np.float32), "w"), numpy_helper.from_array(logits, "b")]
-    graph = helper.make_graph(nodes, "fake-index", [xi], [yo], inits)
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), folder / "cards-index.onnx")
+    _fake_classifier(folder / "cards-index.onnx", RANKS, rank, conf, 32)
     (folder / "cards-index.json").write_text(json.dumps({"names": RANKS, "imgsz": 32, "weight": weight}))
     return folder
 

@@ -153,25 +153,27 @@ def input_size(sess: ort.InferenceSession, default: int, names_path: Path | None
     return default
 
 
+def _json_number(path: Path, key: str, default: float, lo: float, hi: float) -> float:
+    """The number at `key` in the json object at `path` (`default` when the file or key is
+    absent), refused by name unless it lies in `lo`..`hi`."""
+    obj = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    v = obj.get(key, default) if isinstance(obj, dict) else default
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
+        raise ModelError(f"{key} in {path} must be a number from {lo:g} to {hi:g}, got {v!r}")
+    return float(v)
+
+
 def read_temperature(path: Path) -> float:
     """The classifier's calibration temperature from `cards-cls.json` (1 when absent): its
     probabilities are read as `p ** (1 / T)`, normalised, so that a model trained with
     stronger augmentation, and less sure for it, meets the reader's fixed thresholds."""
-    obj = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    t = obj.get("temperature", 1.0) if isinstance(obj, dict) else 1.0
-    if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0.05 <= t <= 20:
-        raise ModelError(f"temperature in {path} must be a number from 0.05 to 20, got {t!r}")
-    return float(t)
+    return _json_number(path, "temperature", 1.0, 0.05, 20)
 
 
 def read_weight(path: Path) -> float:
     """The rank reader's weight from `cards-index.json` (`INDEX_WEIGHT` when absent): how
     far its rank read outweighs the corner classifier's, from 0 to 1."""
-    obj = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    w = obj.get("weight", INDEX_WEIGHT) if isinstance(obj, dict) else INDEX_WEIGHT
-    if isinstance(w, bool) or not isinstance(w, (int, float)) or not 0 <= w <= 1:
-        raise ModelError(f"weight in {path} must be a number from 0 to 1, got {w!r}")
-    return float(w)
+    return _json_number(path, "weight", INDEX_WEIGHT, 0, 1)
 
 
 def rank_of(name: str) -> str | None:
@@ -232,13 +234,16 @@ class Models:
         self.det_size = input_size(self.det, 320)
         self.cls_size = input_size(self.cls, CROP_SIZE, self.model_dir / NAMES_FILE)
         self._det_batch, self._cls_batch = _dynamic_batch(self.det), _dynamic_batch(self.cls)
-        index = self.model_dir / INDEX_FILE
-        self.index = _session(index) if index.is_file() else None
-        self.ranks = read_names(self.model_dir / INDEX_NAMES_FILE) if self.index else []
-        self.index_weight = read_weight(self.model_dir / INDEX_NAMES_FILE) if self.index else 0.0
-        self.index_size = input_size(self.index, INDEX_SIZE, self.model_dir / INDEX_NAMES_FILE) if self.index else 0
-        self._index_batch = _dynamic_batch(self.index) if self.index else False
-        if self.index is not None:
+        self.index: ort.InferenceSession | None = None  # the rank reader, where one is shipped
+        self.ranks: list[str] = []
+        self.index_weight, self.index_size, self._index_batch = 0.0, 0, False
+        if (self.model_dir / INDEX_FILE).is_file():
+            meta = self.model_dir / INDEX_NAMES_FILE
+            self.index = _session(self.model_dir / INDEX_FILE)
+            self.ranks = read_names(meta)
+            self.index_weight = read_weight(meta)
+            self.index_size = input_size(self.index, INDEX_SIZE, meta)
+            self._index_batch = _dynamic_batch(self.index)
             width = self.index.get_outputs()[0].shape[-1]
             if isinstance(width, int) and width != len(self.ranks):
                 raise ModelError(f"{INDEX_FILE} outputs {width} ranks but {INDEX_NAMES_FILE} names {len(self.ranks)}")
