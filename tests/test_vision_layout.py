@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from scorer.vision.layout import Card, Read, assign_seats, group_cards, layout, owner, unique_names
+from scorer.vision.layout import (
+    LOW_CONFIDENCE,
+    Card,
+    Read,
+    assign_seats,
+    group_cards,
+    layout,
+    owner,
+    unique_names,
+)
 
 W, H = 4000, 3000
 CW, CH = 260, 400  # a card standing
@@ -99,6 +108,17 @@ def test_warnings_duplicate_low_confidence_not_mus() -> None:
     low = next(w for w in result["warnings"] if w["code"] == "low_confidence")
     assert "5o" in low["message"] and low["box"] == [round(v) for v in boxes[3]]
     assert all(isinstance(w["message"], str) and w["message"] for w in result["warnings"])
+
+
+@pytest.mark.parametrize(("conf", "flagged"), [(0.65, True), (LOW_CONFIDENCE - 1e-3, True), (LOW_CONFIDENCE, False), (0.9, False)])
+def test_reads_under_the_warning_line_are_flagged(conf: float, flagged: bool) -> None:
+    # 0.65 is flagged: on the check showdowns most wrong reads lay between 0.6 and 0.7
+    boxes, _ = _table()
+    names = [f"{r}{s}" for s in "oceb" for r in (1, 2, 3, 4)]
+    cards = [Card(n, 0.95, b) for n, b in zip(names, boxes, strict=True)]
+    cards[7] = Card(names[7], conf, boxes[7])
+    low = [w for w in layout(cards, 0)["warnings"] if w["code"] == "low_confidence"]
+    assert [w["card"] for w in low] == ([names[7]] if flagged else [])
 
 
 def test_owner_prefers_the_box_whose_corner_it_sits_in() -> None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 Box = tuple[float, float, float, float]
 
-LOW_CONFIDENCE = 0.6
+LOW_CONFIDENCE = 0.7  # a card read less sure than this is flagged for a person to confirm
 MOVE_CONF = 0.3  # an outvoted read this sure may name a card box with no read
 ALT_CONF = 0.05  # a card read as a name already taken may take its next name from this
 ORPHAN_CONF = 0.8  # ... or, with no such box, be a card of its own
