@@ -273,8 +273,8 @@ def to_markdown(title: str, r: dict) -> str:
         f"| showdowns read wrong with no warning at all (silent errors) | {r['showdowns_wrong_without_warning']:.1%} |",
         f"| wrong reads flagged as unsure (confidence < {LOW_CONFIDENCE}) | {_share(fl['wrong_flagged'], fl['wrong_reads'])} |",
         f"| right reads flagged as unsure | {_share(fl['right_flagged'], fl['right_reads'])} |",
-        f"| per-card micro precision / recall / F1 | {f['precision']:.3f} / {f['recall']:.3f} / {f['f1']:.3f} |",
-        f"| per-card macro F1 (40 cards) | {r['macro_f1']:.3f} |",
+        f"| per-card micro precision / recall / F1 | {f['precision']:.5f} / {f['recall']:.5f} / {f['f1']:.5f} |",
+        f"| per-card macro F1 (40 cards) | {r['macro_f1']:.5f} |",
         "| classifier alone on true corner boxes: top-1 (rank right, suit right) | " + _truth_cell(r) + " |",
         *_reader_rows(r),
         f"| ms per photo (median / mean, this machine's shared CPU) | "
