@@ -33,12 +33,10 @@ def _patched(pairs: list[tuple[Any, str, Any]]):
             setattr(obj, name, value)
 
 
-def _first(cards: list, *args: Any, **kwargs: Any) -> list:
-    return cards
-
-
-def _classifier_only(p: Any, *args: Any) -> Any:
-    return p
+def _first(x: Any, *args: Any, **kwargs: Any) -> Any:
+    """Its first argument, unchanged: a step that takes cards (or probabilities) and
+    returns them, turned off."""
+    return x
 
 
 def _unread_as_is(models: Any, image: Any, full: Any, found: list, unread: list, corners: Any) -> tuple[list, list]:
@@ -47,7 +45,7 @@ def _unread_as_is(models: Any, image: Any, full: Any, found: list, unread: list,
 
 STEPS: list[tuple[str, Callable[[], list[tuple[Any, str, Any]]]]] = [
     ("all steps on", lambda: []),
-    ("no rank reader (the classifier alone)", lambda: [(P, "combine", _classifier_only)]),
+    ("no rank reader (the classifier alone)", lambda: [(P, "combine", _first)]),
     ("no second reading through shifted crops", lambda: [(P, "TTA_BELOW", 0.0)]),
     ("no neighbour's corner as a card of its own", lambda: [(L, "ORPHAN_CONF", 2.0)]),
     ("no reading of unread card boxes", lambda: [(P, "read_unread", _unread_as_is)]),
