@@ -57,7 +57,8 @@ def _det_one(i: int) -> int:
         kind, size = "table", (long, round(long * 0.75))
     if kind != "closeup" and rng.random() < 0.25:
         size = size[::-1]
-    scene = render_scene(rng, kind=kind, size=size, decks=tuple(a.decks), bottom=int(rng.integers(4)))
+    scene = render_scene(rng, kind=kind, size=size, decks=tuple(a.decks), bottom=int(rng.integers(4)),
+                         tight=a.tight)
     split = _split(i, a.val_frac)
     stem = f"{a.seed}_{i:06d}"
     scene.image.save(Path(a.out) / "det" / "images" / split / f"{stem}.jpg", quality=95)
@@ -118,7 +119,7 @@ def _cls_one(i: int) -> dict[str, int]:
     assert a is not None
     rng, size, kind, bottom, deck = _cls_draw(a.seed, i, a.decks)
     scene = render_scene(rng, kind=kind, size=size, deck=deck, decks=tuple(a.decks), bottom=bottom,
-                         restyle=a.restyle)
+                         restyle=a.restyle, tight=a.tight)
     split = _split(i, a.val_frac)
     root = Path(a.out) / "cls" / split
     counts: dict[str, int] = {}
@@ -192,7 +193,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--val-frac", type=float, default=0.1)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--restyle", type=float, default=0.0,
-                   help="cls: share of cards whose index numerals are redrawn in another typeface")
+                   help="cls: share of cards whose index numerals are redrawn in another typeface "
+                   "(detector photos are never restyled)")
+    p.add_argument("--tight", type=float, default=0.0,
+                   help="share of hands fanned tight, a quarter to a third of each card showing")
     p.add_argument("--crops", choices=["corner", "index", "both"], default="corner",
                    help="cls: corner crops for the classifier (cls/), numeral crops for the rank reader "
                    "(index/), or both")

@@ -393,12 +393,19 @@ def _deal(rng: np.random.Generator) -> list[list[str]]:
     return [cards[i * 4 : i * 4 + 4] for i in range(4)]
 
 
+TIGHT_SPREAD = (0.24, 0.36)  # a tight fan: the share of a card's width between neighbours
+
+
 def _hand_items(
-    rng: np.random.Generator, hand: list[str], pos: int, anchor: np.ndarray, ch: float, aspect: float
+    rng: np.random.Generator, hand: list[str], pos: int, anchor: np.ndarray, ch: float, aspect: float,
+    tight: bool = False,
 ) -> list[Item]:
-    """Four cards fanned and overlapping, facing the player at table edge `pos`."""
+    """Four cards fanned and overlapping, facing the player at table edge `pos` (`tight`:
+    neighbours only `TIGHT_SPREAD` of a card's width apart)."""
     cw = ch * aspect
     spread = rng.uniform(0.28, 0.62) if rng.random() < 0.8 else rng.uniform(0.62, 1.1)
+    if tight:
+        spread = rng.uniform(*TIGHT_SPREAD)
     fan = math.radians(rng.uniform(0, 10)) if rng.random() < 0.7 else 0.0
     base = pos * math.pi / 2 + math.radians(rng.normal(0, 5))
     r = _rot(base)
@@ -414,7 +421,8 @@ def _hand_items(
 
 
 def _layout_table(
-    rng: np.random.Generator, tw: float, th: float, ch: float, hands: list[list[str]]
+    rng: np.random.Generator, tw: float, th: float, ch: float, hands: list[list[str]],
+    tight: float = 0.0,
 ) -> list[Item]:
     items: list[Item] = []
     m = rng.uniform(0.04, 0.12, 4) * min(tw, th)
@@ -424,8 +432,11 @@ def _layout_table(
         np.array([tw / 2 + rng.normal(0, 0.06) * tw, m[2] + ch / 2]),
         np.array([m[3] + ch / 2, th / 2 + rng.normal(0, 0.06) * th]),
     ]
+    # a separate stream decides which hands are tight, so that tight=0 draws as before
+    tight_rng = np.random.default_rng(int(rng.integers(2**63))) if tight > 0 else None
     for pos in range(4):
-        items += _hand_items(rng, hands[pos], pos, anchors[pos], ch, 0.64)
+        is_tight = tight_rng is not None and bool(tight_rng.random() < tight)
+        items += _hand_items(tight_rng if is_tight else rng, hands[pos], pos, anchors[pos], ch, 0.64, is_tight)
     return items
 
 
@@ -527,6 +538,7 @@ def render_scene(
     card_extras: bool = True,
     effects: bool = True,
     restyle: float = 0.0,
+    tight: float = 0.0,
 ) -> Scene:
     """Render one photo.
 
@@ -536,7 +548,8 @@ def render_scene(
     deal); `deck` the deck of the 16 cards (default drawn from `decks`); `bottom` the
     seat at the photo's bottom edge; `card_extras` adds 8s and 9s among distractors;
     `restyle` is the share of cards whose index numerals are drawn in another typeface
-    (`datasets.restyle`; 0 leaves the random stream as it always was)."""
+    (`datasets.restyle`; 0 leaves the random stream as it always was); `tight` the share of
+    hands fanned tight, a quarter to a third of each card showing (0 likewise)."""
     deck = deck or str(rng.choice(list(decks)))
     w, h = size
     items: list[Item] = []
@@ -549,7 +562,7 @@ def render_scene(
             tw, th = (f, f * 0.75) if rng.random() < 0.75 else (f * 0.75, f)
         ch = min(tw, th) * rng.uniform(0.16, 0.25)
         by_pos = _deal(rng) if hands is None else [list(hands[(bottom + p) % 4]) for p in range(4)]
-        items = _layout_table(rng, tw, th, ch, by_pos)
+        items = _layout_table(rng, tw, th, ch, by_pos, tight)
         for it in items:
             it.seat = (bottom + it.pos) % 4
         hands_out = [by_pos[(s - bottom) % 4] for s in range(4)]
