@@ -193,3 +193,20 @@ def test_unique_names_gives_the_less_sure_duplicate_its_next_name() -> None:
     # no acceptable next name: the duplicate stays (and will be warned about)
     d = Card("5c", 0.5, (60, 0, 70, 10), alts=(("4c", 0.4),))
     assert [x.name for x in unique_names([a, d, c])] == ["5c", "5c", "4c"]
+
+
+def test_a_duplicate_takes_the_name_read_at_its_other_corner() -> None:
+    """A box whose two corners disagree keeps the other corner's name as its next one:
+    when its winning name is better read elsewhere, it becomes that card."""
+    card, other = (0.0, 0.0, 260.0, 400.0), (1000.0, 0.0, 1260.0, 400.0)
+    reads = [
+        Read((0, 0, 110, 120), "3e", 0.99, (("2e", 0.004),)),  # a neighbour's corner, misplaced
+        Read((150, 280, 260, 400), "2e", 0.9, (("3e", 0.05),)),
+        Read((1000, 0, 1110, 120), "3e", 1.0),
+    ]
+    cards, _ = group_cards(reads, [card, other])
+    first = next(c for c in cards if c.box == card)
+    assert first.name == "3e" and first.alts == (("2e", 0.9),)
+    out = unique_names(cards)
+    assert sorted(c.name for c in out) == ["2e", "3e"]
+    assert next(c for c in out if c.box == card).conf == 0.9

@@ -169,3 +169,38 @@ def test_at_most_a_deal_drops_only_the_unsure_extras() -> None:
     out = P.at_most_a_deal(cards + extra)
     assert [c.name for c in out] == names + ["6o", "8o"]  # a sure 17th stays (and is warned of); 8s are not counted
     assert P.at_most_a_deal(cards[:10] + extra[:1]) == cards[:10] + extra[:1]
+
+
+def test_a_sure_name_read_first_in_two_boxes_has_their_other_corners_read(monkeypatch) -> None:
+    """A card's far corner is spared once its first corner is read sure, unless that
+    sure name was read first in another card box too: then one of the two is a
+    neighbour's corner lying over the box, and the far corner names the card."""
+    from types import SimpleNamespace
+
+    from scorer.vision.layout import group_cards, unique_names
+
+    names = ["2e", "3e", "4c"]
+    a, b = (0.0, 0.0, 260.0, 400.0), (1000.0, 0.0, 1260.0, 400.0)
+    a_top, a_far = (0.0, 0.0, 110.0, 120.0), (150.0, 280.0, 260.0, 400.0)
+    b_top, b_far = (1000.0, 0.0, 1110.0, 120.0), (1150.0, 280.0, 1260.0, 400.0)
+
+    def run(b_name: str) -> list:
+        said = {a_top: ("3e", 0.99), a_far: ("2e", 0.9), b_top: (b_name, 1.0), b_far: (b_name, 1.0)}
+
+        def classify(models, image, scale, crops):
+            p = np.zeros((len(crops), len(names) + 1), np.float32)
+            for i, (box, _, _) in enumerate(crops):
+                name, conf = said[box]
+                p[i, names.index(name)], p[i, -1] = conf, 1 - conf
+            return p
+
+        monkeypatch.setattr(P, "classify_corners", classify)
+        corners = np.array([[*b_top, 0.9], [*a_top, 0.8], [*b_far, 0.7], [*a_far, 0.6]], np.float32)
+        return P.read(SimpleNamespace(names=names), Image.new("RGB", (1300, 400)), (1300, 400), corners, [a, b])
+
+    spared = run("4c")
+    assert sorted(r.name for r in spared) == ["3e", "4c"]  # a's far corner not read: its first read is sure
+    reads = run("3e")
+    assert sorted(r.name for r in reads) == ["2e", "3e", "3e", "3e"]
+    cards, _ = group_cards(reads, [a, b])
+    assert sorted(c.name for c in unique_names(cards)) == ["2e", "3e"]

@@ -38,7 +38,7 @@ class Card:
     conf: float
     box: Box
     others: tuple[str, ...] = ()
-    alts: tuple[tuple[str, float], ...] = ()  # the classifier's next names and probabilities
+    alts: tuple[tuple[str, float], ...] = ()  # the next names and how sure: other corners' reads, the classifier's
 
 
 def upright(box: Box) -> bool:
@@ -178,7 +178,12 @@ def _one_card(reads: list[Read], box: Box) -> Card:
     conf = best[name]
     if len(ranked) > 1:
         conf = conf * total[name] / sum(total.values())
-    alts = max((r for r in reads if r.name == name), key=lambda r: r.conf).alts
+    # the next names: read at the box's other corners, then the classifier's for this one
+    nexts = {n: best[n] for n in ranked[1:]}
+    for n, p in max((r for r in reads if r.name == name), key=lambda r: r.conf).alts:
+        if n != name:
+            nexts[n] = max(nexts.get(n, 0.0), p)
+    alts = tuple(sorted(nexts.items(), key=lambda t: -t[1]))
     return Card(name, conf, box, tuple(ranked[1:]), alts)
 
 

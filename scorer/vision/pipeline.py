@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from time import perf_counter
@@ -457,7 +458,11 @@ def read(models: Models, image: Image.Image, full: tuple[int, int], corners: np.
         return [to_read(models, boxes[k], p) for k, p in zip(ks, probs, strict=True)]
 
     reads = classify(first)
-    sure = {owners[k]: boxes[k] for k, r in zip(first, reads, strict=True) if r is not None and r.conf >= SURE}
+    named = Counter(r.name for r in reads if r is not None)
+    # a sure name read first in two card boxes is a neighbour's corner over one of them:
+    # their other corners are read as well
+    sure = {owners[k]: boxes[k] for k, r in zip(first, reads, strict=True)
+            if r is not None and r.conf >= SURE and named[r.name] == 1}
 
     def other_end(k: int) -> bool:
         """The corner sits at the far end of its card from the card's sure corner."""
