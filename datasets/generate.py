@@ -13,6 +13,9 @@ makes, deterministically for a seed (scene i is drawn from `default_rng([seed, i
 - `DIR/index/{train,val}/<rank>/*.png` (with `--crops index` or `both`): 32x32 crops of
   the numeral part of the same jittered corner boxes, cut with
   `scorer.vision.crops.index_crop` and labelled by rank (1-12), for the rank reader.
+- `DIR/suit/{train,val}/<suit>/*.png` (with `--court-suits-of CLS_DIR`): the corner crops
+  of the court cards (10, 11, 12) of a classifier set, linked by suit, for the court suit
+  reader.
 """
 
 from __future__ import annotations
@@ -35,6 +38,10 @@ _ARGS: argparse.Namespace | None = None
 
 RANKS = tuple(str(r) for r in range(1, 13))
 """The rank reader's classes: the ranks of a Spanish deck, 8 and 9 included."""
+
+COURT_RANKS = ("10", "11", "12")
+SUIT_NAMES = ("b", "c", "e", "o")
+"""The court suit reader's classes: bastos, copas, espadas, oros."""
 
 
 def _split(i: int, val_frac: float) -> str:
@@ -110,6 +117,23 @@ def subset(src: Path, dst: Path, seed: int, decks: list[str], keep: str) -> int:
     for split in ("train", "val"):
         for c in RANKS if src.name == "index" else CLASSES:
             (dst / split / c).mkdir(parents=True, exist_ok=True)
+    return n
+
+
+def court_suits(src: Path, dst: Path) -> int:
+    """Hard-link the corner crops of the court cards in the classifier set `src`
+    (`<split>/<card>/*.png`) into `dst/<split>/<suit>/`; returns the number linked."""
+    n = 0
+    for split in ("train", "val"):
+        for suit in SUIT_NAMES:
+            (dst / split / suit).mkdir(parents=True, exist_ok=True)
+        for rank in COURT_RANKS:
+            for suit in SUIT_NAMES:
+                for f in sorted((src / split / f"{rank}{suit}").glob("*.png")):
+                    t = dst / split / suit / f"{rank}_{f.name}"
+                    if not t.exists():
+                        os.link(f, t)
+                    n += 1
     return n
 
 
@@ -204,9 +228,15 @@ def main(argv: list[str] | None = None) -> int:
                    "--seed and --decks) whose scenes used deck --keep-deck into the same folder of --out, "
                    "instead of rendering")
     p.add_argument("--keep-deck", default="naipes-libres")
+    p.add_argument("--court-suits-of", help="link the court cards' crops of this classifier set (a set's cls/) "
+                   "into suit/ of --out by suit, for the court suit reader, instead of rendering")
     args = p.parse_args(argv)
     args.decks = [d for d in args.decks.split(",") if d]
     out = Path(args.out)
+    if args.court_suits_of:
+        n = court_suits(Path(args.court_suits_of), out / "suit")
+        print(f"suit: linked {n} court-card crops by suit -> {out / 'suit'}")
+        return 0
     if args.subset_of:
         src = Path(args.subset_of)
         n = subset(src, out / src.name, args.seed, args.decks, args.keep_deck)

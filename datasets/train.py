@@ -3,6 +3,7 @@
     python -m datasets.train det --data datasets/out/main/det.yaml --epochs 30 [--time 0.8] [--resume]
     python -m datasets.train cls --data datasets/out/main/cls --epochs 20 [--resume]
     python -m datasets.train index --data datasets/out/main/index --epochs 10 [--resume]
+    python -m datasets.train suit --data datasets/out/courts/suit --epochs 10 [--resume]
     python -m datasets.train export det|cls|index --weights runs/det/main/weights/last.pt --out /work/models-shared
     python -m datasets.train ensemble --members runs/a/cards-cls.onnx runs/b/cards-cls.onnx --out models
 
@@ -12,7 +13,9 @@ writes `runs/<task>/<name>/weights/last.pt`, so `--resume` carries on after a st
 At the end the best weights are exported to ONNX (opset 17, plain head: det output
 `(1, 6, N)`, cls output `(1, C)`) into `--out` as `cards-det.onnx`, `cards-cls.onnx` +
 `cards-cls.json` (the class names in the model's output order), or, for the rank reader
-(`index`, a classifier of numeral crops), `cards-index.onnx` + `cards-index.json`.
+(`index`, a classifier of numeral crops), `cards-index.onnx` + `cards-index.json`, or, for
+the court suit reader (`suit`, a classifier of the court cards' corner crops by suit),
+`cards-suit.onnx` + `cards-suit.json`.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ DET_IMGSZ = 320
 CLS_IMGSZ = 64
 INDEX_IMGSZ = 32
 FILES = {"det": ("cards-det.onnx", None), "cls": ("cards-cls.onnx", "cards-cls.json"),
-         "index": ("cards-index.onnx", "cards-index.json")}
+         "index": ("cards-index.onnx", "cards-index.json"), "suit": ("cards-suit.onnx", "cards-suit.json")}
 
 
 def offline_env(config_dir: Path | None = None) -> Path:
@@ -121,7 +124,7 @@ def export(task: str, weights: Path, out: Path, imgsz: int | None = None, temper
     from ultralytics import YOLO
 
     model = YOLO(str(weights))
-    size = imgsz or {"det": DET_IMGSZ, "cls": CLS_IMGSZ, "index": INDEX_IMGSZ}[task]
+    size = imgsz or {"det": DET_IMGSZ, "cls": CLS_IMGSZ, "index": INDEX_IMGSZ, "suit": CLS_IMGSZ}[task]
     onnx = Path(model.export(format="onnx", opset=OPSET, imgsz=size, simplify=True, dynamic=task != "det", nms=False))
     out.mkdir(parents=True, exist_ok=True)
     name, meta_name = FILES[task]
@@ -191,9 +194,9 @@ def _hsv(text: str) -> tuple[float, float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m datasets.train", description=__doc__.split("\n")[0])
-    p.add_argument("task", choices=["det", "cls", "index", "export", "ensemble"])
-    p.add_argument("what", nargs="?", choices=["det", "cls", "index"], help="for export: which model")
-    p.add_argument("--data", help="det: the dataset yaml; cls, index: the folder with train/ and val/")
+    p.add_argument("task", choices=["det", "cls", "index", "suit", "export", "ensemble"])
+    p.add_argument("what", nargs="?", choices=["det", "cls", "index", "suit"], help="for export: which model")
+    p.add_argument("--data", help="det: the dataset yaml; cls, index, suit: the folder with train/ and val/")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--time", type=float, default=0.0, help="hours to train for (overrides --epochs)")
     p.add_argument("--batch", type=int, default=16)

@@ -159,3 +159,31 @@ def test_numeral_crops_come_beside_the_corner_crops_and_change_none_of_them(tmp_
     # each numeral crop is filed under the rank of the card whose corner crop it sits beside
     rank_of_crop = {k.name: k.parent.name[:-1] for k in cards}
     assert all(f.parent.name == rank_of_crop[f.name] and f.parent.name in RANKS for f in numerals)
+
+
+COURT = [f"{r}{s}" for r in (10, 11, 12) for s in "bceo"]
+
+
+def test_combine_suits_moves_a_court_card_to_the_suit_read_and_leaves_the_rest():
+    from scorer.vision.model import combine_suits
+
+    names = [*COURT, "5o", "other"]
+    p = np.zeros((2, len(names)), np.float32)
+    p[0, names.index("11o")], p[0, names.index("11c")], p[0, names.index("5o")], p[0, -1] = 0.48, 0.42, 0.05, 0.05
+    p[1, names.index("5o")], p[1, -1] = 0.9, 0.1
+    suits = np.array([[0.01, 0.95, 0.02, 0.02], [0.97, 0.01, 0.01, 0.01]], np.float32)
+    assert np.array_equal(combine_suits(p, names, suits, list("bceo"), 0.0), p)
+    out = combine_suits(p, names, suits, list("bceo"), 0.6)
+    assert names[int(out[0].argmax())] == "11c"
+    court = [names.index(n) for n in COURT]
+    assert out[0, court].sum() == pytest.approx(0.9, abs=1e-5)  # the court cards' share is kept
+    elevens = [names.index(f"11{s}") for s in "bceo"]
+    assert out[0, elevens].sum() == pytest.approx(0.9, abs=1e-5)  # and the rank's
+    # a sure rank keeps its rank when the reader reads another suit
+    q = np.full((1, len(names)), 0.1 / (len(names) - 1), np.float32)
+    q[0, names.index("12o")] = 0.9
+    moved = combine_suits(q, names, suits[:1], list("bceo"), 0.7)
+    assert names[int(moved[0].argmax())] == "12c"
+    assert out[0, names.index("5o")] == pytest.approx(0.05) and out[0, -1] == pytest.approx(0.05)
+    assert np.allclose(out[1], p[1])  # no court card read: the suit reader has no say
+    assert np.allclose(out.sum(axis=1), 1.0, atol=1e-5)

@@ -14,7 +14,14 @@ from scorer.vision import pipeline as P
 from scorer.vision.model import Models, letterbox, letterbox_geometry, nms, postprocess, read_names
 
 sys.path.insert(0, str(Path(__file__).parent))
-from vision_helpers import NAMES, det_output, jpeg, write_fake_models, write_fake_rank_reader  # noqa: E402
+from vision_helpers import (  # noqa: E402
+    NAMES,
+    det_output,
+    jpeg,
+    write_fake_models,
+    write_fake_rank_reader,
+    write_fake_suit_reader,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -152,6 +159,39 @@ def test_a_rank_reader_whose_names_do_not_match_its_output_is_refused(fake_dir: 
     meta = json.loads((d / "cards-index.json").read_text())
     (d / "cards-index.json").write_text(json.dumps({**meta, "names": meta["names"][:11]}))
     with pytest.raises(ModelError, match="outputs 12 ranks but cards-index.json names 11"):
+        Models(d)
+
+
+def test_a_shipped_court_suit_reader_reads_the_suit_of_court_cards_again(fake_dir: Path, tmp_path: Path) -> None:
+    import shutil
+
+    img = Image.new("RGB", (1600, 1200), (20, 120, 40))
+    assert Models(fake_dir).suit is None  # no cards-suit.onnx: the classifier's suit stands
+    copas = write_fake_suit_reader(Path(shutil.copytree(fake_dir, tmp_path / "copas")), "c", weight=0.7)
+    m = Models(copas)
+    assert m.suit is not None and m.suit_size == 64 and m.suit_weight == 0.7 and m.suits == ["b", "c", "e", "o"]
+    assert sorted(m.names[j] for j in m.court) == sorted(f"{r}{s}" for r in (10, 11, 12) for s in "bceo")
+    result = P.Recognizer(copas).scan(img)
+    (card,) = result["cards"]
+    # the classifier says 12 of oros at 0.9, the reader copas at 0.99: the rank stays, the suit moves
+    assert card["card"] == "12c" and card["conf"] < 0.9
+    agree = write_fake_suit_reader(Path(shutil.copytree(fake_dir, tmp_path / "oros")), "o", weight=0.7)
+    (card,) = P.Recognizer(agree).scan(img)["cards"]
+    assert card["card"] == "12o" and card["conf"] == pytest.approx(0.9, abs=0.01)  # agreeing: as sure as before
+
+
+def test_a_suit_reader_whose_names_do_not_match_its_output_is_refused(fake_dir: Path, tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    from scorer.vision import ModelError
+
+    d = write_fake_suit_reader(Path(shutil.copytree(fake_dir, tmp_path / "bad")), "c")
+    (d / "cards-suit.json").write_text(json.dumps({"names": ["b", "c", "e"], "weight": 0.5}))
+    with pytest.raises(ModelError, match="outputs 4 suits but cards-suit.json names 3"):
+        Models(d)
+    (d / "cards-suit.json").write_text(json.dumps({"names": ["b", "c", "e", "o"], "weight": 1.5}))
+    with pytest.raises(ModelError, match="weight in .*cards-suit.json must be a number from 0 to 1, got 1.5"):
         Models(d)
 
 

@@ -29,7 +29,7 @@ class Oracle:
     """Duck-types `scorer.vision.model.Models` from a scene's ground truth."""
 
     det_size, cls_size, names = 320, 64, NAMES
-    index = None  # no rank reader
+    index = suit = None  # no rank reader, no court suit reader
 
     def __init__(self, scene, monkeypatch: pytest.MonkeyPatch) -> None:
         self.cards = [(tuple(c["box"]), c["card"]) for c in scene.cards]

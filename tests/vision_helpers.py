@@ -81,6 +81,17 @@ def write_fake_rank_reader(folder: Path, rank: str, conf: float = 0.99, weight: 
     return folder
 
 
+SUITS = ["b", "c", "e", "o"]
+
+
+def write_fake_suit_reader(folder: Path, suit: str, conf: float = 0.99, weight: float = 0.5) -> Path:
+    """Adds to a model folder a court suit reader (`cards-suit.onnx`, dynamic batch, 64x64
+    input) that always says `suit` with probability `conf`, and its json with `weight`."""
+    _fake_classifier(folder / "cards-suit.onnx", SUITS, suit, conf, 64)
+    (folder / "cards-suit.json").write_text(json.dumps({"names": SUITS, "imgsz": 64, "weight": weight}))
+    return folder
+
+
 def jpeg(img: Image.Image, orientation: int | None = None, quality: int = 90) -> bytes:
     """`img` as JPEG bytes, with an EXIF orientation tag if given."""
     out = io.BytesIO()

@@ -1,5 +1,5 @@
-"""ONNX inference: the detector, the corner classifier and the rank reader, with pure
-pre/post-processing.
+"""ONNX inference: the detector, the corner classifier, the rank reader and the court
+suit reader, with pure pre/post-processing.
 
 Sessions are created once per `Models`; every call is stateless.
 """
@@ -21,6 +21,9 @@ PAD = 114
 DET_FILE, CLS_FILE, NAMES_FILE = "cards-det.onnx", "cards-cls.onnx", "cards-cls.json"
 INDEX_FILE, INDEX_NAMES_FILE = "cards-index.onnx", "cards-index.json"
 INDEX_WEIGHT = 0.5
+SUIT_FILE, SUIT_NAMES_FILE = "cards-suit.onnx", "cards-suit.json"
+SUIT_WEIGHT = 0.5
+COURT_RANKS = ("10", "11", "12")
 SUIT_PRIOR = 0.05  # how much a rank's suit leans on the suit read over all ranks (`combine`)
 
 
@@ -213,6 +216,40 @@ def combine(p: np.ndarray, names: list[str], ranks_p: np.ndarray, ranks: list[st
     return (out / out.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
+def combine_suits(p: np.ndarray, names: list[str], suits_p: np.ndarray, suits: list[str],
+                  weight: float) -> np.ndarray:
+    """Card probabilities (N, C) with the suit of the court cards read again by the court
+    suit reader (`suits_p` (N, S), its suits named `suits`): each court rank keeps the
+    probability the classifier gives it, and its suits, given the rank (leaning by
+    `SUIT_PRIOR` on the court cards' suits over all three ranks), take the weighted
+    geometric mean with the reader's, as `combine` does for ranks. Other classes keep
+    theirs."""
+    if weight == 0 or len(p) == 0:
+        return p
+    col = {s: j for j, s in enumerate(suits)}
+    idx = np.array([j for j, n in enumerate(names) if rank_of(n) in COURT_RANKS and n[-1] in col], np.int64)
+    if len(idx) == 0:
+        return p
+    court = sorted({rank_of(names[j]) for j in idx})
+    rank_idx = np.array([court.index(rank_of(names[j])) for j in idx])
+    suit_idx = np.array([col[names[j][-1]] for j in idx])
+    pc = p[:, idx].astype(np.float64)
+    by_rank = np.zeros((len(p), len(court)))
+    by_suit = np.zeros((len(p), len(suits)))
+    for k in range(len(idx)):
+        by_rank[:, rank_idx[k]] += pc[:, k]
+        by_suit[:, suit_idx[k]] += pc[:, k]
+    suit = by_suit / np.maximum(by_rank.sum(axis=1, keepdims=True), 1e-12)
+    given = (pc + SUIT_PRIOR * suit[:, suit_idx]) / (by_rank[:, rank_idx] + SUIT_PRIOR)
+    mixed = np.power(np.maximum(given, 1e-9), 1 - weight) * np.power(np.maximum(suits_p[:, suit_idx], 1e-9), weight)
+    per_rank = np.zeros_like(by_rank)
+    for k in range(len(idx)):
+        per_rank[:, rank_idx[k]] += mixed[:, k]
+    out = p.astype(np.float64).copy()
+    out[:, idx] = by_rank[:, rank_idx] * mixed / per_rank[:, rank_idx]
+    return out.astype(np.float32)
+
+
 def sharpen(p: np.ndarray, temperature: float) -> np.ndarray:
     """Probabilities (B, C) at another temperature: `p ** (1 / T)` over its row sum."""
     if temperature == 1.0 or len(p) == 0:
@@ -222,8 +259,8 @@ def sharpen(p: np.ndarray, temperature: float) -> np.ndarray:
 
 
 class Models:
-    """The ONNX sessions (detector, classifier, and the rank reader where one is shipped),
-    the class names, the classifier's temperature and the rank reader's weight."""
+    """The ONNX sessions (detector, classifier, and the rank reader and court suit reader
+    where shipped), the class names, the classifier's temperature and the readers' weights."""
 
     def __init__(self, model_dir: Path | str | None = None) -> None:
         self.model_dir = Path(model_dir) if model_dir else default_model_dir()
@@ -247,6 +284,21 @@ class Models:
             width = self.index.get_outputs()[0].shape[-1]
             if isinstance(width, int) and width != len(self.ranks):
                 raise ModelError(f"{INDEX_FILE} outputs {width} ranks but {INDEX_NAMES_FILE} names {len(self.ranks)}")
+        self.suit: ort.InferenceSession | None = None  # the court suit reader, where one is shipped
+        self.suits: list[str] = []
+        self.suit_weight, self.suit_size, self._suit_batch = 0.0, 0, False
+        self.court = np.zeros(0, np.int64)  # the classifier's columns of the court cards
+        if (self.model_dir / SUIT_FILE).is_file():
+            meta = self.model_dir / SUIT_NAMES_FILE
+            self.suit = _session(self.model_dir / SUIT_FILE)
+            self.suits = read_names(meta)
+            self.suit_weight = _json_number(meta, "weight", SUIT_WEIGHT, 0, 1)
+            self.suit_size = input_size(self.suit, CROP_SIZE, meta)
+            self._suit_batch = _dynamic_batch(self.suit)
+            self.court = np.array([j for j, n in enumerate(self.names) if rank_of(n) in COURT_RANKS], np.int64)
+            width = self.suit.get_outputs()[0].shape[-1]
+            if isinstance(width, int) and width != len(self.suits):
+                raise ModelError(f"{SUIT_FILE} outputs {width} suits but {SUIT_NAMES_FILE} names {len(self.suits)}")
 
     def detect(self, batch: np.ndarray) -> np.ndarray:
         """Raw detector output (B, 4 + classes, N) for a (B, 3, S, S) batch."""
@@ -263,6 +315,12 @@ class Models:
         if self.index is None or len(batch) == 0:
             return np.zeros((len(batch), len(self.ranks)), np.float32)
         return _run(self.index, batch, self._index_batch)
+
+    def read_suits(self, batch: np.ndarray) -> np.ndarray:
+        """Suit probabilities (B, S) for a (B, 3, s, s) batch of court-card corner crops."""
+        if self.suit is None or len(batch) == 0:
+            return np.zeros((len(batch), len(self.suits)), np.float32)
+        return _run(self.suit, batch, self._suit_batch)
 
 
 def _run(sess: ort.InferenceSession, batch: np.ndarray, dynamic: bool) -> np.ndarray:

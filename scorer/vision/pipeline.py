@@ -10,7 +10,9 @@
 3. read: `corner_crop` of each corner from the decoded photo, classified (again through
    shifted crops, averaged, when unsure); where a rank reader is shipped, the numeral of
    each corner on a card cut out (`index_crop`), read alone, and its rank combined with
-   the classifier's (`combine`);
+   the classifier's (`combine`); where a court suit reader is shipped, the suit of the
+   corners read as a 10, 11 or 12 read again (`combine_suits`): the drawn deck's court
+   cards of a rank differ at their far corner only in the breaks of the frame line;
 4. cards: corners grouped by card box; card boxes with no read read at their index
    corners; a name read twice kept by the surer card; at most 16 Mus cards;
 5. seats and warnings (`layout`).
@@ -43,7 +45,17 @@ from scorer.vision.layout import (
     unique_names,
     upright,
 )
-from scorer.vision.model import PAD, Detections, Models, combine, letterbox, nms, postprocess, to_tensor
+from scorer.vision.model import (
+    PAD,
+    Detections,
+    Models,
+    combine,
+    combine_suits,
+    letterbox,
+    nms,
+    postprocess,
+    to_tensor,
+)
 
 CARD, CORNER = 0, 1
 FINE_CARD = 150  # a card's longer side in the fine tiles, px ...
@@ -359,6 +371,7 @@ def suppress_contained(dets: np.ndarray, frac: float = 0.7) -> np.ndarray:
 TTA = ((0.0, 0.0, 1.0), (-0.07, -0.07, 1.0), (0.07, 0.07, 1.0), (0.07, -0.07, 1.0), (-0.07, 0.07, 1.0),
        (0.0, 0.0, 1.15), (0.0, 0.0, 0.87))  # (dx, dy of the box side, scale): corner crops read and averaged
 TTA_BELOW = 0.97  # a corner read less sure than this from its box is read again through `TTA`
+COURT_MASS = 0.2  # a corner read a court card (10, 11, 12) this likely has its suit read again
 ALTS = 3  # names kept per read, best first
 
 
@@ -368,9 +381,9 @@ and whether it lies at the card's far end (None where no card box holds it)."""
 
 
 def _crops(models: Models, image: Image.Image, scale: tuple[float, float], crops: list[Crop],
-           shifts: tuple[tuple[float, float, float], ...]) -> np.ndarray:
+           shifts: tuple[tuple[float, float, float], ...], size: int | None = None) -> np.ndarray:
     """A classifier batch: each corner box cut at each shift (dx, dy of the box side, scale)."""
-    size = models.cls_size
+    size = size or models.cls_size
     fx, fy = scale
     batch = np.empty((len(crops) * len(shifts), 3, size, size), np.float32)
     n = 0
@@ -401,10 +414,12 @@ def classify_corners(models: Models, image: Image.Image, scale: tuple[float, flo
     """Class probabilities (N, C) of corner boxes: one crop each, and for those read less
     sure than `TTA_BELOW` the mean over the `TTA` shifted and scaled crops; then, where a
     rank reader is shipped, the rank read again from the numeral of each corner on a card
-    (`combine`)."""
+    (`combine`), and where a court suit reader is shipped, the suit of each corner read a
+    court card read again from its crop (`combine_suits`)."""
     if not crops:
         return np.zeros((0, len(models.names)), np.float32)
-    p = models.classify(_crops(models, image, scale, crops, TTA[:1]))
+    first = _crops(models, image, scale, crops, TTA[:1])
+    p = models.classify(first)
     again = [i for i in range(len(crops)) if p[i].max() < TTA_BELOW]
     if again:
         more = models.classify(_crops(models, image, scale, [crops[i] for i in again], TTA[1:]))
@@ -414,6 +429,13 @@ def classify_corners(models: Models, image: Image.Image, scale: tuple[float, flo
     if models.index is not None and on_card:
         ranks = read_ranks(models, image, scale, [crops[i] for i in on_card])
         p[on_card] = combine(p[on_card], models.names, ranks, models.ranks, models.index_weight)
+    if models.suit is not None:
+        court = [i for i in range(len(crops)) if p[i, models.court].sum() >= COURT_MASS]
+        if court:
+            batch = first[court] if models.suit_size == models.cls_size else _crops(
+                models, image, scale, [crops[i] for i in court], TTA[:1], models.suit_size)
+            p[court] = combine_suits(p[court], models.names, models.read_suits(batch), models.suits,
+                                     models.suit_weight)
     return p
 
 
