@@ -46,6 +46,7 @@ def _unread_as_is(models: Any, image: Any, full: Any, found: list, unread: list,
 STEPS: list[tuple[str, Callable[[], list[tuple[Any, str, Any]]]]] = [
     ("all steps on", lambda: []),
     ("no rank reader (the classifier alone)", lambda: [(P, "combine", _first)]),
+    ("no court suit reader", lambda: [(P, "combine_suits", _first)]),
     ("no second reading through shifted crops", lambda: [(P, "TTA_BELOW", 0.0)]),
     ("no neighbour's corner as a card of its own", lambda: [(L, "ORPHAN_CONF", 2.0)]),
     ("no reading of unread card boxes", lambda: [(P, "read_unread", _unread_as_is)]),

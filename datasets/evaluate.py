@@ -24,6 +24,7 @@ from tqdm import tqdm
 
 from datasets.render import DECKS, MUS_CARDS, MUS_RANKS, render_scene
 from scorer.vision.layout import LOW_CONFIDENCE
+from scorer.vision.pipeline import COURT_MASS
 
 ROOT = Path(__file__).resolve().parents[1]
 BEGIN, END = "<!-- eval:begin -->", "<!-- eval:end -->"
@@ -62,9 +63,11 @@ def _classifier_on_truth(models, scenes: list) -> dict | None:
     of the true corner boxes, in batches of 256, with the share of right ranks and of
     right suits (the `other` class counts as wrong for both). Where the models include a
     rank reader: its own share of right ranks on the true corners' numerals
-    (`reader_rank`), and the three shares again for the two combined (`with_reader`)."""
+    (`reader_rank`), and the three shares again for the two combined (`with_reader`).
+    Where they include a court suit reader as well: the three shares with both readers
+    (`with_suit_reader`)."""
     from scorer.vision.crops import corner_crop, far_end, index_crop
-    from scorer.vision.model import combine, to_tensor
+    from scorer.vision.model import combine, combine_suits, to_tensor
 
     batch, numerals, labels = [], [], []
     for sc in scenes:
@@ -88,6 +91,11 @@ def _classifier_on_truth(models, scenes: list) -> dict | None:
         out["reader_rank"] = sum(models.ranks[int(r.argmax())] == t[:-1] for r, t in zip(ranks, labels, strict=True)) / len(labels)
         both = combine(probs, models.names, ranks, models.ranks, models.index_weight)
         out["with_reader"] = _shares([models.names[int(p.argmax())] for p in both], labels)
+        if models.suit is not None:  # the crops are the classifier's, as in the runtime
+            suits = _batched(models.read_suits, batch)
+            court = both[:, models.court].sum(axis=1) >= COURT_MASS
+            both[court] = combine_suits(both[court], models.names, suits[court], models.suits, models.suit_weight)
+            out["with_suit_reader"] = _shares([models.names[int(p.argmax())] for p in both], labels)
     return out
 
 
@@ -244,9 +252,13 @@ def _reader_rows(r: dict) -> list[str]:
     if not c or "with_reader" not in c:
         return []
     w = c["with_reader"]
-    return [f"| rank reader alone on the true corners' numerals: rank right | {c['reader_rank']:.1%} |",
+    rows = [f"| rank reader alone on the true corners' numerals: rank right | {c['reader_rank']:.1%} |",
             f"| classifier with the rank reader on true corner boxes: top-1 (rank right, suit right) | "
             f"{_shares_cell(w)} |"]
+    if "with_suit_reader" in c:
+        rows.append(f"| ... and with the court suit reader: top-1 (rank right, suit right) | "
+                    f"{_shares_cell(c['with_suit_reader'])} |")
+    return rows
 
 
 def _share(k: int, n: int) -> str:
