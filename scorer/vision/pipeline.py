@@ -481,7 +481,7 @@ def read(models: Models, image: Image.Image, full: tuple[int, int], corners: np.
 
     reads = classify(first)
     named = Counter(r.name for r in reads if r is not None)
-    # a sure name read first in two card boxes is a neighbour's corner over one of them:
+    # a sure name also read first in another card box is a neighbour's corner over one of them:
     # their other corners are read as well
     sure = {owners[k]: boxes[k] for k, r in zip(first, reads, strict=True)
             if r is not None and r.conf >= SURE and named[r.name] == 1}
