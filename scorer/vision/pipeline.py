@@ -454,7 +454,7 @@ def read(models: Models, image: Image.Image, full: tuple[int, int], corners: np.
     """Classify corners (rows best first), cut from `image` with `corner_crop`, upright
     for a card standing (0 quarter turns) or lying sideways (1): first the best corner
     of each card and every corner outside the cards, then the other corners of the
-    cards whose first read is not sure."""
+    cards whose first read is not sure or names a card read first in another box too."""
     fx, fy = full[0] / image.width, full[1] / image.height
     boxes = [(float(c[0]), float(c[1]), float(c[2]), float(c[3])) for c in corners]
     owners = [owner(b, cards) for b in boxes]
