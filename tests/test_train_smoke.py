@@ -1,6 +1,6 @@
-"""Smoke test of the training pipeline: generate a few photos, train the three models (the
-detector, the corner classifier, the rank reader) for one epoch at a tiny size, export
-ONNX and check the output shapes the runtime relies on."""
+"""Smoke test of the training pipeline: generate a few photos, train the four models (the
+detector, the corner classifier, the rank reader, the court suit reader) for one epoch at
+a tiny size, export ONNX and check the output shapes the runtime relies on."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _train(task: str, data: str, tmp_path, imgsz: int) -> None:
 
 
 def test_generate_train_export(tmp_path, monkeypatch):
-    from datasets.generate import RANKS
+    from datasets.generate import COURT_RANKS, RANKS, SUIT_NAMES
     from datasets.generate import main as generate
     from datasets.render import CLASSES
 
@@ -47,6 +47,13 @@ def test_generate_train_export(tmp_path, monkeypatch):
     assert len(numerals) == len(corner_crops) > 0  # a numeral crop beside each corner crop
     assert {f.parent.name for f in numerals} <= set(RANKS)
     _train("index", str(out / "index"), tmp_path, 32)
+    assert generate(["--out", str(tmp_path / "courts"), "--court-suits-of", str(out / "cls")]) == 0
+    courts = list((tmp_path / "courts" / "suit").rglob("*.png"))
+    want = [f for f in corner_crops if f.parent.name[:-1] in COURT_RANKS]
+    card_of = {f.stat().st_ino: f.parent.name for f in want}  # hard links: the same inodes
+    assert len(courts) == len(want) > 0 and sorted(card_of) == sorted(f.stat().st_ino for f in courts)
+    assert all(card_of[f.stat().st_ino][-1] == f.parent.name for f in courts)  # each under its suit
+    _train("suit", str(tmp_path / "courts" / "suit"), tmp_path, 32)
 
     det = ort.InferenceSession(str(tmp_path / "models" / "cards-det.onnx"), providers=["CPUExecutionProvider"])
     (y,) = det.run(None, {det.get_inputs()[0].name: np.zeros((1, 3, 64, 64), np.float32)})
@@ -63,6 +70,11 @@ def test_generate_train_export(tmp_path, monkeypatch):
     meta = json.loads((tmp_path / "models" / "cards-index.json").read_text())
     assert r.shape == (2, len(meta["names"])) and meta["imgsz"] == 32
     assert set(meta["names"]) <= set(RANKS) and len(meta["names"]) >= 2
+
+    suit = ort.InferenceSession(str(tmp_path / "models" / "cards-suit.onnx"), providers=["CPUExecutionProvider"])
+    (q,) = suit.run(None, {suit.get_inputs()[0].name: np.zeros((3, 3, 32, 32), np.float32)})
+    meta = json.loads((tmp_path / "models" / "cards-suit.json").read_text())
+    assert q.shape == (3, len(meta["names"])) and set(meta["names"]) <= set(SUIT_NAMES)
 
 
 def test_ensemble_averages_its_members_in_one_onnx(tmp_path):
