@@ -32,6 +32,7 @@ from tqdm import tqdm
 
 from datasets.render import CLASSES, DECKS, DET_CLASSES, render_scene
 from scorer.vision.crops import corner_crop, far_end, index_crop
+from scorer.vision.model import COURT_RANKS
 
 _ARGS: argparse.Namespace | None = None
 
@@ -39,7 +40,6 @@ _ARGS: argparse.Namespace | None = None
 RANKS = tuple(str(r) for r in range(1, 13))
 """The rank reader's classes: the ranks of a Spanish deck, 8 and 9 included."""
 
-COURT_RANKS = ("10", "11", "12")
 SUIT_NAMES = ("b", "c", "e", "o")
 """The court suit reader's classes: bastos, copas, espadas, oros."""
 

@@ -26,9 +26,10 @@ def _train(task: str, data: str, tmp_path, imgsz: int) -> None:
 
 
 def test_generate_train_export(tmp_path, monkeypatch):
-    from datasets.generate import COURT_RANKS, RANKS, SUIT_NAMES
+    from datasets.generate import RANKS, SUIT_NAMES
     from datasets.generate import main as generate
     from datasets.render import CLASSES
+    from scorer.vision.model import COURT_RANKS
 
     monkeypatch.setenv("YOLO_CONFIG_DIR", str(tmp_path / "yolo-config"))
     out = tmp_path / "data"

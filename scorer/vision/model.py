@@ -184,6 +184,11 @@ def rank_of(name: str) -> str | None:
     return name[:-1] if len(name) > 1 and name[-1] in "oceb" and name[:-1].isdigit() else None
 
 
+def _one_hot(idx: np.ndarray, n: int) -> np.ndarray:
+    """(K, n) rows of the identity: a (N, K) matrix times it sums its columns by `idx`."""
+    return np.eye(n)[idx]
+
+
 def combine(p: np.ndarray, names: list[str], ranks_p: np.ndarray, ranks: list[str], weight: float) -> np.ndarray:
     """Card probabilities (N, C) with the rank read again from the numeral: a card's
     probability becomes that of its rank, the weighted geometric mean of the classifier's
@@ -201,11 +206,7 @@ def combine(p: np.ndarray, names: list[str], ranks_p: np.ndarray, ranks: list[st
     suits = sorted({names[j][-1] for j in idx})
     suit_idx = np.array([suits.index(names[j][-1]) for j in idx])
     pc = p[:, idx].astype(np.float64)
-    by_rank = np.zeros((len(p), len(ranks)))
-    by_suit = np.zeros((len(p), len(suits)))
-    for k in range(len(idx)):
-        by_rank[:, rank_idx[k]] += pc[:, k]
-        by_suit[:, suit_idx[k]] += pc[:, k]
+    by_rank, by_suit = pc @ _one_hot(rank_idx, len(ranks)), pc @ _one_hot(suit_idx, len(suits))
     mass = by_rank.sum(axis=1, keepdims=True)  # what the classifier gives to cards
     rank = np.power(np.maximum(by_rank, 1e-9), 1 - weight) * np.power(np.maximum(ranks_p, 1e-9), weight)
     rank /= rank.sum(axis=1, keepdims=True)
@@ -234,17 +235,11 @@ def combine_suits(p: np.ndarray, names: list[str], suits_p: np.ndarray, suits: l
     rank_idx = np.array([court.index(rank_of(names[j])) for j in idx])
     suit_idx = np.array([col[names[j][-1]] for j in idx])
     pc = p[:, idx].astype(np.float64)
-    by_rank = np.zeros((len(p), len(court)))
-    by_suit = np.zeros((len(p), len(suits)))
-    for k in range(len(idx)):
-        by_rank[:, rank_idx[k]] += pc[:, k]
-        by_suit[:, suit_idx[k]] += pc[:, k]
+    by_rank, by_suit = pc @ _one_hot(rank_idx, len(court)), pc @ _one_hot(suit_idx, len(suits))
     suit = by_suit / np.maximum(by_rank.sum(axis=1, keepdims=True), 1e-12)
     given = (pc + SUIT_PRIOR * suit[:, suit_idx]) / (by_rank[:, rank_idx] + SUIT_PRIOR)
     mixed = np.power(np.maximum(given, 1e-9), 1 - weight) * np.power(np.maximum(suits_p[:, suit_idx], 1e-9), weight)
-    per_rank = np.zeros_like(by_rank)
-    for k in range(len(idx)):
-        per_rank[:, rank_idx[k]] += mixed[:, k]
+    per_rank = mixed @ _one_hot(rank_idx, len(court))
     out = p.astype(np.float64).copy()
     out[:, idx] = by_rank[:, rank_idx] * mixed / per_rank[:, rank_idx]
     return out.astype(np.float32)
