@@ -173,10 +173,10 @@ def read_temperature(path: Path) -> float:
     return _json_number(path, "temperature", 1.0, 0.05, 20)
 
 
-def read_weight(path: Path) -> float:
-    """The rank reader's weight from `cards-index.json` (`INDEX_WEIGHT` when absent): how
-    far its rank read outweighs the corner classifier's, from 0 to 1."""
-    return _json_number(path, "weight", INDEX_WEIGHT, 0, 1)
+def read_weight(path: Path, default: float = INDEX_WEIGHT) -> float:
+    """A reader's weight from its json (`cards-index.json`, `cards-suit.json`; `default`
+    when absent): how far its read outweighs the corner classifier's, from 0 to 1."""
+    return _json_number(path, "weight", default, 0, 1)
 
 
 def rank_of(name: str) -> str | None:
@@ -187,6 +187,16 @@ def rank_of(name: str) -> str | None:
 def _one_hot(idx: np.ndarray, n: int) -> np.ndarray:
     """(K, n) rows of the identity: a (N, K) matrix times it sums its columns by `idx`."""
     return np.eye(n)[idx]
+
+
+def _given_rank(pc: np.ndarray, rank_idx: np.ndarray, suit_idx: np.ndarray, n_ranks: int,
+                n_suits: int) -> tuple[np.ndarray, np.ndarray]:
+    """Card probabilities `pc` (N, K), the cards' ranks and suits as indexes: the
+    probabilities summed by rank (N, R), and each card's given its rank (N, K), leaning by
+    `SUIT_PRIOR` on the suits summed over all the ranks."""
+    by_rank, by_suit = pc @ _one_hot(rank_idx, n_ranks), pc @ _one_hot(suit_idx, n_suits)
+    suit = by_suit / np.maximum(by_rank.sum(axis=1, keepdims=True), 1e-12)
+    return by_rank, (pc + SUIT_PRIOR * suit[:, suit_idx]) / (by_rank[:, rank_idx] + SUIT_PRIOR)
 
 
 def combine(p: np.ndarray, names: list[str], ranks_p: np.ndarray, ranks: list[str], weight: float) -> np.ndarray:
@@ -205,13 +215,10 @@ def combine(p: np.ndarray, names: list[str], ranks_p: np.ndarray, ranks: list[st
     rank_idx = np.array([col[of[j]] for j in idx])
     suits = sorted({names[j][-1] for j in idx})
     suit_idx = np.array([suits.index(names[j][-1]) for j in idx])
-    pc = p[:, idx].astype(np.float64)
-    by_rank, by_suit = pc @ _one_hot(rank_idx, len(ranks)), pc @ _one_hot(suit_idx, len(suits))
+    by_rank, given = _given_rank(p[:, idx].astype(np.float64), rank_idx, suit_idx, len(ranks), len(suits))
     mass = by_rank.sum(axis=1, keepdims=True)  # what the classifier gives to cards
     rank = np.power(np.maximum(by_rank, 1e-9), 1 - weight) * np.power(np.maximum(ranks_p, 1e-9), weight)
     rank /= rank.sum(axis=1, keepdims=True)
-    suit = by_suit / np.maximum(mass, 1e-12)
-    given = (pc + SUIT_PRIOR * suit[:, suit_idx]) / (by_rank[:, rank_idx] + SUIT_PRIOR)
     out = p.astype(np.float64).copy()
     out[:, idx] = mass * rank[:, rank_idx] * given
     return (out / out.sum(axis=1, keepdims=True)).astype(np.float32)
@@ -234,10 +241,7 @@ def combine_suits(p: np.ndarray, names: list[str], suits_p: np.ndarray, suits: l
     court = sorted({rank_of(names[j]) for j in idx})
     rank_idx = np.array([court.index(rank_of(names[j])) for j in idx])
     suit_idx = np.array([col[names[j][-1]] for j in idx])
-    pc = p[:, idx].astype(np.float64)
-    by_rank, by_suit = pc @ _one_hot(rank_idx, len(court)), pc @ _one_hot(suit_idx, len(suits))
-    suit = by_suit / np.maximum(by_rank.sum(axis=1, keepdims=True), 1e-12)
-    given = (pc + SUIT_PRIOR * suit[:, suit_idx]) / (by_rank[:, rank_idx] + SUIT_PRIOR)
+    by_rank, given = _given_rank(p[:, idx].astype(np.float64), rank_idx, suit_idx, len(court), len(suits))
     mixed = np.power(np.maximum(given, 1e-9), 1 - weight) * np.power(np.maximum(suits_p[:, suit_idx], 1e-9), weight)
     per_rank = mixed @ _one_hot(rank_idx, len(court))
     out = p.astype(np.float64).copy()
@@ -266,34 +270,13 @@ class Models:
         self.det_size = input_size(self.det, 320)
         self.cls_size = input_size(self.cls, CROP_SIZE, self.model_dir / NAMES_FILE)
         self._det_batch, self._cls_batch = _dynamic_batch(self.det), _dynamic_batch(self.cls)
-        self.index: ort.InferenceSession | None = None  # the rank reader, where one is shipped
-        self.ranks: list[str] = []
-        self.index_weight, self.index_size, self._index_batch = 0.0, 0, False
-        if (self.model_dir / INDEX_FILE).is_file():
-            meta = self.model_dir / INDEX_NAMES_FILE
-            self.index = _session(self.model_dir / INDEX_FILE)
-            self.ranks = read_names(meta)
-            self.index_weight = read_weight(meta)
-            self.index_size = input_size(self.index, INDEX_SIZE, meta)
-            self._index_batch = _dynamic_batch(self.index)
-            width = self.index.get_outputs()[0].shape[-1]
-            if isinstance(width, int) and width != len(self.ranks):
-                raise ModelError(f"{INDEX_FILE} outputs {width} ranks but {INDEX_NAMES_FILE} names {len(self.ranks)}")
-        self.suit: ort.InferenceSession | None = None  # the court suit reader, where one is shipped
-        self.suits: list[str] = []
-        self.suit_weight, self.suit_size, self._suit_batch = 0.0, 0, False
-        self.court = np.zeros(0, np.int64)  # the classifier's columns of the court cards
-        if (self.model_dir / SUIT_FILE).is_file():
-            meta = self.model_dir / SUIT_NAMES_FILE
-            self.suit = _session(self.model_dir / SUIT_FILE)
-            self.suits = read_names(meta)
-            self.suit_weight = _json_number(meta, "weight", SUIT_WEIGHT, 0, 1)
-            self.suit_size = input_size(self.suit, CROP_SIZE, meta)
-            self._suit_batch = _dynamic_batch(self.suit)
-            self.court = np.array([j for j, n in enumerate(self.names) if rank_of(n) in COURT_RANKS], np.int64)
-            width = self.suit.get_outputs()[0].shape[-1]
-            if isinstance(width, int) and width != len(self.suits):
-                raise ModelError(f"{SUIT_FILE} outputs {width} suits but {SUIT_NAMES_FILE} names {len(self.suits)}")
+        # the rank reader and the court suit reader, where shipped
+        self.index, self.ranks, self.index_weight, self.index_size, self._index_batch = _reader(
+            self.model_dir, INDEX_FILE, INDEX_NAMES_FILE, INDEX_WEIGHT, INDEX_SIZE, "ranks")
+        self.suit, self.suits, self.suit_weight, self.suit_size, self._suit_batch = _reader(
+            self.model_dir, SUIT_FILE, SUIT_NAMES_FILE, SUIT_WEIGHT, CROP_SIZE, "suits")
+        # the classifier's columns of the court cards, whose suit the suit reader reads again
+        self.court = np.array([j for j, n in enumerate(self.names) if rank_of(n) in COURT_RANKS], np.int64)
 
     def detect(self, batch: np.ndarray) -> np.ndarray:
         """Raw detector output (B, 4 + classes, N) for a (B, 3, S, S) batch."""
@@ -316,6 +299,23 @@ class Models:
         if self.suit is None or len(batch) == 0:
             return np.zeros((len(batch), len(self.suits)), np.float32)
         return _run(self.suit, batch, self._suit_batch)
+
+
+def _reader(model_dir: Path, file: str, meta_file: str, weight: float, size: int,
+            what: str) -> tuple[ort.InferenceSession | None, list[str], float, int, bool]:
+    """An optional reader's session, class names, weight (`weight` when its json has
+    none), input size (`size` when neither model nor json says) and whether it takes a
+    batch; (None, [], 0, 0, False) where `file` is not shipped. Refused by name when its
+    output does not match its names."""
+    if not (model_dir / file).is_file():
+        return None, [], 0.0, 0, False
+    meta = model_dir / meta_file
+    sess = _session(model_dir / file)
+    names = read_names(meta)
+    width = sess.get_outputs()[0].shape[-1]
+    if isinstance(width, int) and width != len(names):
+        raise ModelError(f"{file} outputs {width} {what} but {meta_file} names {len(names)}")
+    return sess, names, read_weight(meta, weight), input_size(sess, size, meta), _dynamic_batch(sess)
 
 
 def _run(sess: ort.InferenceSession, batch: np.ndarray, dynamic: bool) -> np.ndarray:
