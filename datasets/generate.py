@@ -87,6 +87,18 @@ def _jitter(rng: np.random.Generator, box: list[float], amount: float) -> tuple[
     return (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
 
 
+def _zoom_out(rng: np.random.Generator, box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    """A looser box around `box`: 1.1 to 1.7 times its size, its centre moved up to a tenth
+    of that size, so that the numeral comes out smaller and elsewhere in the crop (as a
+    deck with small numerals, or a detector's loose box, gives it)."""
+    x1, y1, x2, y2 = box
+    s = rng.uniform(1.1, 1.7)
+    w, h = (x2 - x1) * s, (y2 - y1) * s
+    cx = (x1 + x2) / 2 + rng.uniform(-0.1, 0.1) * w
+    cy = (y1 + y2) / 2 + rng.uniform(-0.1, 0.1) * h
+    return (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+
+
 def _cls_draw(seed: int, i: int, decks: list[str]) -> tuple[np.random.Generator, tuple[int, int], str, int, str]:
     """Scene `i` of a classification set: its generator, size, kind, bottom seat and deck."""
     rng = np.random.default_rng([seed, 1, i])
@@ -143,12 +155,13 @@ def _cls_one(i: int) -> dict[str, int]:
     assert a is not None
     rng, size, kind, bottom, deck = _cls_draw(a.seed, i, a.decks)
     scene = render_scene(rng, kind=kind, size=size, deck=deck, decks=tuple(a.decks), bottom=bottom,
-                         restyle=a.restyle, tight=a.tight)
+                         restyle=a.restyle, tight=a.tight, fade=a.fade)
     split = _split(i, a.val_frac)
     root = Path(a.out) / "cls" / split
     counts: dict[str, int] = {}
     n = 0
     corners, index = a.crops in ("corner", "both"), a.crops in ("index", "both")
+    zoom = np.random.default_rng([a.seed, 2, i])  # its own stream: --index-zoom 0 renders as before
 
     def save(crop, name: str, folder: Path = root, step: bool = True) -> None:
         """Write crop number `n` of the scene (a numeral crop shares its corner crop's)."""
@@ -168,7 +181,8 @@ def _cls_one(i: int) -> dict[str, int]:
                 if corners:
                     save(corner_crop(scene.image, box, q), card["card"], step=not index)
                 if index:
-                    crop = index_crop(scene.image, box, q, far_end(box, centre, q))
+                    loose = _zoom_out(zoom, box) if a.index_zoom and zoom.random() < a.index_zoom else box
+                    crop = index_crop(scene.image, loose, q, far_end(box, centre, q))
                     save(crop, card["card"][:-1], Path(a.out) / "index" / split)
         if not corners:
             continue
@@ -219,11 +233,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--restyle", type=float, default=0.0,
                    help="cls: share of cards whose index numerals are redrawn in another typeface "
                    "(detector photos are never restyled)")
+    p.add_argument("--fade", type=float, default=0.0,
+                   help="cls: share of the restyled cards printed faded, their numerals in a light "
+                   "ink (sepia, grey, blue, red) on yellowed paper")
     p.add_argument("--tight", type=float, default=0.0,
                    help="share of hands fanned tight, a quarter to a third of each card showing")
     p.add_argument("--crops", choices=["corner", "index", "both"], default="corner",
                    help="cls: corner crops for the classifier (cls/), numeral crops for the rank reader "
                    "(index/), or both")
+    p.add_argument("--index-zoom", type=float, default=0.0,
+                   help="index: share of numeral crops cut from a looser box (1.1-1.7x), the numeral "
+                   "smaller and off its usual place")
     p.add_argument("--subset-of", help="link the crops of this crop folder (a set's cls/ or index/, made with "
                    "--seed and --decks) whose scenes used deck --keep-deck into the same folder of --out, "
                    "instead of rendering")

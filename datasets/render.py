@@ -157,6 +157,7 @@ class Item:
     tint: tuple[float, float, float] = (1.0, 1.0, 1.0)
     width: float = 0.0
     style: int | None = None  # seed of a restyled face (`datasets.restyle`), None for the deck's own
+    faded: bool = False  # a restyled face printed in a light ink on yellowed paper
 
     def point(self, u: float, v: float) -> np.ndarray:
         """A point given in card coordinates (0..1, 0..1) in table coordinates."""
@@ -539,6 +540,7 @@ def render_scene(
     effects: bool = True,
     restyle: float = 0.0,
     tight: float = 0.0,
+    fade: float = 0.0,
 ) -> Scene:
     """Render one photo.
 
@@ -549,7 +551,8 @@ def render_scene(
     seat at the photo's bottom edge; `card_extras` adds 8s and 9s among distractors;
     `restyle` is the share of cards whose index numerals are drawn in another typeface
     (`datasets.restyle`; 0 leaves the random stream as it always was); `tight` the share of
-    hands fanned tight, a quarter to a third of each card showing (0 likewise)."""
+    hands fanned tight, a quarter to a third of each card showing (0 likewise); `fade` the
+    share of restyled cards printed faded, in a light ink on yellowed paper (0 likewise)."""
     deck = deck or str(rng.choice(list(decks)))
     w, h = size
     items: list[Item] = []
@@ -590,6 +593,7 @@ def render_scene(
         for it in items:
             if it.kind == "card" and style_rng.random() < restyle:
                 it.style = int(style_rng.integers(2**63))
+                it.faded = fade > 0 and np.random.default_rng([it.style, 1]).random() < fade
     for it in items:
         if it.kind in ("card", "back"):
             face = _face(it)
@@ -679,7 +683,8 @@ def _sprite(it: Item) -> Image.Image:
         return _face(it)
     from datasets.restyle import restyled_face
 
-    return restyled_face(it.deck or DECKS[0], it.name or "", np.random.default_rng(it.style))
+    fade = np.random.default_rng([it.style, 2]) if it.faded else None
+    return restyled_face(it.deck or DECKS[0], it.name or "", np.random.default_rng(it.style), fade)
 
 
 def _tinted(sprite: Image.Image, tint: tuple[float, float, float]) -> Image.Image:

@@ -6,6 +6,9 @@ face keeps its art, frame and pintas but has both index numerals (top left, and 
 right upside down) erased to the paper's colour and drawn again in a typeface from the
 fonts installed here (DejaVu, Liberation, and matplotlib's STIX and Computer Modern when
 the train extra is installed), at a jittered size, place, weight, spacing and ink colour.
+A faded face (`fade`) has its numerals drawn in a light ink (sepia, grey, blue or red, at
+a lightness the deck's dark inks never reach) and its paper yellowed, as an old or
+cheaply printed deck's are.
 
 Needs OpenCV (from the train extra); nothing here runs unless `--restyle` is given.
 """
@@ -100,8 +103,29 @@ def numeral_box(deck: str, name: str, flipped: bool) -> tuple[int, int, int, int
     return x0 + bx0, y0 + by0, x0 + bx1, y0 + by1
 
 
-def _paint(face: Image.Image, box: tuple[int, int, int, int], text: str, rng: np.random.Generator) -> None:
-    """Erase `box` to the paper around it and draw `text` there in a random typeface."""
+FADED_INKS = ((120, 85, 40), (110, 110, 110), (60, 80, 140), (150, 50, 40))
+"""Hues of a faded face's ink (sepia, grey, blue, red); their lightness is drawn apart."""
+
+
+def _faded_ink(rng: np.random.Generator) -> tuple[float, float, float]:
+    """A light ink: one of `FADED_INKS` scaled to a luminance of 75 to 165 (of 255)."""
+    hue = np.array(FADED_INKS[int(rng.integers(len(FADED_INKS)))], float) * rng.uniform(0.85, 1.15, 3)
+    lum = float(hue @ (0.299, 0.587, 0.114))
+    return tuple(np.clip(hue * rng.uniform(75, 165) / lum, 0, 255))
+
+
+def _yellowed(face: Image.Image, rng: np.random.Generator) -> Image.Image:
+    """The face with its blue, and a little of its green, taken down: aged paper."""
+    a = np.asarray(face, np.float32).copy()
+    green = rng.uniform(0.9, 1.0)
+    a[..., :3] *= np.array((1.0, green, green * rng.uniform(0.75, 0.97)), np.float32)
+    return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8), face.mode)
+
+
+def _paint(face: Image.Image, box: tuple[int, int, int, int], text: str, rng: np.random.Generator,
+           ink_colour: tuple[float, float, float] | None = None) -> None:
+    """Erase `box` to the paper around it and draw `text` there in a random typeface
+    (in `ink_colour` when given, else in the face's ink or another dark one)."""
     x0, y0, x1, y1 = box
     a = np.asarray(face, np.float32)
     ring = a[max(0, y0 - 4) : y1 + 4, max(0, x0 - 4) : x1 + 4, :3].reshape(-1, 3)
@@ -112,6 +136,8 @@ def _paint(face: Image.Image, box: tuple[int, int, int, int], text: str, rng: np
     ink = np.median(dark, axis=0) if len(dark) else np.array([30.0, 30.0, 30.0])
     if rng.random() < 0.35:  # another ink: black, brown, blue-black, dark red
         ink = np.array([(20, 20, 20), (70, 45, 25), (25, 30, 60), (90, 20, 20)][int(rng.integers(4))], float)
+    if ink_colour is not None:
+        ink = np.array(ink_colour, float)
     fill = tuple(int(v) for v in np.clip(ink * rng.uniform(0.8, 1.2, 3), 0, 255)) + (255,)
     d = ImageDraw.Draw(face)
     d.rectangle((x0 - 1, y0 - 1, x1 + 1, y1 + 1), fill=tuple(int(v) for v in paper) + (255,))
@@ -131,14 +157,20 @@ def _paint(face: Image.Image, box: tuple[int, int, int, int], text: str, rng: np
         x += font.getlength(c) + gap
 
 
-def restyled_face(deck: str, name: str, rng: np.random.Generator) -> Image.Image:
+def restyled_face(deck: str, name: str, rng: np.random.Generator,
+                  fade: np.random.Generator | None = None) -> Image.Image:
     """The face of card `name` of `deck` with both index numerals drawn in one random
-    typeface (unchanged where a numeral is not found)."""
+    typeface (unchanged where a numeral is not found); faded (light ink, yellowed paper)
+    when `fade` is given, with the light ink and paper drawn from it (`rng` draws the
+    same typeface, size and place either way)."""
     from datasets.render import load_deck
 
     face = load_deck(deck).faces[name].copy()
     if not fonts():
         return face
+    ink = _faded_ink(fade) if fade is not None else None
+    if fade is not None:
+        face = _yellowed(face, fade)
     state = rng.bit_generator.state
     for flipped in (False, True):
         box = numeral_box(deck, name, flipped)
@@ -147,7 +179,7 @@ def restyled_face(deck: str, name: str, rng: np.random.Generator) -> Image.Image
         if flipped:
             face = face.transpose(Image.Transpose.ROTATE_180)
         rng.bit_generator.state = state  # the same typeface, size and ink at both ends
-        _paint(face, box, _rank(name), rng)
+        _paint(face, box, _rank(name), rng, ink)
         if flipped:
             face = face.transpose(Image.Transpose.ROTATE_180)
     return face

@@ -89,3 +89,38 @@ def test_scene_without_restyle_is_unchanged_and_with_it_differs():
     assert np.array_equal(np.asarray(base.image), np.asarray(again.image))
     assert styled.hands == base.hands
     assert not np.array_equal(np.asarray(base.image), np.asarray(styled.image))
+
+
+def _numeral_ink(face: Image.Image, deck: str, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The mean colour of the darkest tenth of the top-left numeral box, and of its paper."""
+    x0, y0, x1, y1 = numeral_box(deck, name, False)
+    a = np.asarray(face.convert("RGB"), np.float32)[y0 - 2 : y1 + 2, x0 - 2 : x1 + 6].reshape(-1, 3)
+    lum = a @ np.array([0.299, 0.587, 0.114], np.float32)
+    return a[lum <= np.percentile(lum, 10)].mean(0), a[lum >= np.percentile(lum, 80)].mean(0)
+
+
+def test_a_faded_face_has_light_ink_and_yellowed_paper_and_the_same_glyphs_otherwise():
+    deck, name = "naipes-libres", "7c"
+    dark, paper = _numeral_ink(restyled_face(deck, name, np.random.default_rng(3)), deck, name)
+    lums, yellow = [], []
+    for k in range(12):
+        face = restyled_face(deck, name, np.random.default_rng(3), np.random.default_rng([k, 2]))
+        ink, faded_paper = _numeral_ink(face, deck, name)
+        lums.append(float(ink @ np.array([0.299, 0.587, 0.114])))
+        yellow.append(faded_paper[0] - faded_paper[2])  # red over blue: yellowed
+    assert dark @ np.array([0.299, 0.587, 0.114]) < 60  # the deck's own ink is dark
+    assert np.median(lums) > 70, lums  # a faded ink is light
+    assert min(yellow) > paper[0] - paper[2] + 5, (yellow, paper)
+    again = restyled_face(deck, name, np.random.default_rng(3), np.random.default_rng([0, 2]))
+    first = restyled_face(deck, name, np.random.default_rng(3), np.random.default_rng([0, 2]))
+    assert np.array_equal(np.asarray(again), np.asarray(first))
+
+
+def test_scene_without_fade_is_unchanged_and_with_it_differs():
+    def scene(**kw) -> Image.Image:
+        return render_scene(np.random.default_rng(21), size=(480, 360), deck="naipes-libres", effects=False,
+                            restyle=1.0, **kw).image
+
+    base, again, faded = scene(), scene(fade=0.0), scene(fade=1.0)
+    assert np.array_equal(np.asarray(base), np.asarray(again))
+    assert not np.array_equal(np.asarray(base), np.asarray(faded))

@@ -161,6 +161,27 @@ def test_numeral_crops_come_beside_the_corner_crops_and_change_none_of_them(tmp_
     assert all(f.parent.name == rank_of_crop[f.name] and f.parent.name in RANKS for f in numerals)
 
 
+
+def test_zoomed_out_numeral_crops_change_some_numerals_and_nothing_else(tmp_path):
+    pytest.importorskip("tqdm")
+    from datasets.generate import main as generate
+
+    common = ["--seed", "5", "--n", "0", "--cls-scenes", "2", "--workers", "1", "--crops", "both"]
+    assert generate(["--out", str(tmp_path / "a"), *common]) == 0
+    assert generate(["--out", str(tmp_path / "z"), *common, "--index-zoom", "0"]) == 0
+    assert generate(["--out", str(tmp_path / "b"), *common, "--index-zoom", "0.5"]) == 0
+
+    def crops(d: str, part: str) -> dict:
+        return {f.relative_to(tmp_path / d): f.read_bytes() for f in (tmp_path / d / part).rglob("*.png")}
+
+    assert crops("a", "index") == crops("z", "index")  # zoom 0: as before, byte for byte
+    assert crops("a", "cls") == crops("b", "cls")  # the corner crops never change
+    a, b = crops("a", "index"), crops("b", "index")
+    assert set(a) == set(b)
+    changed = sum(a[k] != b[k] for k in a)
+    assert 0.25 * len(a) < changed < 0.75 * len(a), (changed, len(a))
+
+
 COURT = [f"{r}{s}" for r in (10, 11, 12) for s in "bceo"]
 
 
