@@ -7,14 +7,16 @@ right upside down) erased to the paper's colour and drawn again in a typeface fr
 fonts installed here (DejaVu, Liberation, and matplotlib's STIX and Computer Modern when
 the train extra is installed), at a jittered size, place, weight, spacing and ink colour.
 A faded face (`fade`) has its numerals drawn in a light ink (sepia, grey, blue or red, at
-a lightness the deck's dark inks never reach) and its paper yellowed, as an old or
-cheaply printed deck's are.
+a lightness the deck's dark inks never reach), thin (never stroked), smaller and further
+off their place than other restyled numerals (nearer the frame line, or further in), and
+its paper yellowed, as an old or cheaply printed deck's are.
 
 Needs OpenCV (from the train extra); nothing here runs unless `--restyle` is given.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -122,10 +124,25 @@ def _yellowed(face: Image.Image, rng: np.random.Generator) -> Image.Image:
     return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8), face.mode)
 
 
+@dataclass(frozen=True)
+class Faded:
+    """How a faded face's numerals are drawn: the ink, and the height and shift (in
+    numeral heights and widths) on top of the usual jitter."""
+
+    ink: tuple[float, float, float]
+    scale: float
+    dx: float
+    dy: float
+
+    @classmethod
+    def draw(cls, rng: np.random.Generator, ink: tuple[float, float, float]) -> Faded:
+        return cls(ink, float(rng.uniform(0.6, 1.05)), float(rng.uniform(-0.25, 0.35)), float(rng.uniform(-0.2, 0.4)))
+
+
 def _paint(face: Image.Image, box: tuple[int, int, int, int], text: str, rng: np.random.Generator,
-           ink_colour: tuple[float, float, float] | None = None) -> None:
-    """Erase `box` to the paper around it and draw `text` there in a random typeface
-    (in `ink_colour` when given, else in the face's ink or another dark one)."""
+           faded: Faded | None = None) -> None:
+    """Erase `box` to the paper around it and draw `text` there in a random typeface, in
+    the face's ink or another dark one, or as `faded` says (`rng` draws alike either way)."""
     x0, y0, x1, y1 = box
     a = np.asarray(face, np.float32)
     ring = a[max(0, y0 - 4) : y1 + 4, max(0, x0 - 4) : x1 + 4, :3].reshape(-1, 3)
@@ -136,8 +153,8 @@ def _paint(face: Image.Image, box: tuple[int, int, int, int], text: str, rng: np
     ink = np.median(dark, axis=0) if len(dark) else np.array([30.0, 30.0, 30.0])
     if rng.random() < 0.35:  # another ink: black, brown, blue-black, dark red
         ink = np.array([(20, 20, 20), (70, 45, 25), (25, 30, 60), (90, 20, 20)][int(rng.integers(4))], float)
-    if ink_colour is not None:
-        ink = np.array(ink_colour, float)
+    if faded is not None:
+        ink = np.array(faded.ink, float)
     fill = tuple(int(v) for v in np.clip(ink * rng.uniform(0.8, 1.2, 3), 0, 255)) + (255,)
     d = ImageDraw.Draw(face)
     d.rectangle((x0 - 1, y0 - 1, x1 + 1, y1 + 1), fill=tuple(int(v) for v in paper) + (255,))
@@ -152,6 +169,13 @@ def _paint(face: Image.Image, box: tuple[int, int, int, int], text: str, rng: np
     y = y0 - top + (y1 - y0) * rng.uniform(-0.1, 0.1)
     stroke = int(rng.random() < 0.25)
     gap = height * rng.uniform(-0.04, 0.12)
+    if faded is not None:
+        stroke = 0
+        scale = faded.scale
+        font = ImageFont.truetype(path, max(6, round(font.size * scale)))
+        height, gap = height * scale, gap * scale
+        x += faded.dx * (x1 - x0)
+        y += faded.dy * (y1 - y0) + top - min(font.getbbox(c)[1] for c in text)
     for c in text:
         d.text((x, y), c, font=font, fill=fill, stroke_width=stroke, stroke_fill=fill)
         x += font.getlength(c) + gap
@@ -168,9 +192,11 @@ def restyled_face(deck: str, name: str, rng: np.random.Generator,
     face = load_deck(deck).faces[name].copy()
     if not fonts():
         return face
-    ink = _faded_ink(fade) if fade is not None else None
+    faded = None
     if fade is not None:
+        ink = _faded_ink(fade)
         face = _yellowed(face, fade)
+        faded = Faded.draw(fade, ink)
     state = rng.bit_generator.state
     for flipped in (False, True):
         box = numeral_box(deck, name, flipped)
@@ -179,7 +205,7 @@ def restyled_face(deck: str, name: str, rng: np.random.Generator,
         if flipped:
             face = face.transpose(Image.Transpose.ROTATE_180)
         rng.bit_generator.state = state  # the same typeface, size and ink at both ends
-        _paint(face, box, _rank(name), rng, ink)
+        _paint(face, box, _rank(name), rng, faded)
         if flipped:
             face = face.transpose(Image.Transpose.ROTATE_180)
     return face
