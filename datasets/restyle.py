@@ -136,6 +136,7 @@ class Faded:
 
     @classmethod
     def draw(cls, rng: np.random.Generator, ink: tuple[float, float, float]) -> Faded:
+        """The size and shift drawn from `rng`, after the ink and the paper's yellowing."""
         return cls(ink, float(rng.uniform(0.6, 1.05)), float(rng.uniform(-0.25, 0.35)), float(rng.uniform(-0.2, 0.4)))
 
 
@@ -171,9 +172,8 @@ def _paint(face: Image.Image, box: tuple[int, int, int, int], text: str, rng: np
     gap = height * rng.uniform(-0.04, 0.12)
     if faded is not None:
         stroke = 0
-        scale = faded.scale
-        font = ImageFont.truetype(path, max(6, round(font.size * scale)))
-        height, gap = height * scale, gap * scale
+        font = ImageFont.truetype(path, max(6, round(font.size * faded.scale)))
+        gap *= faded.scale
         x += faded.dx * (x1 - x0)
         y += faded.dy * (y1 - y0) + top - min(font.getbbox(c)[1] for c in text)
     for c in text:
