@@ -234,8 +234,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="cls: share of cards whose index numerals are redrawn in another typeface "
                    "(detector photos are never restyled)")
     p.add_argument("--fade", type=float, default=0.0,
-                   help="cls: share of the restyled cards printed faded, their numerals in a light "
-                   "ink (sepia, grey, blue, red) on yellowed paper")
+                   help="cls: share of the restyled cards printed faded, their numerals thin, smaller "
+                   "and moved, in a light ink (sepia, grey, blue, red) on yellowed paper")
     p.add_argument("--tight", type=float, default=0.0,
                    help="share of hands fanned tight, a quarter to a third of each card showing")
     p.add_argument("--crops", choices=["corner", "index", "both"], default="corner",

@@ -118,10 +118,10 @@ def _faded_ink(rng: np.random.Generator) -> tuple[float, float, float]:
 
 def _yellowed(face: Image.Image, rng: np.random.Generator) -> Image.Image:
     """The face with its blue, and a little of its green, taken down: aged paper."""
-    a = np.asarray(face, np.float32).copy()
+    from datasets.render import _tinted
+
     green = rng.uniform(0.9, 1.0)
-    a[..., :3] *= np.array((1.0, green, green * rng.uniform(0.75, 0.97)), np.float32)
-    return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8), face.mode)
+    return _tinted(face, (1.0, green, green * rng.uniform(0.75, 0.97)))
 
 
 @dataclass(frozen=True)

@@ -99,7 +99,7 @@ def _numeral_ink(face: Image.Image, deck: str, name: str) -> tuple[np.ndarray, n
     return a[lum <= np.percentile(lum, 10)].mean(0), a[lum >= np.percentile(lum, 80)].mean(0)
 
 
-def test_a_faded_face_has_light_ink_and_yellowed_paper_and_the_same_glyphs_otherwise():
+def test_a_faded_face_has_light_ink_and_yellowed_paper_and_is_the_same_for_the_same_seeds():
     deck, name = "naipes-libres", "7c"
     dark, paper = _numeral_ink(restyled_face(deck, name, np.random.default_rng(3)), deck, name)
     lums, yellow = [], []

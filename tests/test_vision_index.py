@@ -161,7 +161,6 @@ def test_numeral_crops_come_beside_the_corner_crops_and_change_none_of_them(tmp_
     assert all(f.parent.name == rank_of_crop[f.name] and f.parent.name in RANKS for f in numerals)
 
 
-
 def test_zoomed_out_numeral_crops_change_some_numerals_and_nothing_else(tmp_path):
     pytest.importorskip("tqdm")
     from datasets.generate import main as generate
