@@ -1,4 +1,4 @@
-"""Train the card detector or the corner classifier offline on the CPU, and export ONNX.
+"""Train the card detector or the corner classifier offline (on the CPU, or a GPU with --device 0), and export ONNX.
 
     python -m datasets.train det --data datasets/out/main/det.yaml --epochs 30 [--time 0.8] [--resume]
     python -m datasets.train cls --data datasets/out/main/cls --epochs 20 [--resume]
@@ -56,8 +56,9 @@ def _common(args: argparse.Namespace) -> dict:
     kw = {
         "epochs": args.epochs,
         "batch": args.batch,
-        "device": "cpu",
+        "device": args.device,
         "workers": args.workers,
+        "cache": args.cache or False,
         "project": str(Path(args.project).resolve()),
         "name": args.name,
         "exist_ok": True,
@@ -202,6 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--imgsz", type=int, default=0)
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--device", default="cpu", help="'cpu' (default) or a CUDA device, e.g. 0")
+    p.add_argument("--cache", choices=["ram", "disk"], default=None, help="cache decoded images (faster epochs)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--optimizer", default="", help="e.g. AdamW (default: ultralytics' auto choice)")
     p.add_argument("--lr0", type=float, default=0.002, help="with --optimizer")
