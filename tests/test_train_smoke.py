@@ -4,6 +4,7 @@ a tiny size, export ONNX and check the output shapes the runtime relies on."""
 
 from __future__ import annotations
 
+import argparse
 import json
 
 import numpy as np
@@ -15,14 +16,26 @@ pytest.importorskip("ultralytics")
 ort = pytest.importorskip("onnxruntime")
 
 
-def _train(task: str, data: str, tmp_path, imgsz: int) -> None:
+def _train(task: str, data: str, tmp_path, imgsz: int, *extra: str) -> None:
     from datasets.train import main
 
     rc = main(
         [task, "--data", data, "--epochs", "1", "--imgsz", str(imgsz), "--batch", "8", "--workers", "0",
-         "--project", str(tmp_path / "runs"), "--out", str(tmp_path / "models")]
+         "--project", str(tmp_path / "runs"), "--out", str(tmp_path / "models"), *extra]
     )
     assert rc == 0
+
+
+def test_device_and_cache_reach_ultralytics():
+    from datasets.train import _common
+
+    args = argparse.Namespace(epochs=1, batch=8, device="0", workers=0, cache="ram", project="runs", name="x",
+                              seed=0, time=0.0, optimizer="", warmup=None)
+    kw = _common(args)
+    assert kw["device"] == "0" and kw["cache"] == "ram"
+    args.device, args.cache = "cpu", None
+    kw = _common(args)
+    assert kw["device"] == "cpu" and kw["cache"] is False
 
 
 def test_generate_train_export(tmp_path, monkeypatch):
@@ -41,7 +54,7 @@ def test_generate_train_export(tmp_path, monkeypatch):
     assert rows and {r[0] for r in rows} <= {"0", "1"}
     assert all(0 <= float(v) <= 1 for r in rows for v in r[1:])
 
-    _train("det", str(out / "det.yaml"), tmp_path, 64)
+    _train("det", str(out / "det.yaml"), tmp_path, 64, "--cache", "ram", "--device", "cpu")
     _train("cls", str(out / "cls"), tmp_path, 64)
     numerals = list((out / "index").rglob("*.png"))
     corner_crops = [f for f in (out / "cls").rglob("*.png") if f.parent.name != "other"]
