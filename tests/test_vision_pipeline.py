@@ -204,3 +204,36 @@ def test_a_sure_name_read_first_in_two_boxes_has_their_other_corners_read(monkey
     assert sorted(r.name for r in reads) == ["2e", "3e", "3e", "3e"]
     cards, _ = group_cards(reads, [a, b])
     assert sorted(c.name for c in unique_names(cards)) == ["2e", "3e"]
+
+
+@pytest.mark.parametrize("box, want", [
+    # a card standing: its bottom-right index corner, moved up and left (tilted in a fan)
+    ((0.0, 0.0, 100.0, 160.0), (100 - 30 - 9, 160 - 45 - 13.5)),
+    # a card lying: its bottom-left index corner, moved right and up
+    ((0.0, 0.0, 160.0, 100.0), (0 + 13.5, 100 - 30 - 9)),
+])
+def test_an_unread_box_is_probed_inwards_of_its_corners(box, want, monkeypatch) -> None:
+    """A tilted card's index corners lie inside its upright box: `probe` cuts each
+    corner's spot and the spots moved inwards, and names the box by its surest read."""
+    seen: list[tuple] = []
+
+    def classify_corners(models, image, scale, crops):
+        seen.extend(crops)
+        p = np.full((len(crops), len(NAMES)), 0.001, np.float32)
+        for i, (b, _, _) in enumerate(crops):
+            hit = abs(b[0] - want[0]) < 0.5 and abs(b[1] - want[1]) < 0.5
+            p[i, NAMES.index("5e" if hit else "other")] = 0.9
+        return p
+
+    class Names:
+        names = NAMES
+
+    monkeypatch.setattr(P, "classify_corners", classify_corners)
+    corners = np.array([[0, 0, 30, 45]] * 3, np.float32)  # the photo's corners: 30 x 45
+    image = Image.new("RGB", (200, 200))
+    (best,) = P.probe(Names(), image, (200, 200), [box], corners)
+    assert best is not None and best.name == "5e"
+    assert len(seen) == 2 * len(P.PROBE_INWARD)
+    assert all(box[0] <= b[0] and b[2] <= box[2] + 1e-6 and box[1] <= b[1] and b[3] <= box[3] + 1e-6
+               for b, _, _ in seen)  # every spot inside the card box
+    assert {far for _, _, far in seen} == {False, True}

@@ -67,8 +67,9 @@ COARSE_CONF, FINE_CONF = 0.25, 0.25
 IOU = 0.7  # NMS within a detector run: the boxes of fanned cards overlap a lot
 MERGE_IOU = 0.5  # the same corner found in two tiles
 SURE = 0.97  # a corner read this sure spares reading the card's other corner
-FALLBACK_CONF = 0.9  # a card box's index corner read directly names the card from this
+FALLBACK_CONF = 0.6  # a card box's index corner read directly names the card from this (a name not yet read)
 UNREAD_CONF = 0.5  # a card box with no corner read is reported from this score
+PROBE_INWARD = ((0.0, 0.0), (0.3, 0.0), (0.0, 0.3), (0.3, 0.3))  # an unread box's corner spots, of the corner
 GAP = 2  # px between pieces in a fine tile
 OTHER = "other"
 
@@ -497,9 +498,10 @@ def read(models: Models, image: Image.Image, full: tuple[int, int], corners: np.
 
 def probe(models: Models, image: Image.Image, full: tuple[int, int], boxes: list[Box],
           corners: np.ndarray) -> list[Read | None]:
-    """The surer read of the two index corners of each card box (top left and bottom
+    """The surest read of the two index corners of each card box (top left and bottom
     right of a card standing, top right and bottom left of one lying), cut at the size
-    of the photo's corners, or None where both are `other`."""
+    of the photo's corners at their spots and at the spots moved inwards
+    (`PROBE_INWARD`), or None where all are `other`."""
     if not boxes:
         return []
     if len(corners):
@@ -510,12 +512,20 @@ def probe(models: Models, image: Image.Image, full: tuple[int, int], boxes: list
     for b in boxes:
         up = upright(b)
         w, h = (min(cw, ch), max(cw, ch)) if up else (max(cw, ch), min(cw, ch))
-        spots = ((b[0], b[1]), (b[2] - w, b[3] - h)) if up else ((b[2] - w, b[1]), (b[0], b[3] - h))
-        crops += [((x, y, x + w, y + h), 0 if up else 1, far) for (x, y), far in zip(spots, (False, True), strict=True)]
+        # each index corner's spot, then moved inwards: a card tilted in a fan has its
+        # corners inside its upright box
+        spots = (((b[0], b[1]), 1, 1), ((b[2] - w, b[3] - h), -1, -1)) if up else (
+            ((b[2] - w, b[1]), -1, 1), ((b[0], b[3] - h), 1, -1))
+        for ((x, y), sx, sy), far in zip(spots, (False, True), strict=True):
+            for dx, dy in PROBE_INWARD:
+                x0, y0 = x + sx * dx * w, y + sy * dy * h
+                crops.append(((x0, y0, x0 + w, y0 + h), 0 if up else 1, far))
     probs = classify_corners(models, image, (full[0] / image.width, full[1] / image.height), crops)
+    per = 2 * len(PROBE_INWARD)
     out = []
     for i in range(len(boxes)):
-        reads = [r for k in (2 * i, 2 * i + 1) if (r := to_read(models, crops[k][0], probs[k])) is not None]
+        ks = range(per * i, per * (i + 1))
+        reads = [r for k in ks if (r := to_read(models, crops[k][0], probs[k])) is not None]
         out.append(max(reads, key=lambda r: r.conf, default=None))
     return out
 
