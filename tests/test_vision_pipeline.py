@@ -206,15 +206,18 @@ def test_a_sure_name_read_first_in_two_boxes_has_their_other_corners_read(monkey
     assert sorted(c.name for c in unique_names(cards)) == ["2e", "3e"]
 
 
-@pytest.mark.parametrize("box, want", [
+@pytest.mark.parametrize("box, want, ways", [
     # a card standing: its bottom-right index corner, moved up and left (tilted in a fan)
-    ((0.0, 0.0, 100.0, 160.0), (100 - 30 - 9, 160 - 45 - 13.5)),
+    ((0.0, 0.0, 100.0, 160.0), (100 - 30 - 9, 160 - 45 - 13.5), 1),
     # a card lying: its bottom-left index corner, moved right and up
-    ((0.0, 0.0, 160.0, 100.0), (0 + 13.5, 100 - 30 - 9)),
+    ((0.0, 0.0, 160.0, 100.0), (0 + 13.5, 100 - 30 - 9), 1),
+    # a box near square, a little taller than wide, holding a card lying tilted
+    ((0.0, 0.0, 100.0, 110.0), (0 + 13.5, 110 - 30 - 9), 2),
 ])
-def test_an_unread_box_is_probed_inwards_of_its_corners(box, want, monkeypatch) -> None:
+def test_an_unread_box_is_probed_inwards_of_its_corners(box, want, ways, monkeypatch) -> None:
     """A tilted card's index corners lie inside its upright box: `probe` cuts each
-    corner's spot and the spots moved inwards, and names the box by its surest read."""
+    corner's spot and the spots moved inwards (for a box near square, as a card standing
+    and as one lying), and names the box by its surest read."""
     seen: list[tuple] = []
 
     def classify_corners(models, image, scale, crops):
@@ -233,7 +236,7 @@ def test_an_unread_box_is_probed_inwards_of_its_corners(box, want, monkeypatch) 
     image = Image.new("RGB", (200, 200))
     (best,) = P.probe(Names(), image, (200, 200), [box], corners)
     assert best is not None and best.name == "5e"
-    assert len(seen) == 2 * len(P.PROBE_INWARD)
+    assert len(seen) == ways * 2 * len(P.PROBE_INWARD)
     assert all(box[0] <= b[0] and b[2] <= box[2] + 1e-6 and box[1] <= b[1] and b[3] <= box[3] + 1e-6
                for b, _, _ in seen)  # every spot inside the card box
     assert {far for _, _, far in seen} == {False, True}

@@ -70,6 +70,7 @@ SURE = 0.97  # a corner read this sure spares reading the card's other corner
 FALLBACK_CONF = 0.6  # a card box's index corner read directly names the card from this (a name not yet read)
 UNREAD_CONF = 0.5  # a card box with no corner read is reported from this score
 PROBE_INWARD = ((0.0, 0.0), (0.3, 0.0), (0.0, 0.3), (0.3, 0.3))  # an unread box's corner spots, of the corner
+SQUARE = 1.25  # an unread box this near square is probed as a card standing and as one lying
 GAP = 2  # px between pieces in a fine tile
 OTHER = "other"
 
@@ -509,22 +510,26 @@ def probe(models: Models, image: Image.Image, full: tuple[int, int], boxes: list
     else:
         cw = ch = 0.3 * np.median([max(b[2] - b[0], b[3] - b[1]) for b in boxes])
     crops: list[Crop] = []
+    spans = []
     for b in boxes:
-        up = upright(b)
-        w, h = (min(cw, ch), max(cw, ch)) if up else (max(cw, ch), min(cw, ch))
-        # each index corner's spot, then moved inwards: a card tilted in a fan has its
-        # corners inside its upright box
-        spots = (((b[0], b[1]), 1, 1), ((b[2] - w, b[3] - h), -1, -1)) if up else (
-            ((b[2] - w, b[1]), -1, 1), ((b[0], b[3] - h), 1, -1))
-        for ((x, y), sx, sy), far in zip(spots, (False, True), strict=True):
-            for dx, dy in PROBE_INWARD:
-                x0, y0 = x + sx * dx * w, y + sy * dy * h
-                crops.append(((x0, y0, x0 + w, y0 + h), 0 if up else 1, far))
+        start = len(crops)
+        bw, bh = b[2] - b[0], b[3] - b[1]
+        # a box near square may hold a card standing or lying: both are probed
+        ways = (upright(b),) if max(bw, bh) > SQUARE * min(bw, bh) else (True, False)
+        for up in ways:
+            w, h = (min(cw, ch), max(cw, ch)) if up else (max(cw, ch), min(cw, ch))
+            # each index corner's spot, then moved inwards: a card tilted in a fan has its
+            # corners inside its upright box
+            spots = (((b[0], b[1]), 1, 1), ((b[2] - w, b[3] - h), -1, -1)) if up else (
+                ((b[2] - w, b[1]), -1, 1), ((b[0], b[3] - h), 1, -1))
+            for ((x, y), sx, sy), far in zip(spots, (False, True), strict=True):
+                for dx, dy in PROBE_INWARD:
+                    x0, y0 = x + sx * dx * w, y + sy * dy * h
+                    crops.append(((x0, y0, x0 + w, y0 + h), 0 if up else 1, far))
+        spans.append(range(start, len(crops)))
     probs = classify_corners(models, image, (full[0] / image.width, full[1] / image.height), crops)
-    per = 2 * len(PROBE_INWARD)
     out = []
-    for i in range(len(boxes)):
-        ks = range(per * i, per * (i + 1))
+    for ks in spans:
         reads = [r for k in ks if (r := to_read(models, crops[k][0], probs[k])) is not None]
         out.append(max(reads, key=lambda r: r.conf, default=None))
     return out
