@@ -502,7 +502,7 @@ def probe(models: Models, image: Image.Image, full: tuple[int, int], boxes: list
     """The surest read of the two index corners of each card box (top left and bottom
     right of a card standing, top right and bottom left of one lying), cut at the size
     of the photo's corners at their spots and at the spots moved inwards
-    (`PROBE_INWARD`), or None where all are `other`."""
+    (`PROBE_INWARD`); a box near square (`SQUARE`) both ways. None where all are `other`."""
     if not boxes:
         return []
     if len(corners):
