@@ -42,6 +42,7 @@ else
   echo "  (the training smoke test and the dataset renderer) are DESELECTED in this run."
   "${PIP[@]}" -e '.[test]'
   PYTEST_EXTRA=(-m "not train")
+  export MUS_TRAIN_DESELECTED=1
 fi
 
 if [ ! -x /usr/bin/chromium ]; then
