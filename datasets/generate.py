@@ -155,7 +155,7 @@ def _cls_one(i: int) -> dict[str, int]:
     assert a is not None
     rng, size, kind, bottom, deck = _cls_draw(a.seed, i, a.decks)
     scene = render_scene(rng, kind=kind, size=size, deck=deck, decks=tuple(a.decks), bottom=bottom,
-                         restyle=a.restyle, tight=a.tight, fade=a.fade)
+                         restyle=a.restyle, tight=a.tight, fade=a.fade, swap=a.swap)
     split = _split(i, a.val_frac)
     root = Path(a.out) / "cls" / split
     counts: dict[str, int] = {}
@@ -236,6 +236,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fade", type=float, default=0.0,
                    help="cls: share of the restyled cards printed faded, their numerals thin, smaller "
                    "and moved, in a light ink (sepia, grey, blue, red) on yellowed paper")
+    p.add_argument("--swap", type=float, default=0.0,
+                   help="index: share of the restyled cards printed on another rank's face (their own "
+                   "numerals drawn on its art), so that the art says nothing of the rank; numeral "
+                   "crops only (--crops index)")
     p.add_argument("--tight", type=float, default=0.0,
                    help="share of hands fanned tight, a quarter to a third of each card showing")
     p.add_argument("--crops", choices=["corner", "index", "both"], default="corner",
@@ -252,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
                    "into suit/ of --out by suit, for the court suit reader, instead of rendering")
     args = p.parse_args(argv)
     args.decks = [d for d in args.decks.split(",") if d]
+    if args.swap and args.crops != "index":
+        p.error("--swap draws cards on other cards' art: their corner crops would be mislabelled; "
+                "use it with --crops index")
     out = Path(args.out)
     if args.court_suits_of:
         n = court_suits(Path(args.court_suits_of), out / "suit")

@@ -158,6 +158,7 @@ class Item:
     width: float = 0.0
     style: int | None = None  # seed of a restyled face (`datasets.restyle`), None for the deck's own
     faded: bool = False  # a restyled face printed in a light ink on yellowed paper
+    art: str | None = None  # a restyled face's art taken from this other card (its numerals are `name`'s)
 
     def point(self, u: float, v: float) -> np.ndarray:
         """A point given in card coordinates (0..1, 0..1) in table coordinates."""
@@ -541,6 +542,7 @@ def render_scene(
     restyle: float = 0.0,
     tight: float = 0.0,
     fade: float = 0.0,
+    swap: float = 0.0,
 ) -> Scene:
     """Render one photo.
 
@@ -552,7 +554,10 @@ def render_scene(
     `restyle` is the share of cards whose index numerals are drawn in another typeface
     (`datasets.restyle`; 0 leaves the random stream as it always was); `tight` the share of
     hands fanned tight, a quarter to a third of each card showing (0 likewise); `fade` the
-    share of restyled cards printed faded, in a light ink on yellowed paper (0 likewise)."""
+    share of restyled cards printed faded, in a light ink on yellowed paper (0 likewise);
+    `swap` the share of restyled cards printed on the face of a card of another rank, their
+    own rank's numerals drawn in its index corners: the art then says nothing of the rank,
+    for the rank reader's crops only (0 likewise)."""
     deck = deck or str(rng.choice(list(decks)))
     w, h = size
     items: list[Item] = []
@@ -594,6 +599,8 @@ def render_scene(
             if it.kind == "card" and style_rng.random() < restyle:
                 it.style = int(style_rng.integers(2**63))
                 it.faded = fade > 0 and np.random.default_rng([it.style, 1]).random() < fade
+                if swap > 0:
+                    it.art = _art_swap(np.random.default_rng([it.style, 3]), it, swap)
     for it in items:
         if it.kind in ("card", "back"):
             face = _face(it)
@@ -677,14 +684,30 @@ def _face(it: Item) -> Image.Image:
     return d.back if it.kind == "back" else d.faces[it.name or ""]
 
 
+def _art_swap(rng: np.random.Generator, it: Item, share: float) -> str | None:
+    """With chance `share`, a card of the item's deck of another rank whose art it takes."""
+    if rng.random() >= share:
+        return None
+    from datasets.restyle import numeral_box
+
+    deck, rank = it.deck or DECKS[0], (it.name or "")[:-1]
+    others = sorted(n for n in load_deck(deck).faces if n[:-1] != rank and int(n[:-1]) in MUS_RANKS
+                    and all(numeral_box(deck, n, flipped) for flipped in (False, True)))  # both numerals redrawn
+    return str(others[int(rng.integers(len(others)))]) if others else None
+
+
 def _sprite(it: Item) -> Image.Image:
-    """The face drawn for a card or back: restyled when the item has a style seed."""
+    """The face drawn for a card or back: restyled when the item has a style seed (on
+    another card's art when it has `art`)."""
     if it.style is None:
         return _face(it)
     from datasets.restyle import restyled_face
 
     fade = np.random.default_rng([it.style, 2]) if it.faded else None
-    return restyled_face(it.deck or DECKS[0], it.name or "", np.random.default_rng(it.style), fade)
+    name = it.name or ""
+    if it.art:
+        return restyled_face(it.deck or DECKS[0], it.art, np.random.default_rng(it.style), fade, text=name[:-1])
+    return restyled_face(it.deck or DECKS[0], name, np.random.default_rng(it.style), fade)
 
 
 def _tinted(sprite: Image.Image, tint: tuple[float, float, float]) -> Image.Image:

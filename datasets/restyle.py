@@ -182,11 +182,12 @@ def _paint(face: Image.Image, box: tuple[int, int, int, int], text: str, rng: np
 
 
 def restyled_face(deck: str, name: str, rng: np.random.Generator,
-                  fade: np.random.Generator | None = None) -> Image.Image:
+                  fade: np.random.Generator | None = None, text: str | None = None) -> Image.Image:
     """The face of card `name` of `deck` with both index numerals drawn in one random
     typeface (unchanged where a numeral is not found); faded (light ink, yellowed paper)
     when `fade` is given, with the light ink and paper drawn from it (`rng` draws the
-    same typeface, size and place either way)."""
+    same typeface, size and place either way). `text` draws another rank's numerals in
+    place of the card's own."""
     from datasets.render import load_deck
 
     face = load_deck(deck).faces[name].copy()
@@ -205,7 +206,7 @@ def restyled_face(deck: str, name: str, rng: np.random.Generator,
         if flipped:
             face = face.transpose(Image.Transpose.ROTATE_180)
         rng.bit_generator.state = state  # the same typeface, size and ink at both ends
-        _paint(face, box, _rank(name), rng, faded)
+        _paint(face, box, text or _rank(name), rng, faded)
         if flipped:
             face = face.transpose(Image.Transpose.ROTATE_180)
     return face

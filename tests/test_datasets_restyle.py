@@ -124,3 +124,39 @@ def test_scene_without_fade_is_unchanged_and_with_it_differs():
     base, again, faded = scene(), scene(fade=0.0), scene(fade=1.0)
     assert np.array_equal(np.asarray(base), np.asarray(again))
     assert not np.array_equal(np.asarray(base), np.asarray(faded))
+
+
+def test_a_swapped_face_keeps_the_other_cards_art_and_takes_the_given_numerals():
+    deck, art = "naipes-libres", "7c"
+    plain = np.asarray(load_deck(deck).faces[art], np.int16)
+    own = np.asarray(restyled_face(deck, art, np.random.default_rng(5)), np.int16)
+    swapped = np.asarray(restyled_face(deck, art, np.random.default_rng(5), text="11"), np.int16)
+    h, w = plain.shape[:2]
+    far = np.ones((h, w), bool)  # away from both index corners: the art, untouched
+    far[: int(0.25 * h), : int(0.4 * w)] = False
+    far[int(0.75 * h) :, int(0.6 * w) :] = False
+    assert np.array_equal(swapped[far], plain[far])
+    changed = np.abs(swapped - own).max(axis=2) > 0
+    assert changed[: h // 2].any() and changed[h // 2 :].any()  # "11", not "7", at both ends
+    assert not changed[far].any()
+
+
+def test_scene_without_swap_is_unchanged_and_with_it_keeps_its_labels():
+    def scene(**kw):
+        return render_scene(np.random.default_rng(21), size=(480, 360), deck="naipes-libres", effects=False,
+                            restyle=1.0, **kw)
+
+    base, again, swapped = scene(), scene(swap=0.0), scene(swap=1.0)
+    assert np.array_equal(np.asarray(base.image), np.asarray(again.image))
+    assert not np.array_equal(np.asarray(base.image), np.asarray(swapped.image))
+    assert swapped.hands == base.hands
+    assert [c["card"] for c in swapped.cards] == [c["card"] for c in base.cards]
+
+
+def test_generate_refuses_swap_for_corner_crops(tmp_path, capsys):
+    from datasets.generate import main
+
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path), "--n", "0", "--cls-scenes", "1", "--restyle", "1", "--swap", "0.5"])
+    assert "--crops index" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
