@@ -155,7 +155,8 @@ def _cls_one(i: int) -> dict[str, int]:
     assert a is not None
     rng, size, kind, bottom, deck = _cls_draw(a.seed, i, a.decks)
     scene = render_scene(rng, kind=kind, size=size, deck=deck, decks=tuple(a.decks), bottom=bottom,
-                         restyle=a.restyle, tight=a.tight, fade=a.fade, swap=a.swap)
+                         restyle=a.restyle, tight=a.tight, fade=a.fade, swap=a.swap,
+                         swap_suit=a.crops != "index")
     split = _split(i, a.val_frac)
     root = Path(a.out) / "cls" / split
     counts: dict[str, int] = {}
@@ -237,9 +238,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="cls: share of the restyled cards printed faded, their numerals thin, smaller "
                    "and moved, in a light ink (sepia, grey, blue, red) on yellowed paper")
     p.add_argument("--swap", type=float, default=0.0,
-                   help="index: share of the restyled cards printed on another rank's face (their own "
-                   "numerals drawn on its art), so that the art says nothing of the rank; numeral "
-                   "crops only (--crops index)")
+                   help="share of the restyled cards printed on another rank's face (their own numerals "
+                   "drawn on its art), so that the art says nothing of the rank: of any suit for "
+                   "--crops index, of the card's own suit for corner crops (their suit label holds)")
     p.add_argument("--tight", type=float, default=0.0,
                    help="share of hands fanned tight, a quarter to a third of each card showing")
     p.add_argument("--crops", choices=["corner", "index", "both"], default="corner",
@@ -256,9 +257,6 @@ def main(argv: list[str] | None = None) -> int:
                    "into suit/ of --out by suit, for the court suit reader, instead of rendering")
     args = p.parse_args(argv)
     args.decks = [d for d in args.decks.split(",") if d]
-    if args.swap and args.crops != "index":
-        p.error("--swap draws cards on other cards' art: their corner crops would be mislabelled; "
-                "use it with --crops index")
     out = Path(args.out)
     if args.court_suits_of:
         n = court_suits(Path(args.court_suits_of), out / "suit")

@@ -543,6 +543,7 @@ def render_scene(
     tight: float = 0.0,
     fade: float = 0.0,
     swap: float = 0.0,
+    swap_suit: bool = False,
 ) -> Scene:
     """Render one photo.
 
@@ -557,7 +558,8 @@ def render_scene(
     share of restyled cards printed faded, in a light ink on yellowed paper (0 likewise);
     `swap` the share of restyled cards printed on the face of a card of another rank, their
     own rank's numerals drawn in its index corners: the art then says nothing of the rank,
-    for the rank reader's crops only (0 likewise)."""
+    for the rank reader's crops (0 likewise); with `swap_suit` the other card is of the
+    same suit, so that the art still shows the suit, for the classifier's crops."""
     deck = deck or str(rng.choice(list(decks)))
     w, h = size
     items: list[Item] = []
@@ -600,7 +602,7 @@ def render_scene(
                 it.style = int(style_rng.integers(2**63))
                 it.faded = fade > 0 and np.random.default_rng([it.style, 1]).random() < fade
                 if swap > 0:
-                    it.art = _art_swap(np.random.default_rng([it.style, 3]), it, swap)
+                    it.art = _art_swap(np.random.default_rng([it.style, 3]), it, swap, swap_suit)
     for it in items:
         if it.kind in ("card", "back"):
             face = _face(it)
@@ -684,14 +686,17 @@ def _face(it: Item) -> Image.Image:
     return d.back if it.kind == "back" else d.faces[it.name or ""]
 
 
-def _art_swap(rng: np.random.Generator, it: Item, share: float) -> str | None:
-    """With chance `share`, a card of the item's deck of another rank whose art it takes."""
+def _art_swap(rng: np.random.Generator, it: Item, share: float, same_suit: bool = False) -> str | None:
+    """With chance `share`, a card of the item's deck of another rank (of its suit when
+    `same_suit`) whose art it takes."""
     if rng.random() >= share:
         return None
     from datasets.restyle import numeral_box
 
     deck, rank = it.deck or DECKS[0], (it.name or "")[:-1]
+    suit = (it.name or "")[-1:]
     others = sorted(n for n in load_deck(deck).faces if n[:-1] != rank and int(n[:-1]) in MUS_RANKS
+                    and (not same_suit or n[-1] == suit)
                     and all(numeral_box(deck, n, flipped) for flipped in (False, True)))  # both numerals redrawn
     return str(others[int(rng.integers(len(others)))]) if others else None
 

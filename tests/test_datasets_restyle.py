@@ -153,10 +153,14 @@ def test_scene_without_swap_is_unchanged_and_with_it_keeps_its_labels():
     assert [c["card"] for c in swapped.cards] == [c["card"] for c in base.cards]
 
 
-def test_generate_refuses_swap_for_corner_crops(tmp_path, capsys):
-    from datasets.generate import main
+def test_art_swap_takes_another_rank_and_for_corner_crops_the_same_suit():
+    from datasets.render import Item, _art_swap
 
-    with pytest.raises(SystemExit):
-        main(["--out", str(tmp_path), "--n", "0", "--cls-scenes", "1", "--restyle", "1", "--swap", "0.5"])
-    assert "--crops index" in capsys.readouterr().err
-    assert not any(tmp_path.iterdir())
+    item = Item("card", np.zeros(2), 0.0, 100.0, name="7c", deck="naipes-libres")
+    anysuit = [_art_swap(np.random.default_rng(k), item, 1.0) for k in range(40)]
+    samesuit = [_art_swap(np.random.default_rng(k), item, 1.0, same_suit=True) for k in range(40)]
+    assert all(a and a[:-1] != "7" for a in anysuit + samesuit)
+    assert len({a[-1] for a in anysuit}) > 1  # the rank reader's crops: any suit's art
+    assert {a[-1] for a in samesuit} == {"c"}  # the classifier's: the suit label must hold
+    assert len(set(samesuit)) > 3
+    assert _art_swap(np.random.default_rng(0), item, 0.0) is None
