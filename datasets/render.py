@@ -693,8 +693,8 @@ def _art_swap(rng: np.random.Generator, it: Item, share: float, same_suit: bool 
         return None
     from datasets.restyle import numeral_box
 
-    deck, rank = it.deck or DECKS[0], (it.name or "")[:-1]
-    suit = (it.name or "")[-1:]
+    deck, name = it.deck or DECKS[0], it.name or ""
+    rank, suit = name[:-1], name[-1:]
     others = sorted(n for n in load_deck(deck).faces if n[:-1] != rank and int(n[:-1]) in MUS_RANKS
                     and (not same_suit or n[-1] == suit)
                     and all(numeral_box(deck, n, flipped) for flipped in (False, True)))  # both numerals redrawn
@@ -710,9 +710,7 @@ def _sprite(it: Item) -> Image.Image:
 
     fade = np.random.default_rng([it.style, 2]) if it.faded else None
     name = it.name or ""
-    if it.art:
-        return restyled_face(it.deck or DECKS[0], it.art, np.random.default_rng(it.style), fade, text=name[:-1])
-    return restyled_face(it.deck or DECKS[0], name, np.random.default_rng(it.style), fade)
+    return restyled_face(it.deck or DECKS[0], it.art or name, np.random.default_rng(it.style), fade, text=name[:-1])
 
 
 def _tinted(sprite: Image.Image, tint: tuple[float, float, float]) -> Image.Image:
