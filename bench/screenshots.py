@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     photo = out / "_showdown.jpg"
     photo.write_bytes(showdown_photo(HANDS, bottom=0))
     shots: list[str] = []
-    server = LiveServer({"RECOGNIZER": FakeRecognizer(HANDS, low_conf={"5c"})})
+    server = LiveServer({"RECOGNIZER": FakeRecognizer(HANDS, low_conf={"5c"}, unread={"10e"})})
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -150,10 +150,16 @@ def main(argv: list[str] | None = None) -> int:
             page.locator("#showdown").scroll_into_view_if_needed()
             page.evaluate("document.getElementById('showdown').scrollIntoView()")
             shot("05-showdown-photo")
-            page.click("#photo-boxes g.box[data-k='13']")  # 5c, read with low confidence
+            page.evaluate("document.getElementById('hands-grid').scrollIntoView()")
+            shot("05b-showdown-to-check")
+            # 5c, read with low confidence
+            k = page.evaluate("[...document.querySelectorAll('#photo-boxes g.box')].find(g => g.textContent === '5c?').dataset.k")
+            page.click(f"#photo-boxes g.box[data-k='{k}']")
             page.wait_for_selector("#picker[open]")
             shot("06-card-picker")
             page.click("#picker .pick[data-card='5c']")
+            page.click("#photo-boxes g.box[data-k='u0']")  # 10e, found but not read
+            page.click("#picker .pick[data-card='10e']")
             page.evaluate("document.getElementById('hands-grid').scrollIntoView()")
             shot("07-showdown-cards")
             page.click("#btn-settle")

@@ -49,7 +49,7 @@ def _need_browser() -> None:
 
 @pytest.fixture(scope="module")
 def recognizer():
-    return FakeRecognizer(HANDS, low_conf={"5c"})
+    return FakeRecognizer(HANDS, low_conf={"5c"}, unread={"10e"})
 
 
 @pytest.fixture(scope="module")
@@ -202,17 +202,37 @@ def test_photo_upload_correct_a_card_and_settle(server, browser, recognizer, tmp
         page.set_input_files("#photo-input", str(photo))
         page.wait_for_selector("#photo-boxes g.box >> nth=15")
         assert recognizer.calls == calls + 1
-        assert page.locator("#photo-boxes g.box").count() == 16
+        assert page.locator("#photo-boxes g.box").count() == 16  # 15 named, Iker's 10e found but not named
         assert page.locator("#photo-boxes .seat-label").all_text_contents() == ["Ane", "Bixente", "Iker", "Maite"]
-        assert page.locator("#photo-warnings li").count() == 1  # the low-confidence 5c
+        # the reader's doubts, said once each: the unnamed card (the seat's count is the hands' job)
+        warnings = page.locator("#photo-warnings li").all_text_contents()
+        assert len(warnings) == 1 and "sin leer: 1" in warnings[0], warnings
         slots = page.eval_on_selector_all(".card-slot", "els => els.map(e => e.getAttribute('aria-label'))")
         assert slots[0] == "Ane 1: Rey de oros"
-        # tap Maite's 5c (read with low confidence): the picker offers it, marked current
-        page.click("#photo-boxes g.box[data-k='13']")
+        maite_5c = ".card-slot[data-seat='3'][data-slot='1']"
+        k = page.evaluate("[...document.querySelectorAll('#photo-boxes g.box')].find(g => g.textContent === '5c?').dataset.k")
+        box_5c = f"#photo-boxes g.box[data-k='{k}']"
+        assert "unsure" in page.get_attribute(maite_5c, "class")
+        assert page.get_attribute(box_5c, "class").endswith(" low")
+        missing = page.inner_text("#missing")
+        assert "Falta 1 carta" in missing and "revisa: " in missing, missing
+        assert page.is_disabled("#btn-settle")  # Iker has three cards
+        # tap Maite's 5c (read unsure): the picker offers it, marked current; choosing it confirms it
+        page.click(box_5c)
         page.wait_for_selector("#picker[open]")
         assert page.get_attribute("#picker .pick[data-card='5c']", "class").endswith("is-current")
         assert page.is_disabled("#picker .pick[data-card='12o']")  # Ane holds it
         page.click("#picker .pick[data-card='5c']")
+        assert "unsure" not in page.get_attribute(maite_5c, "class")
+        assert not page.get_attribute(box_5c, "class").endswith(" low")
+        assert "revisa" not in page.inner_text("#missing")
+        # tap the unnamed box: its card goes to the first empty place, Iker's fourth
+        page.click("#photo-boxes g.box[data-k='u0']")
+        page.wait_for_selector("#picker[open]")
+        page.click("#picker .pick[data-card='10e']")
+        assert page.locator("#photo-warnings li").count() == 0
+        assert page.inner_text("#missing") == ""
+        assert page.get_attribute(".card-slot[data-seat='2'][data-slot='3']", "aria-label") == "Iker 4: Sota de espadas"
         assert page.is_enabled("#btn-settle")
         page.click("#btn-settle")
         page.wait_for_selector("#settlement:not([hidden]) .explain li")
@@ -221,7 +241,7 @@ def test_photo_upload_correct_a_card_and_settle(server, browser, recognizer, tmp
         page.wait_for_function("document.querySelector('#settlement .explain').textContent.includes('R-R-R-C')")
         st = api.state()
         assert len(st["hands"]) == 1 and st["hands"][0]["photo_id"]
-        assert st["hands"][0]["record"]["hands"] == HANDS
+        assert [sorted(hd) for hd in st["hands"][0]["record"]["hands"]] == [sorted(hd) for hd in HANDS]
         assert page.inner_text(".team-card.team-0 .big-num") == str(st["score"][0])
 
         page.click("#link-history")
@@ -250,7 +270,7 @@ def test_cards_by_hand_and_settle(server, browser):
         page.click("#btn-settle")
         page.wait_for_selector("#settlement:not([hidden])")
         st = api.state()
-        assert st["hands"][0]["record"]["hands"] == HANDS
+        assert [sorted(hd) for hd in st["hands"][0]["record"]["hands"]] == [sorted(hd) for hd in HANDS]
         assert st["hands"][0]["photo_id"] is None
         # all passed: grande and pares to Txuriak, chica to Beltzak, juego held by Txuriak only
         assert page.inner_text(".team-card.team-0 .big-num") == str(st["score"][0])

@@ -35,6 +35,7 @@ from flask import (
 )
 from markupsafe import Markup
 
+from scorer.vision.layout import LOW_CONFIDENCE
 from web import i18n
 
 bp = Blueprint("pages", __name__, template_folder="templates", static_folder="static", static_url_path="/assets")
@@ -247,6 +248,7 @@ def _table_page(table_id: str, state: dict, token: str | None, role: str) -> Res
         },
         "history": url_for("pages.history", table_id=table_id, token=token),
         "sheet": url_for("pages.sheet", table_id=table_id, token=token),
+        "low_confidence": LOW_CONFIDENCE,  # a card read less sure than this is shown for a person to check
     }
     return _render(
         "table.html",

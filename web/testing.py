@@ -68,26 +68,40 @@ def showdown_photo(hands: list[list[str]], bottom: int = 0, size: tuple[int, int
 
 
 class FakeRecognizer:
-    """Reads `showdown_photo(hands)`: every card boxed, named and seated."""
+    """Reads `showdown_photo(hands)`: every card boxed, named and seated, with the
+    reader's warnings as `scorer.vision` gives them. Cards in `low_conf` are read
+    unsure (0.41); cards in `unread` are found but not named (a box in a warning)."""
 
-    def __init__(self, hands: list[list[str]], low_conf: set[str] | None = None) -> None:
+    def __init__(self, hands: list[list[str]], low_conf: set[str] | None = None,
+                 unread: set[str] | None = None) -> None:
         self.hands = hands
         self.low_conf = low_conf or set()
+        self.unread = unread or set()
         self.calls = 0
 
     def scan(self, image: Any, bottom: int = 0) -> dict[str, Any]:
         self.calls += 1
         w, h = image.size
-        cards = []
+        cards, low, unread = [], [], []
         for edge, boxes in enumerate(card_boxes(w, h)):
             seat = (bottom + edge) % 4
             for card, box in zip(self.hands[seat], boxes, strict=False):
+                if card in self.unread:
+                    unread.append({"code": "low_confidence", "card": None, "conf": 0.0, "box": list(box),
+                                   "message": "a card was found but its index could not be read: please check"})
+                    continue
                 conf = 0.41 if card in self.low_conf else 0.97
                 cards.append({"card": card, "conf": conf, "box": list(box), "seat": seat})
-        warnings = []
-        if self.low_conf:
-            warnings.append({"code": "low_confidence", "message": "some cards are hard to read"})
-        return {"cards": cards, "hands": [list(hd) for hd in self.hands], "warnings": warnings, "size": [w, h]}
+                if card in self.low_conf:
+                    low.append({"code": "low_confidence", "card": card, "conf": conf, "box": list(box),
+                                     "message": f"{card} read with confidence {conf:.2f}: please confirm"})
+        hands = [[c for c in hd if c not in self.unread] for hd in self.hands]
+        warnings: list[dict[str, Any]] = []  # in the reader's order: seats, unsure cards, unread boxes
+        for s, hd in enumerate(hands):
+            if len(hd) != 4:
+                warnings.append({"code": "seat_count", "seat": s, "count": len(hd),
+                                 "message": f"seat {s} has {len(hd)} cards, not 4"})
+        return {"cards": cards, "hands": hands, "warnings": warnings + low + unread, "size": [w, h]}
 
 
 class LiveServer:

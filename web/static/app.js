@@ -14,7 +14,8 @@ const $ = (id) => document.getElementById(id);
 
 let state = null;
 let busy = false;
-let show = null; // local showdown work: {hand, photo, slots, scan, bottom}
+let show = null; // local showdown work: {hand, photo, slots, scan, bottom, boxSlot, unsure}
+const LOW_CONF = BOOT.low_confidence ?? 0.7; // the reader's own threshold for "a person should check this card"
 let masN = 2;
 let seenDeje = 0;
 
@@ -329,7 +330,7 @@ function showdownWanted() {
 }
 
 function freshShow() {
-  return { hand: handNumber(), photo: null, scan: null, slots: [0, 1, 2, 3].map(() => [null, null, null, null]), boxSlot: {}, bottom: show?.bottom ?? 0 };
+  return { hand: handNumber(), photo: null, scan: null, slots: [0, 1, 2, 3].map(() => [null, null, null, null]), boxSlot: {}, unsure: new Set(), bottom: show?.bottom ?? 0 };
 }
 
 function renderShowdown() {
@@ -372,18 +373,20 @@ function renderPhoto() {
   boxes.setAttribute("viewBox", `0 0 ${w} ${hgt}`);
   const unit = Math.max(w, hgt) / 100;
   const groups = {};
-  (scan.cards || []).forEach((c, k) => {
-    const [x1, y1, x2, y2] = c.box;
+  const drawBox = (k, box, read, conf, seatRead) => {
+    const [x1, y1, x2, y2] = box;
     const slot = show.boxSlot[k];
-    const card = slot ? show.slots[slot[0]][slot[1]] : c.card;
-    const seat = slot ? slot[0] : c.seat;
+    const card = slot ? show.slots[slot[0]][slot[1]] : read;
+    const seat = slot ? slot[0] : seatRead;
     const known = seat !== null && seat !== undefined;
+    const low = slot ? show.unsure.has(slotKey(slot)) : conf < LOW_CONF;
     const bw = x2 - x1;
     const fs = Math.max(unit * 2.2, Math.min(bw * 0.3, unit * 4));
-    const g = svg("g", { class: `box team-${known ? team(seat) : "x"}${c.conf !== undefined && c.conf < 0.6 ? " low" : ""}`, tabindex: "0", role: "button", "aria-label": `${cardName(card)} · ${known ? playerName(seat) : t("show.unknown_seat")}`, "data-k": k },
+    const label = `${card ? cardName(card) : t("show.unread_box")} · ${known ? playerName(seat) : t("show.unknown_seat")}${low ? ` · ${t("show.to_check")}` : ""}`;
+    const g = svg("g", { class: `box team-${known ? team(seat) : "x"}${low ? " low" : ""}`, tabindex: "0", role: "button", "aria-label": label, "data-k": k },
       svg("rect", { x: x1, y: y1, width: bw, height: y2 - y1, rx: unit * 0.6, "stroke-width": unit * 0.55 }),
       svg("rect", { class: "label-bg", x: x1, y: y1, width: bw, height: fs * 1.35, rx: unit * 0.5 }),
-      svg("text", { x: x1 + bw / 2, y: y1 + fs * 1.05, "font-size": fs, "text-anchor": "middle" }, card || "?"));
+      svg("text", { x: x1 + bw / 2, y: y1 + fs * 1.05, "font-size": fs, "text-anchor": "middle" }, card ? `${card}${low ? "?" : ""}` : "?"));
     const open = () => pickForBox(k);
     g.addEventListener("click", open);
     g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); open(); } });
@@ -392,7 +395,10 @@ function renderPhoto() {
       const gr = (groups[seat] ||= { x1, y1, x2, y2 });
       gr.x1 = Math.min(gr.x1, x1); gr.y1 = Math.min(gr.y1, y1); gr.x2 = Math.max(gr.x2, x2); gr.y2 = Math.max(gr.y2, y2);
     }
-  });
+  };
+  (scan.cards || []).forEach((c, k) => drawBox(k, c.box, c.card, c.conf ?? 1, c.seat));
+  // cards the reader found but could not name: a "?" box to tap and name
+  unreadBoxes(scan).forEach((box, j) => drawBox(`u${j}`, box, null, 0, null));
   // each seat's name beside its cards, toward the middle of the table
   for (const [seat, gr] of Object.entries(groups)) {
     const cx = (gr.x1 + gr.x2) / 2, cy = (gr.y1 + gr.y2) / 2;
@@ -405,10 +411,26 @@ function renderPhoto() {
     boxes.append(svg("text", { class: `seat-label team-${team(Number(seat))}`, x, y: horizontal ? y : y + fs * 0.35, "font-size": fs, "text-anchor": anchor }, playerName(Number(seat))));
   }
   $("photo-status").textContent = t("show.found", { n: (scan.cards || []).length });
+  // the reader's warnings, each said once; "hard to read" is said per card below the hands, and goes as they are checked
+  const said = new Set();
   for (const w of scan.warnings || []) {
+    if (w.code === "low_confidence") continue;
+    if (w.code === "seat_count" && w.count < 4) continue; // the hands below count what is missing, live
     const key = `warn.${w.code}`;
-    $("photo-warnings").append(h("li", { class: "warning" }, icon("alert"), t(key) !== key ? t(key) : w.message));
+    const text = t(key) !== key ? t(key) : w.message;
+    if (said.has(text)) continue;
+    said.add(text);
+    $("photo-warnings").append(h("li", { class: "warning" }, icon("alert"), text));
   }
+  const unnamed = unreadBoxes(scan).filter((_, j) => !show.boxSlot[`u${j}`]).length;
+  if (unnamed) $("photo-warnings").append(h("li", { class: "warning" }, icon("alert"), t("show.unread", { n: unnamed })));
+}
+
+function slotKey(slot) { return `${slot[0]}:${slot[1]}`; }
+
+// The boxes of cards found but not named (the reader's `low_confidence` warnings with no card).
+function unreadBoxes(scan) {
+  return (scan.warnings || []).filter((w) => w.code === "low_confidence" && !w.card && Array.isArray(w.box)).map((w) => w.box);
 }
 
 function shortCard(card) {
@@ -430,12 +452,17 @@ function renderHands() {
     const row = h("div", { class: `hand-row team-${team(seat)}`, role: "group", "aria-label": playerName(seat) },
       h("span", { class: "hand-who" }, playerName(seat)));
     show.slots[seat].forEach((card, i) => {
-      row.append(h("button", { type: "button", class: "card-slot", dataset: { seat, slot: i }, "aria-label": `${playerName(seat)} ${i + 1}: ${card ? cardName(card) : "—"}`, onclick: () => pickForSlot(seat, i) }, miniCard(card)));
+      const unsure = Boolean(card) && show.unsure.has(slotKey([seat, i]));
+      row.append(h("button", { type: "button", class: `card-slot${unsure ? " unsure" : ""}`, dataset: { seat, slot: i }, "aria-label": `${playerName(seat)} ${i + 1}: ${card ? cardName(card) : "—"}${unsure ? ` · ${t("show.to_check")}` : ""}`, onclick: () => pickForSlot(seat, i) }, miniCard(card)));
     });
     grid.append(row);
   }
   const missing = show.slots.flat().filter((c) => !c).length;
-  $("missing").textContent = missing ? t("show.missing", { n: missing }) : "";
+  const check = [0, 1, 2, 3].flatMap((seat) => show.slots[seat].map((card, i) => (card && show.unsure.has(slotKey([seat, i])) ? card : null))).filter(Boolean);
+  const lines = [];
+  if (missing) lines.push(t(missing === 1 ? "show.missing_one" : "show.missing", { n: missing }));
+  if (check.length) lines.push(t("show.check", { cards: check.map(cardName).join(", ") }));
+  $("missing").textContent = lines.join(" · ");
   $("btn-settle").disabled = missing > 0;
 }
 
@@ -466,7 +493,7 @@ function choose(card) {
   pickerTarget = null;
 }
 function pickForSlot(seat, i) {
-  openPicker(show.slots[seat][i], (card) => { show.slots[seat][i] = card; renderShowdown(); });
+  openPicker(show.slots[seat][i], (card) => { show.slots[seat][i] = card; show.unsure.delete(slotKey([seat, i])); renderShowdown(); });
 }
 function pickForBox(k) {
   let slot = show.boxSlot[k];
@@ -481,6 +508,7 @@ function pickForBox(k) {
   openPicker(show.slots[slot[0]][slot[1]], (card) => {
     show.slots[slot[0]][slot[1]] = card;
     show.boxSlot[k] = slot;
+    show.unsure.delete(slotKey(slot));
     renderShowdown();
   });
 }
@@ -509,6 +537,7 @@ async function uploadPhoto(file) {
 function fillFromScan(scan) {
   show.slots = [0, 1, 2, 3].map(() => [null, null, null, null]);
   show.boxSlot = {};
+  show.unsure = new Set();
   const cards = scan.cards || [];
   const taken = new Set();
   cards.forEach((c, k) => {
@@ -517,6 +546,7 @@ function fillFromScan(scan) {
     if (i < 0 || taken.has(c.card)) return;
     show.slots[c.seat][i] = c.card;
     show.boxSlot[k] = [c.seat, i];
+    if ((c.conf ?? 1) < LOW_CONF) show.unsure.add(slotKey([c.seat, i]));
     taken.add(c.card);
   });
   // a scan that names the hands but no boxes (or fewer) fills the rest from `hands`
