@@ -11,6 +11,7 @@ from scorer.vision.layout import (
     assign_seats,
     group_cards,
     layout,
+    maybe_names,
     owner,
     unique_names,
 )
@@ -107,6 +108,7 @@ def test_warnings_duplicate_low_confidence_not_mus() -> None:
     assert eight["seat"] is None and "8b" not in sum(result["hands"], [])
     low = next(w for w in result["warnings"] if w["code"] == "low_confidence")
     assert "5o" in low["message"] and low["box"] == [round(v) for v in boxes[3]]
+    assert low["others"] == ["5o"]
     assert all(isinstance(w["message"], str) and w["message"] for w in result["warnings"])
 
 
@@ -119,6 +121,14 @@ def test_reads_under_the_warning_line_are_flagged(conf: float, flagged: bool) ->
     cards[7] = Card(names[7], conf, boxes[7])
     low = [w for w in layout(cards, 0)["warnings"] if w["code"] == "low_confidence"]
     assert [w["card"] for w in low] == ([names[7]] if flagged else [])
+
+
+def test_unsure_read_names_what_else_it_may_be() -> None:
+    # the other corners' reads first, then the read's own next names; no 8s or 9s, no repeats
+    card = Card("11c", 0.5, (0, 0, 10, 10), ("12c",), (("12c", 0.3), ("9c", 0.1), ("11o", 0.05), ("10c", 0.04)))
+    assert maybe_names(card) == ["12c", "11o", "10c"]
+    assert maybe_names(card, most=1) == ["12c"]
+    assert maybe_names(Card("11c", 0.5, (0, 0, 10, 10))) == []
 
 
 def test_owner_prefers_the_box_whose_corner_it_sits_in() -> None:

@@ -221,6 +221,8 @@ def test_photo_upload_correct_a_card_and_settle(server, browser, recognizer, tmp
         page.click(box_5c)
         page.wait_for_selector("#picker[open]")
         assert page.get_attribute("#picker .pick[data-card='5c']", "class").endswith("is-current")
+        # the reader's read and what else it may be come first, one tap away
+        assert page.eval_on_selector_all("#picker .pick-maybe", "els => els.map(e => e.dataset.maybe)") == ["5c", "6c"]
         assert page.is_disabled("#picker .pick[data-card='12o']")  # Ane holds it
         page.click("#picker .pick[data-card='5c']")
         assert "unsure" not in page.get_attribute(maite_5c, "class")
@@ -229,6 +231,7 @@ def test_photo_upload_correct_a_card_and_settle(server, browser, recognizer, tmp
         # tap the unnamed box: its card goes to the first empty place, Iker's fourth
         page.click("#photo-boxes g.box[data-k='u0']")
         page.wait_for_selector("#picker[open]")
+        assert page.locator("#picker .pick-maybe").count() == 0  # nothing read there to suggest
         page.click("#picker .pick[data-card='10e']")
         assert page.locator("#photo-warnings li").count() == 0
         assert page.inner_text("#missing") == ""

@@ -93,7 +93,8 @@ class FakeRecognizer:
                 conf = 0.41 if card in self.low_conf else 0.97
                 cards.append({"card": card, "conf": conf, "box": list(box), "seat": seat})
                 if card in self.low_conf:
-                    low.append({"code": "low_confidence", "card": card, "conf": conf, "box": list(box),
+                    others = [f"{'6' if card[:-1] == '5' else '5'}{card[-1]}"]  # a neighbouring rank
+                    low.append({"code": "low_confidence", "card": card, "conf": conf, "box": list(box), "others": others,
                                      "message": f"{card} read with confidence {conf:.2f}: please confirm"})
         hands = [[c for c in hd if c not in self.unread] for hd in self.hands]
         warnings: list[dict[str, Any]] = []  # in the reader's order: seats, unsure cards, unread boxes

@@ -275,6 +275,13 @@ def not_mus(name: str) -> bool:
     return name[:-1] in ("8", "9")
 
 
+def maybe_names(card: Card, most: int = 3) -> list[str]:
+    """The Mus cards an unsure read may be instead, likeliest first: the names its other
+    corners were read as, then the next names of its own read."""
+    names = dict.fromkeys([*card.others, *(name for name, _ in card.alts)])
+    return [n for n in names if n != card.name and not not_mus(n)][:most]
+
+
 def warnings_for(
     cards: list[Card], seats: list[int] | None, unread: list[Box] = ()
 ) -> list[dict]:
@@ -292,10 +299,12 @@ def warnings_for(
                             "seat": s, "count": counts[s]})
     for c in cards:
         if c.conf < LOW_CONFIDENCE:
-            also = f" (or {', '.join(c.others)})" if c.others else ""
+            maybe = maybe_names(c)
+            also = f" (or {', '.join(maybe)})" if maybe else ""
             out.append({"code": "low_confidence",
                         "message": f"{c.name}{also} read with confidence {c.conf:.2f}: please confirm",
-                        "card": c.name, "conf": round(c.conf, 3), "box": [round(v) for v in c.box]})
+                        "card": c.name, "conf": round(c.conf, 3), "box": [round(v) for v in c.box],
+                        "others": maybe})
     for b in unread:
         out.append({"code": "low_confidence", "message": "a card was found but its index could not be read: please check",
                     "card": None, "conf": 0.0, "box": [round(v) for v in b]})

@@ -470,11 +470,18 @@ function renderHands() {
 let pickerTarget = null;
 function usedCards() { return new Set(show.slots.flat().filter(Boolean)); }
 
-function openPicker(currentCard, onPick) {
+function openPicker(currentCard, onPick, maybe = []) {
   pickerTarget = onPick;
   const used = usedCards();
   const grid = $("picker-grid");
   grid.replaceChildren();
+  // what the reader says an unsure card may be, one tap away
+  const likely = maybe.filter((card) => card === currentCard || !used.has(card));
+  if (likely.length) {
+    grid.append(h("div", { class: "picker-maybe", role: "group", "aria-label": t("show.maybe") },
+      h("span", { class: "picker-maybe-title" }, t("show.maybe")),
+      ...likely.map((card) => h("button", { type: "button", class: `pick-maybe${card === currentCard ? " is-current" : ""}`, dataset: { maybe: card }, "aria-label": cardName(card), onclick: () => choose(card) }, miniCard(card)))));
+  }
   for (const s of SUITS) {
     const block = h("div", { class: `picker-suit suit-${s}`, role: "group", "aria-label": t(`suit.${s}`) },
       h("span", { class: "picker-suit-name" }, svg("svg", { class: "mc-suit", "aria-hidden": "true" }, svg("use", { href: `#s-${s}` })), t(`suit.${s}`)));
@@ -492,8 +499,17 @@ function choose(card) {
   if (pickerTarget) pickerTarget(card);
   pickerTarget = null;
 }
+// The reader's read of box k and what else it may be, for an unsure read; else nothing.
+function maybeFor(k) {
+  const c = show.scan?.cards?.[k];
+  if (!c || (c.conf ?? 1) >= LOW_CONF) return [];
+  const w = (show.scan.warnings || []).find((x) => x.code === "low_confidence" && x.card === c.card && String(x.box) === String(c.box));
+  return [c.card, ...(w?.others || [])];
+}
 function pickForSlot(seat, i) {
-  openPicker(show.slots[seat][i], (card) => { show.slots[seat][i] = card; show.unsure.delete(slotKey([seat, i])); renderShowdown(); });
+  const k = show.unsure.has(slotKey([seat, i])) ? Object.keys(show.boxSlot).find((b) => slotKey(show.boxSlot[b]) === slotKey([seat, i])) : undefined;
+  openPicker(show.slots[seat][i], (card) => { show.slots[seat][i] = card; show.unsure.delete(slotKey([seat, i])); renderShowdown(); },
+    k === undefined ? [] : maybeFor(k));
 }
 function pickForBox(k) {
   let slot = show.boxSlot[k];
@@ -510,7 +526,7 @@ function pickForBox(k) {
     show.boxSlot[k] = slot;
     show.unsure.delete(slotKey(slot));
     renderShowdown();
-  });
+  }, show.unsure.has(slotKey(slot)) ? maybeFor(k) : []);
 }
 
 async function uploadPhoto(file) {
