@@ -19,6 +19,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "scan": ("scorer.commands.scan", "read the cards in showdown photos"),
     "serve": ("scorer.commands.serve", "start the table web app"),
     "prune": ("scorer.commands.prune", "delete old showdown photos (and long-idle tables) from the database"),
+    "export-photos": ("scorer.commands.export_photos",
+                      "write the stored showdown photos with the cards the players confirmed (mus-photo-label/1)"),
 }
 
 

@@ -91,6 +91,7 @@ def test_multipart_upload_stores_photo_and_annotation(client, table, rec) -> Non
     out = r.json
     assert out["scan"]["hands"] == DEAL and len(out["scan"]["cards"]) == 16
     assert rec.calls == [((64, 48), 2)]
+    assert out["scan"]["bottom"] == 2  # kept with the photo, for its labels' seats (export-photos)
     got = client.get(out["url"], headers=table["auth"])
     assert got.status_code == 200 and got.data == data and got.mimetype == "image/jpeg"
     ann = client.get(f"{out['annotated_url']}?token={table['watch_token']}")

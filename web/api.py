@@ -241,6 +241,7 @@ def _scan(data: bytes) -> tuple[Any, dict[str, Any]]:
                            f"the card recognizer is not available ({exc}); type the cards instead", None) from None
         with current_app.extensions["mus_scan_slots"]:  # bounded: scans are CPU and memory heavy
             scan = recognizer.scan(image, bottom=int(bottom_arg))
+        scan = {**scan, "bottom": int(bottom_arg)}  # kept with the photo: its labels' seats follow from it
     except vision.ImageError as exc:
         code = getattr(exc, "code", "corrupt")
         raise ApiError(_IMAGE_STATUS.get(code, 400), f"{code}_image" if code in ("empty", "corrupt") else code,

@@ -129,7 +129,8 @@ SCHEMAS: dict[str, Any] = {
             "card": {"type": "string"}, "conf": {"type": "number"},
             "box": {"type": "array", "items": {"type": "number"}}, "seat": {"type": ["integer", "null"]}}}},
         "hands": {"type": ["array", "null"]}, "warnings": {"type": "array", "items": {"type": "object"}},
-        "size": {"type": "array", "items": {"type": "integer"}}}},
+        "size": {"type": "array", "items": {"type": "integer"}},
+        "bottom": {"type": "integer", "minimum": 0, "maximum": 3}}},
     "PhotoScan": {"type": "object", "required": ["photo_id", "scan"], "properties": {
         "photo_id": {"type": "string"}, "scan": _ref("Scan"), "url": {"type": "string"},
         "annotated_url": {"type": "string"}}},

@@ -1,0 +1,46 @@
+"""`mus-scorer export-photos DIR [--db FILE]`.
+
+Writes every stored showdown photo of a hand settled with its 16 cards, and a
+`labels.jsonl` with the cards the players confirmed (`mus-photo-label/1`): real photos
+of your own deck, labelled at the table, to measure the card reader on
+(`python -m datasets.evaluate --photos DIR`) and to train it with. Run it again to add
+the new photos; those already written are kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's options."""
+    parser.add_argument("folder", metavar="DIR", help="where to write photos/ and labels.jsonl")
+    parser.add_argument("--db", default=None, help="SQLite file (default $XDG_DATA_HOME/mus-scorer/mus.db)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from scorer.storage.db import Database, SchemaError, default_db_path
+    from scorer.storage.photos import export
+
+    path = Path(args.db) if args.db else default_db_path()
+    if not path.exists():
+        print(f"mus-scorer export-photos: no database at {path}", file=sys.stderr)
+        return 1
+    try:
+        db = Database(path)
+    except SchemaError as exc:
+        print(f"mus-scorer export-photos: {exc}", file=sys.stderr)
+        return 1
+    folder = Path(args.folder)
+    try:
+        n, written = export(db, folder)
+    except OSError as exc:
+        print(f"mus-scorer export-photos: {folder}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    finally:
+        db.close()
+    print(f"{folder}: {n} labelled photo(s), {written} written now; labels in {folder / 'labels.jsonl'}")
+    return 0

@@ -1,0 +1,140 @@
+"""Real photos labelled at the table: `mus-scorer export-photos` writes the stored
+showdown photos with the cards the players settled, and `datasets.evaluate_photos`
+scores a reader on them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from datasets.evaluate_photos import LabelError, evaluate_photos, load_labels, score, to_markdown
+from scorer.storage import Database
+from scorer.storage.photos import export, labelled_photos, scan_bottom
+from scorer.storage.tables import TableStore
+from web.testing import FakeRecognizer, showdown_photo
+
+pytestmark = pytest.mark.webapi
+
+DECK = [f"{r}{s}" for s in "oceb" for r in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)]
+DEAL = [DECK[0:4], DECK[10:14], DECK[20:24], DECK[30:34]]
+MISREAD = [DEAL[0], DEAL[1], DEAL[2], [*DEAL[3][:3], "12c"]]  # the reader took 4b for 12c
+
+
+def _to_showdown(store: TableStore, tid: str, prefix: str) -> None:
+    for i in range(80):
+        rt = store.runtime(tid)
+        if rt.live.phase in ("showdown", "over"):
+            return
+        store.act(tid, f"{prefix}{i}", rt.version, rt.live.legal()[0])
+
+
+@pytest.fixture()
+def db(tmp_path) -> Database:
+    """A table with one hand settled on a photo (read with one card wrong, seat 1 at the
+    bottom), one settled without a photo, and a photo no hand cites."""
+    store = TableStore(Database(tmp_path / "m.db"))
+    tid = store.create({}).id
+    photo = showdown_photo(DEAL, bottom=1)
+    _to_showdown(store, tid, "a")
+    scan = {"cards": [], "hands": MISREAD, "warnings": [], "bottom": 1}
+    cited, _ = store.add_photo(tid, "p1", "image/jpeg", photo, None, scan)
+    store.add_photo(tid, "p2", "image/jpeg", photo, None, {"cards": [], "hands": None, "warnings": []})
+    # a hand settled on a photo the reader made no showdown of: no hands read
+    none, _ = store.add_photo(tid, "p3", "image/jpeg", photo, None, {"cards": [], "hands": None, "warnings": []})
+    store.showdown(tid, "s1", store.runtime(tid).version, DEAL, cited["photo_id"])
+    _to_showdown(store, tid, "b")
+    store.showdown(tid, "s2", store.runtime(tid).version, DEAL, None)
+    _to_showdown(store, tid, "c")
+    store.showdown(tid, "s3", store.runtime(tid).version, DEAL, none["photo_id"])
+    return store.db
+
+
+def test_export_writes_the_cited_photos_and_their_labels(db: Database, tmp_path: Path) -> None:
+    out = tmp_path / "real"
+    assert export(db, out) == (2, 2)
+    lines = (out / "labels.jsonl").read_text().splitlines()
+    assert len(lines) == 2
+    label, unread = (json.loads(line) for line in lines)
+    assert unread["read"] == [[], [], [], []] and unread["hand"] == 3 and unread["bottom"] == 0
+    assert label["format"] == "mus-photo-label/1" and label["bottom"] == 1 and label["hand"] == 1
+    assert label["hands"] == DEAL and label["read"] == MISREAD
+    assert (out / label["image"]).read_bytes() == next(labelled_photos(db)).data
+    assert export(db, out) == (2, 0)  # a second run keeps what is there
+    assert not list(out.rglob("*.part"))
+
+
+def test_export_command(db: Database, tmp_path: Path) -> None:
+    db.close()
+    db_path = tmp_path / "m.db"
+    run = [sys.executable, "-m", "scorer.cli", "export-photos"]
+    done = subprocess.run([*run, str(tmp_path / "x"), "--db", str(db_path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "2 labelled photo(s), 2 written now" in done.stdout
+    missing = subprocess.run([*run, str(tmp_path / "y"), "--db", str(tmp_path / "nope.db")],
+                             capture_output=True, text=True)
+    assert missing.returncode == 1 and "no database at" in missing.stderr
+
+
+def test_the_bottom_seat_of_a_scan_kept_before_it_was_stored() -> None:
+    assert scan_bottom({"bottom": 2, "cards": []}) == 2
+    lowest = {"cards": [{"seat": 3, "box": [0, 0, 10, 10]}, {"seat": 1, "box": [0, 800, 10, 900]},
+                        {"seat": None, "box": [0, 950, 10, 990]}]}
+    assert scan_bottom(lowest) == 1  # the seat of the lowest seated card
+    assert scan_bottom({"cards": []}) == 0
+
+
+def test_evaluate_photos_scores_a_reader_against_the_labels(db: Database, tmp_path: Path) -> None:
+    export(db, tmp_path / "real")
+    labels = load_labels(tmp_path / "real")[:1]
+    # a reader that reads the photo with 4b taken for 12c, and says it is unsure of it
+    reader = FakeRecognizer(MISREAD, low_conf={"12c"})
+    r = evaluate_photos(reader, labels)
+    assert reader.calls == 1
+    assert (r["photos"], r["full"], r["seated"], r["named"]) == (1, 0, 15, 15)
+    assert (r["wrong"], r["wrong_flagged"], r["right_flagged"]) == (1, 1, 0)
+    assert r["per_card"]["4b"] == {"tp": 0, "fp": 0, "fn": 1} and r["per_card"]["12c"]["fp"] == 1
+    assert r["precision"] == r["recall"] == pytest.approx(15 / 16, abs=1e-5)
+    assert r["at_the_table"] == {"photos": 1, "full": 0, "seated": 15, "named": 15, "wrong": 1,
+                                 "wrong_flagged": 0, "right_flagged": 0}
+    md = to_markdown(r)
+    assert "| showdowns read fully right (16 cards, right seats) | 0 of 1 (0.0%) |" in md
+    assert "| cards in the right seat | 15 of 16 (93.8%) |" in md
+    right = evaluate_photos(FakeRecognizer(DEAL), labels)
+    assert (right["full"], right["seated"], right["wrong"]) == (1, 16, 0)
+
+
+def test_a_seat_swap_reads_every_card_but_no_seat_right() -> None:
+    swapped = [DEAL[1], DEAL[2], DEAL[3], DEAL[0]]
+    s = score(DEAL, swapped)
+    assert (s["named"], s["seated"], s["full"]) == (16, 0, 0)
+
+
+@pytest.mark.parametrize(("line", "says"), [
+    ("{not json", ":1: not JSON"),
+    ('["a"]', ":1: expected an object, got list"),
+    ('{"format": "mus-hand/1"}', ":1: format: expected 'mus-photo-label/1'"),
+    ('{"format": "mus-photo-label/1", "image": "p.jpg", "hands": [["1o","2o","3o","4o"],["1c","2c","3c","4c"],'
+     '["1e","2e","3e","4e"],["1b","2b","3b","1o"]]}', "hands[3][3]"),
+    ('{"format": "mus-photo-label/1", "image": "p.jpg", "hands": [["1o","2o","3o","8o"],["1c","2c","3c","4c"],'
+     '["1e","2e","3e","4e"],["1b","2b","3b","4b"]]}', "not a card of the Mus deck"),
+    ('{"format": "mus-photo-label/1", "image": "p.jpg", "bottom": 4, "hands": [["1o","2o","3o","4o"],'
+     '["1c","2c","3c","4c"],["1e","2e","3e","4e"],["1b","2b","3b","4b"]]}', "bottom: expected the seat 0..3"),
+    ('{"format": "mus-photo-label/1", "image": "gone.jpg", "hands": [["1o","2o","3o","4o"],["1c","2c","3c","4c"],'
+     '["1e","2e","3e","4e"],["1b","2b","3b","4b"]]}', "image: 'gone.jpg' is not a file"),
+])
+def test_bad_label_lines_are_named(tmp_path: Path, line: str, says: str) -> None:
+    (tmp_path / "p.jpg").write_bytes(b"x")
+    (tmp_path / "labels.jsonl").write_text(line + "\n")
+    with pytest.raises(LabelError) as exc:
+        load_labels(tmp_path)
+    assert says in str(exc.value)
+    assert "labels.jsonl:1" in str(exc.value) or says.startswith(":1")
+
+
+def test_no_labels_file_says_how_to_make_one(tmp_path: Path) -> None:
+    with pytest.raises(LabelError, match="mus-scorer export-photos"):
+        load_labels(tmp_path)
