@@ -560,9 +560,11 @@ def at_most_a_deal(cards: list[Card], n: int = 16) -> list[Card]:
 
 
 def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom: int = 0,
-         timings: dict[str, float] | None = None) -> dict:
+         timings: dict[str, float] | None = None, trace: dict | None = None) -> dict:
     """The `scan --json` object (less `image`) for one photo. `timings`, if given,
-    receives seconds per stage: decode, coarse, fine, classify, layout."""
+    receives seconds per stage: decode, coarse, fine, classify, layout; `trace`, the image
+    the corners were read in (`image`), the photo's size (`full`) and the corner boxes
+    found, in photo pixels (`corners`), for cutting training crops (`datasets.harvest`)."""
     t = timings if timings is not None else {}
     for k in ("decode", "coarse", "fine", "classify", "layout"):
         t[k] = 0.0
@@ -628,6 +630,8 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
     result = layout(found, bottom, sure_unread)
     result["size"] = [int(full[0]), int(full[1])]
     t["layout"] = perf_counter() - start
+    if trace is not None:
+        trace.update(image=big, full=full, corners=[tuple(float(v) for v in c[:4]) for c in corners])
     return result
 
 
