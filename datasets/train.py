@@ -5,6 +5,7 @@
     python -m datasets.train index --data datasets/out/main/index --epochs 10 [--resume]
     python -m datasets.train suit --data datasets/out/courts/suit --epochs 10 [--resume]
     python -m datasets.train export det|cls|index --weights runs/det/main/weights/last.pt --out /work/models-shared
+    python -m datasets.train unfuse index --weights models/cards-index.onnx --out runs/unfused/index.pt
     python -m datasets.train ensemble --members runs/a/cards-cls.onnx runs/b/cards-cls.onnx --out models
 
 Models are built from `yolo11n.yaml` / `yolo11n-cls.yaml` (never downloaded weights);
@@ -141,6 +142,70 @@ def export(task: str, weights: Path, out: Path, imgsz: int | None = None, temper
     return dest
 
 
+def unfuse(task: str, onnx_path: Path, out: Path) -> Path:
+    """A trainable ultralytics checkpoint (`out`, a `.pt`) rebuilt from a shipped classifier
+    ONNX (`cls`, `index` or `suit`), for `--init`: fine-tune the shipped model without its
+    training run. Export fused each batch norm into its convolution; here the convolution
+    takes the fused weights and the batch norm becomes the identity plus the fused bias,
+    so the checkpoint computes what the ONNX does (checked on random crops)."""
+    offline_env()
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+    import torch
+    from onnx import numpy_helper
+    from ultralytics import __version__
+    from ultralytics.nn.tasks import ClassificationModel
+
+    if task not in ("cls", "index", "suit"):
+        raise SystemExit(f"unfuse: {task!r}: only the classifiers (cls, index, suit) can be rebuilt")
+    meta = json.loads((onnx_path.parent / FILES[task][1]).read_text())
+    names = meta["names"]
+    model = ClassificationModel("yolo11n-cls.yaml", nc=len(names), verbose=False)
+    inits = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(onnx_path)).graph.initializer}
+    state, used = model.state_dict(), set()
+    for key, value in state.items():
+        base, _, leaf = key.rpartition(".")
+        module, _, kind = base.rpartition(".")
+        if kind == "bn" and leaf in ("weight", "bias", "running_mean", "running_var"):
+            bn = model.get_submodule(base)
+            src = {"weight": np.ones(value.shape), "running_mean": np.zeros(value.shape),
+                   "running_var": np.full(value.shape, 1.0 - bn.eps)}.get(leaf)
+            if src is None:
+                src = inits[f"{module}.conv.bias"]
+                used.add(f"{module}.conv.bias")
+        elif leaf == "num_batches_tracked":
+            continue
+        elif key in inits:
+            src = inits[key]
+            used.add(key)
+        else:
+            raise SystemExit(f"unfuse: {onnx_path} has no weights for {key}")
+        if tuple(src.shape) != tuple(value.shape):
+            raise SystemExit(f"unfuse: {key}: {tuple(src.shape)} in {onnx_path}, {tuple(value.shape)} in the model")
+        state[key] = torch.tensor(np.array(src), dtype=value.dtype)
+    model.load_state_dict(state)
+    model.names = dict(enumerate(names))
+    model.args = {"task": "classify", "imgsz": meta.get("imgsz", CLS_IMGSZ)}
+    model.eval()
+    # the rebuilt model must compute what the ONNX computes
+    size = int(meta.get("imgsz", INDEX_IMGSZ if task == "index" else CLS_IMGSZ))
+    x = np.random.default_rng(0).random((4, 3, size, size), dtype=np.float32)
+    sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+    want = sess.run(None, {sess.get_inputs()[0].name: x})[0]
+    with torch.no_grad():
+        got = model(torch.from_numpy(x))
+    got = (got[0] if isinstance(got, tuple) else got).numpy()
+    gap = float(np.abs(got - want).max())
+    if gap > 1e-3:
+        raise SystemExit(f"unfuse: the rebuilt {task} model differs from {onnx_path} by {gap:.2g}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save({"model": model, "train_args": {"task": "classify", "imgsz": size}, "version": __version__,
+                "date": None, "epoch": -1, "optimizer": None, "best_fitness": None}, out)
+    print(f"unfused {onnx_path} -> {out} ({len(used)} of {len(inits)} ONNX tensors; largest gap {gap:.1e})")
+    return out
+
+
 def ensemble(models: list[Path], out: Path) -> Path:
     """One classifier ONNX whose output is the mean of the outputs of `models` (same input,
     same class names in the same order): `cards-cls.onnx` in `out`, the runtime unchanged."""
@@ -195,8 +260,8 @@ def _hsv(text: str) -> tuple[float, float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m datasets.train", description=__doc__.split("\n")[0])
-    p.add_argument("task", choices=["det", "cls", "index", "suit", "export", "ensemble"])
-    p.add_argument("what", nargs="?", choices=["det", "cls", "index", "suit"], help="for export: which model")
+    p.add_argument("task", choices=["det", "cls", "index", "suit", "export", "ensemble", "unfuse"])
+    p.add_argument("what", nargs="?", choices=["det", "cls", "index", "suit"], help="for export, unfuse: which model")
     p.add_argument("--data", help="det: the dataset yaml; cls, index, suit: the folder with train/ and val/")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--time", type=float, default=0.0, help="hours to train for (overrides --epochs)")
@@ -221,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--name", default="")
     p.add_argument("--resume", action="store_true", help="carry on from the run's last.pt")
     p.add_argument("--init", help="start from these weights (a .pt of an earlier run) instead of the YAML")
-    p.add_argument("--weights", help="export: the .pt to export")
+    p.add_argument("--weights", help="export: the .pt to export; unfuse: the .onnx to rebuild (beside its json)")
     p.add_argument("--members", nargs="+", help="ensemble: classifier .onnx files (each beside its cards-cls.json)")
     p.add_argument("--out", default=str(ROOT / "runs" / "export"), help="folder for the ONNX model(s)")
     args = p.parse_args(argv)
@@ -229,6 +294,11 @@ def main(argv: list[str] | None = None) -> int:
         if not args.members or len(args.members) < 2:
             p.error("ensemble needs --members A.onnx B.onnx [...]")
         ensemble([Path(m) for m in args.members], Path(args.out))
+        return 0
+    if args.task == "unfuse":
+        if not (args.what and args.weights):
+            p.error("unfuse needs cls|index|suit, --weights MODEL.onnx and --out FILE.pt")
+        unfuse(args.what, Path(args.weights), Path(args.out))
         return 0
     if args.task == "export":
         if not (args.what and args.weights):

@@ -61,6 +61,15 @@ def test_generate_train_export(tmp_path, monkeypatch):
     assert len(numerals) == len(corner_crops) > 0  # a numeral crop beside each corner crop
     assert {f.parent.name for f in numerals} <= set(RANKS)
     _train("index", str(out / "index"), tmp_path, 32)
+    # the shipped rank reader, rebuilt as a checkpoint, fine-tunes on new crops
+    from datasets.train import ROOT
+    from datasets.train import main as train_main
+
+    assert train_main(["unfuse", "index", "--weights", str(ROOT / "models" / "cards-index.onnx"),
+                       "--out", str(tmp_path / "unfused" / "index.pt")]) == 0
+    _train("index", str(out / "index"), tmp_path, 32, "--init", str(tmp_path / "unfused" / "index.pt"),
+           "--name", "tuned", "--out", str(tmp_path / "tuned"))
+    assert (tmp_path / "tuned" / "cards-index.onnx").is_file()
     assert generate(["--out", str(tmp_path / "courts"), "--court-suits-of", str(out / "cls")]) == 0
     courts = list((tmp_path / "courts" / "suit").rglob("*.png"))
     want = [f for f in corner_crops if f.parent.name[:-1] in COURT_RANKS]
@@ -89,6 +98,37 @@ def test_generate_train_export(tmp_path, monkeypatch):
     (q,) = suit.run(None, {suit.get_inputs()[0].name: np.zeros((3, 3, 32, 32), np.float32)})
     meta = json.loads((tmp_path / "models" / "cards-suit.json").read_text())
     assert q.shape == (3, len(meta["names"])) and set(meta["names"]) <= set(SUIT_NAMES)
+
+
+def test_unfuse_rebuilds_the_shipped_readers_exactly(tmp_path):
+    from datasets.train import ROOT, export, unfuse
+
+    shipped = ROOT / "models" / "cards-index.onnx"
+    pt = unfuse("index", shipped, tmp_path / "index.pt")
+    exported = export("index", pt, tmp_path / "back")
+    x = np.random.default_rng(5).random((6, 3, 32, 32), dtype=np.float32)
+    a = ort.InferenceSession(str(shipped), providers=["CPUExecutionProvider"])
+    b = ort.InferenceSession(str(exported), providers=["CPUExecutionProvider"])
+    want = a.run(None, {a.get_inputs()[0].name: x})[0]
+    got = b.run(None, {b.get_inputs()[0].name: x})[0]
+    assert np.abs(got - want).max() < 1e-4
+    assert json.loads((tmp_path / "back" / "cards-index.json").read_text())["names"] == \
+        json.loads((ROOT / "models" / "cards-index.json").read_text())["names"]
+
+
+def test_unfuse_refuses_the_detector_and_a_model_of_another_shape(tmp_path):
+    import shutil
+
+    from datasets.train import ROOT, unfuse
+
+    with pytest.raises(SystemExit, match="only the classifiers"):
+        unfuse("det", ROOT / "models" / "cards-det.onnx", tmp_path / "det.pt")
+    # the rank reader's weights under the classifier's names: 12 outputs where 49 are named
+    shutil.copy(ROOT / "models" / "cards-index.onnx", tmp_path / "cards-cls.onnx")
+    shutil.copy(ROOT / "models" / "cards-cls.json", tmp_path / "cards-cls.json")
+    with pytest.raises(SystemExit, match=r"model.10.linear.weight: \(12, 1280\)"):
+        unfuse("cls", tmp_path / "cards-cls.onnx", tmp_path / "cls.pt")
+    assert not (tmp_path / "cls.pt").exists()
 
 
 def test_ensemble_averages_its_members_in_one_onnx(tmp_path):
