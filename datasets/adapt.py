@@ -1,0 +1,257 @@
+"""Adapt the card readers to a club's own deck, from its showdown photos labelled at the table.
+
+    mus-scorer export-photos photos/
+    python -m datasets.adapt photos/ --out models-club [--models models] [--time 0.1]
+    MUS_MODEL_DIR=models-club bash scripts/run.sh
+
+1. The photos are split by a hash of their names: most adapt the readers, a share
+   (`--check`) is held out to measure them.
+2. Both parts are harvested (`datasets.harvest`): every card whose name the settled
+   hands make certain gives its corner crops and numeral crops.
+3. A replay set of synthetic crops of the shipped decks (`datasets.generate`, or `--replay`
+   given) keeps the readers from forgetting what they knew.
+4. The classifier, the rank reader and the court suit reader are each rebuilt from their
+   ONNX (`datasets.train unfuse`), fine-tuned for `--time` hours on the harvested crops
+   (repeated `--repeat` times) and the replay, and exported from their last weights.
+5. `--out` gets the shipped models with the tuned ones in their place (the json files keep
+   the readers' weights and the classifier's temperature) and `ADAPTED.json`, the recipe
+   and the figures: the held-out photos read with the models before and after.
+
+Needs the train extra (torch, ultralytics).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from datasets.evaluate_photos import LabelError, evaluate_photos, load_labels
+from datasets.harvest import harvest
+
+ROOT = Path(__file__).resolve().parents[1]
+READERS = {"cls": ("cards-cls.onnx", "cards-cls.json", "cls"),
+           "index": ("cards-index.onnx", "cards-index.json", "index"),
+           "suit": ("cards-suit.onnx", "cards-suit.json", "suit")}
+"""Task -> (model file, json file, the harvest/replay folder its crops are in)."""
+
+
+def split_photos(labels: list[dict[str, Any]], check: float) -> tuple[list[dict], list[dict]]:
+    """(adapt, check): each photo by a hash of its image's name, the same on every run."""
+    adapt, held = [], []
+    for label in labels:
+        h = int(hashlib.sha1(Path(label["image"]).stem.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+        (held if h < check else adapt).append(label)
+    if labels and not adapt:
+        adapt, held = held, []
+    return adapt, held
+
+
+def _by_class(src: Path, split: str, task: str) -> dict[str, list[Path]]:
+    """The crops of a harvest or replay split for one reader, by its class: the numeral
+    crops by rank (`index/`), the corner crops by card (`cls/`), or the court cards' corner
+    crops by suit (`suit`)."""
+    from scorer.vision.model import COURT_RANKS
+
+    kind = "index" if task == "index" else "cls"
+    out: dict[str, list[Path]] = {}
+    root = src / kind / split
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
+        if task == "suit":
+            if folder.name[:-1] in COURT_RANKS:
+                out.setdefault(folder.name[-1], []).extend(sorted(folder.iterdir()))
+        else:
+            out.setdefault(folder.name, []).extend(sorted(folder.iterdir()))
+    return out
+
+
+def _link(crops: dict[str, list[Path]], dst: Path, repeat: int, prefix: str) -> int:
+    """Hard-link (or copy) each crop into `dst/<class>/`, `repeat` times; how many."""
+    n = 0
+    for name, files in crops.items():
+        (dst / name).mkdir(parents=True, exist_ok=True)
+        for f in files:
+            for r in range(repeat):
+                target = dst / name / f"{prefix}{r}_{f.parent.name}_{f.name}"
+                try:
+                    os.link(f, target)
+                except OSError:
+                    shutil.copyfile(f, target)
+                n += 1
+    return n
+
+
+def training_set(task: str, names: list[str], harvested: Path, replay: Path | None, out: Path,
+                 repeat: int) -> dict[str, int]:
+    """`out/{train,val}/<class>/` for one reader: the harvested crops `repeat` times and the
+    replay's crops in train, the held-out photos' crops in val (the harvested ones where no
+    photo was held out), and an empty folder for each class of the model that has no crop,
+    so that the model keeps its outputs."""
+    for split in ("train", "val"):
+        for name in names:
+            (out / split / name).mkdir(parents=True, exist_ok=True)
+    known = set(names)
+    train = {k: v for k, v in _by_class(harvested, "train", task).items() if k in known}
+    check = {k: v for k, v in _by_class(harvested, "val", task).items() if k in known}
+    counts = {"harvested": _link(train, out / "train", repeat, "h"),
+              "check": _link(check or train, out / "val", 1, "c")}
+    counts["replay"] = 0
+    if replay is not None:
+        crops = {k: v for k, v in _by_class(replay, "train", task).items() if k in known}
+        counts["replay"] = _link(crops, out / "train", 1, "s")
+    return counts
+
+
+def _harvest_split(recognizer: Any, labels: list[dict[str, Any]], out: Path, split: str,
+                   progress: bool) -> dict[str, Any]:
+    """Harvest `labels` into `out/{cls,index}/<split>/<class>/`, whatever their hash."""
+    tmp = out.with_name(out.name + f".{split}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    counts = harvest(recognizer, labels, tmp, val=0.0, progress=progress)
+    for kind in ("cls", "index"):
+        if (tmp / kind / "train").is_dir():
+            (out / kind).mkdir(parents=True, exist_ok=True)
+            shutil.move(str(tmp / kind / "train"), str(out / kind / split))
+    shutil.rmtree(tmp, ignore_errors=True)
+    return counts
+
+
+def _names(models: Path, task: str) -> list[str]:
+    return json.loads((models / READERS[task][1]).read_text())["names"]
+
+
+def adapt(labels: list[dict[str, Any]], models: Path, out: Path, work: Path, hours: float = 0.1,
+          repeat: int = 4, check: float = 0.25, replay: Path | None = None, replay_scenes: int = 150,
+          tasks: tuple[str, ...] = ("cls", "index", "suit"), seed: int = 0, batch: int = 64,
+          device: str = "cpu", progress: bool = True) -> dict[str, Any]:
+    """Run the whole recipe (see the module's doc); the report written to `out/ADAPTED.json`."""
+    from datasets.train import export, unfuse
+    from datasets.train import main as train_main
+    from scorer.vision import Recognizer
+
+    started = time.time()
+    work.mkdir(parents=True, exist_ok=True)
+    adapt_photos, held = split_photos(labels, check)
+    base = Recognizer(models)
+    harvested = work / "harvested"  # {cls,index}/train: the adapt photos' crops, /val: the held-out ones'
+    shutil.rmtree(harvested, ignore_errors=True)
+    counts = {"adapt": _harvest_split(base, adapt_photos, harvested, "train", progress)}
+    if held:
+        counts["check"] = _harvest_split(base, held, harvested, "val", progress)
+    if replay is None and replay_scenes > 0:
+        from datasets.generate import main as generate
+
+        replay = work / "replay"
+        if not (replay / "cls").is_dir():
+            rc = generate(["--out", str(replay), "--seed", str(9900 + seed), "--n", "0", "--cls-scenes", str(replay_scenes),
+                           "--crops", "both", "--restyle", "0.3", "--val-frac", "0", "--workers", "2"])
+            if rc:
+                raise SystemExit(f"adapt: generating the replay set failed ({rc})")
+    out.mkdir(parents=True, exist_ok=True)
+    for f in models.iterdir():
+        if f.suffix in (".onnx", ".json") and f.is_file():
+            shutil.copyfile(f, out / f.name)
+    tuned: dict[str, Any] = {}
+    for task in tasks:
+        model_file, meta_file, _ = READERS[task]
+        if not (models / model_file).is_file():
+            continue
+        data = work / f"data-{task}"
+        shutil.rmtree(data, ignore_errors=True)
+        sizes = training_set(task, _names(models, task), harvested, replay, data, repeat)
+        if not sizes["harvested"]:
+            tuned[task] = {"skipped": "no crops harvested", **sizes}
+            continue
+        pt = unfuse(task, models / model_file, work / "unfused" / f"{task}.pt")
+        name = f"adapt-{task}"
+        shutil.rmtree(work / "runs" / task / name, ignore_errors=True)
+        argv = [task, "--data", str(data), "--init", str(pt), "--time", str(hours), "--batch", str(batch),
+                "--workers", "1", "--optimizer", "AdamW", "--lr0", "0.0005", "--warmup", "0", "--seed", str(seed),
+                "--device", device, "--hsv", "0.05,0.8,0.5", "--project", str(work / "runs"), "--name", name,
+                "--out", str(work / "export-best")]
+        if train_main(argv):
+            raise SystemExit(f"adapt: training {task} failed")
+        last = work / "runs" / task / name / "weights" / "last.pt"
+        exported = export(task, last, work / "export" / task)
+        shutil.copyfile(exported, out / model_file)
+        meta = json.loads((models / meta_file).read_text())
+        new = json.loads((work / "export" / task / meta_file).read_text())
+        if new["names"] != meta["names"]:
+            raise SystemExit(f"adapt: the tuned {task} names {new['names']} differ from {meta['names']}")
+        (out / meta_file).write_text(json.dumps(meta, indent=1) + "\n")  # weight, temperature kept
+        tuned[task] = sizes
+    report: dict[str, Any] = {
+        "format": "mus-adapted/1", "base_models": str(models), "hours_per_reader": hours, "repeat": repeat,
+        "seed": seed, "photos": {"adapt": len(adapt_photos), "check": len(held)}, "harvest": counts,
+        "readers": tuned, "replay": str(replay) if replay else None,
+    }
+    if held:
+        before = evaluate_photos(base, held)
+        after = evaluate_photos(Recognizer(out), held)
+        keys = ("photos", "full", "seated", "named", "wrong", "wrong_flagged", "f1", "ms_median")
+        report["check"] = {"before": {k: before[k] for k in keys}, "after": {k: after[k] for k in keys}}
+        report["verdict"] = verdict(report["check"]["before"], report["check"]["after"])
+    report["minutes"] = round((time.time() - started) / 60, 1)
+    (out / "ADAPTED.json").write_text(json.dumps(report, indent=1) + "\n")
+    return report
+
+
+def verdict(before: dict[str, Any], after: dict[str, Any]) -> str:
+    """`better`, `same` or `worse`: the held-out photos fully right, then cards in their seat."""
+    b, a = (before["full"], before["seated"]), (after["full"], after["seated"])
+    return "better" if a > b else "worse" if a < b else "same"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m datasets.adapt", description=__doc__.split("\n")[0])
+    p.add_argument("folder", metavar="DIR", help="a folder written by `mus-scorer export-photos`")
+    p.add_argument("--out", required=True, help="the folder for the adapted models")
+    p.add_argument("--models", default=str(ROOT / "models"), help="the models to adapt (default: the shipped ones)")
+    p.add_argument("--work", default=None, help="scratch folder (default: OUT/../OUT-name.work)")
+    p.add_argument("--time", type=float, default=0.1, help="hours of training per reader (default 0.1)")
+    p.add_argument("--repeat", type=int, default=4, help="times each harvested crop is shown per epoch (default 4)")
+    p.add_argument("--check", type=float, default=0.25, help="share of the photos held out to measure (default 0.25)")
+    p.add_argument("--replay", default=None, help="a generated set (with cls/ and index/) instead of a new one")
+    p.add_argument("--replay-scenes", type=int, default=150, help="scenes of a new replay set (0: none)")
+    p.add_argument("--readers", default="cls,index,suit", help="which readers to tune (default cls,index,suit)")
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    if not 0 <= args.check < 1 or args.time <= 0 or args.repeat < 1:
+        p.error("--check must lie in [0, 1), --time be positive and --repeat at least 1")
+    tasks = tuple(t for t in args.readers.split(",") if t)
+    if not tasks or any(t not in READERS for t in tasks):
+        p.error(f"--readers: expected some of cls,index,suit, got {args.readers!r}")
+    try:
+        labels = load_labels(Path(args.folder))
+    except LabelError as exc:
+        print(f"adapt: {exc}", file=sys.stderr)
+        return 2
+    if not labels:
+        print(f"adapt: {args.folder}: no labelled photos", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    work = Path(args.work) if args.work else out.with_name(out.name + ".work")
+    report = adapt(labels, Path(args.models), out, work, args.time, args.repeat, args.check,
+                   Path(args.replay) if args.replay else None, args.replay_scenes, tasks, args.seed,
+                   device=args.device)
+    print(json.dumps({k: v for k, v in report.items() if k != "harvest"}, indent=1))
+    if "check" in report:
+        b, a = report["check"]["before"], report["check"]["after"]
+        n = b["photos"]
+        print(f"held-out photos: {n}; fully right {b['full']} -> {a['full']}, cards in their seat "
+              f"{b['seated']} -> {a['seated']} of {16 * n}: {report['verdict'].upper()}"
+              + ("; keep the models you had" if report["verdict"] == "worse" else ""), file=sys.stderr)
+    else:
+        print("no photo was held out (--check 0): the adapted models are not measured", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

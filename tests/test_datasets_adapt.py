@@ -1,0 +1,105 @@
+"""`datasets.adapt`: the readers fine-tuned on a club's labelled photos. The layout of the
+training sets runs everywhere; the whole recipe, on two photos and a few seconds of
+training, needs the train extra."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from datasets.adapt import main, split_photos, training_set, verdict
+
+
+def _crop(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.new("RGB", (8, 8), (200, 10, 10)).save(path)
+
+
+def test_photos_split_the_same_way_every_time_and_never_leave_nothing_to_adapt_on() -> None:
+    labels = [{"image": f"photos/p{i}.jpg"} for i in range(40)]
+    a1, c1 = split_photos(labels, 0.25)
+    a2, c2 = split_photos(list(reversed(labels)), 0.25)
+    assert {x["image"] for x in c1} == {x["image"] for x in c2}
+    assert 4 <= len(c1) <= 16 and len(a1) + len(c1) == 40
+    assert split_photos(labels, 0.0) == (labels, [])
+    one = [{"image": "only.jpg"}]
+    assert split_photos(one, 0.99) == (one, [])  # a single photo adapts rather than only checks
+
+
+def test_training_set_repeats_harvested_crops_keeps_every_class_and_groups_court_suits(tmp_path) -> None:
+    h, r = tmp_path / "harvested", tmp_path / "replay"
+    _crop(h / "index" / "train" / "11" / "a.png")
+    _crop(h / "index" / "train" / "3" / "b.png")
+    _crop(h / "index" / "val" / "11" / "c.png")
+    _crop(h / "index" / "train" / "zz" / "not-a-rank.png")
+    _crop(r / "index" / "train" / "5" / "s.png")
+    names = ["1", "10", "11", "12", "2", "3", "4", "5", "6", "7", "8", "9"]
+    counts = training_set("index", names, h, r, tmp_path / "idx", repeat=3)
+    assert counts == {"harvested": 6, "check": 1, "replay": 1}
+    assert sorted(p.name for p in (tmp_path / "idx" / "train").iterdir()) == sorted(names)
+    assert len(list((tmp_path / "idx" / "train" / "11").iterdir())) == 3
+    assert [p.name for p in (tmp_path / "idx" / "val" / "11").iterdir()] == ["c0_11_c.png"]
+    assert not list((tmp_path / "idx" / "train" / "8").iterdir())  # empty, but there
+
+    _crop(h / "cls" / "train" / "11c" / "d.png")
+    _crop(h / "cls" / "train" / "12c" / "e.png")
+    _crop(h / "cls" / "train" / "5c" / "f.png")  # no court card: not for the suit reader
+    _crop(h / "cls" / "train" / "10o" / "g.png")
+    counts = training_set("suit", ["b", "c", "e", "o"], h, None, tmp_path / "suit", repeat=1)
+    assert counts == {"harvested": 3, "check": 3, "replay": 0}  # no held-out photo: val = train
+    assert sorted(p.name for p in (tmp_path / "suit" / "train" / "c").iterdir()) == ["h0_11c_d.png", "h0_12c_e.png"]
+    assert [p.name for p in (tmp_path / "suit" / "train" / "o").iterdir()] == ["h0_10o_g.png"]
+
+
+def test_verdict_weighs_full_showdowns_before_cards() -> None:
+    assert verdict({"full": 3, "seated": 60}, {"full": 4, "seated": 50}) == "better"
+    assert verdict({"full": 3, "seated": 60}, {"full": 3, "seated": 59}) == "worse"
+    assert verdict({"full": 3, "seated": 60}, {"full": 3, "seated": 60}) == "same"
+
+
+def test_bad_arguments_and_labels_are_refused_by_name(tmp_path, capsys) -> None:
+    assert main([str(tmp_path), "--out", str(tmp_path / "o")]) == 2
+    assert "labels.jsonl: no such file" in capsys.readouterr().err
+    (tmp_path / "labels.jsonl").write_text('{"format": "mus-photo-label/9"}\n')
+    assert main([str(tmp_path), "--out", str(tmp_path / "o")]) == 2
+    assert "format: expected 'mus-photo-label/1'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([str(tmp_path), "--out", str(tmp_path / "o"), "--readers", "det"])
+    assert "--readers" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.train
+def test_adapt_tunes_the_rank_reader_on_two_photos_and_measures_a_held_out_one(tmp_path) -> None:
+    pytest.importorskip("ultralytics")
+    from datasets.render import render_scene
+
+    (tmp_path / "photos").mkdir()
+    lines = []
+    for i in range(3):
+        scene = render_scene(np.random.default_rng([8300, i]), kind="table", size=(1600, 1200),
+                             decks=("fournier-1878",), bottom=i, card_extras=False)
+        scene.image.save(tmp_path / "photos" / f"p{i}.jpg", quality=92)
+        lines.append(json.dumps({"format": "mus-photo-label/1", "image": f"photos/p{i}.jpg", "bottom": i,
+                                 "hands": scene.hands}))
+    (tmp_path / "labels.jsonl").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "club"
+    assert main([str(tmp_path), "--out", str(out), "--time", "0.001", "--replay-scenes", "2",
+                 "--readers", "index", "--check", "0.34"]) == 0
+    report = json.loads((out / "ADAPTED.json").read_text())
+    assert report["photos"]["adapt"] + report["photos"]["check"] == 3 and report["photos"]["adapt"] >= 1
+    assert report["readers"]["index"]["harvested"] > 0 and report["readers"]["index"]["replay"] > 0
+    shipped = Path(__file__).resolve().parents[1] / "models"
+    assert json.loads((out / "cards-index.json").read_text()) == json.loads((shipped / "cards-index.json").read_text())
+    assert (out / "cards-index.onnx").read_bytes() != (shipped / "cards-index.onnx").read_bytes()
+    assert (out / "cards-cls.onnx").read_bytes() == (shipped / "cards-cls.onnx").read_bytes()
+    if report["photos"]["check"]:
+        assert report["verdict"] in ("better", "same", "worse")
+        assert report["check"]["after"]["photos"] == report["photos"]["check"]
+    from scorer.vision import Recognizer
+
+    assert Recognizer(out).scan(tmp_path / "photos" / "p0.jpg")["cards"]  # the adapted models read
