@@ -103,3 +103,15 @@ def test_adapt_tunes_the_rank_reader_on_two_photos_and_measures_a_held_out_one(t
     from scorer.vision import Recognizer
 
     assert Recognizer(out).scan(tmp_path / "photos" / "p0.jpg")["cards"]  # the adapted models read
+
+
+def test_serve_says_when_its_models_were_adapted(tmp_path) -> None:
+    from scorer.commands.serve import adapted_note
+
+    assert adapted_note(tmp_path) == ""
+    (tmp_path / "ADAPTED.json").write_text(json.dumps({"photos": {"adapt": 65, "check": 15}, "verdict": "better"}))
+    assert adapted_note(tmp_path) == " (adapted to a club's deck on 65 photos; held-out photos read better)"
+    (tmp_path / "ADAPTED.json").write_text(json.dumps({"photos": {"adapt": 9, "check": 0}}))
+    assert "not measured" in adapted_note(tmp_path)
+    (tmp_path / "ADAPTED.json").write_text("{not json")
+    assert adapted_note(tmp_path) == " (its ADAPTED.json cannot be read)"

@@ -3,7 +3,7 @@
 Writes every stored showdown photo of a hand settled with its 16 cards, and a
 `labels.jsonl` with the cards the players confirmed (`mus-photo-label/1`): real photos
 of your own deck, labelled at the table, to measure the card reader on
-(`python -m datasets.evaluate --photos DIR`) and to train it with. Run it again to add
+(`python -m datasets.evaluate_photos DIR`) and to adapt it to (`python -m datasets.adapt DIR`). Run it again to add
 the new photos; those already written are kept.
 """
 

@@ -68,7 +68,24 @@ def _warm_up(app: Any) -> tuple[str, threading.Thread | None]:
 
     thread = threading.Thread(target=load, name="model-warm-up", daemon=True)
     thread.start()
-    return str(folder), thread
+    return str(folder) + adapted_note(folder), thread
+
+
+def adapted_note(folder: Any) -> str:
+    """What `ADAPTED.json` (written by `python -m datasets.adapt`) says of a model folder:
+    how many of a club's photos adapted it and whether held-out photos read better."""
+    import json
+
+    path = folder / "ADAPTED.json"
+    if not path.is_file():
+        return ""
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+        n, verdict = int(info["photos"]["adapt"]), info.get("verdict")
+    except (OSError, ValueError, KeyError, TypeError):
+        return f" (its {path.name} cannot be read)"
+    held = f"held-out photos read {verdict}" if verdict else "not measured on held-out photos"
+    return f" (adapted to a club's deck on {n} photos; {held})"
 
 
 def print_qr(url: str) -> None:

@@ -1,6 +1,6 @@
 """Showdown photos labelled at the table: each stored photo of a settled hand, with the
 cards the players confirmed for it. The honest measure of the card reader on real
-photos and real decks (`python -m datasets.evaluate --photos DIR`), and data to train it
+photos and real decks (`python -m datasets.evaluate_photos DIR`), and data to train it
 on; `mus-scorer export-photos DIR` writes them out."""
 
 from __future__ import annotations
