@@ -143,11 +143,11 @@ def export(task: str, weights: Path, out: Path, imgsz: int | None = None, temper
 
 
 def unfuse(task: str, onnx_path: Path, out: Path) -> Path:
-    """A trainable ultralytics checkpoint (`out`, a `.pt`) rebuilt from a shipped classifier
-    ONNX (`cls`, `index` or `suit`), for `--init`: fine-tune the shipped model without its
-    training run. Export fused each batch norm into its convolution; here the convolution
-    takes the fused weights and the batch norm becomes the identity plus the fused bias,
-    so the checkpoint computes what the ONNX does (checked on random crops)."""
+    """A trainable ultralytics checkpoint (`out`, a `.pt`) rebuilt from a shipped ONNX (the
+    detector, the classifier or a reader), for `--init`: fine-tune the shipped model without
+    its training run. Export fused each batch norm into its convolution; here the
+    convolution takes the fused weights and the batch norm becomes the identity plus the
+    fused bias, so the checkpoint computes what the ONNX does (checked on random input)."""
     offline_env()
     import numpy as np
     import onnx
@@ -155,19 +155,24 @@ def unfuse(task: str, onnx_path: Path, out: Path) -> Path:
     import torch
     from onnx import numpy_helper
     from ultralytics import __version__
-    from ultralytics.nn.tasks import ClassificationModel
+    from ultralytics.nn.tasks import ClassificationModel, DetectionModel
 
-    if task not in ("cls", "index", "suit"):
-        raise SystemExit(f"unfuse: {task!r}: only the classifiers (cls, index, suit) can be rebuilt")
-    meta = json.loads((onnx_path.parent / FILES[task][1]).read_text())
-    names = meta["names"]
-    model = ClassificationModel("yolo11n-cls.yaml", nc=len(names), verbose=False)
+    if task not in FILES:
+        raise SystemExit(f"unfuse: {task!r}: expected one of {', '.join(FILES)}")
+    if task == "det":
+        names, size, kind = ["card", "corner"], DET_IMGSZ, "detect"
+        model = DetectionModel("yolo11n.yaml", nc=len(names), verbose=False)
+    else:
+        meta = json.loads((onnx_path.parent / FILES[task][1]).read_text())
+        names, kind = meta["names"], "classify"
+        size = int(meta.get("imgsz", INDEX_IMGSZ if task == "index" else CLS_IMGSZ))
+        model = ClassificationModel("yolo11n-cls.yaml", nc=len(names), verbose=False)
     inits = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(onnx_path)).graph.initializer}
     state, used = model.state_dict(), set()
     for key, value in state.items():
         base, _, leaf = key.rpartition(".")
-        module, _, kind = base.rpartition(".")
-        if kind == "bn" and leaf in ("weight", "bias", "running_mean", "running_var"):
+        module, _, layer = base.rpartition(".")
+        if layer == "bn" and leaf in ("weight", "bias", "running_mean", "running_var"):
             bn = model.get_submodule(base)
             src = {"weight": np.ones(value.shape), "running_mean": np.zeros(value.shape),
                    "running_var": np.full(value.shape, 1.0 - bn.eps)}.get(leaf)
@@ -186,21 +191,22 @@ def unfuse(task: str, onnx_path: Path, out: Path) -> Path:
         state[key] = torch.tensor(np.array(src), dtype=value.dtype)
     model.load_state_dict(state)
     model.names = dict(enumerate(names))
-    model.args = {"task": "classify", "imgsz": meta.get("imgsz", CLS_IMGSZ)}
+    model.args = {"task": kind, "imgsz": size}
     model.eval()
     # the rebuilt model must compute what the ONNX computes
-    size = int(meta.get("imgsz", INDEX_IMGSZ if task == "index" else CLS_IMGSZ))
-    x = np.random.default_rng(0).random((4, 3, size, size), dtype=np.float32)
+    x = np.random.default_rng(0).random((1 if task == "det" else 4, 3, size, size), dtype=np.float32)
     sess = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
     want = sess.run(None, {sess.get_inputs()[0].name: x})[0]
     with torch.no_grad():
         got = model(torch.from_numpy(x))
-    got = (got[0] if isinstance(got, tuple) else got).numpy()
-    gap = float(np.abs(got - want).max())
+    got = (got[0] if isinstance(got, (tuple, list)) else got).numpy()
+    if got.shape != want.shape:
+        raise SystemExit(f"unfuse: the rebuilt {task} model gives {got.shape} where {onnx_path} gives {want.shape}")
+    gap = float(np.abs(got - want).max() / max(1.0, float(np.abs(want).max())))
     if gap > 1e-3:
         raise SystemExit(f"unfuse: the rebuilt {task} model differs from {onnx_path} by {gap:.2g}")
     out.parent.mkdir(parents=True, exist_ok=True)
-    torch.save({"model": model, "train_args": {"task": "classify", "imgsz": size}, "version": __version__,
+    torch.save({"model": model, "train_args": {"task": kind, "imgsz": size}, "version": __version__,
                 "date": None, "epoch": -1, "optimizer": None, "best_fitness": None}, out)
     print(f"unfused {onnx_path} -> {out} ({len(used)} of {len(inits)} ONNX tensors; largest gap {gap:.1e})")
     return out
@@ -297,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.task == "unfuse":
         if not (args.what and args.weights):
-            p.error("unfuse needs cls|index|suit, --weights MODEL.onnx and --out FILE.pt")
+            p.error("unfuse needs det|cls|index|suit, --weights MODEL.onnx and --out FILE.pt")
         unfuse(args.what, Path(args.weights), Path(args.out))
         return 0
     if args.task == "export":

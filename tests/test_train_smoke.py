@@ -100,29 +100,31 @@ def test_generate_train_export(tmp_path, monkeypatch):
     assert q.shape == (3, len(meta["names"])) and set(meta["names"]) <= set(SUIT_NAMES)
 
 
-def test_unfuse_rebuilds_the_shipped_readers_exactly(tmp_path):
-    from datasets.train import ROOT, export, unfuse
+@pytest.mark.parametrize("task, size", [("index", 32), ("det", 320)])
+def test_unfuse_rebuilds_the_shipped_models_exactly(tmp_path, task, size):
+    from datasets.train import FILES, ROOT, export, unfuse
 
-    shipped = ROOT / "models" / "cards-index.onnx"
-    pt = unfuse("index", shipped, tmp_path / "index.pt")
-    exported = export("index", pt, tmp_path / "back")
-    x = np.random.default_rng(5).random((6, 3, 32, 32), dtype=np.float32)
+    shipped = ROOT / "models" / FILES[task][0]
+    pt = unfuse(task, shipped, tmp_path / f"{task}.pt")
+    exported = export(task, pt, tmp_path / "back")
+    x = np.random.default_rng(5).random((1 if task == "det" else 6, 3, size, size), dtype=np.float32)
     a = ort.InferenceSession(str(shipped), providers=["CPUExecutionProvider"])
     b = ort.InferenceSession(str(exported), providers=["CPUExecutionProvider"])
     want = a.run(None, {a.get_inputs()[0].name: x})[0]
     got = b.run(None, {b.get_inputs()[0].name: x})[0]
-    assert np.abs(got - want).max() < 1e-4
-    assert json.loads((tmp_path / "back" / "cards-index.json").read_text())["names"] == \
-        json.loads((ROOT / "models" / "cards-index.json").read_text())["names"]
+    assert got.shape == want.shape and np.abs(got - want).max() <= 1e-4 * max(1.0, np.abs(want).max())
+    if task == "index":
+        assert json.loads((tmp_path / "back" / "cards-index.json").read_text())["names"] == \
+            json.loads((ROOT / "models" / "cards-index.json").read_text())["names"]
 
 
-def test_unfuse_refuses_the_detector_and_a_model_of_another_shape(tmp_path):
+def test_unfuse_refuses_an_unknown_task_and_a_model_of_another_shape(tmp_path):
     import shutil
 
     from datasets.train import ROOT, unfuse
 
-    with pytest.raises(SystemExit, match="only the classifiers"):
-        unfuse("det", ROOT / "models" / "cards-det.onnx", tmp_path / "det.pt")
+    with pytest.raises(SystemExit, match="'seg': expected one of det, cls, index, suit"):
+        unfuse("seg", ROOT / "models" / "cards-det.onnx", tmp_path / "seg.pt")
     # the rank reader's weights under the classifier's names: 12 outputs where 49 are named
     shutil.copy(ROOT / "models" / "cards-index.onnx", tmp_path / "cards-cls.onnx")
     shutil.copy(ROOT / "models" / "cards-cls.json", tmp_path / "cards-cls.json")
