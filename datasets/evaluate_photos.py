@@ -86,17 +86,24 @@ def score(truth: list[list[str]], read: list[list[str]] | None, cards: list[dict
 
 
 def evaluate_photos(recognizer: Any, labels: list[dict[str, Any]], progress: bool = False) -> dict[str, Any]:
-    """Read every labelled photo with `recognizer` (`.scan(image, bottom)`) and score it."""
+    """Read every labelled photo with `recognizer` (`.scan(image, bottom)`) and score it; a
+    file that is no photo is said on stderr, counted as `unreadable` and left out."""
     from scorer.vision import load_image
+    from scorer.vision.image import ImageError
 
     totals: Counter[str] = Counter()
     then: Counter[str] = Counter()
     tp: Counter[str] = Counter()
     fp: Counter[str] = Counter()
     fn: Counter[str] = Counter()
-    ms, rows = [], []
+    ms, rows, unreadable = [], [], 0
     for k, label in enumerate(labels):
-        image = load_image(label["path"])
+        try:
+            image = load_image(label["path"])
+        except (ImageError, OSError) as exc:
+            unreadable += 1
+            print(f"evaluate_photos: {label['image']}: {exc}", file=sys.stderr)
+            continue
         start = time.perf_counter()
         scan = recognizer.scan(image, bottom=label.get("bottom", 0))
         ms.append((time.perf_counter() - start) * 1000)
@@ -116,12 +123,12 @@ def evaluate_photos(recognizer: Any, labels: list[dict[str, Any]], progress: boo
             print(f"\r{k + 1}/{len(labels)} photos", end="", file=sys.stderr, flush=True)
     if progress and labels:
         print(file=sys.stderr)
-    n = len(labels)
+    n = len(labels) - unreadable
     p_all = sum(tp.values()) / max(1, sum(tp.values()) + sum(fp.values()))
     r_all = sum(tp.values()) / max(1, sum(tp.values()) + sum(fn.values()))
     ms_sorted = sorted(ms)
     return {
-        "photos": n,
+        "photos": n, "unreadable": unreadable,
         "full": totals["full"], "seated": totals["seated"], "named": totals["named"],
         "wrong": totals["wrong"], "wrong_flagged": totals["wrong_flagged"], "right_flagged": totals["right_flagged"],
         "precision": round(p_all, 5), "recall": round(r_all, 5),
@@ -151,6 +158,8 @@ def to_markdown(r: dict[str, Any]) -> str:
              f"| right reads flagged as unsure | {_pct(r['right_flagged'], r['named'])} |",
              f"| per-card micro precision / recall / F1 | {r['precision']} / {r['recall']} / {r['f1']} |",
              f"| ms per photo (median / mean) | {r['ms_median']} / {r['ms_mean']} |"]
+    if r.get("unreadable"):
+        lines.append(f"| photos left out: not readable as images | {r['unreadable']} |")
     then = r.get("at_the_table")
     if then:
         m = then["photos"]

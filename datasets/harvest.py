@@ -109,12 +109,19 @@ def harvest(recognizer: Any, labels: list[dict[str, Any]], out: Path, val: float
             progress: bool = False) -> dict[str, Any]:
     """Write the crops of every labelled photo under `out`; the counts."""
     from scorer.vision import load_image
+    from scorer.vision.image import ImageError
 
     counts: Counter[str] = Counter()
     for k, label in enumerate(labels):
         stem = Path(label["image"]).stem
         split = _split(stem, val)
-        found, trace = harvest_photo(recognizer, load_image(label["path"]), label["hands"], label.get("bottom", 0))
+        try:
+            image = load_image(label["path"])
+        except (ImageError, OSError) as exc:  # a file that is no photo: said, and the rest go on
+            counts["photos_unreadable"] += 1
+            print(f"harvest: {label['image']}: {exc}", file=sys.stderr)
+            continue
+        found, trace = harvest_photo(recognizer, image, label["hands"], label.get("bottom", 0))
         counts["photos"] += 1
         counts["cards_seen"] += 16
         for n, card in enumerate(found):

@@ -106,3 +106,27 @@ def test_harvest_writes_the_training_layouts(photos, tmp_path) -> None:
     # a photo's crops all go to one split
     for stem in ("p0", "p1"):
         assert len({p.parts[-3] for p in cls if p.name.startswith(f"{stem}-")}) == 1
+
+
+def test_a_file_that_is_no_photo_is_said_and_the_others_still_count(photos, tmp_path, capsys) -> None:
+    import shutil
+
+    from datasets.evaluate_photos import evaluate_photos, to_markdown
+    from scorer.vision import Recognizer
+
+    folder, _ = photos
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)
+    (copy / "photos" / "broken.jpg").write_bytes(b"\xff\xd8 not a jpeg")
+    line = json.dumps({"format": "mus-photo-label/1", "image": "photos/broken.jpg", "bottom": 0, "hands": H})
+    with (copy / "labels.jsonl").open("a") as f:
+        f.write(line + "\n")
+    labels = load_labels(copy)
+    rec = Recognizer()
+    counts = harvest(rec, labels, tmp_path / "out", val=0.0)
+    assert counts["photos"] == 2 and counts["photos_unreadable"] == 1 and counts["cards_read"] >= 28
+    assert "photos/broken.jpg" in capsys.readouterr().err
+    r = evaluate_photos(rec, labels)
+    assert r["photos"] == 2 and r["unreadable"] == 1 and r["seated"] >= 28
+    assert "photos/broken.jpg" in capsys.readouterr().err
+    assert "not readable as images | 1 |" in to_markdown(r)
