@@ -17,6 +17,9 @@
    the readers' weights and the classifier's temperature) and `ADAPTED.json`, the recipe
    and the figures: the held-out photos read with the models before and after.
 
+The scratch folder (`--work`, default `OUT.work` beside `--out`) keeps the harvest, the
+replay set (reused by the next run) and the training runs; delete it when done.
+
 Needs the train extra (torch, ultralytics).
 """
 
@@ -225,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if not 0 <= args.check < 1 or args.time <= 0 or args.repeat < 1:
         p.error("--check must lie in [0, 1), --time be positive and --repeat at least 1")
+    if Path(args.out).resolve() == Path(args.models).resolve():
+        p.error("--out must be a new folder, not the models being adapted")
     tasks = tuple(t for t in args.readers.split(",") if t)
     if not tasks or any(t not in READERS for t in tasks):
         p.error(f"--readers: expected some of cls,index,suit, got {args.readers!r}")

@@ -70,6 +70,9 @@ def test_bad_arguments_and_labels_are_refused_by_name(tmp_path, capsys) -> None:
     with pytest.raises(SystemExit):
         main([str(tmp_path), "--out", str(tmp_path / "o"), "--readers", "det"])
     assert "--readers" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([str(tmp_path), "--out", str(tmp_path / "m"), "--models", str(tmp_path / "m")])
+    assert "--out must be a new folder" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
 
 
