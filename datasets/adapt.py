@@ -26,7 +26,6 @@ Needs the train extra (torch, ultralytics).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import shutil
@@ -36,21 +35,21 @@ from pathlib import Path
 from typing import Any
 
 from datasets.evaluate_photos import LabelError, evaluate_photos, load_labels
-from datasets.harvest import harvest
+from datasets.harvest import _split, harvest
 
 ROOT = Path(__file__).resolve().parents[1]
-READERS = {"cls": ("cards-cls.onnx", "cards-cls.json", "cls"),
-           "index": ("cards-index.onnx", "cards-index.json", "index"),
-           "suit": ("cards-suit.onnx", "cards-suit.json", "suit")}
-"""Task -> (model file, json file, the harvest/replay folder its crops are in)."""
+READERS = {"cls": ("cards-cls.onnx", "cards-cls.json"),
+           "index": ("cards-index.onnx", "cards-index.json"),
+           "suit": ("cards-suit.onnx", "cards-suit.json")}
+"""Task -> (model file, json file)."""
 
 
 def split_photos(labels: list[dict[str, Any]], check: float) -> tuple[list[dict], list[dict]]:
-    """(adapt, check): each photo by a hash of its image's name, the same on every run."""
+    """(adapt, check): each photo by a hash of its image's name, the same on every run and
+    the same split `harvest` makes with `val=check`."""
     adapt, held = [], []
     for label in labels:
-        h = int(hashlib.sha1(Path(label["image"]).stem.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
-        (held if h < check else adapt).append(label)
+        (held if _split(Path(label["image"]).stem, check) == "val" else adapt).append(label)
     if labels and not adapt:
         adapt, held = held, []
     return adapt, held
@@ -111,20 +110,6 @@ def training_set(task: str, names: list[str], harvested: Path, replay: Path | No
     return counts
 
 
-def _harvest_split(recognizer: Any, labels: list[dict[str, Any]], out: Path, split: str,
-                   progress: bool) -> dict[str, Any]:
-    """Harvest `labels` into `out/{cls,index}/<split>/<class>/`, whatever their hash."""
-    tmp = out.with_name(out.name + f".{split}.tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    counts = harvest(recognizer, labels, tmp, val=0.0, progress=progress)
-    for kind in ("cls", "index"):
-        if (tmp / kind / "train").is_dir():
-            (out / kind).mkdir(parents=True, exist_ok=True)
-            shutil.move(str(tmp / kind / "train"), str(out / kind / split))
-    shutil.rmtree(tmp, ignore_errors=True)
-    return counts
-
-
 def _names(models: Path, task: str) -> list[str]:
     return json.loads((models / READERS[task][1]).read_text())["names"]
 
@@ -144,9 +129,8 @@ def adapt(labels: list[dict[str, Any]], models: Path, out: Path, work: Path, hou
     base = Recognizer(models)
     harvested = work / "harvested"  # {cls,index}/train: the adapt photos' crops, /val: the held-out ones'
     shutil.rmtree(harvested, ignore_errors=True)
-    counts = {"adapt": _harvest_split(base, adapt_photos, harvested, "train", progress)}
-    if held:
-        counts["check"] = _harvest_split(base, held, harvested, "val", progress)
+    # harvest splits the photos by the same hash as split_photos; nothing in val if none is held out
+    counts = harvest(base, labels, harvested, val=check if held else 0.0, progress=progress)
     if replay is None and replay_scenes > 0:
         from datasets.generate import main as generate
 
@@ -162,7 +146,7 @@ def adapt(labels: list[dict[str, Any]], models: Path, out: Path, work: Path, hou
             shutil.copyfile(f, out / f.name)
     tuned: dict[str, Any] = {}
     for task in tasks:
-        model_file, meta_file, _ = READERS[task]
+        model_file, meta_file = READERS[task]
         if not (models / model_file).is_file():
             continue
         data = work / f"data-{task}"
@@ -216,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("folder", metavar="DIR", help="a folder written by `mus-scorer export-photos`")
     p.add_argument("--out", required=True, help="the folder for the adapted models")
     p.add_argument("--models", default=str(ROOT / "models"), help="the models to adapt (default: the shipped ones)")
-    p.add_argument("--work", default=None, help="scratch folder (default: OUT/../OUT-name.work)")
+    p.add_argument("--work", default=None, help="scratch folder (default: OUT.work beside OUT)")
     p.add_argument("--time", type=float, default=0.1, help="hours of training per reader (default 0.1)")
     p.add_argument("--repeat", type=int, default=4, help="times each harvested crop is shown per epoch (default 4)")
     p.add_argument("--check", type=float, default=0.25, help="share of the photos held out to measure (default 0.25)")

@@ -85,11 +85,22 @@ def score(truth: list[list[str]], read: list[list[str]] | None, cards: list[dict
     }
 
 
+def open_photo(label: dict[str, Any], who: str) -> Any:
+    """The image of a label line, or None for a file that is no photo (said on stderr as
+    `who: image: why`), so that one bad file does not stop the others."""
+    from scorer.vision import load_image
+    from scorer.vision.image import ImageError
+
+    try:
+        return load_image(label["path"])
+    except (ImageError, OSError) as exc:
+        print(f"{who}: {label['image']}: {exc}", file=sys.stderr)
+        return None
+
+
 def evaluate_photos(recognizer: Any, labels: list[dict[str, Any]], progress: bool = False) -> dict[str, Any]:
     """Read every labelled photo with `recognizer` (`.scan(image, bottom)`) and score it; a
     file that is no photo is said on stderr, counted as `unreadable` and left out."""
-    from scorer.vision import load_image
-    from scorer.vision.image import ImageError
 
     totals: Counter[str] = Counter()
     then: Counter[str] = Counter()
@@ -98,11 +109,9 @@ def evaluate_photos(recognizer: Any, labels: list[dict[str, Any]], progress: boo
     fn: Counter[str] = Counter()
     ms, rows, unreadable = [], [], 0
     for k, label in enumerate(labels):
-        try:
-            image = load_image(label["path"])
-        except (ImageError, OSError) as exc:
+        image = open_photo(label, "evaluate_photos")
+        if image is None:
             unreadable += 1
-            print(f"evaluate_photos: {label['image']}: {exc}", file=sys.stderr)
             continue
         start = time.perf_counter()
         scan = recognizer.scan(image, bottom=label.get("bottom", 0))

@@ -28,7 +28,7 @@ from typing import Any
 
 from PIL import Image
 
-from datasets.evaluate_photos import LabelError, load_labels
+from datasets.evaluate_photos import LabelError, load_labels, open_photo
 from scorer.vision.crops import corner_crop, far_end, index_crop
 from scorer.vision.layout import owner, upright
 
@@ -108,18 +108,13 @@ def _split(name: str, val: float) -> str:
 def harvest(recognizer: Any, labels: list[dict[str, Any]], out: Path, val: float = 0.1,
             progress: bool = False) -> dict[str, Any]:
     """Write the crops of every labelled photo under `out`; the counts."""
-    from scorer.vision import load_image
-    from scorer.vision.image import ImageError
-
     counts: Counter[str] = Counter()
     for k, label in enumerate(labels):
         stem = Path(label["image"]).stem
         split = _split(stem, val)
-        try:
-            image = load_image(label["path"])
-        except (ImageError, OSError) as exc:  # a file that is no photo: said, and the rest go on
+        image = open_photo(label, "harvest")
+        if image is None:  # a file that is no photo: said, and the rest go on
             counts["photos_unreadable"] += 1
-            print(f"harvest: {label['image']}: {exc}", file=sys.stderr)
             continue
         found, trace = harvest_photo(recognizer, image, label["hands"], label.get("bottom", 0))
         counts["photos"] += 1

@@ -32,6 +32,8 @@ OPSET = 17
 DET_IMGSZ = 320
 CLS_IMGSZ = 64
 INDEX_IMGSZ = 32
+IMGSZ = {"det": DET_IMGSZ, "cls": CLS_IMGSZ, "index": INDEX_IMGSZ, "suit": CLS_IMGSZ}
+"""Each model's input size (a classifier's json may say otherwise)."""
 FILES = {"det": ("cards-det.onnx", None), "cls": ("cards-cls.onnx", "cards-cls.json"),
          "index": ("cards-index.onnx", "cards-index.json"), "suit": ("cards-suit.onnx", "cards-suit.json")}
 
@@ -104,7 +106,7 @@ def train(task: str, args: argparse.Namespace) -> Path:
     else:
         YOLO(args.init or "yolo11n-cls.yaml").train(
             data=str(Path(args.data).resolve()),
-            imgsz=args.imgsz or (INDEX_IMGSZ if task == "index" else CLS_IMGSZ),
+            imgsz=args.imgsz or IMGSZ[task],
             fliplr=0.0,
             scale=0.1,
             erasing=args.erasing,
@@ -126,7 +128,7 @@ def export(task: str, weights: Path, out: Path, imgsz: int | None = None, temper
     from ultralytics import YOLO
 
     model = YOLO(str(weights))
-    size = imgsz or {"det": DET_IMGSZ, "cls": CLS_IMGSZ, "index": INDEX_IMGSZ, "suit": CLS_IMGSZ}[task]
+    size = imgsz or IMGSZ[task]
     onnx = Path(model.export(format="onnx", opset=OPSET, imgsz=size, simplify=True, dynamic=task != "det", nms=False))
     out.mkdir(parents=True, exist_ok=True)
     name, meta_name = FILES[task]
@@ -165,7 +167,7 @@ def unfuse(task: str, onnx_path: Path, out: Path) -> Path:
     else:
         meta = json.loads((onnx_path.parent / FILES[task][1]).read_text())
         names, kind = meta["names"], "classify"
-        size = int(meta.get("imgsz", INDEX_IMGSZ if task == "index" else CLS_IMGSZ))
+        size = int(meta.get("imgsz", IMGSZ[task]))
         model = ClassificationModel("yolo11n-cls.yaml", nc=len(names), verbose=False)
     inits = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(onnx_path)).graph.initializer}
     state, used = model.state_dict(), set()
