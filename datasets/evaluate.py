@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import tempfile
 import time
 from pathlib import Path
 
@@ -273,7 +274,8 @@ def to_markdown(title: str, r: dict) -> str:
         f"### {title}",
         "",
         f"{r['photos']} synthetic showdowns, {r['size'][0]}x{r['size'][1]}, decks {', '.join(r['decks'])}, "
-        f"seed {r['seed']}, models `{r['models']}`. {r.get('redrawn', 0)} first draws had a card with both "
+        f"seed {r['seed']}, models `{r['models']}`{'; ' + r['note'] if r.get('note') else ''}. "
+        f"{r.get('redrawn', 0)} first draws had a card with both "
         "index corners hidden (under a glass or other cards) and were drawn again: players lay their cards "
         "with the indices showing.",
         "",
@@ -326,13 +328,32 @@ def write_card(card: Path, sections: list[str]) -> None:
     card.write_text(text)
 
 
+def with_detector(cross: Path, shipped: Path, into: Path) -> tuple[Path, str | None]:
+    """The cross-deck model folder to read with: `cross` itself when it has a detector,
+    else `into` holding links to `cross`'s files and to `shipped`'s detector (a detector
+    finds cards and corners, not names; the card says whose it is). Returns the folder
+    and the note for the card (None when nothing was borrowed)."""
+    det = "cards-det.onnx"
+    if (cross / det).exists():
+        return cross, None
+    if not (shipped / det).exists():
+        raise SystemExit(f"--cross-models {cross} has no {det}, and --models {shipped} none to lend")
+    into.mkdir(parents=True, exist_ok=True)
+    for f in cross.iterdir():
+        if f.is_file():
+            (into / f.name).symlink_to(f.resolve())
+    (into / det).symlink_to((shipped / det).resolve())
+    return into, f"the detector is `{shipped}`'s, which was trained on both decks"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m datasets.evaluate", description=__doc__.split("\n")[0])
     p.add_argument("--models", default=str(ROOT / "models"), help="folder with the models to evaluate")
     p.add_argument("--n", type=int, default=100, help="showdowns per set")
     p.add_argument("--seed", type=int, default=7001)
     p.add_argument("--size", default="1600x1200")
-    p.add_argument("--cross-models", help="models trained without the Fournier 1878 deck")
+    p.add_argument("--cross-models", help="models trained without the Fournier 1878 deck (a folder without "
+                   "cards-det.onnx borrows --models' detector, and the card says so)")
     p.add_argument("--cross-n", type=int, default=0, help="Fournier-only showdowns (default --n)")
     p.add_argument("--card", default=str(ROOT / "models" / "MODEL_CARD.md"))
     p.add_argument("--no-card", action="store_true", help="print only")
@@ -345,13 +366,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.cross_models:
         runs.append(("(b) Cross-deck: Fournier 1878 held out of training", "cross", Path(args.cross_models),
                      ("fournier-1878",)))
+    scratch = tempfile.TemporaryDirectory(prefix="cross-models-")
     for title, key, models, decks in runs:
         n = args.cross_n or args.n if key == "cross" else args.n
+        note = None
+        if key == "cross":
+            models, note = with_detector(models, Path(args.models), Path(scratch.name) / "models")
         r = evaluate(models, n, args.seed + (1 if key == "cross" else 0), decks, size)  # type: ignore[arg-type]
+        if note:
+            r["models"], r["note"] = args.cross_models, note
         (out / f"{key}.json").write_text(json.dumps(r, indent=1))
         md = to_markdown(title, r)
         print(md)
         sections.append(md)
+    scratch.cleanup()
     if not args.no_card:
         write_card(Path(args.card), sections)
         print(f"wrote {args.card}")

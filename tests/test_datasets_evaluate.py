@@ -65,3 +65,32 @@ def test_ablation_reads_the_same_showdowns_with_each_step_off(capsys) -> None:
     # every knob is back as it was
     assert (pipeline.TTA_BELOW, layout.ORPHAN_CONF, pipeline.read_unread, pipeline.unique_names) == before
     assert E.readable_showdown.__name__ == "readable_showdown"
+
+
+def test_cross_models_without_a_detector_borrow_the_shipped_one_and_say_so(tmp_path, capsys) -> None:
+    shipped = E.ROOT / "models"
+    cross = tmp_path / "cross"
+    cross.mkdir()
+    for name in ("cards-cls.onnx", "cards-cls.json", "cards-index.onnx", "cards-index.json"):
+        (cross / name).symlink_to(shipped / name)
+    # a folder with its own detector is read as it is
+    whole = tmp_path / "whole"
+    whole.mkdir()
+    (whole / "cards-det.onnx").write_bytes(b"x")
+    assert E.with_detector(whole, shipped, tmp_path / "unused") == (whole, None)
+    assert not (tmp_path / "unused").exists()
+    # one without borrows the detector, and nothing else (no court suit reader appears)
+    folder, note = E.with_detector(cross, shipped, tmp_path / "lent")
+    assert folder == tmp_path / "lent" and "detector" in note and str(shipped) in note
+    assert sorted(f.name for f in folder.iterdir()) == sorted(
+        ["cards-det.onnx", "cards-cls.onnx", "cards-cls.json", "cards-index.onnx", "cards-index.json"])
+    assert (folder / "cards-det.onnx").resolve() == (shipped / "cards-det.onnx").resolve()
+    assert not (cross / "cards-det.onnx").exists()  # the cross-deck folder is left as it was
+    with pytest.raises(SystemExit, match="no cards-det.onnx"):
+        E.with_detector(cross, tmp_path / "empty", tmp_path / "lent2")
+    # the whole command: the card names the cross folder and whose detector read it
+    card = tmp_path / "CARD.md"
+    assert E.main(["--n", "1", "--cross-models", str(cross), "--size", "800x600", "--card", str(card)]) == 0
+    text = card.read_text()
+    assert f"models `{cross}`; the detector is `{shipped}`'s, which was trained on both decks" in text
+    assert "(b) Cross-deck" in text and "(a) Same decks" in text
