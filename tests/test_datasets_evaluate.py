@@ -94,3 +94,14 @@ def test_cross_models_without_a_detector_borrow_the_shipped_one_and_say_so(tmp_p
     text = card.read_text()
     assert f"models `{cross}`; the detector is `{shipped}`'s, which was trained on both decks" in text
     assert "(b) Cross-deck" in text and "(a) Same decks" in text
+
+
+def test_the_kept_cross_deck_models_load_with_the_borrowed_detector(tmp_path) -> None:
+    from scorer.vision.model import Models
+
+    folder, note = E.with_detector(E.ROOT / "models" / "cross-deck", E.ROOT / "models", tmp_path / "m")
+    assert note is not None  # no detector of its own: the card must say whose it is
+    cross, shipped = Models(folder), Models(E.ROOT / "models")
+    assert cross.names == shipped.names and cross.ranks == shipped.ranks
+    assert cross.index_weight == shipped.index_weight == 0.5
+    assert cross.suit is None  # read without a court suit reader, as the card says
