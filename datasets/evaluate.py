@@ -25,6 +25,7 @@ from tqdm import tqdm
 
 from datasets.render import DECKS, MUS_CARDS, MUS_RANKS, render_scene
 from scorer.vision.layout import LOW_CONFIDENCE
+from scorer.vision.model import DET_FILE
 from scorer.vision.pipeline import COURT_MASS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -333,16 +334,15 @@ def with_detector(cross: Path, shipped: Path, into: Path) -> tuple[Path, str | N
     else `into` holding links to `cross`'s files and to `shipped`'s detector (a detector
     finds cards and corners, not names; the card says whose it is). Returns the folder
     and the note for the card (None when nothing was borrowed)."""
-    det = "cards-det.onnx"
-    if (cross / det).exists():
+    if (cross / DET_FILE).exists():
         return cross, None
-    if not (shipped / det).exists():
-        raise SystemExit(f"--cross-models {cross} has no {det}, and --models {shipped} none to lend")
+    if not (shipped / DET_FILE).exists():
+        raise SystemExit(f"--cross-models {cross} has no {DET_FILE}, and --models {shipped} none to lend")
     into.mkdir(parents=True, exist_ok=True)
     for f in cross.iterdir():
         if f.is_file():
             (into / f.name).symlink_to(f.resolve())
-    (into / det).symlink_to((shipped / det).resolve())
+    (into / DET_FILE).symlink_to((shipped / DET_FILE).resolve())
     return into, f"the detector is `{shipped}`'s, which was trained on both decks"
 
 
@@ -366,20 +366,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.cross_models:
         runs.append(("(b) Cross-deck: Fournier 1878 held out of training", "cross", Path(args.cross_models),
                      ("fournier-1878",)))
-    scratch = tempfile.TemporaryDirectory(prefix="cross-models-")
-    for title, key, models, decks in runs:
-        n = args.cross_n or args.n if key == "cross" else args.n
-        note = None
-        if key == "cross":
-            models, note = with_detector(models, Path(args.models), Path(scratch.name) / "models")
-        r = evaluate(models, n, args.seed + (1 if key == "cross" else 0), decks, size)  # type: ignore[arg-type]
-        if note:
-            r["models"], r["note"] = args.cross_models, note
-        (out / f"{key}.json").write_text(json.dumps(r, indent=1))
-        md = to_markdown(title, r)
-        print(md)
-        sections.append(md)
-    scratch.cleanup()
+    with tempfile.TemporaryDirectory(prefix="cross-models-") as scratch:
+        for title, key, models, decks in runs:
+            n = args.cross_n or args.n if key == "cross" else args.n
+            note = None
+            if key == "cross":
+                models, note = with_detector(models, Path(args.models), Path(scratch) / "models")
+            r = evaluate(models, n, args.seed + (1 if key == "cross" else 0), decks, size)  # type: ignore[arg-type]
+            if note:
+                r["models"], r["note"] = args.cross_models, note
+            (out / f"{key}.json").write_text(json.dumps(r, indent=1))
+            md = to_markdown(title, r)
+            print(md)
+            sections.append(md)
     if not args.no_card:
         write_card(Path(args.card), sections)
         print(f"wrote {args.card}")

@@ -101,7 +101,6 @@ def open_photo(label: dict[str, Any], who: str) -> Any:
 def evaluate_photos(recognizer: Any, labels: list[dict[str, Any]], progress: bool = False) -> dict[str, Any]:
     """Read every labelled photo with `recognizer` (`.scan(image, bottom)`) and score it; a
     file that is no photo is said on stderr, counted as `unreadable` and left out."""
-
     totals: Counter[str] = Counter()
     then: Counter[str] = Counter()
     tp: Counter[str] = Counter()

@@ -67,7 +67,7 @@ def test_ablation_reads_the_same_showdowns_with_each_step_off(capsys) -> None:
     assert E.readable_showdown.__name__ == "readable_showdown"
 
 
-def test_cross_models_without_a_detector_borrow_the_shipped_one_and_say_so(tmp_path, capsys) -> None:
+def test_cross_models_without_a_detector_borrow_the_shipped_one_and_say_so(tmp_path, monkeypatch) -> None:
     shipped = E.ROOT / "models"
     cross = tmp_path / "cross"
     cross.mkdir()
@@ -90,7 +90,10 @@ def test_cross_models_without_a_detector_borrow_the_shipped_one_and_say_so(tmp_p
         E.with_detector(cross, tmp_path / "empty", tmp_path / "lent2")
     # the whole command: the card names the cross folder and whose detector read it
     card = tmp_path / "CARD.md"
-    assert E.main(["--n", "1", "--cross-models", str(cross), "--size", "800x600", "--card", str(card)]) == 0
+    monkeypatch.setattr(E, "ROOT", tmp_path)  # its runs/eval/*.json go there, not into the checkout
+    assert E.main(["--n", "1", "--models", str(shipped), "--cross-models", str(cross), "--size", "800x600",
+                   "--card", str(card)]) == 0
+    assert (tmp_path / "runs" / "eval" / "cross.json").is_file()
     text = card.read_text()
     assert f"models `{cross}`; the detector is `{shipped}`'s, which was trained on both decks" in text
     assert "(b) Cross-deck" in text and "(a) Same decks" in text
