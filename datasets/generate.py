@@ -156,7 +156,7 @@ def _cls_one(i: int) -> dict[str, int]:
     rng, size, kind, bottom, deck = _cls_draw(a.seed, i, a.decks)
     scene = render_scene(rng, kind=kind, size=size, deck=deck, decks=tuple(a.decks), bottom=bottom,
                          restyle=a.restyle, tight=a.tight, fade=a.fade, swap=a.swap,
-                         swap_suit=a.crops != "index")
+                         swap_suit=a.crops != "index", recolor=a.recolor)
     split = _split(i, a.val_frac)
     root = Path(a.out) / "cls" / split
     counts: dict[str, int] = {}
@@ -241,6 +241,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="share of the restyled cards printed on another rank's face (their own numerals "
                    "drawn on its art), so that the art says nothing of the rank: of any suit for "
                    "--crops index, of the card's own suit for corner crops (their suit label holds)")
+    p.add_argument("--recolor", type=float, default=0.0,
+                   help="share of the restyled cards whose colours are turned round the hue circle, so "
+                   "that the suit is learnt from the shapes and pintas more than from the inks")
     p.add_argument("--tight", type=float, default=0.0,
                    help="share of hands fanned tight, a quarter to a third of each card showing")
     p.add_argument("--crops", choices=["corner", "index", "both"], default="corner",

@@ -159,6 +159,7 @@ class Item:
     style: int | None = None  # seed of a restyled face (`datasets.restyle`), None for the deck's own
     faded: bool = False  # a restyled face printed in a light ink on yellowed paper
     art: str | None = None  # a restyled face's art taken from this other card (its numerals are `name`'s)
+    hue: float | None = None  # a restyled face's colours turned by this share of the hue circle
 
     def point(self, u: float, v: float) -> np.ndarray:
         """A point given in card coordinates (0..1, 0..1) in table coordinates."""
@@ -544,6 +545,7 @@ def render_scene(
     fade: float = 0.0,
     swap: float = 0.0,
     swap_suit: bool = False,
+    recolor: float = 0.0,
 ) -> Scene:
     """Render one photo.
 
@@ -559,7 +561,10 @@ def render_scene(
     `swap` the share of restyled cards printed on the face of a card of another rank, their
     own rank's numerals drawn in its index corners: the art then says nothing of the rank,
     for the rank reader's crops (0 likewise); with `swap_suit` the other card is of the
-    same suit, so that the art still shows the suit, for the classifier's crops."""
+    same suit, so that the art still shows the suit, for the classifier's crops; `recolor`
+    the share of restyled cards whose colours are turned round the hue circle by a random
+    amount (`datasets.restyle.recoloured`), so that the suit must be read from the shapes
+    and the pintas rather than the deck's inks (0 likewise)."""
     deck = deck or str(rng.choice(list(decks)))
     w, h = size
     items: list[Item] = []
@@ -603,6 +608,9 @@ def render_scene(
                 it.faded = fade > 0 and np.random.default_rng([it.style, 1]).random() < fade
                 if swap > 0:
                     it.art = _art_swap(np.random.default_rng([it.style, 3]), it, swap, swap_suit)
+                if recolor > 0:
+                    hue_rng = np.random.default_rng([it.style, 4])
+                    it.hue = float(hue_rng.uniform(0.08, 0.92)) if hue_rng.random() < recolor else None
     for it in items:
         if it.kind in ("card", "back"):
             face = _face(it)
@@ -706,11 +714,12 @@ def _sprite(it: Item) -> Image.Image:
     another card's art when it has `art`)."""
     if it.style is None:
         return _face(it)
-    from datasets.restyle import restyled_face
+    from datasets.restyle import recoloured, restyled_face
 
     fade = np.random.default_rng([it.style, 2]) if it.faded else None
     name = it.name or ""
-    return restyled_face(it.deck or DECKS[0], it.art or name, np.random.default_rng(it.style), fade, text=name[:-1])
+    face = restyled_face(it.deck or DECKS[0], it.art or name, np.random.default_rng(it.style), fade, text=name[:-1])
+    return face if it.hue is None else recoloured(face, it.hue)
 
 
 def _tinted(sprite: Image.Image, tint: tuple[float, float, float]) -> Image.Image:

@@ -105,6 +105,18 @@ def numeral_box(deck: str, name: str, flipped: bool) -> tuple[int, int, int, int
     return x0 + bx0, y0 + by0, x0 + bx1, y0 + by1
 
 
+def recoloured(face: Image.Image, turn: float) -> Image.Image:
+    """The face with every colour's hue turned by `turn` of the circle (0..1); greys,
+    the paper's cream and the black lines barely change, the art's inks do."""
+    import cv2
+
+    a = np.asarray(face.convert("RGBA"))
+    hsv = cv2.cvtColor(np.ascontiguousarray(a[..., :3]), cv2.COLOR_RGB2HSV_FULL)
+    hsv[..., 0] = ((hsv[..., 0].astype(np.int32) + round(turn * 256)) % 256).astype(np.uint8)
+    rgb = cv2.cvtColor(hsv, cv2.COLOR_HSV2RGB_FULL)
+    return Image.fromarray(np.dstack([rgb, a[..., 3]]), "RGBA")
+
+
 FADED_INKS = ((120, 85, 40), (110, 110, 110), (60, 80, 140), (150, 50, 40))
 """Hues of a faded face's ink (sepia, grey, blue, red); their lightness is drawn apart."""
 

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.train
 pytest.importorskip("cv2")
 
 from datasets.render import DECKS, MUS_CARDS, load_deck, render_scene  # noqa: E402
-from datasets.restyle import fonts, numeral_box, restyled_face  # noqa: E402
+from datasets.restyle import fonts, numeral_box, recoloured, restyled_face  # noqa: E402
 
 
 def test_fonts_with_digits_are_found():
@@ -164,3 +164,32 @@ def test_art_swap_takes_another_rank_and_for_corner_crops_the_same_suit():
     assert {a[-1] for a in samesuit} == {"c"}  # the classifier's: the suit label must hold
     assert len(set(samesuit)) > 3
     assert _art_swap(np.random.default_rng(0), item, 0.0) is None
+
+
+def test_recolouring_turns_the_arts_hues_and_leaves_the_paper_and_the_shape():
+    import cv2
+
+    face = load_deck("naipes-libres").faces["5b"].convert("RGBA")  # green clubs
+    a = np.asarray(face)
+    turned = np.asarray(recoloured(face, 0.5))
+    assert turned.shape == a.shape and np.array_equal(turned[..., 3], a[..., 3])
+    hsv, hsv2 = (cv2.cvtColor(np.ascontiguousarray(x[..., :3]), cv2.COLOR_RGB2HSV_FULL) for x in (a, turned))
+    inked = hsv[..., 1] > 120  # the art's saturated inks
+    assert inked.mean() > 0.01
+    shift = (hsv2[..., 0].astype(int) - hsv[..., 0].astype(int)) % 256
+    assert np.median(shift[inked]) in range(120, 137)  # half the circle: green to magenta
+    grey = hsv[..., 1] < 20  # paper and black lines: barely changed
+    assert np.abs(turned[..., :3].astype(int) - a[..., :3].astype(int))[grey].max() <= 12
+    assert np.abs(np.asarray(recoloured(face, 0.0)).astype(int) - a.astype(int)).max() <= 8  # HSV round trip
+
+
+def test_scene_without_recolor_is_unchanged_and_with_it_keeps_its_labels():
+    def scene(**kw):
+        return render_scene(np.random.default_rng(21), size=(480, 360), deck="naipes-libres", effects=False,
+                            restyle=1.0, **kw)
+
+    base, again, turned = scene(), scene(recolor=0.0), scene(recolor=1.0)
+    assert np.array_equal(np.asarray(base.image), np.asarray(again.image))
+    assert not np.array_equal(np.asarray(base.image), np.asarray(turned.image))
+    assert [c["card"] for c in turned.cards] == [c["card"] for c in base.cards]
+    assert [c["corners"] for c in turned.cards] == [c["corners"] for c in base.cards]  # the same boxes
