@@ -116,12 +116,14 @@ def test_a_faded_face_has_light_ink_and_yellowed_paper_and_is_the_same_for_the_s
     assert np.array_equal(np.asarray(again), np.asarray(first))
 
 
-def test_scene_without_fade_is_unchanged_and_with_it_differs():
-    def scene(**kw) -> Image.Image:
-        return render_scene(np.random.default_rng(21), size=(480, 360), deck="naipes-libres", effects=False,
-                            restyle=1.0, **kw).image
+def _restyled_scene(**kw):
+    """A small scene of the drawn deck, every card restyled, with the given options."""
+    return render_scene(np.random.default_rng(21), size=(480, 360), deck="naipes-libres", effects=False,
+                        restyle=1.0, **kw)
 
-    base, again, faded = scene(), scene(fade=0.0), scene(fade=1.0)
+
+def test_scene_without_fade_is_unchanged_and_with_it_differs():
+    base, again, faded = (_restyled_scene(**kw).image for kw in ({}, {"fade": 0.0}, {"fade": 1.0}))
     assert np.array_equal(np.asarray(base), np.asarray(again))
     assert not np.array_equal(np.asarray(base), np.asarray(faded))
 
@@ -142,11 +144,7 @@ def test_a_swapped_face_keeps_the_other_cards_art_and_takes_the_given_numerals()
 
 
 def test_scene_without_swap_is_unchanged_and_with_it_keeps_its_labels():
-    def scene(**kw):
-        return render_scene(np.random.default_rng(21), size=(480, 360), deck="naipes-libres", effects=False,
-                            restyle=1.0, **kw)
-
-    base, again, swapped = scene(), scene(swap=0.0), scene(swap=1.0)
+    base, again, swapped = _restyled_scene(), _restyled_scene(swap=0.0), _restyled_scene(swap=1.0)
     assert np.array_equal(np.asarray(base.image), np.asarray(again.image))
     assert not np.array_equal(np.asarray(base.image), np.asarray(swapped.image))
     assert swapped.hands == base.hands
@@ -184,11 +182,7 @@ def test_recolouring_turns_the_arts_hues_and_leaves_the_paper_and_the_shape():
 
 
 def test_scene_without_recolor_is_unchanged_and_with_it_keeps_its_labels():
-    def scene(**kw):
-        return render_scene(np.random.default_rng(21), size=(480, 360), deck="naipes-libres", effects=False,
-                            restyle=1.0, **kw)
-
-    base, again, turned = scene(), scene(recolor=0.0), scene(recolor=1.0)
+    base, again, turned = _restyled_scene(), _restyled_scene(recolor=0.0), _restyled_scene(recolor=1.0)
     assert np.array_equal(np.asarray(base.image), np.asarray(again.image))
     assert not np.array_equal(np.asarray(base.image), np.asarray(turned.image))
     assert [c["card"] for c in turned.cards] == [c["card"] for c in base.cards]
