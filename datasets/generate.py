@@ -87,12 +87,13 @@ def _jitter(rng: np.random.Generator, box: list[float], amount: float) -> tuple[
     return (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
 
 
-def _zoom_out(rng: np.random.Generator, box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
-    """A looser box around `box`: 1.1 to 1.7 times its size, its centre moved up to a tenth
-    of that size, so that the numeral comes out smaller and elsewhere in the crop (as a
-    deck with small numerals, or a detector's loose box, gives it)."""
+def _zoom_out(rng: np.random.Generator, box: tuple[float, float, float, float],
+              most: float = 1.7) -> tuple[float, float, float, float]:
+    """A looser box around `box`: 1.1 to `most` times its size, its centre moved up to a
+    tenth of that size, so that the numeral comes out smaller and elsewhere in the crop (as
+    a deck with small numerals, or a detector's loose box, gives it)."""
     x1, y1, x2, y2 = box
-    s = rng.uniform(1.1, 1.7)
+    s = rng.uniform(1.1, most)
     w, h = (x2 - x1) * s, (y2 - y1) * s
     cx = (x1 + x2) / 2 + rng.uniform(-0.1, 0.1) * w
     cy = (y1 + y2) / 2 + rng.uniform(-0.1, 0.1) * h
@@ -182,7 +183,7 @@ def _cls_one(i: int) -> dict[str, int]:
                 if corners:
                     save(corner_crop(scene.image, box, q), card["card"], step=not index)
                 if index:
-                    loose = _zoom_out(zoom, box) if a.index_zoom and zoom.random() < a.index_zoom else box
+                    loose = _zoom_out(zoom, box, a.zoom_max) if a.index_zoom and zoom.random() < a.index_zoom else box
                     crop = index_crop(scene.image, loose, q, far_end(box, centre, q))
                     save(crop, card["card"][:-1], Path(a.out) / "index" / split)
         if not corners:
@@ -250,8 +251,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="cls: corner crops for the classifier (cls/), numeral crops for the rank reader "
                    "(index/), or both")
     p.add_argument("--index-zoom", type=float, default=0.0,
-                   help="index: share of numeral crops cut from a looser box (1.1-1.7x), the numeral "
+                   help="index: share of numeral crops cut from a looser box (1.1x to --zoom-max), the numeral "
                    "smaller and off its usual place")
+    p.add_argument("--zoom-max", type=float, default=1.7,
+                   help="index: the loosest of those boxes, in times the corner box (a deck whose "
+                   "numerals are small in their corner, as Fournier's, needs 2 or more)")
     p.add_argument("--subset-of", help="link the crops of this crop folder (a set's cls/ or index/, made with "
                    "--seed and --decks) whose scenes used deck --keep-deck into the same folder of --out, "
                    "instead of rendering")
@@ -259,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--court-suits-of", help="link the court cards' crops of this classifier set (a set's cls/) "
                    "into suit/ of --out by suit, for the court suit reader, instead of rendering")
     args = p.parse_args(argv)
+    if args.zoom_max < 1.1:
+        p.error(f"--zoom-max must be 1.1 or more (a looser box than the corner's), not {args.zoom_max}")
     args.decks = [d for d in args.decks.split(",") if d]
     out = Path(args.out)
     if args.court_suits_of:

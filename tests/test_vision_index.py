@@ -181,6 +181,30 @@ def test_zoomed_out_numeral_crops_change_some_numerals_and_nothing_else(tmp_path
     assert 0.25 * len(a) < changed < 0.75 * len(a), (changed, len(a))
 
 
+def test_zoom_out_reaches_the_loosest_box_asked_for_and_no_further():
+    from datasets.generate import _zoom_out
+
+    box = (100.0, 200.0, 140.0, 260.0)
+    rng = np.random.default_rng(3)
+    scales = {most: [(b[2] - b[0]) / 40 for b in (_zoom_out(rng, box, most) for _ in range(300))]
+              for most in (1.7, 2.4)}
+    for most, s in scales.items():
+        assert 1.1 <= min(s) and max(s) <= most + 1e-9
+    assert max(scales[1.7]) < 1.7 < max(scales[2.4])
+    rng1, rng2 = np.random.default_rng(4), np.random.default_rng(4)
+    assert _zoom_out(rng1, box) == _zoom_out(rng2, box, 1.7)  # the default: the shipped recipes' boxes
+
+
+def test_generate_refuses_a_zoom_max_tighter_than_the_corner_box(tmp_path, capsys):
+    pytest.importorskip("tqdm")
+    from datasets.generate import main as generate
+
+    with pytest.raises(SystemExit):
+        generate(["--out", str(tmp_path), "--n", "0", "--cls-scenes", "1", "--zoom-max", "0.9"])
+    assert "--zoom-max must be 1.1 or more" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
 COURT = [f"{r}{s}" for r in (10, 11, 12) for s in "bceo"]
 
 
