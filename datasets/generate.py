@@ -265,6 +265,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.zoom_max < 1.1:
         p.error(f"--zoom-max must be 1.1 or more (a looser box than the corner's), not {args.zoom_max}")
+    idle = [f"--{k} {v}" for k, v in (("fade", args.fade), ("swap", args.swap), ("recolor", args.recolor)) if v > 0]
+    if idle and args.restyle <= 0:
+        p.error(f"{', '.join(idle)} act on restyled cards only: give --restyle too")
     args.decks = [d for d in args.decks.split(",") if d]
     out = Path(args.out)
     if args.court_suits_of:

@@ -205,6 +205,17 @@ def test_generate_refuses_a_zoom_max_tighter_than_the_corner_box(tmp_path, capsy
     assert not any(tmp_path.iterdir())
 
 
+def test_generate_refuses_restyle_options_without_restyle(tmp_path, capsys):
+    pytest.importorskip("tqdm")
+    from datasets.generate import main as generate
+
+    with pytest.raises(SystemExit):
+        generate(["--out", str(tmp_path), "--n", "0", "--cls-scenes", "1", "--recolor", "0.5", "--swap", "0.2"])
+    err = capsys.readouterr().err
+    assert "--swap 0.2, --recolor 0.5 act on restyled cards only" in err
+    assert not any(tmp_path.iterdir())
+
+
 COURT = [f"{r}{s}" for r in (10, 11, 12) for s in "bceo"]
 
 
