@@ -87,13 +87,17 @@ def _jitter(rng: np.random.Generator, box: list[float], amount: float) -> tuple[
     return (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
 
 
+ZOOM_LEAST, ZOOM_MOST = 1.1, 1.7
+"""The tightest numeral box of `--index-zoom`, and its loosest unless `--zoom-max` says, in corner boxes."""
+
+
 def _zoom_out(rng: np.random.Generator, box: tuple[float, float, float, float],
-              most: float = 1.7) -> tuple[float, float, float, float]:
-    """A looser box around `box`: 1.1 to `most` times its size, its centre moved up to a
+              most: float = ZOOM_MOST) -> tuple[float, float, float, float]:
+    """A looser box around `box`: `ZOOM_LEAST` to `most` times its size, its centre moved up to a
     tenth of that size, so that the numeral comes out smaller and elsewhere in the crop (as
     a deck with small numerals, or a detector's loose box, gives it)."""
     x1, y1, x2, y2 = box
-    s = rng.uniform(1.1, most)
+    s = rng.uniform(ZOOM_LEAST, most)
     w, h = (x2 - x1) * s, (y2 - y1) * s
     cx = (x1 + x2) / 2 + rng.uniform(-0.1, 0.1) * w
     cy = (y1 + y2) / 2 + rng.uniform(-0.1, 0.1) * h
@@ -253,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--index-zoom", type=float, default=0.0,
                    help="index: share of numeral crops cut from a looser box (1.1x to --zoom-max), the numeral "
                    "smaller and off its usual place")
-    p.add_argument("--zoom-max", type=float, default=1.7,
+    p.add_argument("--zoom-max", type=float, default=ZOOM_MOST,
                    help="index: the loosest of those boxes, in times the corner box (a deck whose "
                    "numerals are small in their corner, as Fournier's, needs 2 or more)")
     p.add_argument("--subset-of", help="link the crops of this crop folder (a set's cls/ or index/, made with "
@@ -263,8 +267,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--court-suits-of", help="link the court cards' crops of this classifier set (a set's cls/) "
                    "into suit/ of --out by suit, for the court suit reader, instead of rendering")
     args = p.parse_args(argv)
-    if args.zoom_max < 1.1:
-        p.error(f"--zoom-max must be 1.1 or more (a looser box than the corner's), not {args.zoom_max}")
+    if args.zoom_max < ZOOM_LEAST:
+        p.error(f"--zoom-max must be {ZOOM_LEAST} or more (a looser box than the corner's), not {args.zoom_max}")
     idle = [f"--{k} {v}" for k, v in (("fade", args.fade), ("swap", args.swap), ("recolor", args.recolor)) if v > 0]
     if idle and args.restyle <= 0:
         p.error(f"{', '.join(idle)} act on restyled cards only: give --restyle too")
