@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="cls: corner crops for the classifier (cls/), numeral crops for the rank reader "
                    "(index/), or both")
     p.add_argument("--index-zoom", type=float, default=0.0,
-                   help="index: share of numeral crops cut from a looser box (1.1x to --zoom-max), the numeral "
+                   help=f"index: share of numeral crops cut from a looser box ({ZOOM_LEAST}x to --zoom-max), the numeral "
                    "smaller and off its usual place")
     p.add_argument("--zoom-max", type=float, default=ZOOM_MOST,
                    help="index: the loosest of those boxes, in times the corner box (a deck whose "
