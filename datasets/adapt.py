@@ -4,6 +4,11 @@
     python -m datasets.adapt photos/ --out models-club [--models models] [--time 0.1]
     MUS_MODEL_DIR=models-club bash scripts/run.sh
 
+or from the deck itself, photographed laid out (`datasets.enroll`), before any game:
+
+    python -m datasets.enroll oros.jpg copas.jpg espadas.jpg bastos.jpg --out decks/club
+    python -m datasets.adapt --deck decks/club --out models-club
+
 1. The photos are split by a hash of their names: most adapt the readers, a share
    (`--check`) is held out to measure them.
 2. Both parts are harvested (`datasets.harvest`): every card whose name the settled
@@ -36,6 +41,7 @@ from typing import Any
 
 from datasets.evaluate_photos import LabelError, evaluate_photos, load_labels
 from datasets.harvest import _split, harvest
+from datasets.render import ENROLLED
 
 ROOT = Path(__file__).resolve().parents[1]
 READERS = {"cls": ("cards-cls.onnx", "cards-cls.json"),
@@ -90,19 +96,23 @@ def _link(crops: dict[str, list[Path]], dst: Path, repeat: int, prefix: str) -> 
 
 
 def training_set(task: str, names: list[str], harvested: Path, replay: Path | None, out: Path,
-                 repeat: int) -> dict[str, int]:
-    """`out/{train,val}/<class>/` for one reader: the harvested crops `repeat` times and the
-    replay's crops in train, the held-out photos' crops in val (the harvested ones where no
-    photo was held out), and an empty folder for each class of the model that has no crop,
-    so that the model keeps its outputs."""
+                 repeat: int, deck: Path | None = None) -> dict[str, int]:
+    """`out/{train,val}/<class>/` for one reader: the harvested crops `repeat` times, the
+    crops rendered from an enrolled deck (`deck`, a generated set) and the replay's crops in
+    train, the held-out photos' crops in val (else the deck set's val, else the harvested
+    ones), and an empty folder for each class of the model that has no crop, so that the
+    model keeps its outputs."""
     for split in ("train", "val"):
         for name in names:
             (out / split / name).mkdir(parents=True, exist_ok=True)
     known = set(names)
     train = {k: v for k, v in _by_class(harvested, "train", task).items() if k in known}
     check = {k: v for k, v in _by_class(harvested, "val", task).items() if k in known}
+    drawn = {k: v for k, v in _by_class(deck, "train", task).items() if k in known} if deck else {}
+    drawn_val = {k: v for k, v in _by_class(deck, "val", task).items() if k in known} if deck else {}
     counts = {"harvested": _link(train, out / "train", repeat, "h"),
-              "check": _link(check or train, out / "val", 1, "c")}
+              "deck": _link(drawn, out / "train", 1, "d"),
+              "check": _link(check or drawn_val or train, out / "val", 1, "c")}
     counts["replay"] = 0
     if replay is not None:
         crops = {k: v for k, v in _by_class(replay, "train", task).items() if k in known}
@@ -117,8 +127,12 @@ def _names(models: Path, task: str) -> list[str]:
 def adapt(labels: list[dict[str, Any]], models: Path, out: Path, work: Path, hours: float = 0.1,
           repeat: int = 4, check: float = 0.25, replay: Path | None = None, replay_scenes: int = 150,
           tasks: tuple[str, ...] = ("cls", "index", "suit"), seed: int = 0, batch: int = 64,
-          device: str = "cpu", progress: bool = True) -> dict[str, Any]:
-    """Run the whole recipe (see the module's doc); the report written to `out/ADAPTED.json`."""
+          device: str = "cpu", progress: bool = True, deck: Path | None = None, deck_scenes: int = 400,
+          deck_check: int = 20) -> dict[str, Any]:
+    """Run the whole recipe (see the module's doc); the report written to `out/ADAPTED.json`.
+    With `deck` (a folder of `datasets.enroll`), `deck_scenes` showdowns of it are rendered
+    and cut into crops for training, and without held-out photos `deck_check` more of
+    them measure the models before and after."""
     from datasets.train import export, unfuse
     from datasets.train import main as train_main
     from scorer.vision import Recognizer
@@ -130,13 +144,22 @@ def adapt(labels: list[dict[str, Any]], models: Path, out: Path, work: Path, hou
     harvested = work / "harvested"  # {cls,index}/train: the adapt photos' crops, /val: the held-out ones'
     shutil.rmtree(harvested, ignore_errors=True)
     # harvest splits the photos by the same hash as split_photos; nothing in val if none is held out
-    counts = harvest(base, labels, harvested, val=check if held else 0.0, progress=progress)
+    counts = harvest(base, labels, harvested, val=check if held else 0.0, progress=progress) if labels else {}
+    drawn = None
+    if deck is not None:
+        drawn = work / "deck"
+        if not (drawn / "done").is_file():
+            shutil.rmtree(drawn, ignore_errors=True)
+            rc = generate_set(["--out", str(drawn), "--seed", str(9800 + seed), "--n", "0", "--cls-scenes",
+                               str(deck_scenes), "--crops", "both", "--decks", str(deck.resolve()), "--val-frac",
+                               "0.1", "--workers", "2"])
+            if rc:
+                raise SystemExit(f"adapt: rendering the deck {deck} failed ({rc})")
+            (drawn / "done").write_text(str(deck.resolve()) + "\n")
     if replay is None and replay_scenes > 0:
-        from datasets.generate import main as generate
-
         replay = work / "replay"
         if not (replay / "cls").is_dir():
-            rc = generate(["--out", str(replay), "--seed", str(9900 + seed), "--n", "0", "--cls-scenes", str(replay_scenes),
+            rc = generate_set(["--out", str(replay), "--seed", str(9900 + seed), "--n", "0", "--cls-scenes", str(replay_scenes),
                            "--crops", "both", "--restyle", "0.3", "--val-frac", "0", "--workers", "2"])
             if rc:
                 raise SystemExit(f"adapt: generating the replay set failed ({rc})")
@@ -151,8 +174,8 @@ def adapt(labels: list[dict[str, Any]], models: Path, out: Path, work: Path, hou
             continue
         data = work / f"data-{task}"
         shutil.rmtree(data, ignore_errors=True)
-        sizes = training_set(task, _names(models, task), harvested, replay, data, repeat)
-        if not sizes["harvested"]:
+        sizes = training_set(task, _names(models, task), harvested, replay, data, repeat, drawn)
+        if not sizes["harvested"] + sizes["deck"]:
             tuned[task] = {"skipped": "no crops harvested", **sizes}
             continue
         pt = unfuse(task, models / model_file, work / "unfused" / f"{task}.pt")
@@ -177,6 +200,7 @@ def adapt(labels: list[dict[str, Any]], models: Path, out: Path, work: Path, hou
         "format": "mus-adapted/1", "base_models": str(models), "hours_per_reader": hours, "repeat": repeat,
         "seed": seed, "photos": {"adapt": len(adapt_photos), "check": len(held)}, "harvest": counts,
         "readers": tuned, "replay": str(replay) if replay else None,
+        "deck": {"folder": str(deck), "scenes": deck_scenes} if deck else None,
     }
     if held:
         before = evaluate_photos(base, held)
@@ -184,9 +208,33 @@ def adapt(labels: list[dict[str, Any]], models: Path, out: Path, work: Path, hou
         keys = ("photos", "full", "seated", "named", "wrong", "wrong_flagged", "f1", "ms_median")
         report["check"] = {"before": {k: before[k] for k in keys}, "after": {k: after[k] for k in keys}}
         report["verdict"] = verdict(report["check"]["before"], report["check"]["after"])
+    elif deck is not None and deck_check > 0:
+        report["check"] = {"showdowns of the deck": deck_check,
+                           "before": deck_figures(models, deck, deck_check, seed, progress),
+                           "after": deck_figures(out, deck, deck_check, seed, progress)}
+        report["verdict"] = verdict(report["check"]["before"], report["check"]["after"])
     report["minutes"] = round((time.time() - started) / 60, 1)
     (out / "ADAPTED.json").write_text(json.dumps(report, indent=1) + "\n")
     return report
+
+
+def generate_set(argv: list[str]) -> int:
+    """`datasets.generate` (imported late: it is only needed to render)."""
+    from datasets.generate import main as generate
+
+    return generate(argv)
+
+
+def deck_figures(models: Path, deck: Path, n: int, seed: int, progress: bool) -> dict[str, Any]:
+    """`n` synthetic showdowns of an enrolled deck read with `models` (seed apart from the
+    training scenes'), in the keys of `evaluate_photos`."""
+    from datasets.evaluate import evaluate
+
+    r = evaluate(models, n, 9850 + seed, (str(deck.resolve()),), (1600, 1200), truth_classifier=False,
+                 progress=progress)
+    return {"photos": n, "full": round(r["showdowns_fully_right"] * n), "seated": round(r["cards_right_in_seat"] * 16 * n),
+            "named": round(r["cards_read_right"] * 16 * n), "f1": round(r["micro"]["f1"], 4),
+            "ms_median": round(r["ms_per_photo"].get("median", 0.0))}
 
 
 def verdict(before: dict[str, Any], after: dict[str, Any]) -> str:
@@ -197,7 +245,12 @@ def verdict(before: dict[str, Any], after: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m datasets.adapt", description=__doc__.split("\n")[0])
-    p.add_argument("folder", metavar="DIR", help="a folder written by `mus-scorer export-photos`")
+    p.add_argument("folder", metavar="DIR", nargs="?", help="a folder written by `mus-scorer export-photos`")
+    p.add_argument("--deck", help="a deck enrolled with `datasets.enroll`: its showdowns rendered to train on "
+                   "(with DIR, or alone)")
+    p.add_argument("--deck-scenes", type=int, default=400, help="showdowns of --deck rendered for training (default 400)")
+    p.add_argument("--deck-check", type=int, default=20,
+                   help="showdowns of --deck rendered to measure, where no photo is held out (default 20; 0: none)")
     p.add_argument("--out", required=True, help="the folder for the adapted models")
     p.add_argument("--models", default=str(ROOT / "models"), help="the models to adapt (default: the shipped ones)")
     p.add_argument("--work", default=None, help="scratch folder (default: OUT.work beside OUT)")
@@ -217,28 +270,37 @@ def main(argv: list[str] | None = None) -> int:
     tasks = tuple(t for t in args.readers.split(",") if t)
     if not tasks or any(t not in READERS for t in tasks):
         p.error(f"--readers: expected some of cls,index,suit, got {args.readers!r}")
-    try:
-        labels = load_labels(Path(args.folder))
-    except LabelError as exc:
-        print(f"adapt: {exc}", file=sys.stderr)
+    if not args.folder and not args.deck:
+        p.error("give a folder of labelled photos (DIR), an enrolled deck (--deck), or both")
+    if args.deck and not (Path(args.deck) / ENROLLED).is_file():
+        print(f"adapt: {args.deck}: not a deck enrolled with datasets.enroll (no {ENROLLED})", file=sys.stderr)
         return 2
-    if not labels:
-        print(f"adapt: {args.folder}: no labelled photos", file=sys.stderr)
-        return 2
+    labels: list[dict[str, Any]] = []
+    if args.folder:
+        try:
+            labels = load_labels(Path(args.folder))
+        except LabelError as exc:
+            print(f"adapt: {exc}", file=sys.stderr)
+            return 2
+        if not labels:
+            print(f"adapt: {args.folder}: no labelled photos", file=sys.stderr)
+            return 2
     out = Path(args.out)
     work = Path(args.work) if args.work else out.with_name(out.name + ".work")
     report = adapt(labels, Path(args.models), out, work, args.time, args.repeat, args.check,
                    Path(args.replay) if args.replay else None, args.replay_scenes, tasks, args.seed,
-                   device=args.device)
+                   device=args.device, deck=Path(args.deck) if args.deck else None, deck_scenes=args.deck_scenes,
+                   deck_check=args.deck_check)
     print(json.dumps({k: v for k, v in report.items() if k != "harvest"}, indent=1))
     if "check" in report:
         b, a = report["check"]["before"], report["check"]["after"]
         n = b["photos"]
-        print(f"held-out photos: {n}; fully right {b['full']} -> {a['full']}, cards in their seat "
+        what = "held-out photos" if report["photos"]["check"] else "synthetic showdowns of the deck"
+        print(f"{what}: {n}; fully right {b['full']} -> {a['full']}, cards in their seat "
               f"{b['seated']} -> {a['seated']} of {16 * n}: {report['verdict'].upper()}"
               + ("; keep the models you had" if report["verdict"] == "worse" else ""), file=sys.stderr)
     else:
-        print("no photo was held out (--check 0): the adapted models are not measured", file=sys.stderr)
+        print("nothing was held out (--check 0, --deck-check 0): the adapted models are not measured", file=sys.stderr)
     return 0
 
 

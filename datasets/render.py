@@ -87,9 +87,45 @@ def _trim_white(im: Image.Image) -> Image.Image:
     return im.crop((int(cols[0]), int(rows[0]), int(cols[-1]) + 1, int(rows[-1]) + 1))
 
 
+ENROLLED = "deck.json"
+"""The file that marks a folder written by `datasets.enroll`: a deck's faces from photos."""
+
+
+def _plain_back(size: tuple[int, int]) -> Image.Image:
+    """A patterned card back for a deck enrolled without one."""
+    w, h = size
+    im = Image.new("RGB", size, (236, 232, 222))
+    d = ImageDraw.Draw(im)
+    m = max(2, w // 14)
+    d.rectangle((m, m, w - 1 - m, h - 1 - m), fill=(150, 30, 40))
+    for k in range(-h, w, max(4, w // 12)):
+        d.line((k, m, k + h, h - m), fill=(120, 20, 32), width=max(1, w // 60))
+    return _round_corners(im)
+
+
+def _enrolled(folder: Path) -> Deck:
+    """A deck written by `datasets.enroll`: `<card>.png` for the 40 Mus cards, `back.png`
+    if one was photographed."""
+    faces = {}
+    for name in MUS_CARDS:
+        f = folder / f"{name}.png"
+        if not f.is_file():
+            raise ValueError(f"enrolled deck {str(folder)!r} has no face for {name} ({f.name})")
+        faces[name] = _round_corners(Image.open(f).convert("RGB"))
+    back_file = folder / "back.png"
+    some = next(iter(faces.values()))
+    back = _round_corners(Image.open(back_file).convert("RGB")) if back_file.is_file() else _plain_back(some.size)
+    for im in (*faces.values(), back):
+        im.load()
+    return Deck(str(folder), faces, back)
+
+
 @lru_cache(maxsize=4)
 def load_deck(name: str, folder: str | None = None) -> Deck:
-    """Load a deck from `cards_dir()/name` (`fournier-1878` or `naipes-libres`)."""
+    """Load a deck from `cards_dir()/name` (`fournier-1878` or `naipes-libres`), or an
+    enrolled deck from the folder `name` (`datasets.enroll`)."""
+    if (Path(name) / ENROLLED).is_file():
+        return _enrolled(Path(name))
     base = Path(folder) if folder else cards_dir()
     d = base / name
     faces: dict[str, Image.Image] = {}
@@ -529,6 +565,21 @@ def _view(
     return homography(corners, dst)
 
 
+LAYOUT_GAP = 0.18
+"""The gap between cards laid out for `kind="layout"`, of a card's height."""
+
+
+def _grid(n: int, tw: float, th: float, fill: float) -> tuple[float, int]:
+    """(card height, columns) of the largest grid of `n` upright cards filling `fill` of a
+    `tw` x `th` table."""
+    best = (0.0, 1)
+    for cols in range(1, n + 1):
+        rows = math.ceil(n / cols)
+        ch = min(fill * tw / (cols * (0.64 + LAYOUT_GAP)), fill * th / (rows * (1 + LAYOUT_GAP)))
+        best = max(best, (ch, cols))
+    return best
+
+
 def render_scene(
     rng: np.random.Generator,
     kind: str = "table",
@@ -551,7 +602,9 @@ def render_scene(
 
     kind: `table` (a showdown: 16 cards, 4 hands at the edges), `closeup` (a tile of a
     showdown around one card, the card about 150 px tall, as the runtime's fine pass
-    sees it) or `single` (a few loose cards, closer). `hands` by seat (default a random
+    sees it), `single` (a few loose cards, closer) or `layout` (the cards of `hands`, all
+    of them face up in a grid, in reading order: a deck photographed for `datasets.enroll`;
+    no distractors). `hands` by seat (default a random
     deal); `deck` the deck of the 16 cards (default drawn from `decks`); `bottom` the
     seat at the photo's bottom edge; `card_extras` adds 8s and 9s among distractors;
     `restyle` is the share of cards whose index numerals are drawn in another typeface
@@ -582,6 +635,19 @@ def render_scene(
             it.seat = (bottom + it.pos) % 4
         hands_out = [by_pos[(s - bottom) % 4] for s in range(4)]
         nd = rng.integers(0, 5) if distractors else 0
+    elif kind == "layout":
+        tw, th = float(w), float(h)
+        names = [c for hand in hands or [list(MUS_CARDS)] for c in hand]
+        ch, cols = _grid(len(names), tw, th, rng.uniform(0.78, 0.9))
+        rows = math.ceil(len(names) / cols)
+        gap = ch * LAYOUT_GAP
+        x0, y0 = (tw - cols * (ch * 0.64 + gap) + gap) / 2, (th - rows * (ch + gap) + gap) / 2
+        for k, name in enumerate(names):
+            r, c = divmod(k, cols)
+            centre = np.array([x0 + c * (ch * 0.64 + gap) + ch * 0.32, y0 + r * (ch + gap) + ch / 2])
+            centre += rng.normal(0, 0.02, 2) * ch
+            items.append(Item("card", centre, math.radians(rng.normal(0, 2)), ch, name=name))
+        nd = 0
     else:
         tw, th = float(w), float(h)
         ch = min(tw, th) * rng.uniform(0.3, 0.6)
@@ -596,7 +662,7 @@ def render_scene(
     # distractors go under or over the hands at random
     hand_items = [i for i in items if i.pos is not None]
     others = [i for i in items if i.pos is None]
-    if kind != "single":
+    if kind not in ("single", "layout"):
         below = rng.random(len(others)) < 0.5
         items = [i for i, b in zip(others, below, strict=True) if b] + hand_items
         items += [i for i, b in zip(others, below, strict=True) if not b]

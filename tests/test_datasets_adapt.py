@@ -39,7 +39,7 @@ def test_training_set_repeats_harvested_crops_keeps_every_class_and_groups_court
     _crop(r / "index" / "train" / "5" / "s.png")
     names = ["1", "10", "11", "12", "2", "3", "4", "5", "6", "7", "8", "9"]
     counts = training_set("index", names, h, r, tmp_path / "idx", repeat=3)
-    assert counts == {"harvested": 6, "check": 1, "replay": 1}
+    assert counts == {"harvested": 6, "deck": 0, "check": 1, "replay": 1}
     assert sorted(p.name for p in (tmp_path / "idx" / "train").iterdir()) == sorted(names)
     assert len(list((tmp_path / "idx" / "train" / "11").iterdir())) == 3
     assert [p.name for p in (tmp_path / "idx" / "val" / "11").iterdir()] == ["c0_11_c.png"]
@@ -50,9 +50,21 @@ def test_training_set_repeats_harvested_crops_keeps_every_class_and_groups_court
     _crop(h / "cls" / "train" / "5c" / "f.png")  # no court card: not for the suit reader
     _crop(h / "cls" / "train" / "10o" / "g.png")
     counts = training_set("suit", ["b", "c", "e", "o"], h, None, tmp_path / "suit", repeat=1)
-    assert counts == {"harvested": 3, "check": 3, "replay": 0}  # no held-out photo: val = train
+    assert counts == {"harvested": 3, "deck": 0, "check": 3, "replay": 0}  # no held-out photo: val = train
     assert sorted(p.name for p in (tmp_path / "suit" / "train" / "c").iterdir()) == ["h0_11c_d.png", "h0_12c_e.png"]
     assert [p.name for p in (tmp_path / "suit" / "train" / "o").iterdir()] == ["h0_10o_g.png"]
+
+
+def test_training_set_takes_an_enrolled_decks_crops_and_checks_on_its_val_without_photos(tmp_path) -> None:
+    d = tmp_path / "deck"
+    _crop(d / "index" / "train" / "12" / "a.png")
+    _crop(d / "index" / "train" / "12" / "b.png")
+    _crop(d / "index" / "val" / "4" / "c.png")
+    names = ["1", "10", "11", "12", "2", "3", "4", "5", "6", "7", "8", "9"]
+    counts = training_set("index", names, tmp_path / "no-harvest", None, tmp_path / "idx", repeat=4, deck=d)
+    assert counts == {"harvested": 0, "deck": 2, "check": 1, "replay": 0}  # deck crops once each, not repeated
+    assert sorted(p.name for p in (tmp_path / "idx" / "train" / "12").iterdir()) == ["d0_12_a.png", "d0_12_b.png"]
+    assert [p.name for p in (tmp_path / "idx" / "val" / "4").iterdir()] == ["c0_4_c.png"]
 
 
 def test_verdict_weighs_full_showdowns_before_cards() -> None:
@@ -73,6 +85,11 @@ def test_bad_arguments_and_labels_are_refused_by_name(tmp_path, capsys) -> None:
     with pytest.raises(SystemExit):
         main([str(tmp_path), "--out", str(tmp_path / "m"), "--models", str(tmp_path / "m")])
     assert "--out must be a new folder" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path / "o")])
+    assert "give a folder of labelled photos (DIR), an enrolled deck (--deck), or both" in capsys.readouterr().err
+    assert main(["--deck", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
+    assert "not a deck enrolled with datasets.enroll (no deck.json)" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
 
 
@@ -116,5 +133,9 @@ def test_serve_says_when_its_models_were_adapted(tmp_path) -> None:
     assert adapted_note(tmp_path) == " (adapted to a club's deck on 65 photos; held-out photos read better)"
     (tmp_path / "ADAPTED.json").write_text(json.dumps({"photos": {"adapt": 9, "check": 0}}))
     assert "not measured" in adapted_note(tmp_path)
+    (tmp_path / "ADAPTED.json").write_text(json.dumps({"photos": {"adapt": 0, "check": 0}, "verdict": "better",
+                                                       "deck": {"folder": "decks/club", "scenes": 400}}))
+    assert adapted_note(tmp_path) == (" (adapted to a club's deck on the faces of its cards (club); "
+                                      "synthetic showdowns of the deck read better)")
     (tmp_path / "ADAPTED.json").write_text("{not json")
     assert adapted_note(tmp_path) == " (its ADAPTED.json cannot be read)"

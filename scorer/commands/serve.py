@@ -8,6 +8,7 @@ import signal
 import socket
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 
@@ -81,11 +82,15 @@ def adapted_note(folder: Any) -> str:
         return ""
     try:
         info = json.loads(path.read_text(encoding="utf-8"))
-        n, verdict = int(info["photos"]["adapt"]), info.get("verdict")
-    except (OSError, ValueError, KeyError, TypeError):
+        n, held_n, verdict = int(info["photos"]["adapt"]), int(info["photos"]["check"]), info.get("verdict")
+        deck = (info.get("deck") or {}).get("folder")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return f" (its {path.name} cannot be read)"
-    held = f"held-out photos read {verdict}" if verdict else "not measured on held-out photos"
-    return f" (adapted to a club's deck on {n} photos; {held})"
+    on = [f"{n} photos"] if n else []
+    on += [f"the faces of its cards ({Path(deck).name})"] if deck else []
+    measured = "held-out photos" if held_n else "synthetic showdowns of the deck" if deck else "held-out photos"
+    held = f"{measured} read {verdict}" if verdict else f"not measured on {measured}"
+    return f" (adapted to a club's deck on {' and '.join(on) or 'nothing'}; {held})"
 
 
 def print_qr(url: str) -> None:

@@ -1,0 +1,276 @@
+"""Enrol a club's own deck: its 40 faces cut out of a few photos of the cards laid out.
+
+    python -m datasets.enroll oros.jpg copas.jpg espadas.jpg bastos.jpg --out decks/club
+    python -m datasets.adapt --deck decks/club --out models-club
+    MUS_MODEL_DIR=models-club bash scripts/run.sh
+
+Lay the cards face up and apart, upright, in rows, on a plain surface, and photograph them
+from above, in the deck's order: oros 1 to 7, 10, 11, 12, then copas, espadas and bastos
+(`ORDER`). One photo per suit, two rows of five, is easiest; any split into photos in that
+order works. Each photo's cards are found by the shipped detector, outlined (GrabCut),
+straightened and read in rows, top to bottom, left to right.
+
+`--out` gets `<card>.png` for the 40 faces, `back.png` (`--back`: a photo of one card's
+back), `deck.json` (`mus-deck/1`: the photos and what the readers made of each face) and
+`sheet.jpg`, the faces side by side with their names, to check by eye. The readers' check
+is a warning only: a deck they have never seen is read about three cards in four right,
+so fewer than half agreeing means the cards were not laid in order.
+
+`datasets.render` draws an enrolled deck like the shipped ones (its folder as the deck's
+name), so `datasets.generate --decks decks/club` renders showdowns of it, and
+`datasets.adapt --deck` tunes the readers on them. Needs the train extra (OpenCV).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from datasets.render import CORNER_H, CORNER_W, ENROLLED, MUS_RANKS, SUITS
+from scorer.vision.crops import far_end
+from scorer.vision.image import ImageError, load_image
+from scorer.vision.model import Models
+from scorer.vision.pipeline import CARD, classify_corners, coarse, suppress_contained
+
+ORDER = tuple(f"{r}{s}" for s in SUITS for r in MUS_RANKS)
+"""The deck's order: oros 1-7, 10, 11, 12, then copas, espadas, bastos."""
+
+FACE_H = 520
+"""Height of a written face, px (the Fournier 1878 scans are 521)."""
+DETECT_LONG = 1600
+CARD_CONF = 0.35
+AGREE_WARN = 0.5
+
+
+class EnrollError(ValueError):
+    """The photos do not hold a deck laid out as `ORDER` asks."""
+
+
+@dataclass(frozen=True)
+class Face:
+    """A card cut out of a photo: its face upright, where it lay, and what the readers read."""
+
+    image: Image.Image
+    photo: str
+    quad: tuple[tuple[float, float], ...]
+    read: str
+    conf: float
+
+
+def order_corners(quad: np.ndarray) -> np.ndarray:
+    """The 4 points clockwise on screen from the top-left one (least x + y)."""
+    c = quad.mean(0)
+    ang = np.arctan2(quad[:, 1] - c[1], quad[:, 0] - c[0])
+    q = quad[np.argsort(ang)]  # clockwise on screen, image y pointing down
+    return np.roll(q, -int(np.argmin(q.sum(1))), axis=0)
+
+
+def outline(rgb: np.ndarray, box: np.ndarray) -> np.ndarray:
+    """The card's 4 corners inside its detector box (photo pixels), by GrabCut on a
+    reduced crop; the box's own corners when no quadrilateral is found."""
+    import cv2
+
+    h, w = rgb.shape[:2]
+    x1, y1, x2, y2 = box
+    pad = 0.1 * max(x2 - x1, y2 - y1)
+    cx1, cy1 = int(max(0, x1 - pad)), int(max(0, y1 - pad))
+    cx2, cy2 = int(min(w, x2 + pad)), int(min(h, y2 + pad))
+    crop = rgb[cy1:cy2, cx1:cx2]
+    s = min(1.0, 320 / max(crop.shape[:2]))
+    small = cv2.resize(crop, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else crop.copy()
+    rect = (int((x1 - cx1) * s), int((y1 - cy1) * s), max(2, int((x2 - x1) * s)), max(2, int((y2 - y1) * s)))
+    rect = (rect[0], rect[1], min(rect[2], small.shape[1] - rect[0] - 1), min(rect[3], small.shape[0] - rect[1] - 1))
+    fallback = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)
+    if min(rect[2:]) < 8:
+        return fallback
+    mask = np.zeros(small.shape[:2], np.uint8)
+    bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+    try:
+        cv2.grabCut(np.ascontiguousarray(small[:, :, ::-1]), mask, rect, bgd, fgd, 4, cv2.GC_INIT_WITH_RECT)
+    except cv2.error:
+        return fallback
+    fg = np.isin(mask, (cv2.GC_FGD, cv2.GC_PR_FGD)).astype(np.uint8)
+    contours, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return fallback
+    cnt = max(contours, key=cv2.contourArea)
+    if cv2.contourArea(cnt) < 0.5 * rect[2] * rect[3]:
+        return fallback
+    hull = cv2.convexHull(cnt)
+    quad = None
+    for eps in (0.02, 0.03, 0.045, 0.06, 0.08):
+        approx = cv2.approxPolyDP(hull, eps * cv2.arcLength(hull, True), True)
+        if len(approx) == 4:
+            quad = approx.reshape(4, 2).astype(np.float64)
+            break
+    if quad is None:  # rounded corners cut off: the least rectangle round the card
+        quad = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
+    return order_corners(quad / s + [cx1, cy1])
+
+
+def rectify(image: Image.Image, quad: np.ndarray, turns: int = 0) -> Image.Image:
+    """The card inside `quad` (clockwise from top-left) warped flat and upright,
+    `FACE_H` px tall; `turns` rotates the corner order by quarter turns first."""
+    import cv2
+
+    q = np.roll(order_corners(quad), -turns, axis=0)
+    side = lambda a, b: float(np.linalg.norm(q[a] - q[b]))  # noqa: E731
+    width = (side(0, 1) + side(3, 2)) / 2
+    height = (side(0, 3) + side(1, 2)) / 2
+    aspect = float(np.clip(width / max(height, 1e-6), 0.55, 0.75))
+    fw = round(FACE_H * aspect)
+    dst = np.array([[0, 0], [fw - 1, 0], [fw - 1, FACE_H - 1], [0, FACE_H - 1]], np.float32)
+    m = cv2.getPerspectiveTransform(q.astype(np.float32), dst)
+    out = cv2.warpPerspective(np.asarray(image), m, (fw, FACE_H), flags=cv2.INTER_AREA,
+                              borderMode=cv2.BORDER_REPLICATE)
+    return Image.fromarray(out)
+
+
+def read_face(models: Models, face: Image.Image) -> np.ndarray:
+    """Class probabilities of an upright face: its two index corners, averaged."""
+    w, h = face.size
+    box = (0.0, 0.0, CORNER_W * w, CORNER_H * h)
+    crops = []
+    for im in (face, face.rotate(180)):
+        crops.append((im, (box, 0, far_end(box, (w / 2, h / 2), 0))))
+    p = [classify_corners(models, im, (1.0, 1.0), [c])[0] for im, c in crops]
+    return (p[0] + p[1]) / 2
+
+
+def find_cards(models: Models, image: Image.Image) -> list[np.ndarray]:
+    """The outlines of the cards in a photo, in rows top to bottom, each left to right."""
+    small = image.copy()
+    small.thumbnail((DETECT_LONG, DETECT_LONG))
+    d = coarse(models, small, image.size).of(CARD)
+    keep = d.scores >= CARD_CONF
+    boxes = d.boxes[keep]
+    if len(boxes):
+        boxes = suppress_contained(np.c_[boxes, d.scores[keep]])[:, :4]
+    rgb = np.asarray(image)
+    quads = [outline(rgb, b) for b in boxes]
+    return in_rows(quads)
+
+
+def in_rows(quads: list[np.ndarray]) -> list[np.ndarray]:
+    """Quads in reading order: a new row where a centre lies more than half a card's
+    height below the row's first."""
+    if not quads:
+        return []
+    centres = np.array([q.mean(0) for q in quads])
+    height = float(np.median([np.ptp(q[:, 1]) for q in quads]))
+    rows: list[list[int]] = []
+    for i in np.argsort(centres[:, 1]):
+        if rows and centres[i, 1] - centres[rows[-1][0], 1] < 0.5 * height:
+            rows[-1].append(int(i))
+        else:
+            rows.append([int(i)])
+    return [quads[i] for row in rows for i in sorted(row, key=lambda k: centres[k, 0])]
+
+
+def upright_face(models: Models, image: Image.Image, quad: np.ndarray) -> tuple[Image.Image, np.ndarray]:
+    """The face standing up, and its class probabilities. A card lying on its side is
+    read both ways up and kept as the readers find it surer (not `other`)."""
+    q = order_corners(quad)
+    landscape = np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[3] - q[0])
+    best: tuple[float, Image.Image, np.ndarray] | None = None
+    for turns in ((1, 3) if landscape else (0,)):
+        face = rectify(image, q, turns)
+        p = read_face(models, face)
+        score = float(p[: len(models.names)].max()) if models.names[int(p.argmax())] != "other" else 0.0
+        if best is None or score > best[0]:
+            best = (score, face, p)
+    assert best is not None
+    return best[1], best[2]
+
+
+def enroll(photos: list[Path], out: Path, models: Models, back: Path | None = None) -> dict:
+    """Cut the 40 faces out of `photos` (see the module's doc) into `out`; the report,
+    also written to `out/deck.json`. `EnrollError` if the photos do not hold 40 cards."""
+    found: list[tuple[Path, Image.Image, list[np.ndarray]]] = []
+    for photo in photos:
+        try:
+            image = load_image(photo)
+        except (ImageError, OSError) as exc:
+            raise EnrollError(f"{photo}: {exc}") from None
+        found.append((photo, image, find_cards(models, image)))
+    counts = {str(p): len(q) for p, _, q in found}
+    total = sum(counts.values())
+    if total != len(ORDER):
+        per = ", ".join(f"{p}: {n}" for p, n in counts.items())
+        raise EnrollError(f"found {total} cards ({per}); a Mus deck has {len(ORDER)}: lay all of them face up, "
+                          "apart, on a plain surface, each photo holding whole cards only")
+    faces: list[Face] = []
+    names = iter(ORDER)
+    for photo, image, quads in found:
+        for quad in quads:
+            face, p = upright_face(models, image, quad)
+            j = int(p.argmax())
+            faces.append(Face(face, str(photo), tuple(map(tuple, quad.round(1).tolist())),
+                              models.names[j], float(p[j])))
+            next(names)
+    out.mkdir(parents=True, exist_ok=True)
+    size = (int(np.median([f.image.width for f in faces])), FACE_H)  # one deck, one size
+    cards = {}
+    for name, f in zip(ORDER, faces, strict=True):
+        f.image.resize(size, Image.Resampling.LANCZOS).save(out / f"{name}.png")
+        cards[name] = {"photo": f.photo, "quad": f.quad, "read": f.read, "conf": round(f.conf, 3)}
+    if back is not None:
+        image = load_image(back)
+        quads = find_cards(models, image)
+        if not quads:
+            raise EnrollError(f"{back}: no card found for the back")
+        big = max(quads, key=lambda q: float(np.ptp(q[:, 0]) * np.ptp(q[:, 1])))
+        rectify(image, big).resize(size, Image.Resampling.LANCZOS).save(out / "back.png")
+    agree = sum(c["read"] == n for n, c in cards.items())
+    report = {"format": "mus-deck/1", "order": list(ORDER), "photos": [str(p) for p in photos],
+              "back": str(back) if back else None, "agree": agree, "cards": cards}
+    (out / ENROLLED).write_text(json.dumps(report, indent=1) + "\n")
+    sheet(faces, list(ORDER)).save(out / "sheet.jpg", quality=90)
+    return report
+
+
+def sheet(faces: list[Face], names: list[str], cols: int = 10, h: int = 200) -> Image.Image:
+    """The faces side by side, each under its name (and what the readers read, where they differ)."""
+    w = round(h * 0.64)
+    rows = -(-len(faces) // cols)
+    im = Image.new("RGB", (cols * (w + 8) + 8, rows * (h + 30) + 8), (40, 40, 40))
+    d = ImageDraw.Draw(im)
+    for k, (f, n) in enumerate(zip(faces, names, strict=True)):
+        x, y = 8 + (k % cols) * (w + 8), 8 + (k // cols) * (h + 30)
+        im.paste(f.image.resize((w, h)), (x, y))
+        d.text((x, y + h + 4), n if f.read == n else f"{n} (read {f.read})",
+               fill=(255, 255, 255) if f.read == n else (255, 180, 60))
+    return im
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m datasets.enroll", description=__doc__.split("\n")[0])
+    p.add_argument("photos", nargs="+", metavar="PHOTO", help="photos of the 40 cards laid out, in the deck's order")
+    p.add_argument("--out", required=True, help="the folder for the deck's faces")
+    p.add_argument("--back", help="a photo of one card's back (default: a plain back is drawn)")
+    p.add_argument("--models", default=None, help="the models that find and read the cards (default: the shipped ones)")
+    args = p.parse_args(argv)
+    try:
+        report = enroll([Path(x) for x in args.photos], Path(args.out), Models(args.models),
+                        Path(args.back) if args.back else None)
+    except (EnrollError, ImageError) as exc:
+        print(f"enroll: {exc}", file=sys.stderr)
+        return 2
+    agree = report["agree"]
+    print(f"{len(ORDER)} faces written to {args.out}; the readers agree with the order on {agree} "
+          f"(check {Path(args.out) / 'sheet.jpg'})")
+    if agree < AGREE_WARN * len(ORDER):
+        print(f"enroll: warning: only {agree} of {len(ORDER)} faces read as the order says: were the cards "
+              "laid oros, copas, espadas, bastos, each 1 to 7, 10, 11, 12, in rows from the top left?",
+              file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

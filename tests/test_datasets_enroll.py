@@ -1,0 +1,91 @@
+"""`datasets.enroll`: a deck's 40 faces cut out of photos of its cards laid out, and drawn
+again by the renderer. The photos are rendered at test time (`render_scene(kind="layout")`)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+from PIL import Image
+
+pytest.importorskip("cv2", reason="datasets.enroll needs OpenCV, which the train extra brings")
+
+from datasets.enroll import ORDER, EnrollError, enroll, in_rows, main, order_corners  # noqa: E402
+from datasets.render import MUS_RANKS, SUITS, load_deck, render_scene  # noqa: E402
+from scorer.vision.model import Models  # noqa: E402
+
+
+def _layout(tmp_path, decks: str = "naipes-libres", per_photo: int = 10, seed: int = 1) -> list:
+    photos = []
+    for k in range(0, len(ORDER), per_photo):
+        scene = render_scene(np.random.default_rng([seed, k]), kind="layout", size=(1600, 1200),
+                             hands=[list(ORDER[k:k + per_photo])], deck=decks)
+        path = tmp_path / f"p{k:02d}.jpg"
+        scene.image.save(path, quality=92)
+        photos.append(path)
+    return photos
+
+
+def test_a_layout_photo_lays_its_cards_apart_in_reading_order() -> None:
+    names = [f"{r}c" for r in MUS_RANKS]
+    scene = render_scene(np.random.default_rng(3), kind="layout", size=(1600, 1200), hands=[names],
+                         deck="fournier-1878")
+    assert [c["card"] for c in scene.cards] == names and scene.hands is None and not scene.distractors
+    assert all(c["visible"] > 0.95 for c in scene.cards)  # none overlaps another
+    centres = np.array([np.mean(c["quad"], axis=0) for c in scene.cards])
+    assert (np.diff(centres[:5, 0]) > 0).all() and (centres[5:, 1] > centres[:5, 1].max()).all()
+
+
+def test_corners_are_ordered_clockwise_from_the_top_left() -> None:
+    quad = np.array([[10.0, 90.0], [60.0, 10.0], [0.0, 0.0], [70.0, 100.0]])
+    assert order_corners(quad).tolist() == [[0, 0], [60, 10], [70, 100], [10, 90]]
+
+
+def test_cards_are_taken_in_rows_top_to_bottom_each_left_to_right() -> None:
+    grid = [(r, c) for r in range(4) for c in range(10)]
+    quads = []
+    for r, c in grid:
+        x, y = 100 * c + random.Random(r * 10 + c).uniform(-10, 10), 160 * r + 8 * c  # rows sag to the right
+        quads.append(np.array([[x, y], [x + 64, y], [x + 64, y + 100], [x, y + 100]], float))
+    shuffled = list(zip(grid, quads, strict=True))
+    random.Random(5).shuffle(shuffled)
+    ordered = in_rows([q for _, q in shuffled])
+    back = {id(q): g for g, q in shuffled}
+    assert [back[id(q)] for q in ordered] == grid
+
+
+def test_a_deck_photographed_laid_out_is_cut_into_40_upright_faces_the_renderer_draws(tmp_path) -> None:
+    report = enroll(_layout(tmp_path), tmp_path / "deck", Models())
+    assert report["format"] == "mus-deck/1" and list(report["cards"]) == list(ORDER)
+    assert report["agree"] >= 36  # the shipped readers know this deck: the faces are whole and upright
+    face = Image.open(tmp_path / "deck" / "12b.png")
+    assert face.height == 520 and 0.55 <= face.width / face.height <= 0.75
+    assert (tmp_path / "deck" / "sheet.jpg").is_file()
+    assert json.loads((tmp_path / "deck" / "deck.json").read_text())["agree"] == report["agree"]
+    deck = load_deck(str(tmp_path / "deck"))
+    assert sorted(deck.faces) == sorted(ORDER) and deck.back.size == face.size
+    scene = render_scene(np.random.default_rng(7), size=(1600, 1200), deck=str(tmp_path / "deck"),
+                         decks=(str(tmp_path / "deck"),))
+    assert len([c for c in scene.cards if c["seat"] is not None]) == 16
+    assert {c["deck"] for c in scene.cards} == {str(tmp_path / "deck")}
+
+
+def test_photos_that_do_not_hold_a_deck_are_refused_naming_what_was_found(tmp_path, capsys) -> None:
+    photos = _layout(tmp_path)[:3]
+    with pytest.raises(EnrollError, match=r"found 30 cards \(.*p00.jpg: 10, .*\); a Mus deck has 40"):
+        enroll(photos, tmp_path / "deck", Models())
+    assert not (tmp_path / "deck").exists()  # nothing half written
+    (tmp_path / "bad.jpg").write_bytes(b"\xff\xd8\xff\xe0 not a photo")
+    assert main([*map(str, photos), str(tmp_path / "bad.jpg"), "--out", str(tmp_path / "deck")]) == 2
+    assert "bad.jpg: the JPEG image is damaged or truncated" in capsys.readouterr().err
+
+
+def test_a_deck_laid_out_of_order_is_written_but_warned_about(tmp_path, capsys) -> None:
+    photos = _layout(tmp_path)
+    rc = main([*map(str, reversed(photos)), "--out", str(tmp_path / "deck")])  # bastos first
+    assert rc == 0
+    err = capsys.readouterr().err
+    assert "warning: only" in err and "were the cards laid oros, copas, espadas, bastos" in err
+    assert len(ORDER) == 4 * len(MUS_RANKS) and ORDER[:2] == ("1o", "2o") and SUITS[-1] == "b"
