@@ -106,17 +106,18 @@ def training_set(task: str, names: list[str], harvested: Path, replay: Path | No
         for name in names:
             (out / split / name).mkdir(parents=True, exist_ok=True)
     known = set(names)
-    train = {k: v for k, v in _by_class(harvested, "train", task).items() if k in known}
-    check = {k: v for k, v in _by_class(harvested, "val", task).items() if k in known}
-    drawn = {k: v for k, v in _by_class(deck, "train", task).items() if k in known} if deck else {}
-    drawn_val = {k: v for k, v in _by_class(deck, "val", task).items() if k in known} if deck else {}
+
+    def crops(src: Path | None, split: str) -> dict[str, list[Path]]:
+        """The classes of this model that have crops in `src`'s `split`."""
+        return {k: v for k, v in _by_class(src, split, task).items() if k in known and v} if src else {}
+
+    train, check, drawn = crops(harvested, "train"), crops(harvested, "val"), crops(deck, "train")
     counts = {"harvested": _link(train, out / "train", repeat, "h"),
               "deck": _link(drawn, out / "train", 1, "d"),
-              "check": _link(check or drawn_val or train, out / "val", 1, "c")}
+              "check": _link(check or crops(deck, "val") or drawn or train, out / "val", 1, "c")}
     counts["replay"] = 0
     if replay is not None:
-        crops = {k: v for k, v in _by_class(replay, "train", task).items() if k in known}
-        counts["replay"] = _link(crops, out / "train", 1, "s")
+        counts["replay"] = _link(crops(replay, "train"), out / "train", 1, "s")
     return counts
 
 

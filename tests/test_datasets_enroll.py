@@ -89,3 +89,22 @@ def test_a_deck_laid_out_of_order_is_written_but_warned_about(tmp_path, capsys) 
     err = capsys.readouterr().err
     assert "warning: only" in err and "were the cards laid oros, copas, espadas, bastos" in err
     assert len(ORDER) == 4 * len(MUS_RANKS) and ORDER[:2] == ("1o", "2o") and SUITS[-1] == "b"
+
+
+@pytest.mark.train
+def test_adapt_tunes_the_rank_reader_on_showdowns_of_an_enrolled_deck_and_measures_it(tmp_path) -> None:
+    pytest.importorskip("ultralytics")
+    from datasets.adapt import main as adapt
+
+    enroll(_layout(tmp_path, "fournier-1878"), tmp_path / "deck", Models())
+    out = tmp_path / "club"
+    assert adapt(["--deck", str(tmp_path / "deck"), "--out", str(out), "--time", "0.001", "--deck-scenes", "3",
+                  "--deck-check", "1", "--replay-scenes", "0", "--readers", "index"]) == 0
+    report = json.loads((out / "ADAPTED.json").read_text())
+    assert report["photos"] == {"adapt": 0, "check": 0} and report["deck"]["scenes"] == 3
+    assert report["readers"]["index"]["deck"] > 20 and report["readers"]["index"]["harvested"] == 0
+    assert report["check"]["showdowns of the deck"] == 1 and report["verdict"] in ("better", "same", "worse")
+    assert report["check"]["after"]["photos"] == 1 and 0 <= report["check"]["after"]["seated"] <= 16
+    shipped = Models().model_dir
+    assert (out / "cards-index.onnx").read_bytes() != (shipped / "cards-index.onnx").read_bytes()
+    assert (out / "cards-cls.onnx").read_bytes() == (shipped / "cards-cls.onnx").read_bytes()
