@@ -7,7 +7,7 @@
 Lay the cards face up and apart, upright, in rows, on a plain surface, and photograph them
 from above, in the deck's order: oros 1 to 7, 10, 11, 12, then copas, espadas and bastos
 (`ORDER`). One photo per suit, two rows of five, is easiest; any split into photos in that
-order works. Each photo's cards are found by the shipped detector, outlined (GrabCut),
+order works, down to one photo of four rows of ten. Each photo's cards are found by the shipped detector, outlined (GrabCut),
 straightened and read in rows, top to bottom, left to right.
 
 `--out` gets `<card>.png` for the 40 faces, `back.png` (`--back`: a photo of one card's
@@ -35,8 +35,8 @@ from PIL import Image, ImageDraw
 from datasets.render import CORNER_H, CORNER_W, ENROLLED, MUS_RANKS, SUITS
 from scorer.vision.crops import far_end
 from scorer.vision.image import ImageError, load_image
-from scorer.vision.model import Models
-from scorer.vision.pipeline import CARD, classify_corners, coarse, suppress_contained
+from scorer.vision.model import Models, nms
+from scorer.vision.pipeline import CARD, classify_corners, coarse, fine, suppress_contained
 
 ORDER = tuple(f"{r}{s}" for s in SUITS for r in MUS_RANKS)
 """The deck's order: oros 1-7, 10, 11, 12, then copas, espadas, bastos."""
@@ -44,7 +44,7 @@ ORDER = tuple(f"{r}{s}" for s in SUITS for r in MUS_RANKS)
 FACE_H = 520
 """Height of a written face, px (the Fournier 1878 scans are 521)."""
 DETECT_LONG = 1600
-CARD_CONF = 0.35
+CARD_CONF = 0.5
 AGREE_WARN = 0.5
 
 
@@ -144,17 +144,22 @@ def read_face(models: Models, face: Image.Image) -> np.ndarray:
 
 
 def find_cards(models: Models, image: Image.Image) -> list[np.ndarray]:
-    """The outlines of the cards in a photo, in rows top to bottom, each left to right."""
+    """The outlines of the cards in a photo, in rows top to bottom, each left to right:
+    the cards found at `CARD_CONF` or more by the detector's coarse pass or its fine pass
+    (each card about 150 px, around the coarse pass's proposals)."""
     small = image.copy()
     small.thumbnail((DETECT_LONG, DETECT_LONG))
     d = coarse(models, small, image.size).of(CARD)
-    keep = d.scores >= CARD_CONF
-    boxes = d.boxes[keep]
-    if len(boxes):
-        boxes = suppress_contained(np.c_[boxes, d.scores[keep]])[:, :4]
+    if not len(d):
+        return []
+    ref = float(np.percentile(np.maximum(d.boxes[:, 2] - d.boxes[:, 0], d.boxes[:, 3] - d.boxes[:, 1]), 75))
+    _, sharp = fine(models, small, image.size, [tuple(map(float, b)) for b in d.boxes], ref)
+    cards = np.concatenate([sharp, np.c_[d.boxes, d.scores]])
+    cards = cards[cards[:, 4] >= CARD_CONF]
+    cards = cards[nms(cards[:, :4], cards[:, 4], 0.5)]  # best first
+    cards = suppress_contained(cards)
     rgb = np.asarray(image)
-    quads = [outline(rgb, b) for b in boxes]
-    return in_rows(quads)
+    return in_rows([outline(rgb, b[:4]) for b in cards])
 
 
 def in_rows(quads: list[np.ndarray]) -> list[np.ndarray]:
