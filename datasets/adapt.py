@@ -148,15 +148,16 @@ def adapt(labels: list[dict[str, Any]], models: Path, out: Path, work: Path, hou
     counts = harvest(base, labels, harvested, val=check if held else 0.0, progress=progress) if labels else {}
     drawn = None
     if deck is not None:
-        drawn = work / "deck"
-        if not (drawn / "done").is_file():
+        drawn, made = work / "deck", f"{deck.resolve()} {deck_scenes} {9800 + seed}\n"
+        done = drawn / "done"  # what the set was rendered from: reused only for the same deck, scenes and seed
+        if not done.is_file() or done.read_text() != made:
             shutil.rmtree(drawn, ignore_errors=True)
             rc = generate_set(["--out", str(drawn), "--seed", str(9800 + seed), "--n", "0", "--cls-scenes",
                                str(deck_scenes), "--crops", "both", "--decks", str(deck.resolve()), "--val-frac",
                                "0.1", "--workers", "2"])
             if rc:
                 raise SystemExit(f"adapt: rendering the deck {deck} failed ({rc})")
-            (drawn / "done").write_text(str(deck.resolve()) + "\n")
+            done.write_text(made)
     if replay is None and replay_scenes > 0:
         replay = work / "replay"
         if not (replay / "cls").is_dir():

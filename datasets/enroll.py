@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw
 
-from datasets.render import CORNER_H, CORNER_W, ENROLLED, MUS_RANKS, SUITS
+from datasets.render import CARD_ASPECT, CORNER_H, CORNER_W, ENROLLED, MUS_RANKS, SUITS
 from scorer.vision.crops import far_end
 from scorer.vision.image import ImageError, load_image
 from scorer.vision.model import Models, nms
@@ -133,14 +133,12 @@ def rectify(image: Image.Image, quad: np.ndarray, turns: int = 0) -> Image.Image
 
 
 def read_face(models: Models, face: Image.Image) -> np.ndarray:
-    """Class probabilities of an upright face: its two index corners, averaged."""
+    """Class probabilities of an upright face: its two index corners read as the runtime
+    reads a card's (`far_end` tells the numeral upside down), averaged."""
     w, h = face.size
-    box = (0.0, 0.0, CORNER_W * w, CORNER_H * h)
-    crops = []
-    for im in (face, face.rotate(180)):
-        crops.append((im, (box, 0, far_end(box, (w / 2, h / 2), 0))))
-    p = [classify_corners(models, im, (1.0, 1.0), [c])[0] for im, c in crops]
-    return (p[0] + p[1]) / 2
+    corners = ((0.0, 0.0, CORNER_W * w, CORNER_H * h), ((1 - CORNER_W) * w, (1 - CORNER_H) * h, float(w), float(h)))
+    crops = [(box, 0, far_end(box, (w / 2, h / 2), 0)) for box in corners]
+    return classify_corners(models, face, (1.0, 1.0), crops).mean(axis=0)
 
 
 def find_cards(models: Models, image: Image.Image) -> list[np.ndarray]:
@@ -187,11 +185,19 @@ def upright_face(models: Models, image: Image.Image, quad: np.ndarray) -> tuple[
     for turns in ((1, 3) if landscape else (0,)):
         face = rectify(image, q, turns)
         p = read_face(models, face)
-        score = float(p[: len(models.names)].max()) if models.names[int(p.argmax())] != "other" else 0.0
+        score = float(p.max()) if models.names[int(p.argmax())] != "other" else 0.0
         if best is None or score > best[0]:
             best = (score, face, p)
     assert best is not None
     return best[1], best[2]
+
+
+def _load(photo: Path) -> Image.Image:
+    """A photo upright, or `EnrollError` naming it."""
+    try:
+        return load_image(photo)
+    except (ImageError, OSError) as exc:
+        raise EnrollError(f"{photo}: {exc}") from None
 
 
 def enroll(photos: list[Path], out: Path, models: Models, back: Path | None = None) -> dict:
@@ -199,10 +205,7 @@ def enroll(photos: list[Path], out: Path, models: Models, back: Path | None = No
     also written to `out/deck.json`. `EnrollError` if the photos do not hold 40 cards."""
     found: list[tuple[Path, Image.Image, list[np.ndarray]]] = []
     for photo in photos:
-        try:
-            image = load_image(photo)
-        except (ImageError, OSError) as exc:
-            raise EnrollError(f"{photo}: {exc}") from None
+        image = _load(photo)
         found.append((photo, image, find_cards(models, image)))
     counts = {str(p): len(q) for p, _, q in found}
     total = sum(counts.values())
@@ -210,28 +213,28 @@ def enroll(photos: list[Path], out: Path, models: Models, back: Path | None = No
         per = ", ".join(f"{p}: {n}" for p, n in counts.items())
         raise EnrollError(f"found {total} cards ({per}); a Mus deck has {len(ORDER)}: lay all of them face up, "
                           "apart, on a plain surface, each photo holding whole cards only")
+    back_face = None
+    if back is not None:  # before anything is written: a bad back photo leaves no half deck
+        image = _load(back)
+        quads = find_cards(models, image)
+        if not quads:
+            raise EnrollError(f"{back}: no card found for the back")
+        back_face = rectify(image, max(quads, key=lambda q: float(np.ptp(q[:, 0]) * np.ptp(q[:, 1]))))
     faces: list[Face] = []
-    names = iter(ORDER)
     for photo, image, quads in found:
         for quad in quads:
             face, p = upright_face(models, image, quad)
             j = int(p.argmax())
             faces.append(Face(face, str(photo), tuple(map(tuple, quad.round(1).tolist())),
                               models.names[j], float(p[j])))
-            next(names)
     out.mkdir(parents=True, exist_ok=True)
     size = (int(np.median([f.image.width for f in faces])), FACE_H)  # one deck, one size
     cards = {}
     for name, f in zip(ORDER, faces, strict=True):
         f.image.resize(size, Image.Resampling.LANCZOS).save(out / f"{name}.png")
         cards[name] = {"photo": f.photo, "quad": f.quad, "read": f.read, "conf": round(f.conf, 3)}
-    if back is not None:
-        image = load_image(back)
-        quads = find_cards(models, image)
-        if not quads:
-            raise EnrollError(f"{back}: no card found for the back")
-        big = max(quads, key=lambda q: float(np.ptp(q[:, 0]) * np.ptp(q[:, 1])))
-        rectify(image, big).resize(size, Image.Resampling.LANCZOS).save(out / "back.png")
+    if back_face is not None:
+        back_face.resize(size, Image.Resampling.LANCZOS).save(out / "back.png")
     agree = sum(c["read"] == n for n, c in cards.items())
     report = {"format": "mus-deck/1", "order": list(ORDER), "photos": [str(p) for p in photos],
               "back": str(back) if back else None, "agree": agree, "cards": cards}
@@ -242,7 +245,7 @@ def enroll(photos: list[Path], out: Path, models: Models, back: Path | None = No
 
 def sheet(faces: list[Face], names: list[str], cols: int = 10, h: int = 200) -> Image.Image:
     """The faces side by side, each under its name (and what the readers read, where they differ)."""
-    w = round(h * 0.64)
+    w = round(h * CARD_ASPECT)
     rows = -(-len(faces) // cols)
     im = Image.new("RGB", (cols * (w + 8) + 8, rows * (h + 30) + 8), (40, 40, 40))
     d = ImageDraw.Draw(im)

@@ -43,6 +43,8 @@ CORNER_W, CORNER_H = 0.42, 0.30
 CORNER_MIN_VISIBLE = 0.60
 CARD_MIN_VISIBLE = 0.06
 SEAT_NAMES = ("bottom", "right", "top", "left")
+CARD_ASPECT = 0.64
+"""A card's width over its height, for laying cards out (each is drawn at its own face's)."""
 _SUIT_WORDS = {"o": "oro", "c": "copa", "e": "espada", "b": "basto"}
 
 
@@ -475,7 +477,7 @@ def _layout_table(
     tight_rng = np.random.default_rng(int(rng.integers(2**63))) if tight > 0 else None
     for pos in range(4):
         is_tight = tight_rng is not None and bool(tight_rng.random() < tight)
-        items += _hand_items(tight_rng if is_tight else rng, hands[pos], pos, anchors[pos], ch, 0.64, is_tight)
+        items += _hand_items(tight_rng if is_tight else rng, hands[pos], pos, anchors[pos], ch, CARD_ASPECT, is_tight)
     return items
 
 
@@ -575,7 +577,7 @@ def _grid(n: int, tw: float, th: float, fill: float) -> tuple[float, int]:
     best = (0.0, 1)
     for cols in range(1, n + 1):
         rows = math.ceil(n / cols)
-        ch = min(fill * tw / (cols * (0.64 + LAYOUT_GAP)), fill * th / (rows * (1 + LAYOUT_GAP)))
+        ch = min(fill * tw / (cols * (CARD_ASPECT + LAYOUT_GAP)), fill * th / (rows * (1 + LAYOUT_GAP)))
         best = max(best, (ch, cols))
     return best
 
@@ -640,11 +642,11 @@ def render_scene(
         names = [c for hand in hands or [list(MUS_CARDS)] for c in hand]
         ch, cols = _grid(len(names), tw, th, rng.uniform(0.78, 0.9))
         rows = math.ceil(len(names) / cols)
-        gap = ch * LAYOUT_GAP
-        x0, y0 = (tw - cols * (ch * 0.64 + gap) + gap) / 2, (th - rows * (ch + gap) + gap) / 2
+        cw, gap = ch * CARD_ASPECT, ch * LAYOUT_GAP
+        x0, y0 = (tw - cols * (cw + gap) + gap) / 2, (th - rows * (ch + gap) + gap) / 2
         for k, name in enumerate(names):
             r, c = divmod(k, cols)
-            centre = np.array([x0 + c * (ch * 0.64 + gap) + ch * 0.32, y0 + r * (ch + gap) + ch / 2])
+            centre = np.array([x0 + c * (cw + gap) + cw / 2, y0 + r * (ch + gap) + ch / 2])
             centre += rng.normal(0, 0.02, 2) * ch
             items.append(Item("card", centre, math.radians(rng.normal(0, 2)), ch, name=name))
         nd = 0

@@ -73,10 +73,14 @@ def test_a_deck_photographed_laid_out_is_cut_into_40_upright_faces_the_renderer_
 
 
 def test_photos_that_do_not_hold_a_deck_are_refused_naming_what_was_found(tmp_path, capsys) -> None:
-    photos = _layout(tmp_path)[:3]
+    photos = _layout(tmp_path)
     with pytest.raises(EnrollError, match=r"found 30 cards \(.*p00.jpg: 10, .*\); a Mus deck has 40"):
-        enroll(photos, tmp_path / "deck", Models())
+        enroll(photos[:3], tmp_path / "deck", Models())
     assert not (tmp_path / "deck").exists()  # nothing half written
+    with pytest.raises(EnrollError, match=r"no-back.jpg: "):
+        enroll(photos, tmp_path / "deck", Models(), back=tmp_path / "no-back.jpg")
+    assert not (tmp_path / "deck").exists()  # a bad back photo leaves no half deck either
+    photos = photos[:3]
     (tmp_path / "bad.jpg").write_bytes(b"\xff\xd8\xff\xe0 not a photo")
     assert main([*map(str, photos), str(tmp_path / "bad.jpg"), "--out", str(tmp_path / "deck")]) == 2
     assert "bad.jpg: the JPEG image is damaged or truncated" in capsys.readouterr().err

@@ -88,7 +88,7 @@ def adapted_note(folder: Any) -> str:
         return f" (its {path.name} cannot be read)"
     on = [f"{n} photos"] if n else []
     on += [f"the faces of its cards ({Path(deck).name})"] if deck else []
-    measured = "held-out photos" if held_n else "synthetic showdowns of the deck" if deck else "held-out photos"
+    measured = "synthetic showdowns of the deck" if deck and not held_n else "held-out photos"
     held = f"{measured} read {verdict}" if verdict else f"not measured on {measured}"
     return f" (adapted to a club's deck on {' and '.join(on) or 'nothing'}; {held})"
 
