@@ -1,0 +1,308 @@
+"""Procedural Spanish decks: many made-up decks, for models that must read a deck they never saw.
+
+    python -m datasets.procedural --out datasets/out/decks --n 24 --seed 1
+
+Two decks of scans teach a classifier the pip art of two decks: what reads a third is what
+every Spanish deck shares, the numeral in two opposite corners and the breaks in the frame
+line (the pintas: oros none, copas one, espadas two, bastos three). Each deck drawn here has
+its own paper, inks, frame, pinta spacing, typeface, numeral size and place, pip shapes and
+colours; the court figures are drawn from one random figure whatever the rank, so that only
+the numeral tells a sota from a caballo or a rey. Each deck is written as an enrolled deck
+(`<card>.png` for the 40 Mus cards and `deck.json`, as `datasets.enroll` writes), so
+`datasets.generate --decks DIR/p000,DIR/p001,...` renders showdowns of them.
+
+Deterministic by seed: deck k of `--seed s` is the same whatever `--n`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import colorsys
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+from datasets.render import ENROLLED, MUS_RANKS, SUITS
+
+SIZE = (330, 520)
+"""A face's (width, height), px: the Fournier 1878 scans' size."""
+SS = 3  # supersampling: drawn at 3x, then shrunk
+ORDER = tuple(f"{r}{s}" for s in SUITS for r in MUS_RANKS)
+PINTAS = {"o": 0, "c": 1, "e": 2, "b": 3}
+"""Breaks in the frame line by suit."""
+_LAYOUTS = {
+    1: [(0.5, 0.5)],
+    2: [(0.5, 0.2), (0.5, 0.8)],
+    3: [(0.5, 0.15), (0.5, 0.5), (0.5, 0.85)],
+    4: [(0.27, 0.2), (0.73, 0.2), (0.27, 0.8), (0.73, 0.8)],
+    5: [(0.27, 0.2), (0.73, 0.2), (0.5, 0.5), (0.27, 0.8), (0.73, 0.8)],
+    6: [(0.27, 0.15), (0.73, 0.15), (0.27, 0.5), (0.73, 0.5), (0.27, 0.85), (0.73, 0.85)],
+    7: [(0.27, 0.13), (0.73, 0.13), (0.5, 0.33), (0.27, 0.55), (0.73, 0.55), (0.27, 0.87), (0.73, 0.87)],
+}
+"""Pip centres in the frame's inner box, by count."""
+_NATURAL_HUE = {"o": 0.13, "c": 0.0, "e": 0.6, "b": 0.3}
+
+
+def _rgb(h: float, s: float, v: float) -> tuple[int, int, int]:
+    r, g, b = colorsys.hsv_to_rgb(h % 1.0, min(1.0, max(0.0, s)), min(1.0, max(0.0, v)))
+    return round(255 * r), round(255 * g), round(255 * b)
+
+
+def deck_style(rng: np.random.Generator) -> dict:
+    """One deck's look, drawn once for its 40 faces."""
+    from datasets.restyle import fonts
+
+    faces = fonts()
+    paper_v = rng.uniform(0.86, 1.0)
+    ink = _rgb(rng.choice([0.0, 0.05, 0.08, 0.6, 0.95]), rng.uniform(0.2, 0.9), rng.uniform(0.05, 0.35))
+    natural = rng.random() < 0.6
+    hues = {s: (_NATURAL_HUE[s] + rng.normal(0, 0.04)) if natural else rng.random() for s in SUITS}
+    return {
+        "paper": _rgb(rng.uniform(0.08, 0.16), rng.uniform(0.0, 0.22), paper_v),
+        "mottle": float(rng.uniform(0, 9)),
+        "grain": float(rng.uniform(0, 5)),
+        "ink": ink,
+        "frame": (float(rng.uniform(0.05, 0.1)), float(rng.uniform(0.035, 0.07))),
+        "line": float(rng.uniform(0.6, 2.4)),
+        "double": bool(rng.random() < 0.2),
+        "gap": float(rng.uniform(0.025, 0.055)),
+        "gap_start": float(rng.uniform(0.18, 0.32)),
+        "gap_step": float(rng.uniform(0.06, 0.12)),
+        "font": str(faces[int(rng.integers(len(faces)))]) if faces else None,
+        "numeral_h": float(rng.uniform(0.04, 0.075)),
+        "numeral_at": (float(rng.uniform(0.005, 0.03)), float(rng.uniform(0.004, 0.025))),
+        "numeral_ink": ink if rng.random() < 0.7 else _rgb(rng.random(), rng.uniform(0.4, 1), rng.uniform(0.2, 0.6)),
+        "stroke": int(rng.integers(0, 2)),
+        "hues": hues,
+        "pip_sat": float(rng.uniform(0.45, 1.0)),
+        "pip_val": float(rng.uniform(0.55, 0.95)),
+        "outline": bool(rng.random() < 0.7),
+        "motif": int(rng.integers(3)),
+        "pip_scale": float(rng.uniform(0.75, 1.05)),
+        "figure": [_rgb(rng.random(), rng.uniform(0.3, 0.9), rng.uniform(0.35, 0.95)) for _ in range(5)],
+    }
+
+
+def _paper(style: dict, rng: np.random.Generator, w: int, h: int) -> Image.Image:
+    base = np.array(style["paper"], np.float32)
+    low = rng.normal(0, 1, (max(2, h // 40), max(2, w // 40))).astype(np.float32)
+    mottle = np.asarray(Image.fromarray(low).resize((w, h), Image.Resampling.BICUBIC), np.float32)
+    img = base + (style["mottle"] * mottle)[..., None] * np.array([1.0, 0.95, 0.7], np.float32)
+    img += rng.normal(0, style["grain"] + 1e-3, (h, w, 1)).astype(np.float32)
+    return Image.fromarray(np.clip(img, 0, 255).astype(np.uint8))
+
+
+def _pip_colour(style: dict, suit: str, rng: np.random.Generator, dv: float = 0.0) -> tuple[int, int, int]:
+    return _rgb(style["hues"][suit] + rng.normal(0, 0.015), style["pip_sat"], style["pip_val"] + dv)
+
+
+def _long_pip(style: dict, suit: str, rng: np.random.Generator, length: int) -> Image.Image:
+    """A sword or a club, standing, on a transparent layer `length` px tall."""
+    w = max(8, length // 5)
+    im = Image.new("RGBA", (w, length), (0, 0, 0, 0))
+    d = ImageDraw.Draw(im)
+    c, dark = _pip_colour(style, suit, rng), _pip_colour(style, suit, rng, -0.35)
+    out = style["ink"] if style["outline"] else None
+    lw = max(1, length // 90)
+    if suit == "e":
+        guard_y = int(length * 0.22)
+        d.polygon([(w / 2 - w * 0.22, guard_y), (w / 2 + w * 0.22, guard_y), (w / 2 + w * 0.1, length * 0.93),
+                   (w / 2, length - 1), (w / 2 - w * 0.1, length * 0.93)], fill=c, outline=out)
+        d.rectangle((w * 0.08, guard_y - length * 0.025, w * 0.92, guard_y + length * 0.012), fill=dark, outline=out)
+        d.rectangle((w / 2 - w * 0.12, length * 0.07, w / 2 + w * 0.12, guard_y), fill=dark, outline=out)
+        r = w * 0.13
+        d.ellipse((w / 2 - r, length * 0.07 - 2 * r, w / 2 + r, length * 0.07), fill=dark, outline=out)
+    else:
+        top, bottom = w * 0.42, w * 0.2
+        d.polygon([(w / 2 - top, 0), (w / 2 + top, 0), (w / 2 + bottom, length - 1), (w / 2 - bottom, length - 1)],
+                  fill=c, outline=out)
+        for k in range(int(rng.integers(3, 7))):
+            y = rng.uniform(0.1, 0.85) * length
+            side = -1 if k % 2 else 1
+            half = top + (bottom - top) * y / length
+            r = w * 0.1
+            d.ellipse((w / 2 + side * half - r, y - r, w / 2 + side * half + r, y + r), fill=dark, outline=out, width=lw)
+        d.line((w / 2, length * 0.1, w / 2 - w * 0.05, length * 0.8), fill=dark, width=lw)
+    return im
+
+
+def _round_pip(d: ImageDraw.ImageDraw, style: dict, suit: str, rng: np.random.Generator,
+               cx: float, cy: float, r: float) -> None:
+    """A coin or a cup centred at (cx, cy), about 2r across."""
+    c, dark = _pip_colour(style, suit, rng), _pip_colour(style, suit, rng, -0.35)
+    out = style["ink"] if style["outline"] else None
+    lw = max(1, round(r / 18))
+    if suit == "o":
+        d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=c, outline=out, width=lw)
+        d.ellipse((cx - 0.75 * r, cy - 0.75 * r, cx + 0.75 * r, cy + 0.75 * r), outline=dark, width=lw * 2)
+        if style["motif"] == 0:
+            d.line((cx - 0.6 * r, cy, cx + 0.6 * r, cy), fill=dark, width=lw * 2)
+            d.line((cx, cy - 0.6 * r, cx, cy + 0.6 * r), fill=dark, width=lw * 2)
+        elif style["motif"] == 1:
+            for a in range(0, 360, 60):
+                x, y = cx + 0.4 * r * math.cos(math.radians(a)), cy + 0.4 * r * math.sin(math.radians(a))
+                d.ellipse((x - 0.18 * r, y - 0.18 * r, x + 0.18 * r, y + 0.18 * r), fill=dark)
+        else:
+            d.ellipse((cx - 0.3 * r, cy - 0.3 * r, cx + 0.3 * r, cy + 0.3 * r), fill=dark)
+    else:
+        d.chord((cx - 0.8 * r, cy - 1.3 * r, cx + 0.8 * r, cy + 0.1 * r), 0, 180, fill=c, outline=out, width=lw)
+        d.rectangle((cx - 0.8 * r, cy - 0.62 * r, cx + 0.8 * r, cy - 0.5 * r), fill=dark)
+        d.rectangle((cx - 0.12 * r, cy - 0.05 * r, cx + 0.12 * r, cy + 0.6 * r), fill=dark, outline=out)
+        d.ellipse((cx - 0.25 * r, cy + 0.1 * r, cx + 0.25 * r, cy + 0.4 * r), fill=c, outline=out)
+        d.polygon([(cx - 0.15 * r, cy + 0.6 * r), (cx + 0.15 * r, cy + 0.6 * r), (cx + 0.55 * r, cy + r),
+                   (cx - 0.55 * r, cy + r)], fill=c, outline=out)
+
+
+def _pip(img: Image.Image, style: dict, suit: str, rng: np.random.Generator,
+         cx: float, cy: float, cell: tuple[float, float], angle: float = 0.0) -> None:
+    cw, ch = cell
+    if suit in "oc":
+        _round_pip(ImageDraw.Draw(img), style, suit, rng, cx, cy, 0.5 * min(cw, ch) * style["pip_scale"])
+        return
+    layer = _long_pip(style, suit, rng, max(12, round(ch * 0.95 * style["pip_scale"])))
+    if angle:
+        layer = layer.rotate(angle, resample=Image.Resampling.BICUBIC, expand=True)
+    img.paste(layer, (round(cx - layer.width / 2), round(cy - layer.height / 2)), layer)
+
+
+def _figure(img: Image.Image, style: dict, suit: str, rng: np.random.Generator, box: tuple[float, ...]) -> None:
+    """A court figure (the same kind for every court rank) holding its suit's pip."""
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    d = ImageDraw.Draw(img)
+    cols = [tuple(int(v) for v in style["figure"][int(k)]) for k in rng.permutation(5)]
+    out = style["ink"] if style["outline"] else None
+    lw = max(1, round(w / 120))
+    cx = x0 + w * rng.uniform(0.4, 0.6)
+    if rng.random() < 0.35:  # a beast behind the figure
+        d.ellipse((x0 + 0.05 * w, y0 + 0.5 * h, x1 - 0.05 * w, y0 + 0.8 * h), fill=cols[4], outline=out, width=lw)
+    head_y, head_r = y0 + h * rng.uniform(0.1, 0.2), w * rng.uniform(0.08, 0.12)
+    d.polygon([(cx - w * 0.18, head_y + head_r * 1.5), (cx + w * 0.18, head_y + head_r * 1.5),
+               (cx + w * rng.uniform(0.25, 0.4), y1), (cx - w * rng.uniform(0.25, 0.4), y1)], fill=cols[0], outline=out)
+    d.rectangle((cx - w * 0.2, head_y + h * 0.25, cx + w * 0.2, head_y + h * 0.3), fill=cols[1])
+    d.ellipse((cx - head_r, head_y - head_r, cx + head_r, head_y + head_r), fill=(236, 200, 170), outline=out, width=lw)
+    hat = int(rng.integers(3))
+    if hat == 0:
+        d.polygon([(cx - head_r, head_y - head_r * 0.6), (cx - head_r * 0.6, head_y - head_r * 1.8), (cx, head_y - head_r),
+                   (cx + head_r * 0.6, head_y - head_r * 1.8), (cx + head_r, head_y - head_r * 0.6)], fill=cols[2], outline=out)
+    elif hat == 1:
+        d.ellipse((cx - head_r * 1.6, head_y - head_r * 1.5, cx + head_r * 1.6, head_y - head_r * 0.5), fill=cols[2], outline=out)
+    px = x0 + w * (rng.uniform(0.12, 0.3) if rng.random() < 0.6 else rng.uniform(0.7, 0.88))
+    py = y0 + h * rng.uniform(0.08, 0.4)
+    _pip(img, style, suit, rng, px, py, (w * 0.3, h * 0.3), float(rng.uniform(-30, 30)))
+
+
+def _numeral(img: Image.Image, style: dict, text: str, at: tuple[float, float]) -> None:
+    d = ImageDraw.Draw(img)
+    height = style["numeral_h"] * img.height
+    if style["font"]:
+        font = ImageFont.truetype(style["font"], 100)
+        x0, y0, x1, y1 = font.getbbox(text)
+        font = ImageFont.truetype(style["font"], max(6, round(100 * height / max(1, y1 - y0))))
+    else:
+        font = ImageFont.load_default(size=max(6, round(height)))
+    top = font.getbbox(text)[1]
+    d.text((at[0], at[1] - top), text, font=font, fill=style["numeral_ink"],
+           stroke_width=style["stroke"] * SS, stroke_fill=style["numeral_ink"])
+
+
+def _frame(img: Image.Image, style: dict, suit: str) -> None:
+    """The frame line with the suit's breaks (pintas) in its top and bottom sides."""
+    w, h = img.size
+    d = ImageDraw.Draw(img)
+    fx, fy = style["frame"][0] * w, style["frame"][1] * h
+    lw = max(1, round(style["line"] * SS))
+    gaps = [(style["gap_start"] + k * style["gap_step"]) * w for k in range(PINTAS[suit])]
+
+    def side(y: float, mirrored: bool) -> None:
+        xs = [w - g for g in gaps] if mirrored else gaps
+        cuts = sorted((x - style["gap"] * w / 2, x + style["gap"] * w / 2) for x in xs)
+        start = fx
+        for a, b in cuts:
+            d.line((start, y, a, y), fill=style["ink"], width=lw)
+            start = b
+        d.line((start, y, w - fx, y), fill=style["ink"], width=lw)
+
+    for inset in ((0.0, 0.012) if style["double"] else (0.0,)):
+        ix, iy = fx + inset * w, fy + inset * w
+        side(iy, False)
+        side(h - iy, True)
+        d.line((ix, iy, ix, h - iy), fill=style["ink"], width=lw)
+        d.line((w - ix, iy, w - ix, h - iy), fill=style["ink"], width=lw)
+
+
+def draw_face(style: dict, name: str, rng: np.random.Generator) -> Image.Image:
+    """The face of card `name` (e.g. "11o") in `style`, `SIZE` px."""
+    w, h = SIZE[0] * SS, SIZE[1] * SS
+    rank, suit = int(name[:-1]), name[-1]
+    img = _paper(style, rng, w, h).convert("RGBA")
+    fx, fy = style["frame"][0] * w, style["frame"][1] * h
+    inner = (fx + 0.07 * w, fy + 0.09 * h, w - fx - 0.07 * w, h - fy - 0.09 * h)
+    iw, ih = inner[2] - inner[0], inner[3] - inner[1]
+    if rank <= 7:
+        spots = _LAYOUTS[rank]
+        cols = len({x for x, _ in spots})
+        rows = len({y for _, y in spots})
+        cell = (iw / max(2, cols) if rank > 1 else iw * 0.8, ih / max(1, rows) if rank > 1 else ih * 0.8)
+        for k, (u, v) in enumerate(spots):
+            tilt = (18 if k % 2 else -18) if suit == "b" and rank > 1 else float(rng.uniform(-6, 6))
+            if rank == 7 and k == 2 and suit in "eb":
+                tilt = 90
+            _pip(img, style, suit, rng, inner[0] + u * iw, inner[1] + v * ih, cell, tilt)
+    else:
+        _figure(img, style, suit, rng, (inner[0] - 0.04 * w, inner[1] - 0.05 * h, inner[2] + 0.04 * w, inner[3] + 0.05 * h))
+    _frame(img, style, suit)
+    # the numeral inside the frame's top-left corner, and turned half round at the bottom right
+    at = (fx + style["numeral_at"][0] * w, fy + style["numeral_at"][1] * h)
+    plate = (fx + 1, fy + 1, at[0] + 0.16 * w, at[1] + (style["numeral_h"] + 0.012) * h)
+    for flip in (False, True):
+        if flip:
+            img = img.transpose(Image.Transpose.ROTATE_180)
+        ImageDraw.Draw(img).rectangle(plate, fill=style["paper"])
+        _numeral(img, style, str(rank), at)
+        if flip:
+            img = img.transpose(Image.Transpose.ROTATE_180)
+    img = img.convert("RGB").resize(SIZE, Image.Resampling.LANCZOS)
+    return img.filter(ImageFilter.GaussianBlur(float(rng.uniform(0.0, 0.5))))
+
+
+def write_deck(out: Path, seed: int, k: int) -> Path:
+    """Deck `k` of `seed`, written as an enrolled deck folder `out/p{k:03d}`."""
+    rng = np.random.default_rng([seed, k])
+    style = deck_style(rng)
+    folder = out / f"p{k:03d}"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ORDER:
+        draw_face(style, name, rng).save(folder / f"{name}.png")
+    meta = {"format": "mus-deck/1", "order": list(ORDER), "procedural": {"seed": seed, "deck": k,
+            "font": Path(style["font"]).name if style["font"] else None}, "photos": [], "back": None}
+    (folder / ENROLLED).write_text(json.dumps(meta, indent=1))
+    return folder
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m datasets.procedural", description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", required=True, help="folder for the decks (p000, p001, ...)")
+    p.add_argument("--n", type=int, default=24, help="decks to draw (default 24)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--sheet", action="store_true", help="also write sheet.jpg: a few faces of each deck")
+    a = p.parse_args(argv)
+    out = Path(a.out)
+    folders = [write_deck(out, a.seed, k) for k in range(a.n)]
+    if a.sheet:
+        names = ("1o", "4c", "7e", "5b", "10o", "11c", "12e", "11b")
+        tw, th = SIZE[0] // 2, SIZE[1] // 2
+        sheet = Image.new("RGB", (tw * len(names), th * len(folders)), "white")
+        for j, f in enumerate(folders):
+            for i, n in enumerate(names):
+                sheet.paste(Image.open(f / f"{n}.png").resize((tw, th)), (i * tw, j * th))
+        sheet.save(out / "sheet.jpg", quality=90)
+    print(f"{len(folders)} decks in {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

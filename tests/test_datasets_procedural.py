@@ -1,0 +1,68 @@
+"""`datasets.procedural`: made-up Spanish decks, drawn at test time and read back by the renderer."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from PIL import Image
+
+from datasets.procedural import ORDER, PINTAS, SIZE, SS, _frame, deck_style, draw_face, main
+from datasets.render import CORNER_H, CORNER_W, MUS_CARDS, load_deck, render_scene
+
+
+def _gaps(row: np.ndarray) -> int:
+    """Runs of paper between ink along one row of a frame line."""
+    ink = row < 128
+    xs = np.where(ink)[0]
+    run = ink[xs[0]:xs[-1] + 1]
+    return int(np.count_nonzero(np.diff(run.astype(np.int8)) == -1))
+
+
+def test_the_frame_breaks_once_per_pinta_at_the_top_and_the_bottom() -> None:
+    for seed in range(6):
+        style = deck_style(np.random.default_rng(seed))
+        style["ink"], style["double"] = (0, 0, 0), False
+        for suit, n in PINTAS.items():
+            img = Image.new("RGB", (SIZE[0] * SS, SIZE[1] * SS), "white")
+            _frame(img, style, suit)
+            a = np.asarray(img.convert("L"))
+            fy = round(style["frame"][1] * img.height)
+            top = a[fy - 2:fy + 3].min(axis=0)
+            bottom = a[img.height - fy - 2:img.height - fy + 3].min(axis=0)
+            assert _gaps(top) == n and _gaps(bottom) == n, (seed, suit)
+
+
+def test_a_face_is_the_same_for_the_same_seed_and_differs_between_decks() -> None:
+    faces = [draw_face(deck_style(np.random.default_rng(s)), "11c", np.random.default_rng(s)) for s in (4, 4, 5)]
+    assert faces[0].size == SIZE and faces[0].mode == "RGB"
+    assert np.array_equal(np.asarray(faces[0]), np.asarray(faces[1]))
+    assert not np.array_equal(np.asarray(faces[0]), np.asarray(faces[2]))
+
+
+def test_the_numeral_is_printed_in_the_corner_patch_and_nowhere_else_differs_by_rank() -> None:
+    # the same deck and drawing seed for a 10 and an 11 of a suit: the figure is drawn the same,
+    # only the numerals differ, and they lie in the two corner patches the crops are cut from
+    style = deck_style(np.random.default_rng(8))
+    ten, eleven = (np.asarray(draw_face(style, n, np.random.default_rng(1)), np.int16) for n in ("10e", "11e"))
+    diff = np.abs(ten - eleven).max(axis=2) > 40
+    ys, xs = np.nonzero(diff)
+    assert len(ys) > 20
+    w, h = SIZE
+    in_top_left = (xs < CORNER_W * w) & (ys < CORNER_H * h)
+    in_bottom_right = (xs >= (1 - CORNER_W) * w) & (ys >= (1 - CORNER_H) * h)
+    assert (in_top_left | in_bottom_right).all()
+    assert in_top_left.any() and in_bottom_right.any()
+
+
+def test_the_command_writes_decks_the_renderer_draws(tmp_path, capsys) -> None:
+    assert main(["--out", str(tmp_path), "--n", "1", "--seed", "3"]) == 0
+    folder = tmp_path / "p000"
+    meta = json.loads((folder / "deck.json").read_text())
+    assert meta["format"] == "mus-deck/1" and meta["order"] == list(ORDER) and meta["procedural"]["deck"] == 0
+    assert sorted(p.stem for p in folder.glob("*.png")) == sorted(MUS_CARDS)
+    deck = load_deck(str(folder))
+    assert set(deck.faces) == set(MUS_CARDS)
+    scene = render_scene(np.random.default_rng(2), size=(800, 600), deck=str(folder), decks=(str(folder),))
+    assert len(scene.cards) >= 16 and all(c["card"] in MUS_CARDS for c in scene.cards if c["card"])
+    assert "1 decks" in capsys.readouterr().out
