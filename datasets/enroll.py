@@ -32,14 +32,12 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw
 
-from datasets.render import CARD_ASPECT, CORNER_H, CORNER_W, ENROLLED, MUS_RANKS, SUITS
+from datasets.render import CARD_ASPECT, CORNER_H, CORNER_W, DECK_FORMAT, ENROLLED
+from datasets.render import DECK_ORDER as ORDER
 from scorer.vision.crops import far_end
 from scorer.vision.image import ImageError, load_image
 from scorer.vision.model import Models, nms
 from scorer.vision.pipeline import CARD, classify_corners, coarse, fine, suppress_contained
-
-ORDER = tuple(f"{r}{s}" for s in SUITS for r in MUS_RANKS)
-"""The deck's order: oros 1-7, 10, 11, 12, then copas, espadas, bastos."""
 
 FACE_H = 520
 """Height of a written face, px (the Fournier 1878 scans are 521)."""
@@ -236,7 +234,7 @@ def enroll(photos: list[Path], out: Path, models: Models, back: Path | None = No
     if back_face is not None:
         back_face.resize(size, Image.Resampling.LANCZOS).save(out / "back.png")
     agree = sum(c["read"] == n for n, c in cards.items())
-    report = {"format": "mus-deck/1", "order": list(ORDER), "photos": [str(p) for p in photos],
+    report = {"format": DECK_FORMAT, "order": list(ORDER), "photos": [str(p) for p in photos],
               "back": str(back) if back else None, "agree": agree, "cards": cards}
     (out / ENROLLED).write_text(json.dumps(report, indent=1) + "\n")
     sheet(faces, list(ORDER)).save(out / "sheet.jpg", quality=90)

@@ -25,12 +25,12 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
-from datasets.render import ENROLLED, MUS_RANKS, SUITS
+from datasets.render import DECK_FORMAT, ENROLLED, SUITS
+from datasets.render import DECK_ORDER as ORDER
 
 SIZE = (330, 520)
 """A face's (width, height), px: the Fournier 1878 scans' size."""
 SS = 3  # supersampling: drawn at 3x, then shrunk
-ORDER = tuple(f"{r}{s}" for s in SUITS for r in MUS_RANKS)
 PINTAS = {"o": 0, "c": 1, "e": 2, "b": 3}
 """Breaks in the frame line by suit."""
 _LAYOUTS = {
@@ -173,7 +173,7 @@ def _figure(img: Image.Image, style: dict, suit: str, rng: np.random.Generator, 
     x0, y0, x1, y1 = box
     w, h = x1 - x0, y1 - y0
     d = ImageDraw.Draw(img)
-    cols = [tuple(int(v) for v in style["figure"][int(k)]) for k in rng.permutation(5)]
+    cols = [style["figure"][k] for k in rng.permutation(5)]
     out = style["ink"] if style["outline"] else None
     lw = max(1, round(w / 120))
     cx = x0 + w * rng.uniform(0.4, 0.6)
@@ -200,7 +200,7 @@ def _numeral(img: Image.Image, style: dict, text: str, at: tuple[float, float]) 
     height = style["numeral_h"] * img.height
     if style["font"]:
         font = ImageFont.truetype(style["font"], 100)
-        x0, y0, x1, y1 = font.getbbox(text)
+        _, y0, _, y1 = font.getbbox(text)
         font = ImageFont.truetype(style["font"], max(6, round(100 * height / max(1, y1 - y0))))
     else:
         font = ImageFont.load_default(size=max(6, round(height)))
@@ -277,7 +277,7 @@ def write_deck(out: Path, seed: int, k: int) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for name in ORDER:
         draw_face(style, name, rng).save(folder / f"{name}.png")
-    meta = {"format": "mus-deck/1", "order": list(ORDER), "procedural": {"seed": seed, "deck": k,
+    meta = {"format": DECK_FORMAT, "order": list(ORDER), "procedural": {"seed": seed, "deck": k,
             "font": Path(style["font"]).name if style["font"] else None}, "photos": [], "back": None}
     (folder / ENROLLED).write_text(json.dumps(meta, indent=1))
     return folder

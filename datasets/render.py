@@ -90,7 +90,12 @@ def _trim_white(im: Image.Image) -> Image.Image:
 
 
 ENROLLED = "deck.json"
-"""The file that marks a folder written by `datasets.enroll`: a deck's faces from photos."""
+"""The file that marks a deck folder written by `datasets.enroll` (faces from photos) or
+`datasets.procedural` (made-up decks)."""
+DECK_FORMAT = "mus-deck/1"
+"""`format` of that file."""
+DECK_ORDER = tuple(f"{r}{s}" for s in SUITS for r in MUS_RANKS)
+"""A deck's order: oros 1-7, 10, 11, 12, then copas, espadas, bastos."""
 
 
 def _plain_back(size: tuple[int, int]) -> Image.Image:
@@ -106,8 +111,8 @@ def _plain_back(size: tuple[int, int]) -> Image.Image:
 
 
 def _enrolled(folder: Path) -> Deck:
-    """A deck written by `datasets.enroll`: `<card>.png` for the 40 Mus cards, `back.png`
-    if one was photographed."""
+    """A deck folder written by `datasets.enroll` or `datasets.procedural`: `<card>.png`
+    for the 40 Mus cards, `back.png` if one was photographed."""
     faces = {}
     for name in MUS_CARDS:
         f = folder / f"{name}.png"
