@@ -67,10 +67,11 @@ def main(argv: list[str] | None = None) -> int:
     drawn: dict[tuple, Any] = {}
     real_draw = E.readable_showdown
 
-    def draw_once(*key: Any) -> Any:  # each showdown rendered once for all rows
-        if key not in drawn:
-            drawn[key] = real_draw(*key)
-        return drawn[key]
+    def draw_once(*key: Any, **options: Any) -> Any:  # each showdown rendered once for all rows
+        k = (*key, *sorted(options.items()))
+        if k not in drawn:
+            drawn[k] = real_draw(*key, **options)
+        return drawn[k]
 
     E.readable_showdown = draw_once
     try:

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from datasets.render import DECKS, MUS_CARDS, MUS_RANKS, render_scene
+from datasets.render import DECKS, MUS_CARDS, MUS_RANKS, NON_MUS_CARDS, render_scene
 from scorer.vision.layout import LOW_CONFIDENCE
 from scorer.vision.model import DET_FILE
 from scorer.vision.pipeline import COURT_MASS
@@ -119,14 +119,16 @@ def _shares(pred: list[str], labels: list[str]) -> dict:
 
 
 def readable_showdown(seed: int, i: int, decks: tuple[str, ...], size: tuple[int, int], bottom: int,
-                      tries: int = 20):
+                      tries: int = 20, extras: bool = False):
     """Showdown `i` of `seed`, drawn again (next sub-seed) while one of its 16 cards shows
     no index corner (a glass or another card over both): players lay their cards with
-    the indices showing, and a hidden index is not a reading error. Returns the scene
-    and the number of draws it took."""
+    the indices showing, and a hidden index is not a reading error. With `extras`, 8s and
+    9s (of the drawn deck, the one deck of 48) lie among the coins, glasses and backs, as
+    the rest of a 48-card pack does at a table (a different draw). Returns the scene and
+    the number of draws it took."""
     for k in range(tries):
         rng = np.random.default_rng([seed, i] if k == 0 else [seed, i, k])
-        scene = render_scene(rng, kind="table", size=size, decks=decks, bottom=bottom, card_extras=False)
+        scene = render_scene(rng, kind="table", size=size, decks=decks, bottom=bottom, card_extras=extras)
         seated = [c for c in scene.cards if c["seat"] is not None]
         if len(seated) == 16 and all(any(corner["labelled"] for corner in c["corners"]) for c in seated):
             return scene, k + 1
@@ -134,9 +136,10 @@ def readable_showdown(seed: int, i: int, decks: tuple[str, ...], size: tuple[int
 
 
 def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: tuple[int, int],
-             truth_classifier: bool = True, progress: bool = True) -> dict:
-    """Render `n` showdowns from `decks`, read them with the runtime, and score them
-    (with `truth_classifier`, also the classifier alone on the true corner boxes)."""
+             truth_classifier: bool = True, progress: bool = True, extras: bool = False) -> dict:
+    """Render `n` showdowns from `decks` (with `extras`, 8s and 9s among the distractors),
+    read them with the runtime, and score them (with `truth_classifier`, also the
+    classifier alone on the true corner boxes)."""
     from scorer.vision import Recognizer
 
     rec = Recognizer(model_dir)
@@ -147,15 +150,18 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
     times: list[float] = []
     scenes = []
     rng0 = np.random.default_rng(seed)
-    redrawn = 0
+    redrawn = extras_shown = extras_named = extras_misread = 0
     for i in tqdm(range(n), desc=f"eval {'+'.join(decks)}", disable=not progress):
-        scene, tries = readable_showdown(seed, i, decks, size, int(rng0.integers(4)))
+        scene, tries = readable_showdown(seed, i, decks, size, int(rng0.integers(4)), extras=extras)
         redrawn += tries > 1
         scenes.append(scene)
         t0 = time.perf_counter()
         res = rec.scan(scene.image, bottom=scene.bottom)
         times.append((time.perf_counter() - t0) * 1000)
         truth = [c for c in scene.cards if c["seat"] is not None]
+        eights = [(c["card"], np.array(c["quad"])) for c in scene.cards
+                  if c["seat"] is None and c["card"] in NON_MUS_CARDS]
+        extras_shown += len(eights)
         got = [c["card"] for c in res["cards"]]
         true_names = {c["card"] for c in truth}
         seen: set[str] = set()
@@ -187,6 +193,11 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
         counted: set[str] = set()
         for c in res["cards"]:
             unsure = c["conf"] < LOW_CONFIDENCE
+            x1, y1, x2, y2 = c["box"]
+            under = {name for name, q in eights if _inside(((x1 + x2) / 2, (y1 + y2) / 2), q)}
+            if c["card"] in under:  # an 8 or 9 read as itself: no Mus card, no seat
+                extras_named += 1
+                continue
             if truth_seat.get(c["card"], -1) == c.get("seat") and c["card"] not in counted:
                 counted.add(c["card"])
                 seats_right += 1
@@ -194,6 +205,7 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
             else:
                 wrong_reads += 1
                 wrong_flagged += unsure
+                extras_misread += bool(under) and c["card"] not in NON_MUS_CARDS
         hands = res.get("hands")
         if hands and scene.hands and all(
             h is not None and sorted(h) == sorted(t) for h, t in zip(hands, scene.hands, strict=True)
@@ -218,6 +230,8 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
         "size": list(size),
         "models": str(model_dir),
         "redrawn": redrawn,
+        "extras": {"shown": extras_shown, "named": extras_named, "read_as_mus_cards": extras_misread}
+        if extras else None,
         "showdowns_fully_right": full_right / n if n else 0.0,
         "cards_read_right": cards_right / (16 * n) if n else 0.0,
         "cards_right_in_seat": seats_right / (16 * n) if n else 0.0,
@@ -232,6 +246,14 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
         "per_card": per_card,
         "rank_confusion": confusion,
     }
+
+
+def _inside(point: tuple[float, float], quad: np.ndarray) -> bool:
+    """Whether `point` lies inside the convex quadrilateral `quad` (4x2, either winding)."""
+    p = np.asarray(point, np.float64)
+    edges = np.roll(quad, -1, axis=0) - quad
+    cross = edges[:, 0] * (p[1] - quad[:, 1]) - edges[:, 1] * (p[0] - quad[:, 0])
+    return bool((cross >= 0).all() or (cross <= 0).all())
 
 
 def _truth_cell(r: dict) -> str:
@@ -267,6 +289,17 @@ def _share(k: int, n: int) -> str:
     return f"{k} of {n} ({k / n:.0%})" if n else "0 of 0"
 
 
+def _extras_line(r: dict) -> str:
+    """Where 8s and 9s lay among the distractors: how many, how many were read as themselves
+    and how many as Mus cards."""
+    e = r.get("extras")
+    if not e:
+        return ""
+    return (f" 8s and 9s of the drawn deck lay among the distractors: {e['shown']} in all, {e['named']} "
+            f"read as themselves (no seat, a `not_mus_card` warning; not counted as reads below), "
+            f"{e['read_as_mus_cards']} read as a Mus card (counted among the wrong reads).")
+
+
 def to_markdown(title: str, r: dict) -> str:
     """One evaluation as a section of the model card."""
     f = r["micro"]
@@ -278,7 +311,7 @@ def to_markdown(title: str, r: dict) -> str:
         f"seed {r['seed']}, models `{r['models']}`{'; ' + r['note'] if r.get('note') else ''}. "
         f"{r.get('redrawn', 0)} first draws had a card with both "
         "index corners hidden (under a glass or other cards) and were drawn again: players lay their cards "
-        "with the indices showing.",
+        "with the indices showing." + _extras_line(r),
         "",
         "| figure | value |",
         "|---|---|",
@@ -355,6 +388,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cross-models", help="models trained without the Fournier 1878 deck (a folder without "
                    "cards-det.onnx borrows --models' detector, and the card says so)")
     p.add_argument("--cross-n", type=int, default=0, help="Fournier-only showdowns (default --n)")
+    p.add_argument("--extras", action="store_true", help="8s and 9s of the drawn deck among the distractors "
+                   "(another draw of the showdowns; the figures in the card are without)")
     p.add_argument("--card", default=str(ROOT / "models" / "MODEL_CARD.md"))
     p.add_argument("--no-card", action="store_true", help="print only")
     args = p.parse_args(argv)
@@ -372,7 +407,8 @@ def main(argv: list[str] | None = None) -> int:
             note = None
             if key == "cross":
                 models, note = with_detector(models, Path(args.models), Path(scratch) / "models")
-            r = evaluate(models, n, args.seed + (1 if key == "cross" else 0), decks, size)  # type: ignore[arg-type]
+            r = evaluate(models, n, args.seed + (1 if key == "cross" else 0), decks, size,  # type: ignore[arg-type]
+                         extras=args.extras)
             if note:
                 r["models"], r["note"] = args.cross_models, note
             (out / f"{key}.json").write_text(json.dumps(r, indent=1))

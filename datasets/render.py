@@ -127,10 +127,16 @@ def _enrolled(folder: Path) -> Deck:
     return Deck(str(folder), faces, back)
 
 
-@lru_cache(maxsize=4)
+DECK_CACHE = 32
+"""Decks `load_deck` keeps loaded per process: a set drawn from 24 made-up decks
+(`datasets.procedural`, about 20 MB each) loads each of them once, not once a scene."""
+
+
+@lru_cache(maxsize=DECK_CACHE)
 def load_deck(name: str, folder: str | None = None) -> Deck:
     """Load a deck from `cards_dir()/name` (`fournier-1878` or `naipes-libres`), or an
-    enrolled deck from the folder `name` (`datasets.enroll`)."""
+    enrolled deck from the folder `name` (`datasets.enroll`); the last `DECK_CACHE` are
+    kept."""
     if (Path(name) / ENROLLED).is_file():
         return _enrolled(Path(name))
     base = Path(folder) if folder else cards_dir()

@@ -22,6 +22,43 @@ def test_readable_showdowns_show_an_index_of_every_card_and_are_deterministic() 
         assert again.image.tobytes() == scene.image.tobytes()
 
 
+def test_showdowns_with_extras_lay_8s_and_9s_beside_the_16_dealt_cards() -> None:
+    from datasets.render import NON_MUS_CARDS
+
+    eights = 0
+    for i in range(8):
+        scene, _ = E.readable_showdown(41, i, ("naipes-libres",), (800, 600), bottom=0, extras=True)
+        seated = [c for c in scene.cards if c["seat"] is not None]
+        assert len(seated) == 16 and not any(c["card"] in NON_MUS_CARDS for c in seated)
+        eights += sum(c["seat"] is None and c["card"] in NON_MUS_CARDS for c in scene.cards)
+        plain, _ = E.readable_showdown(41, i, ("naipes-libres",), (800, 600), bottom=0)
+        assert not any(c["card"] in NON_MUS_CARDS for c in plain.cards)
+    assert eights > 0
+
+
+def test_evaluate_with_extras_reads_the_8s_and_9s_as_no_mus_card() -> None:
+    r = E.evaluate(E.ROOT / "models", 5, 41, ("naipes-libres",), (1200, 900), truth_classifier=False,
+                   progress=False, extras=True)
+    e = r["extras"]
+    assert e["shown"] == 3  # showdowns 2 (an 8 of oros) and 4 (the 8s of oros and copas) of seed 41
+    assert e["named"] + e["read_as_mus_cards"] <= e["shown"]
+    # the 8 of oros of showdown 4 lies in the open and is read as itself; the others show
+    # a corner at most, under other cards, and none of them is taken for a Mus card
+    assert e["named"] >= 1 and e["read_as_mus_cards"] == 0
+    assert "8s and 9s of the drawn deck lay among the distractors: 3 in all" in E.to_markdown("(a)", r)
+    assert E.evaluate(E.ROOT / "models", 1, 41, ("naipes-libres",), (800, 600), truth_classifier=False,
+                      progress=False)["extras"] is None
+
+
+def test_inside_a_quad_either_winding() -> None:
+    import numpy as np
+
+    quad = np.array([[0, 0], [10, 0], [12, 8], [1, 9]], float)
+    for q in (quad, quad[::-1]):
+        assert E._inside((5, 4), q) and E._inside((0, 0), q)
+        assert not E._inside((11, 1), q) and not E._inside((-1, 4), q) and not E._inside((5, 10), q)
+
+
 def test_evaluate_scores_the_shipped_models_and_writes_the_card(tmp_path) -> None:
     r = E.evaluate(E.ROOT / "models", 3, 7001, DECKS, (1200, 900))
     assert r["photos"] == 3 and 0 <= r["redrawn"] <= 3
