@@ -123,9 +123,9 @@ def readable_showdown(seed: int, i: int, decks: tuple[str, ...], size: tuple[int
     """Showdown `i` of `seed`, drawn again (next sub-seed) while one of its 16 cards shows
     no index corner (a glass or another card over both): players lay their cards with
     the indices showing, and a hidden index is not a reading error. With `extras`, 8s and
-    9s (of the drawn deck, the one deck of 48) lie among the coins, glasses and backs, as
-    the rest of a 48-card pack does at a table (a different draw). Returns the scene and
-    the number of draws it took."""
+    9s of naipes-libres (the one deck of 48 here; only where `decks` holds it) lie among
+    the coins, glasses and backs, as the rest of a 48-card pack does at a table (a
+    different draw). Returns the scene and the number of draws it took."""
     for k in range(tries):
         rng = np.random.default_rng([seed, i] if k == 0 else [seed, i, k])
         scene = render_scene(rng, kind="table", size=size, decks=decks, bottom=bottom, card_extras=extras)
