@@ -1,0 +1,321 @@
+"""Teach the card readers a deck in minutes, without torch: new heads on frozen features.
+
+    python -m datasets.enroll oros.jpg copas.jpg espadas.jpg bastos.jpg --out decks/club
+    python -m datasets.heads --deck decks/club --out models-club [--models models]
+    bash scripts/run.sh --model models-club
+
+The corner classifier and the rank reader keep their convolutions as shipped. Their last
+layer (one linear map from 1,280 pooled features) is replaced by a small two-layer head
+that also reads a mid-level feature map (128 channels on a 4x4 grid: where the strokes of
+the numeral and of the frame lie), trained in numpy on the crops of showdowns rendered from
+the enrolled deck. The models stay plain ONNX files, read by the runtime as before.
+
+`datasets.adapt --deck` fine-tunes every layer and reads more (it needs torch and tens of
+minutes); this needs only the `onnx` package and a few minutes (`models/MODEL_CARD.md`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from datasets.render import ENROLLED
+
+ROOT = Path(__file__).resolve().parents[1]
+READERS = {"cls": ("cards-cls.onnx", "cards-cls.json", "/model.6/cv2/act/Mul_output_0"),
+           "index": ("cards-index.onnx", "cards-index.json", "/model.4/cv2/act/Mul_output_0"),
+           "suit": ("cards-suit.onnx", "cards-suit.json", "/model.6/cv2/act/Mul_output_0")}
+"""Task -> (model file, json file, the mid-level map its new head reads: 128 x 4 x 4 for
+all, the 64 px corner crop at stride 16, the reader's 32 px numeral crop at stride 8)."""
+
+
+class HeadError(ValueError):
+    """A model whose graph has no place for a new head, or crops that cannot train one."""
+
+
+@dataclass(frozen=True)
+class Head:
+    """A two-layer head: features standardised by `mean` and `scale`, then `w1` (D, H),
+    `b1`, ReLU, `w2` (H, C), `b2`, softmax."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+
+    def __repr__(self) -> str:
+        return f"Head(features={self.w1.shape[0]}, hidden={self.w1.shape[1]}, classes={self.w2.shape[1]})"
+
+    def logits(self, feats: np.ndarray) -> np.ndarray:
+        """Logits (N, C) of features (N, D), as the exported graph computes them."""
+        h = np.maximum(((feats - self.mean) / self.scale) @ self.w1 + self.b1, 0)
+        return h @ self.w2 + self.b2
+
+    def predict(self, feats: np.ndarray) -> np.ndarray:
+        """Class probabilities (N, C)."""
+        return softmax(self.logits(feats))
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    """Row-wise softmax."""
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _graph_parts(model: Any, tap: str) -> tuple[Any, Any, str, str]:
+    """The final Gemm and Softmax nodes of a classifier graph, the pooled features the Gemm
+    reads and the graph's output name; refused by name when the graph is not shaped so."""
+    g = model.graph
+    out = g.output[0].name
+    by_output = {o: n for n in g.node for o in n.output}
+    soft = by_output.get(out)
+    gemm = by_output.get(soft.input[0]) if soft is not None and soft.op_type == "Softmax" else None
+    if gemm is None or gemm.op_type != "Gemm":
+        raise HeadError(f"the graph's output {out!r} is not a softmax of a linear layer")
+    if tap not in by_output:
+        raise HeadError(f"the graph has no tensor {tap!r} to read a mid-level map from")
+    return gemm, soft, gemm.input[0], out
+
+
+def tap_session(model_path: Path, tap: str) -> Any:
+    """An onnxruntime session of a classifier that outputs its pooled features and the
+    mid-level map `tap` (flattened by the caller)."""
+    import onnx
+    import onnxruntime as ort
+
+    model = onnx.load(str(model_path))
+    _, _, pooled, _ = _graph_parts(model, tap)
+    del model.graph.output[:]
+    for name in (pooled, tap):
+        model.graph.output.append(onnx.helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None))
+    return ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+
+
+def features(sess: Any, crops: np.ndarray, batch: int = 256) -> np.ndarray:
+    """Pooled features and the flattened map, side by side (N, D), of uint8 crops (N, s, s, 3)."""
+    name = sess.get_inputs()[0].name
+    out = []
+    for i in range(0, len(crops), batch):
+        x = crops[i : i + batch].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        pooled, fmap = sess.run(None, {name: x})
+        out.append(np.concatenate([pooled.reshape(len(x), -1), fmap.reshape(len(x), -1)], axis=1))
+    return np.concatenate(out) if out else np.zeros((0, 0), np.float32)
+
+
+def load_crops(files: dict[str, list[Path]], names: list[str], size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The crop files of the classes `names` (`files`: class -> paths), as uint8 (N, size,
+    size, 3) and their class indexes (N,); classes not in `names` are left out."""
+    xs, ys = [], []
+    for i, name in enumerate(names):
+        for f in files.get(name, []):
+            with Image.open(f) as im:
+                rgb = im.convert("RGB")
+            if rgb.size != (size, size):
+                rgb = rgb.resize((size, size), Image.Resampling.BILINEAR)
+            xs.append(np.asarray(rgb))
+            ys.append(i)
+    if not xs:
+        return np.zeros((0, size, size, 3), np.uint8), np.zeros(0, np.int64)
+    return np.stack(xs), np.array(ys, np.int64)
+
+
+def train_head(feats: np.ndarray, labels: np.ndarray, classes: int, hidden: int = 512, epochs: int = 30,
+               lr: float = 1e-3, decay: float = 0.01, dropout: float = 0.2, smoothing: float = 0.1,
+               batch: int = 256, seed: int = 0) -> Head:
+    """A two-layer head fitted by AdamW (decoupled weight decay `decay`) on minibatches,
+    with dropout before each layer and label smoothing, from torch's default initialisation."""
+    if len(feats) == 0:
+        raise HeadError("no crops to train a head on")
+    rng = np.random.default_rng(seed)
+    mean = feats.mean(axis=0).astype(np.float32)
+    scale = (feats.std(axis=0) + 1e-3).astype(np.float32)
+    x = ((feats - mean) / scale).astype(np.float32)
+    d = x.shape[1]
+    params = [rng.uniform(-1, 1, (d, hidden)).astype(np.float32) / np.sqrt(d),
+              rng.uniform(-1, 1, hidden).astype(np.float32) / np.sqrt(d),
+              rng.uniform(-1, 1, (hidden, classes)).astype(np.float32) / np.sqrt(hidden),
+              rng.uniform(-1, 1, classes).astype(np.float32) / np.sqrt(hidden)]
+    m = [np.zeros_like(p) for p in params]
+    v = [np.zeros_like(p) for p in params]
+    target = np.full((classes,), smoothing / classes, np.float32)
+    keep = 1.0 - dropout
+    step = 0
+    for _ in range(epochs):
+        for idx in np.array_split(rng.permutation(len(x)), max(1, -(-len(x) // batch))):
+            w1, b1, w2, b2 = params
+            xb = x[idx] * (rng.random((len(idx), d)) < keep) / keep
+            h = np.maximum(xb @ w1 + b1, 0)
+            mask = (rng.random(h.shape) < keep) / keep
+            hd = h * mask
+            p = softmax(hd @ w2 + b2)
+            t = np.tile(target, (len(idx), 1))
+            t[np.arange(len(idx)), labels[idx]] += 1.0 - smoothing
+            g = (p - t) / len(idx)
+            gh = (g @ w2.T) * mask * (h > 0)
+            grads = [xb.T @ gh, gh.sum(axis=0), hd.T @ g, g.sum(axis=0)]
+            step += 1
+            for k, (param, grad) in enumerate(zip(params, grads, strict=True)):
+                param *= 1 - lr * decay
+                m[k] = 0.9 * m[k] + 0.1 * grad
+                v[k] = 0.999 * v[k] + 0.001 * grad * grad
+                param -= lr * (m[k] / (1 - 0.9**step)) / (np.sqrt(v[k] / (1 - 0.999**step)) + 1e-8)
+    return Head(mean, scale, *params)
+
+
+def attach(model_path: Path, head: Head, tap: str, out_path: Path) -> None:
+    """Write the model at `model_path` with `head` in place of its last layer, reading its
+    pooled features and the flattened map `tap`; the standardisation is folded into the
+    first layer, so the graph adds five plain operators (Flatten, Concat, Gemm, Relu, Gemm)."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    model = onnx.load(str(model_path))
+    g = model.graph
+    gemm, soft, pooled, out = _graph_parts(model, tap)
+    width = g.output[0].type.tensor_type.shape.dim[-1].dim_value
+    if width and width != head.w2.shape[1]:
+        raise HeadError(f"the head has {head.w2.shape[1]} classes but {model_path.name} outputs {width}")
+    dropped = set(gemm.input[1:])
+    g.node.remove(gemm)
+    g.node.remove(soft)
+    keep = [i for i in g.initializer if i.name not in dropped]
+    del g.initializer[:]
+    g.initializer.extend(keep)
+    w1 = (head.w1 / head.scale[:, None]).astype(np.float32)
+    b1 = (head.b1 - (head.mean / head.scale) @ head.w1).astype(np.float32)
+    for name, arr in (("head.w1", w1), ("head.b1", b1), ("head.w2", head.w2.astype(np.float32)),
+                      ("head.b2", head.b2.astype(np.float32))):
+        g.initializer.append(numpy_helper.from_array(arr, name))
+    g.node.extend([
+        helper.make_node("Flatten", [tap], ["head/map"], axis=1),
+        helper.make_node("Concat", [pooled, "head/map"], ["head/features"], axis=1),
+        helper.make_node("Gemm", ["head/features", "head.w1", "head.b1"], ["head/hidden"]),
+        helper.make_node("Relu", ["head/hidden"], ["head/relu"]),
+        helper.make_node("Gemm", ["head/relu", "head.w2", "head.b2"], ["head/logits"]),
+        helper.make_node("Softmax", ["head/logits"], [out], axis=1),
+    ])
+    onnx.checker.check_model(model)
+    onnx.save(model, str(out_path))
+
+
+def refit(task: str, models: Path, crops: Path, out: Path, epochs: int = 30, hidden: int = 512,
+          seed: int = 0) -> dict[str, Any]:
+    """Fit a new head for one reader on the crops of a generated set (`crops`, with `cls/`
+    and `index/`, as `datasets.adapt` reads them for `task`) and write its model to `out`;
+    the figures: crops, accuracy on the set's val crops before and after, seconds."""
+    from datasets.adapt import _by_class
+
+    model_file, meta_file, tap = READERS[task]
+    meta = json.loads((models / meta_file).read_text(encoding="utf-8"))
+    names, size = [str(n) for n in meta["names"]], int(meta.get("imgsz", 64 if task == "cls" else 32))
+    started = time.time()
+    sess = tap_session(models / model_file, tap)
+    x, y = load_crops(_by_class(crops, "train", task), names, size)
+    xv, yv = load_crops(_by_class(crops, "val", task), names, size)
+    f = features(sess, x)
+    import onnxruntime as ort
+
+    base = ort.InferenceSession(str(models / model_file), providers=["CPUExecutionProvider"])
+    before = _accuracy(base, xv, yv)
+    head = train_head(f, y, len(names), hidden=hidden, epochs=epochs, seed=seed)
+    attach(models / model_file, head, tap, out / model_file)
+    after = _accuracy(ort.InferenceSession(str(out / model_file), providers=["CPUExecutionProvider"]), xv, yv)
+    return {"train": len(y), "val": len(yv), "val_accuracy": {"before": before, "after": after},
+            "head": repr(head), "seconds": round(time.time() - started, 1)}
+
+
+def _accuracy(sess: Any, crops: np.ndarray, labels: np.ndarray) -> float | None:
+    """Top-1 accuracy of a classifier session on uint8 crops; None without crops."""
+    if len(crops) == 0:
+        return None
+    name = sess.get_inputs()[0].name
+    right = 0
+    for i in range(0, len(crops), 256):
+        x = crops[i : i + 256].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        right += int((sess.run(None, {name: x})[0].argmax(axis=1) == labels[i : i + 256]).sum())
+    return round(right / len(labels), 4)
+
+
+def heads(deck: Path, models: Path, out: Path, work: Path, scenes: int = 400, check: int = 20, epochs: int = 30,
+          hidden: int = 512, seed: int = 0, workers: int = 2, progress: bool = True) -> dict[str, Any]:
+    """Render `scenes` showdowns of `deck`, fit new heads for the classifier and the rank
+    reader, write `out` (the other models copied) with `HEADS.json`, the recipe and the
+    figures: `check` more showdowns of the deck read before and after."""
+    from datasets.adapt import deck_figures, generate_set, verdict
+
+    started = time.time()
+    work.mkdir(parents=True, exist_ok=True)
+    drawn, made = work / "deck", f"{deck.resolve()} {scenes} {9800 + seed}\n"
+    done = drawn / "done"
+    if not done.is_file() or done.read_text() != made:
+        shutil.rmtree(drawn, ignore_errors=True)
+        rc = generate_set(["--out", str(drawn), "--seed", str(9800 + seed), "--n", "0", "--cls-scenes", str(scenes),
+                           "--crops", "both", "--decks", str(deck.resolve()), "--val-frac", "0.1",
+                           "--workers", str(workers)])
+        if rc:
+            raise SystemExit(f"heads: rendering the deck {deck} failed ({rc})")
+        done.write_text(made)
+    out.mkdir(parents=True, exist_ok=True)
+    for f in models.iterdir():
+        if f.suffix in (".onnx", ".json") and f.is_file():
+            shutil.copyfile(f, out / f.name)
+    report: dict[str, Any] = {"format": "mus-heads/1", "base_models": str(models), "deck": str(deck),
+                              "scenes": scenes, "epochs": epochs, "hidden": hidden, "seed": seed, "readers": {}}
+    for task in READERS:
+        if (models / READERS[task][0]).is_file():
+            report["readers"][task] = refit(task, models, drawn, out, epochs, hidden, seed)
+    if check > 0:
+        report["check"] = {"showdowns of the deck": check,
+                           "before": deck_figures(models, deck, check, seed, progress),
+                           "after": deck_figures(out, deck, check, seed, progress)}
+        report["verdict"] = verdict(report["check"]["before"], report["check"]["after"])
+    report["minutes"] = round((time.time() - started) / 60, 1)
+    (out / "HEADS.json").write_text(json.dumps(report, indent=1) + "\n")
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m datasets.heads", description=__doc__.split("\n")[0])
+    p.add_argument("--deck", required=True, help="a deck enrolled with `datasets.enroll`")
+    p.add_argument("--out", required=True, help="the folder for the models with new heads")
+    p.add_argument("--models", default=str(ROOT / "models"), help="the models to start from (default: the shipped ones)")
+    p.add_argument("--work", default=None, help="scratch folder for the rendered crops (default: OUT.work)")
+    p.add_argument("--scenes", type=int, default=400, help="showdowns of the deck rendered to train on (default 400)")
+    p.add_argument("--check", type=int, default=20, help="showdowns of the deck rendered to measure (default 20; 0: none)")
+    p.add_argument("--epochs", type=int, default=30, help="passes over the crops per head (default 30)")
+    p.add_argument("--hidden", type=int, default=512, help="hidden units per head (default 512)")
+    p.add_argument("--workers", type=int, default=2, help="processes rendering the showdowns (default 2)")
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    deck, out, models = Path(args.deck), Path(args.out), Path(args.models)
+    if not (deck / ENROLLED).is_file():
+        print(f"heads: {deck}: not a deck enrolled with datasets.enroll (no {ENROLLED})", file=sys.stderr)
+        return 2
+    if out.resolve() == models.resolve():
+        p.error("--out must be a new folder, not the models the heads start from")
+    if args.scenes < 1 or args.epochs < 1 or args.hidden < 1:
+        p.error("--scenes, --epochs and --hidden must be positive")
+    work = Path(args.work) if args.work else out.with_name(out.name + ".work")
+    report = heads(deck, models, out, work, args.scenes, args.check, args.epochs, args.hidden, args.seed, args.workers)
+    print(json.dumps(report, indent=1))
+    if "check" in report:
+        b, a = report["check"]["before"], report["check"]["after"]
+        print(f"synthetic showdowns of the deck: {b['photos']}; fully right {b['full']} -> {a['full']}, cards in "
+              f"their seat {b['seated']} -> {a['seated']} of {16 * b['photos']}: {report['verdict'].upper()}",
+              file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
