@@ -249,9 +249,10 @@ def _accuracy(sess: Any, crops: np.ndarray, labels: np.ndarray) -> float | None:
 
 def heads(deck: Path, models: Path, out: Path, work: Path, scenes: int = 400, check: int = 20, epochs: int = 30,
           hidden: int = 512, seed: int = 0, workers: int = 2, progress: bool = True) -> dict[str, Any]:
-    """Render `scenes` showdowns of `deck`, fit new heads for the classifier and the rank
-    reader, write `out` (the other models copied) with `HEADS.json`, the recipe and the
-    figures: `check` more showdowns of the deck read before and after."""
+    """Render `scenes` showdowns of `deck`, fit new heads for the readers `models` has, and
+    write `out` (the detector copied) with `ADAPTED.json` as `datasets.adapt` writes it
+    (`"method": "heads"`): the recipe, and `check` more showdowns of the deck read before
+    and after."""
     from datasets.adapt import deck_figures, generate_set, verdict
 
     started = time.time()
@@ -270,8 +271,9 @@ def heads(deck: Path, models: Path, out: Path, work: Path, scenes: int = 400, ch
     for f in models.iterdir():
         if f.suffix in (".onnx", ".json") and f.is_file():
             shutil.copyfile(f, out / f.name)
-    report: dict[str, Any] = {"format": "mus-heads/1", "base_models": str(models), "deck": str(deck),
-                              "scenes": scenes, "epochs": epochs, "hidden": hidden, "seed": seed, "readers": {}}
+    report: dict[str, Any] = {"format": "mus-adapted/1", "method": "heads", "base_models": str(models),
+                              "epochs": epochs, "hidden": hidden, "seed": seed, "photos": {"adapt": 0, "check": 0},
+                              "deck": {"folder": str(deck), "scenes": scenes}, "readers": {}}
     for task in READERS:
         if (models / READERS[task][0]).is_file():
             report["readers"][task] = refit(task, models, drawn, out, epochs, hidden, seed)
@@ -281,7 +283,7 @@ def heads(deck: Path, models: Path, out: Path, work: Path, scenes: int = 400, ch
                            "after": deck_figures(out, deck, check, seed, progress)}
         report["verdict"] = verdict(report["check"]["before"], report["check"]["after"])
     report["minutes"] = round((time.time() - started) / 60, 1)
-    (out / "HEADS.json").write_text(json.dumps(report, indent=1) + "\n")
+    (out / "ADAPTED.json").write_text(json.dumps(report, indent=1) + "\n")
     return report
 
 

@@ -1,0 +1,96 @@
+"""`datasets.heads`: new heads for the readers, trained in numpy on frozen features and
+written into their ONNX graphs. Needs the `onnx` package (test extra), not torch."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+pytest.importorskip("onnx")
+
+from datasets.heads import READERS, Head, HeadError, attach, features, main, tap_session, train_head  # noqa: E402
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+
+
+def _rings(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Two classes no line separates: points inside and outside a circle, in 6 dimensions
+    (4 of noise)."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 6)).astype(np.float32)
+    return x, (np.hypot(x[:, 0], x[:, 1]) > 1.18).astype(np.int64)
+
+
+def test_a_head_learns_classes_no_linear_layer_separates_and_the_same_seed_gives_the_same_head() -> None:
+    x, y = _rings(3000, 1)
+    xt, yt = _rings(1000, 2)
+    head = train_head(x, y, 2, hidden=64, epochs=40, seed=3)
+    assert (head.predict(xt).argmax(1) == yt).mean() > 0.9
+    linear = np.c_[xt[:, :2], np.ones(len(xt))]  # the best line, fitted on the test points themselves
+    w = np.linalg.lstsq(linear, 2.0 * yt - 1, rcond=None)[0]
+    assert ((linear @ w > 0) == yt).mean() < 0.75
+    again = train_head(x, y, 2, hidden=64, epochs=40, seed=3)
+    assert np.array_equal(head.w1, again.w1) and np.array_equal(head.b2, again.b2)
+    assert repr(head) == "Head(features=6, hidden=64, classes=2)"
+    with pytest.raises(HeadError, match="no crops"):
+        train_head(x[:0], y[:0], 2)
+
+
+def test_the_attached_head_computes_in_onnx_what_it_computes_in_numpy(tmp_path) -> None:
+    model = MODELS / READERS["index"][0]
+    tap = READERS["index"][2]
+    crops = np.random.default_rng(4).integers(0, 256, (40, 32, 32, 3), dtype=np.uint8)
+    feats = features(tap_session(model, tap), crops)
+    assert feats.shape == (40, 1280 + 128 * 4 * 4)
+    head = train_head(feats, np.arange(40) % 12, 12, hidden=16, epochs=2, seed=0)
+    attach(model, head, tap, tmp_path / "m.onnx")
+    sess = ort.InferenceSession(str(tmp_path / "m.onnx"), providers=["CPUExecutionProvider"])
+    got = sess.run(None, {"images": crops.transpose(0, 3, 1, 2).astype(np.float32) / 255})[0]
+    assert got.shape == (40, 12)
+    np.testing.assert_allclose(got, head.predict(feats), atol=1e-4)
+    np.testing.assert_allclose(got.sum(1), 1, atol=1e-5)
+
+
+def test_a_head_that_does_not_fit_the_model_is_refused_by_name(tmp_path) -> None:
+    model = MODELS / READERS["index"][0]
+    z = np.zeros
+    head = Head(z(3328, np.float32), np.ones(3328, np.float32), z((3328, 4), np.float32), z(4, np.float32),
+                z((4, 5), np.float32), z(5, np.float32))
+    with pytest.raises(HeadError, match="5 classes but cards-index.onnx outputs 12"):
+        attach(model, head, READERS["index"][2], tmp_path / "m.onnx")
+    with pytest.raises(HeadError, match="no tensor '/model.99/out'"):
+        attach(model, head, "/model.99/out", tmp_path / "m.onnx")
+    assert not (tmp_path / "m.onnx").exists()
+
+
+def test_a_folder_that_is_not_an_enrolled_deck_is_refused(tmp_path, capsys) -> None:
+    assert main(["--deck", str(tmp_path), "--out", str(tmp_path / "club")]) == 2
+    assert "not a deck enrolled with datasets.enroll" in capsys.readouterr().err
+    assert not (tmp_path / "club").exists()
+
+
+def test_heads_teach_the_readers_an_enrolled_deck_and_measure_it(tmp_path) -> None:
+    from datasets.procedural import write_deck
+
+    deck = write_deck(tmp_path / "deck", 5, 0)
+    out = tmp_path / "club"
+    assert main(["--deck", str(deck), "--out", str(out), "--scenes", "3", "--check", "1", "--epochs", "2",
+                 "--hidden", "32", "--workers", "1"]) == 0
+    report = json.loads((out / "ADAPTED.json").read_text())
+    assert report["method"] == "heads" and report["deck"] == {"folder": str(deck), "scenes": 3}
+    assert set(report["readers"]) == {"cls", "index", "suit"}
+    assert report["readers"]["index"]["train"] > 20 and report["readers"]["cls"]["train"] > 20
+    assert report["check"]["after"]["photos"] == 1 and report["verdict"] in ("better", "same", "worse")
+    for task, (file, meta, _) in READERS.items():
+        assert (out / file).read_bytes() != (MODELS / file).read_bytes(), task
+        assert json.loads((out / meta).read_text()) == json.loads((MODELS / meta).read_text())
+    assert (out / "cards-det.onnx").read_bytes() == (MODELS / "cards-det.onnx").read_bytes()
+    from scorer.commands.serve import adapted_note
+    from scorer.vision.model import Models
+
+    assert f"the faces of its cards ({deck.name})" in adapted_note(out)
+    assert Models(out).classify(np.zeros((2, 3, 64, 64), np.float32)).shape == (2, 49)
