@@ -8,7 +8,8 @@ The corner classifier and the rank reader keep their convolutions as shipped. Th
 layer (one linear map from 1,280 pooled features) is replaced by a small two-layer head
 that also reads a mid-level feature map (128 channels on a 4x4 grid: where the strokes of
 the numeral and of the frame lie), trained in numpy on the crops of showdowns rendered from
-the enrolled deck. The models stay plain ONNX files, read by the runtime as before.
+the enrolled deck, its probabilities calibrated on held-out ones. The models stay plain
+ONNX files, read by the runtime as before.
 
 `datasets.adapt --deck` fine-tunes every layer and reads more (it needs torch and tens of
 minutes); this needs only the `onnx` package and a few minutes (`models/MODEL_CARD.md`).
@@ -21,7 +22,7 @@ import json
 import shutil
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -173,6 +174,25 @@ def train_head(feats: np.ndarray, labels: np.ndarray, classes: int, hidden: int 
     return Head(mean, scale, *params)
 
 
+def calibrate(head: Head, feats: np.ndarray, labels: np.ndarray) -> tuple[Head, float]:
+    """`head` with its logits divided by the temperature (0.05 to 20) that gives the labelled
+    `feats` the least log loss, and that temperature (1 without features). A head trained
+    with dropout and label smoothing is less sure than it is right; the runtime's
+    thresholds (a corner read again, a card flagged) expect probabilities that mean what
+    they say."""
+    if len(feats) == 0:
+        return head, 1.0
+    z = head.logits(feats)
+    z = z - z.max(axis=1, keepdims=True)
+
+    def loss(t: float) -> float:
+        zt = z / t
+        return float((np.log(np.exp(zt).sum(axis=1)) - zt[np.arange(len(labels)), labels]).mean())
+
+    t = min(np.geomspace(0.05, 20, 131), key=loss)
+    return replace(head, w2=head.w2 / np.float32(t), b2=head.b2 / np.float32(t)), round(float(t), 3)
+
+
 def attach(model_path: Path, head: Head, tap: str, out_path: Path) -> None:
     """Write the model at `model_path` with `head` in place of its last layer, reading its
     pooled features and the flattened map `tap`; the standardisation is folded into the
@@ -223,16 +243,16 @@ def refit(task: str, models: Path, crops: Path, out: Path, epochs: int = 30, hid
     sess = tap_session(models / model_file, tap)
     x, y = load_crops(_by_class(crops, "train", task), names, size)
     xv, yv = load_crops(_by_class(crops, "val", task), names, size)
-    f = features(sess, x)
     import onnxruntime as ort
 
     base = ort.InferenceSession(str(models / model_file), providers=["CPUExecutionProvider"])
     before = _accuracy(base, xv, yv)
-    head = train_head(f, y, len(names), hidden=hidden, epochs=epochs, seed=seed)
+    head = train_head(features(sess, x), y, len(names), hidden=hidden, epochs=epochs, seed=seed)
+    head, temperature = calibrate(head, features(sess, xv), yv)
     attach(models / model_file, head, tap, out / model_file)
     after = _accuracy(ort.InferenceSession(str(out / model_file), providers=["CPUExecutionProvider"]), xv, yv)
     return {"train": len(y), "val": len(yv), "val_accuracy": {"before": before, "after": after},
-            "head": repr(head), "seconds": round(time.time() - started, 1)}
+            "head": repr(head), "temperature": temperature, "seconds": round(time.time() - started, 1)}
 
 
 def _accuracy(sess: Any, crops: np.ndarray, labels: np.ndarray) -> float | None:

@@ -12,7 +12,17 @@ import pytest
 
 pytest.importorskip("onnx")
 
-from datasets.heads import READERS, Head, HeadError, attach, features, main, tap_session, train_head  # noqa: E402
+from datasets.heads import (  # noqa: E402
+    READERS,
+    Head,
+    HeadError,
+    attach,
+    calibrate,
+    features,
+    main,
+    tap_session,
+    train_head,
+)
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 
@@ -38,6 +48,27 @@ def test_a_head_learns_classes_no_linear_layer_separates_and_the_same_seed_gives
     assert repr(head) == "Head(features=6, hidden=64, classes=2)"
     with pytest.raises(HeadError, match="no crops"):
         train_head(x[:0], y[:0], 2)
+
+
+def test_calibration_sharpens_a_head_less_sure_than_right_and_softens_one_more_sure() -> None:
+    x, y = _rings(3000, 1)
+    head = train_head(x, y, 2, hidden=64, epochs=40, seed=3)
+    xv, yv = _rings(1000, 2)
+
+    def log_loss(h: Head) -> float:
+        return float(-np.log(h.predict(xv)[np.arange(len(yv)), yv]).mean())
+
+    flip = np.random.default_rng(6).random(len(yv)) < 0.1  # one label in ten wrong: no head is sure
+    yv = np.where(flip, 1 - yv, yv)
+    _, t0 = calibrate(head, xv, yv)
+    assert 0.1 < t0 < 10
+    for scale in (0.5, 2.0):  # logits halved (less sure still) or doubled
+        off = Head(head.mean, head.scale, head.w1, head.b1, head.w2 * scale, head.b2 * scale)
+        fixed, t = calibrate(off, xv, yv)
+        assert t == pytest.approx(t0 * scale, rel=0.05) and log_loss(fixed) < log_loss(off)
+        assert np.array_equal(fixed.predict(xv).argmax(1), off.predict(xv).argmax(1))
+    same, t = calibrate(head, xv[:0], yv[:0])
+    assert same is head and t == 1.0
 
 
 def test_the_attached_head_computes_in_onnx_what_it_computes_in_numpy(tmp_path) -> None:
@@ -84,6 +115,7 @@ def test_heads_teach_the_readers_an_enrolled_deck_and_measure_it(tmp_path) -> No
     assert report["method"] == "heads" and report["deck"] == {"folder": str(deck), "scenes": 3}
     assert set(report["readers"]) == {"cls", "index", "suit"}
     assert report["readers"]["index"]["train"] > 20 and report["readers"]["cls"]["train"] > 20
+    assert all(0.05 <= r["temperature"] <= 20 for r in report["readers"].values())
     assert report["check"]["after"]["photos"] == 1 and report["verdict"] in ("better", "same", "worse")
     for task, (file, meta, _) in READERS.items():
         assert (out / file).read_bytes() != (MODELS / file).read_bytes(), task
