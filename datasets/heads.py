@@ -334,8 +334,8 @@ def main(argv: list[str] | None = None) -> int:
     if "check" in report:
         b, a = report["check"]["before"], report["check"]["after"]
         print(f"synthetic showdowns of the deck: {b['photos']}; fully right {b['full']} -> {a['full']}, cards in "
-              f"their seat {b['seated']} -> {a['seated']} of {16 * b['photos']}: {report['verdict'].upper()}",
-              file=sys.stderr)
+              f"their seat {b['seated']} -> {a['seated']} of {16 * b['photos']}: {report['verdict'].upper()}"
+              + ("; keep the models you had" if report["verdict"] == "worse" else ""), file=sys.stderr)
     return 0
 
 
