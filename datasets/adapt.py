@@ -146,18 +146,7 @@ def adapt(labels: list[dict[str, Any]], models: Path, out: Path, work: Path, hou
     shutil.rmtree(harvested, ignore_errors=True)
     # harvest splits the photos by the same hash as split_photos; nothing in val if none is held out
     counts = harvest(base, labels, harvested, val=check if held else 0.0, progress=progress) if labels else {}
-    drawn = None
-    if deck is not None:
-        drawn, made = work / "deck", f"{deck.resolve()} {deck_scenes} {9800 + seed}\n"
-        done = drawn / "done"  # what the set was rendered from: reused only for the same deck, scenes and seed
-        if not done.is_file() or done.read_text() != made:
-            shutil.rmtree(drawn, ignore_errors=True)
-            rc = generate_set(["--out", str(drawn), "--seed", str(9800 + seed), "--n", "0", "--cls-scenes",
-                               str(deck_scenes), "--crops", "both", "--decks", str(deck.resolve()), "--val-frac",
-                               "0.1", "--workers", "2"])
-            if rc:
-                raise SystemExit(f"adapt: rendering the deck {deck} failed ({rc})")
-            done.write_text(made)
+    drawn = render_deck(deck, work, deck_scenes, seed) if deck is not None else None
     if replay is None and replay_scenes > 0:
         replay = work / "replay"
         if not (replay / "cls").is_dir():
@@ -218,6 +207,23 @@ def adapt(labels: list[dict[str, Any]], models: Path, out: Path, work: Path, hou
     report["minutes"] = round((time.time() - started) / 60, 1)
     (out / "ADAPTED.json").write_text(json.dumps(report, indent=1) + "\n")
     return report
+
+
+def render_deck(deck: Path, work: Path, scenes: int, seed: int, workers: int = 2) -> Path:
+    """`work/deck`: `scenes` showdowns of an enrolled deck cut into crops (`datasets.generate`,
+    seed 9800 + `seed`, a tenth in val), reused when it was rendered from the same deck,
+    scenes and seed (`datasets.heads` and this module share it)."""
+    drawn, made = work / "deck", f"{deck.resolve()} {scenes} {9800 + seed}\n"
+    done = drawn / "done"  # what the set was rendered from
+    if not done.is_file() or done.read_text() != made:
+        shutil.rmtree(drawn, ignore_errors=True)
+        rc = generate_set(["--out", str(drawn), "--seed", str(9800 + seed), "--n", "0", "--cls-scenes", str(scenes),
+                           "--crops", "both", "--decks", str(deck.resolve()), "--val-frac", "0.1",
+                           "--workers", str(workers)])
+        if rc:
+            raise SystemExit(f"rendering the deck {deck} failed ({rc})")
+        done.write_text(made)
+    return drawn
 
 
 def generate_set(argv: list[str]) -> int:

@@ -273,20 +273,10 @@ def heads(deck: Path, models: Path, out: Path, work: Path, scenes: int = 400, ch
     write `out` (the detector copied) with `ADAPTED.json` as `datasets.adapt` writes it
     (`"method": "heads"`): the recipe, and `check` more showdowns of the deck read before
     and after."""
-    from datasets.adapt import deck_figures, generate_set, verdict
+    from datasets.adapt import deck_figures, render_deck, verdict
 
     started = time.time()
-    work.mkdir(parents=True, exist_ok=True)
-    drawn, made = work / "deck", f"{deck.resolve()} {scenes} {9800 + seed}\n"
-    done = drawn / "done"
-    if not done.is_file() or done.read_text() != made:
-        shutil.rmtree(drawn, ignore_errors=True)
-        rc = generate_set(["--out", str(drawn), "--seed", str(9800 + seed), "--n", "0", "--cls-scenes", str(scenes),
-                           "--crops", "both", "--decks", str(deck.resolve()), "--val-frac", "0.1",
-                           "--workers", str(workers)])
-        if rc:
-            raise SystemExit(f"heads: rendering the deck {deck} failed ({rc})")
-        done.write_text(made)
+    drawn = render_deck(deck, work, scenes, seed, workers)
     out.mkdir(parents=True, exist_ok=True)
     for f in models.iterdir():
         if f.suffix in (".onnx", ".json") and f.is_file():
