@@ -154,10 +154,7 @@ def adapt(labels: list[dict[str, Any]], models: Path, out: Path, work: Path, hou
                            "--crops", "both", "--restyle", "0.3", "--val-frac", "0", "--workers", "2"])
             if rc:
                 raise SystemExit(f"adapt: generating the replay set failed ({rc})")
-    out.mkdir(parents=True, exist_ok=True)
-    for f in models.iterdir():
-        if f.suffix in (".onnx", ".json") and f.is_file():
-            shutil.copyfile(f, out / f.name)
+    copy_models(models, out)
     tuned: dict[str, Any] = {}
     for task in tasks:
         model_file, meta_file = READERS[task]
@@ -200,13 +197,38 @@ def adapt(labels: list[dict[str, Any]], models: Path, out: Path, work: Path, hou
         report["check"] = {"before": {k: before[k] for k in keys}, "after": {k: after[k] for k in keys}}
         report["verdict"] = verdict(report["check"]["before"], report["check"]["after"])
     elif deck is not None and deck_check > 0:
-        report["check"] = {"showdowns of the deck": deck_check,
-                           "before": deck_figures(models, deck, deck_check, seed, progress),
-                           "after": deck_figures(out, deck, deck_check, seed, progress)}
-        report["verdict"] = verdict(report["check"]["before"], report["check"]["after"])
+        report.update(check_on_deck(models, out, deck, deck_check, seed, progress))
     report["minutes"] = round((time.time() - started) / 60, 1)
     (out / "ADAPTED.json").write_text(json.dumps(report, indent=1) + "\n")
     return report
+
+
+def copy_models(models: Path, out: Path) -> None:
+    """Every model and json file of `models` copied into `out`, the folder the tuned ones
+    then replace theirs in."""
+    out.mkdir(parents=True, exist_ok=True)
+    for f in models.iterdir():
+        if f.suffix in (".onnx", ".json") and f.is_file():
+            shutil.copyfile(f, out / f.name)
+
+
+def check_on_deck(models: Path, out: Path, deck: Path, n: int, seed: int, progress: bool) -> dict[str, Any]:
+    """The report's `check` and `verdict`: `n` showdowns of an enrolled deck read with the
+    models before (`models`) and after (`out`)."""
+    check = {"showdowns of the deck": n, "before": deck_figures(models, deck, n, seed, progress),
+             "after": deck_figures(out, deck, n, seed, progress)}
+    return {"check": check, "verdict": verdict(check["before"], check["after"])}
+
+
+def check_line(report: dict[str, Any]) -> str:
+    """What a report's check says in a line: the showdowns fully right and the cards in
+    their seat, before and after, and the verdict."""
+    b, a = report["check"]["before"], report["check"]["after"]
+    n = b["photos"]
+    what = "held-out photos" if report["photos"]["check"] else "synthetic showdowns of the deck"
+    return (f"{what}: {n}; fully right {b['full']} -> {a['full']}, cards in their seat "
+            f"{b['seated']} -> {a['seated']} of {16 * n}: {report['verdict'].upper()}"
+            + ("; keep the models you had" if report["verdict"] == "worse" else ""))
 
 
 def render_deck(deck: Path, work: Path, scenes: int, seed: int, workers: int = 2) -> Path:
@@ -301,12 +323,7 @@ def main(argv: list[str] | None = None) -> int:
                    deck_check=args.deck_check)
     print(json.dumps({k: v for k, v in report.items() if k != "harvest"}, indent=1))
     if "check" in report:
-        b, a = report["check"]["before"], report["check"]["after"]
-        n = b["photos"]
-        what = "held-out photos" if report["photos"]["check"] else "synthetic showdowns of the deck"
-        print(f"{what}: {n}; fully right {b['full']} -> {a['full']}, cards in their seat "
-              f"{b['seated']} -> {a['seated']} of {16 * n}: {report['verdict'].upper()}"
-              + ("; keep the models you had" if report["verdict"] == "worse" else ""), file=sys.stderr)
+        print(check_line(report), file=sys.stderr)
     else:
         print("nothing was held out (--check 0, --deck-check 0): the adapted models are not measured", file=sys.stderr)
     return 0

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 import time
 from dataclasses import dataclass, replace
@@ -29,6 +28,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from datasets.adapt import _by_class, check_line, check_on_deck, copy_models, render_deck
 from datasets.render import ENROLLED
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -234,8 +234,6 @@ def refit(task: str, models: Path, crops: Path, out: Path, epochs: int = 30, hid
     """Fit a new head for one reader on the crops of a generated set (`crops`, with `cls/`
     and `index/`, as `datasets.adapt` reads them for `task`) and write its model to `out`;
     the figures: crops, accuracy on the set's val crops before and after, seconds."""
-    from datasets.adapt import _by_class
-
     model_file, meta_file, tap = READERS[task]
     meta = json.loads((models / meta_file).read_text(encoding="utf-8"))
     names, size = [str(n) for n in meta["names"]], int(meta.get("imgsz", 64 if task == "cls" else 32))
@@ -273,14 +271,9 @@ def heads(deck: Path, models: Path, out: Path, work: Path, scenes: int = 400, ch
     write `out` (the detector copied) with `ADAPTED.json` as `datasets.adapt` writes it
     (`"method": "heads"`): the recipe, and `check` more showdowns of the deck read before
     and after."""
-    from datasets.adapt import deck_figures, render_deck, verdict
-
     started = time.time()
     drawn = render_deck(deck, work, scenes, seed, workers)
-    out.mkdir(parents=True, exist_ok=True)
-    for f in models.iterdir():
-        if f.suffix in (".onnx", ".json") and f.is_file():
-            shutil.copyfile(f, out / f.name)
+    copy_models(models, out)
     report: dict[str, Any] = {"format": "mus-adapted/1", "method": "heads", "base_models": str(models),
                               "epochs": epochs, "hidden": hidden, "seed": seed, "photos": {"adapt": 0, "check": 0},
                               "deck": {"folder": str(deck), "scenes": scenes}, "readers": {}}
@@ -288,10 +281,7 @@ def heads(deck: Path, models: Path, out: Path, work: Path, scenes: int = 400, ch
         if (models / READERS[task][0]).is_file():
             report["readers"][task] = refit(task, models, drawn, out, epochs, hidden, seed)
     if check > 0:
-        report["check"] = {"showdowns of the deck": check,
-                           "before": deck_figures(models, deck, check, seed, progress),
-                           "after": deck_figures(out, deck, check, seed, progress)}
-        report["verdict"] = verdict(report["check"]["before"], report["check"]["after"])
+        report.update(check_on_deck(models, out, deck, check, seed, progress))
     report["minutes"] = round((time.time() - started) / 60, 1)
     (out / "ADAPTED.json").write_text(json.dumps(report, indent=1) + "\n")
     return report
@@ -322,10 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     report = heads(deck, models, out, work, args.scenes, args.check, args.epochs, args.hidden, args.seed, args.workers)
     print(json.dumps(report, indent=1))
     if "check" in report:
-        b, a = report["check"]["before"], report["check"]["after"]
-        print(f"synthetic showdowns of the deck: {b['photos']}; fully right {b['full']} -> {a['full']}, cards in "
-              f"their seat {b['seated']} -> {a['seated']} of {16 * b['photos']}: {report['verdict'].upper()}"
-              + ("; keep the models you had" if report["verdict"] == "worse" else ""), file=sys.stderr)
+        print(check_line(report), file=sys.stderr)
     return 0
 
 
