@@ -3,6 +3,9 @@
 Config keys: `DATABASE` (SQLite file; default `$XDG_DATA_HOME/mus-scorer/mus.db`),
 `MODEL_DIR` (card models; default the shipped ones), `TESTING`, `MAX_CONTENT_LENGTH`
 (request body limit, default 25 MB), `RECOGNIZER` (an object with `.scan`, for tests),
+`DECKS_DIR` (decks taught from photos; default
+`decks/` beside the database), `ADMIN_KEY` (for teaching a deck; default kept in
+`admin.key` beside the database), `TEACH_ARGS` (extra `datasets.heads` arguments),
 `SSE_HEARTBEAT` (seconds), `SSE_MAX_SECONDS` (a stream's life before the browser
 reconnects), `SSE_MAX_STREAMS` (open streams at most), `SCAN_CONCURRENCY`.
 """
@@ -30,7 +33,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the app: the API and page blueprints on one SQLite store."""
     from scorer.storage import Database, default_db_path
     from scorer.storage.tables import TableStore
-    from web import api, errors, live, pages
+    from web import api, decks, errors, live, pages
 
     app = Flask(__name__)
     app.config.update(DEFAULTS)
@@ -42,7 +45,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     store = TableStore(Database(app.config["DATABASE"]))
     hub = live.Hub()
     api.init_app_state(app, store, hub)
+    decks.init_app(app)
     errors.register(app)
     app.register_blueprint(api.bp)
+    app.register_blueprint(decks.bp)
     app.register_blueprint(pages.bp)
     return app

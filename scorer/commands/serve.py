@@ -107,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
 
     from scorer.storage import default_db_path
     from web import create_app
+    from web.decks import PHOTO_LIMIT, SUITS
 
     db = os.path.abspath(args.db) if args.db else str(default_db_path())
     config: dict[str, Any] = {"DATABASE": db}
@@ -123,7 +124,9 @@ def run(args: argparse.Namespace) -> int:
         asyncore_use_poll=True,  # select() stops at 1024 sockets
         # waitress reads a whole body before the app sees it: bound that, leaving the app's
         # own JSON 413 for bodies up to twice its limit
-        max_request_body_size=2 * int(app.config["MAX_CONTENT_LENGTH"] or 25 * 1024 * 1024),
+        # (and for the four photos of a deck being taught, up to 25 MB each)
+        max_request_body_size=max(2 * int(app.config["MAX_CONTENT_LENGTH"] or 25 * 1024 * 1024),
+                                  len(SUITS) * PHOTO_LIMIT + 1024 * 1024),
     )
 
     def stop(signum: int, _frame: Any) -> None:
@@ -144,12 +147,14 @@ def run(args: argparse.Namespace) -> int:
             print_qr(url)
         model_note, warm_up = _warm_up(app)
         print(f"card model: {model_note}", flush=True)
+        print(f"teach the reader your own deck: {url}decks?key={app.config['ADMIN_KEY']}", flush=True)
         print("Ctrl-C to stop.", flush=True)
         server.run()
     except SystemExit:  # a signal before the loop started
         server.task_dispatcher.shutdown()  # type: ignore[union-attr]
     finally:
         app.extensions["mus_hub"].close()
+        app.extensions["mus_teacher"].stop()  # a deck being taught is not left running alone
         server.close()
         if warm_up is not None:
             warm_up.join(timeout=30)

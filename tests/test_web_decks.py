@@ -1,0 +1,180 @@
+"""Teaching the reader a club's deck from the web app (`web.decks`): the admin key, bad
+uploads, and the whole job for real (`datasets.enroll` then `datasets.heads`, tiny settings)
+on four photos rendered at test time, then the server reading with the taught models."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("cv2", reason="teaching a deck needs OpenCV (the enroll or train extra)")
+pytest.importorskip("onnx", reason="teaching a deck needs onnx (the enroll or train extra)")
+
+from datasets.enroll import ORDER  # noqa: E402
+from datasets.render import render_scene  # noqa: E402
+from web import create_app  # noqa: E402
+from web.decks import SUITS, Teacher, admin_key  # noqa: E402
+
+KEY = "k" * 24
+TINY = ["--scenes", "3", "--check", "1", "--epochs", "2", "--hidden", "32", "--workers", "1"]
+
+
+def _app(tmp_path, **cfg):
+    return create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True, "ADMIN_KEY": KEY,
+                       "TEACH_ARGS": TINY, **cfg})
+
+
+def _auth(key: str = KEY) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def _photos() -> dict[str, tuple[io.BytesIO, str]]:
+    """The 40 cards of the drawn deck laid out as `datasets.enroll` asks, a suit a photo."""
+    out = {}
+    for k, suit in enumerate(SUITS):
+        scene = render_scene(np.random.default_rng([5, k]), kind="layout", size=(1600, 1200),
+                             hands=[list(ORDER[10 * k:10 * k + 10])], deck="naipes-libres")
+        buf = io.BytesIO()
+        scene.image.save(buf, "JPEG", quality=92)
+        out[suit] = (io.BytesIO(buf.getvalue()), f"{suit}.jpg")
+    return out
+
+
+def _wait(client, deck_id: str, timeout: float = 300) -> dict:
+    end = time.time() + timeout
+    while time.time() < end:
+        info = client.get(f"/api/decks/{deck_id}", headers=_auth()).get_json()
+        if info["state"] not in ("queued", "reading", "teaching"):
+            return info
+        time.sleep(0.5)
+    raise AssertionError(f"the deck was still {info['state']} after {timeout} s: {info}")
+
+
+def test_every_deck_route_asks_for_the_admin_key(tmp_path) -> None:
+    c = _app(tmp_path).test_client()
+    for method, path in (("get", "/api/decks"), ("post", "/api/decks"), ("get", "/api/decks/abcdefabcdef"),
+                         ("post", "/api/decks/shipped/use"), ("delete", "/api/decks/abcdefabcdef")):
+        r = getattr(c, method)(path)
+        assert r.status_code == 401 and r.get_json()["error"]["code"] == "admin_key_required", path
+        r = getattr(c, method)(path, headers=_auth("wrong" * 5))
+        assert r.status_code == 403 and r.get_json()["error"]["code"] == "admin_key_wrong", path
+    r = c.get("/api/decks", headers=_auth())
+    assert r.status_code == 200 and r.get_json()["decks"] == [] and r.get_json()["active"] is None
+    assert c.get(f"/api/decks?key={KEY}").status_code == 200
+
+
+def test_the_admin_key_is_made_once_kept_private_and_read_again(tmp_path) -> None:
+    key = admin_key(tmp_path)
+    assert len(key) >= 16 and admin_key(tmp_path) == key
+    assert (tmp_path / "admin.key").stat().st_mode & 0o077 == 0
+    app = create_app({"DATABASE": str(tmp_path / "mus.db")})
+    assert app.config["ADMIN_KEY"] == key
+
+
+def test_bad_uploads_are_refused_by_name_and_leave_nothing_behind(tmp_path) -> None:
+    app = _app(tmp_path)
+    c = app.test_client()
+    photos = _photos()
+    del photos["espadas"]
+    r = c.post("/api/decks", headers=_auth(), data=photos, content_type="multipart/form-data")
+    assert r.status_code == 400 and r.get_json()["error"]["field"] == "espadas"
+    assert "no photo" in r.get_json()["error"]["message"]
+    bad = {**_photos(), "copas": (io.BytesIO(b"not an image at all"), "copas.jpg")}
+    r = c.post("/api/decks", headers=_auth(), data=bad, content_type="multipart/form-data")
+    assert r.status_code == 415 and r.get_json()["error"]["field"] == "copas"
+    r = c.post("/api/decks", headers=_auth(), data={**_photos(), "name": "x" * 41}, content_type="multipart/form-data")
+    assert r.status_code == 400 and r.get_json()["error"]["field"] == "name"
+    assert c.get("/api/decks", headers=_auth()).get_json()["decks"] == []
+    for path in ("/api/decks/nothere", "/api/decks/../../etc", "/api/decks/abcdefabcdef/sheet.jpg"):
+        r = c.get(path, headers=_auth())
+        assert r.status_code == 404, path
+    assert c.post("/api/decks/abcdefabcdef/use", headers=_auth()).get_json()["error"]["code"] == "deck_not_found"
+
+
+def test_photos_that_do_not_hold_a_deck_fail_the_job_with_what_was_found(tmp_path) -> None:
+    c = _app(tmp_path).test_client()
+    photos = _photos()
+    photos["bastos"] = photos["oros"]  # oros twice: still 40 cards; a blank photo: 30
+    blank = io.BytesIO()
+    from PIL import Image
+
+    Image.new("RGB", (1600, 1200), (30, 90, 50)).save(blank, "JPEG")
+    photos["bastos"] = (io.BytesIO(blank.getvalue()), "blank.jpg")
+    r = c.post("/api/decks", headers=_auth(), data=photos, content_type="multipart/form-data")
+    assert r.status_code == 202
+    info = _wait(c, r.get_json()["id"])
+    assert info["state"] == "failed" and "found 30 cards" in info["error"], info
+    assert "use" not in c.get(f"/api/decks/{info['id']}", headers=_auth()).get_json()["links"]
+    r = c.post(f"/api/decks/{info['id']}/use", headers=_auth())
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "deck_not_ready"
+
+
+def test_a_deck_taught_from_four_photos_reads_the_table_photos_from_then_on(tmp_path) -> None:
+    app = _app(tmp_path)
+    c = app.test_client()
+    r = c.post("/api/decks", headers=_auth(), data={**_photos(), "name": "Peña deck"},
+               content_type="multipart/form-data")
+    assert r.status_code == 202, r.get_json()
+    deck = r.get_json()
+    assert deck["name"] == "Peña deck" and deck["state"] in ("queued", "reading", "teaching")
+    r = c.post("/api/decks", headers=_auth(), data=_photos(), content_type="multipart/form-data")
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "busy"  # one job at a time
+    info = _wait(c, deck["id"])
+    assert info["state"] == "ready", info
+    assert info["agree"] >= 30 and info["check"]["after"]["photos"] == 1 and info["verdict"] in ("better", "same",
+                                                                                                  "worse")
+    sheet = c.get(info["links"]["sheet"], headers=_auth())
+    assert sheet.status_code == 200 and sheet.data[:2] == b"\xff\xd8"
+    folder = tmp_path / "decks" / deck["id"]
+    assert not (folder / "work").exists()  # the rendered crops are not kept
+    report = json.loads((folder / "models" / "ADAPTED.json").read_text())
+    assert report["method"] == "heads" and report["deck"]["scenes"] == 3
+
+    r = c.post(info["links"]["use"], headers=_auth())
+    assert r.status_code == 200 and r.get_json()["active"] is True
+    assert app.config["MODEL_DIR"] == str(folder / "models")
+    from web.api import _recognizer
+
+    with app.app_context():
+        rec = _recognizer()
+    assert rec.models.model_dir == folder / "models"
+    r = c.delete(f"/api/decks/{deck['id']}", headers=_auth())
+    assert r.status_code == 409 and r.get_json()["error"]["code"] == "deck_in_use"
+
+    # a restart reads with the deck chosen; going back to the shipped models is kept too
+    app2 = _app(tmp_path)
+    assert app2.config["MODEL_DIR"] == str(folder / "models")
+    c2 = app2.test_client()
+    assert c2.get("/api/decks", headers=_auth()).get_json()["active"] == deck["id"]
+    assert c2.post("/api/decks/shipped/use", headers=_auth()).get_json() == {"active": None}
+    assert app2.config["MODEL_DIR"] == app2.config["BASE_MODEL_DIR"]
+    assert _app(tmp_path).config.get("MODEL_DIR") is None
+    assert c2.delete(f"/api/decks/{deck['id']}", headers=_auth()).status_code == 204
+    assert not folder.exists() and c2.get("/api/decks", headers=_auth()).get_json()["decks"] == []
+
+
+def test_a_job_the_last_server_was_running_reads_as_interrupted(tmp_path) -> None:
+    root = tmp_path / "decks"
+    (root / "abcdef012345").mkdir(parents=True)
+    (root / "abcdef012345" / "job.json").write_text(json.dumps(
+        {"id": "abcdef012345", "name": "x", "state": "teaching", "created": "2026-11-24T10:00:00Z"}))
+    (root / "not-a-deck").mkdir()
+    t = Teacher(root, tmp_path / "models")
+    [info] = t.decks()
+    assert info["state"] == "interrupted" and "teach it again" in info["error"]
+
+
+def test_a_deck_removed_while_it_is_taught_stops_its_job_and_leaves_nothing(tmp_path) -> None:
+    app = _app(tmp_path, TEACH_ARGS=["--scenes", "200", "--workers", "1"])  # long enough to be caught running
+    c = app.test_client()
+    deck = c.post("/api/decks", headers=_auth(), data=_photos(), content_type="multipart/form-data").get_json()
+    time.sleep(1.0)
+    assert c.get("/api/decks", headers=_auth()).get_json()["running"] == deck["id"]
+    assert c.delete(f"/api/decks/{deck['id']}", headers=_auth()).status_code == 204
+    listing = c.get("/api/decks", headers=_auth()).get_json()
+    assert listing["running"] is None and listing["decks"] == []
+    assert not (tmp_path / "decks" / deck["id"]).exists()

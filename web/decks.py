@@ -1,0 +1,422 @@
+"""Teach the card reader a club's own deck from the web app: four photos in, new models out.
+
+A deck no model has seen (the modern Fournier most players own) is read card by card at
+three in four; taught from four photos of its 40 cards laid out, at 95 in 100 (the model
+card, "A deck taught in minutes"). This module runs that recipe for the people at the
+table: `datasets.enroll` cuts the faces out of the photos, `datasets.heads` gives the
+readers new last layers trained on showdowns rendered from them (about five minutes on two
+cores, no torch), and the server reads every later photo with the new models once someone
+says so. Both run as child processes of the server from the source checkout that holds
+`datasets/` (as `scripts/run.sh` runs the app), one job at a time.
+
+Everything here changes what every table reads, so every route asks for the server's
+admin key (`Authorization: Bearer KEY`, or `?key=` for the sheet image), which
+`mus-scorer serve` prints with the page's address and keeps in the data folder.
+
+Files, under `DECKS_DIR` (default: `decks/` beside the database):
+`<id>/job.json` (the state below), `photos/`, `faces/` (the enrolled deck, `sheet.jpg`),
+`models/` (the taught models, `ADAPTED.json`), `log.txt`; `active` names the deck read now.
+"""
+
+from __future__ import annotations
+
+import hmac
+import importlib.util
+import json
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Response, current_app, request, send_file
+
+from web.errors import ApiError
+
+bp = Blueprint("decks", __name__, url_prefix="/api/decks")
+
+SUITS = ("oros", "copas", "espadas", "bastos")
+"""The four photos, in the order `datasets.enroll` takes them: one suit each."""
+RUNNING = ("queued", "reading", "teaching")
+STATES = (*RUNNING, "ready", "failed", "interrupted")
+PHOTO_LIMIT = 25 * 1024 * 1024
+"""Bytes per photo; the request may carry four."""
+_ID = re.compile(r"^[a-z0-9]{12}$")
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def source_dir() -> Path | None:
+    """The checkout whose `datasets/` teaches a deck, or None when this is an installed copy."""
+    root = Path(__file__).resolve().parents[1]
+    return root if (root / "datasets" / "heads.py").is_file() and (root / "datasets" / "enroll.py").is_file() else None
+
+
+def unavailable() -> str | None:
+    """Why a deck cannot be taught on this server, or None when it can."""
+    if source_dir() is None:
+        return "teaching a deck needs the source checkout (its datasets/ folder); run the app with scripts/run.sh"
+    missing = [m for m in ("onnx", "cv2", "tqdm") if importlib.util.find_spec(m) is None]
+    if missing:
+        return f"teaching a deck needs {', '.join(missing)}: pip install -e '.[enroll]'"
+    return None
+
+
+def admin_key(folder: Path) -> str:
+    """The server's admin key, kept in `folder/admin.key` (made on first use, owner-only)."""
+    path = folder / "admin.key"
+    try:
+        key = path.read_text(encoding="ascii").strip()
+        if len(key) >= 16:
+            return key
+    except (OSError, UnicodeDecodeError):
+        pass
+    folder.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(18)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as f:
+        f.write(key + "\n")
+    return key
+
+
+class Teacher:
+    """The decks folder and the one teaching job that may run at a time."""
+
+    def __init__(self, root: Path, base_models: Path, heads_args: list[str] | None = None) -> None:
+        self.root = root
+        self.base_models = base_models
+        self.heads_args = list(heads_args or [])
+        self.lock = threading.Lock()
+        self.job: tuple[str, threading.Thread] | None = None
+        self.proc: subprocess.Popen | None = None
+        self.cancelled: dict[str, str] = {}
+        """Jobs ended on purpose, and why."""
+        for info in self.decks():  # a job the last server was running died with it
+            if info["state"] in RUNNING:
+                self._update(info["id"], state="interrupted", finished=_now(),
+                             error="the server stopped while the deck was being taught; teach it again")
+
+    # ---------------------------------------------------------------- state
+
+    def folder(self, deck_id: str) -> Path:
+        if not _ID.match(deck_id) or not (self.root / deck_id / "job.json").is_file():
+            raise ApiError(404, "deck_not_found", f"no deck {deck_id!r} on this server", "deck")
+        return self.root / deck_id
+
+    def info(self, deck_id: str) -> dict[str, Any]:
+        info = json.loads((self.folder(deck_id) / "job.json").read_text(encoding="utf-8"))
+        info["active"] = self.active() == deck_id
+        if info["state"] in RUNNING:
+            info["log"] = self.log_tail(deck_id)
+        return info
+
+    def decks(self) -> list[dict[str, Any]]:
+        out = []
+        for p in sorted(self.root.glob("*/job.json")):
+            try:
+                out.append(self.info(p.parent.name))
+            except (OSError, ValueError, ApiError):
+                continue  # a folder that is not ours, or half written: not listed
+        return sorted(out, key=lambda d: d["created"], reverse=True)
+
+    def _update(self, deck_id: str, **values: Any) -> dict[str, Any]:
+        path = self.root / deck_id / "job.json"
+        info = json.loads(path.read_text(encoding="utf-8"))
+        info.update(values)
+        info.pop("active", None)
+        info.pop("log", None)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+        return info
+
+    def log_tail(self, deck_id: str) -> str:
+        """The last line the job printed (its progress), for people watching."""
+        try:
+            text = (self.root / deck_id / "log.txt").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return ""
+        lines = [ln.strip() for ln in re.split(r"[\r\n]+", text[-4000:]) if ln.strip() and not ln.startswith("$ ")]
+        return lines[-1][:200] if lines else ""
+
+    def active(self) -> str | None:
+        try:
+            deck_id = (self.root / "active").read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        ready = _ID.match(deck_id) and (self.root / deck_id / "models" / "cards-det.onnx").is_file()
+        return deck_id if ready else None
+
+    def set_active(self, deck_id: str | None) -> None:
+        path = self.root / "active"
+        if deck_id is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.write_text(deck_id + "\n", encoding="ascii")
+
+    def running(self) -> str | None:
+        job = self.job
+        return job[0] if job and job[1].is_alive() else None
+
+    # ---------------------------------------------------------------- jobs
+
+    def start(self, name: str, photos: dict[str, tuple[bytes, str]]) -> dict[str, Any]:
+        """Save the photos and teach the deck in the background; `busy` while one is taught."""
+        with self.lock:
+            if self.running():
+                raise ApiError(409, "busy", "a deck is being taught already; wait for it (one at a time: it takes "
+                               "the server's processors for a few minutes)", None)
+            deck_id = secrets.token_hex(6)
+            folder = self.root / deck_id
+            (folder / "photos").mkdir(parents=True)  # the decks folder too, on first use
+            paths = []
+            for suit in SUITS:
+                data, ext = photos[suit]
+                path = folder / "photos" / f"{suit}.{ext}"
+                path.write_bytes(data)
+                paths.append(path)
+            info = {"id": deck_id, "name": name, "state": "queued", "created": _now(), "started": None,
+                    "finished": None, "error": None, "agree": None, "check": None, "verdict": None, "minutes": None}
+            (folder / "job.json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+            thread = threading.Thread(target=self._run, args=(deck_id, paths), name=f"teach-{deck_id}", daemon=True)
+            self.job = (deck_id, thread)
+            thread.start()
+        return self.info(deck_id)
+
+    def _step(self, deck_id: str, argv: list[str]) -> tuple[int, str]:
+        """Run one command of the recipe, its output appended to the log; (exit code, stderr's last line)."""
+        src = source_dir()
+        log = self.root / deck_id / "log.txt"
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": os.pathsep.join(
+            [str(src), *filter(None, [os.environ.get("PYTHONPATH")])])}
+        with open(log, "a", encoding="utf-8") as out:
+            out.write("$ " + " ".join(argv) + "\n")
+            out.flush()
+            proc = subprocess.Popen([sys.executable, *argv], cwd=src, env=env, stdout=out, stderr=subprocess.PIPE,
+                                    stdin=subprocess.DEVNULL, text=True, errors="replace")
+            self.proc = proc
+            last = ""
+            assert proc.stderr is not None
+            for line in proc.stderr:  # progress bars and errors: both go to the log
+                out.write(line)
+                out.flush()
+                if line.strip():
+                    last = line.strip()
+            rc = proc.wait()
+            self.proc = None
+        return rc, last
+
+    def _run(self, deck_id: str, photos: list[Path]) -> None:
+        folder = self.root / deck_id
+        started = time.time()
+        self._update(deck_id, state="reading", started=_now())
+        try:
+            rc, last = self._step(deck_id, ["-m", "datasets.enroll", *map(str, photos), "--out", str(folder / "faces"),
+                                            "--models", str(self.base_models)])
+            if rc != 0 or deck_id in self.cancelled:
+                return self._fail(deck_id, last.removeprefix("enroll: ") or f"reading the photos failed ({rc})")
+            enrolled = json.loads((folder / "faces" / "deck.json").read_text(encoding="utf-8"))
+            self._update(deck_id, state="teaching", agree=int(enrolled["agree"]))
+            rc, last = self._step(deck_id, ["-m", "datasets.heads", "--deck", str(folder / "faces"),
+                                            "--out", str(folder / "models"), "--models", str(self.base_models),
+                                            "--work", str(folder / "work"), *self.heads_args])
+            if rc != 0 or deck_id in self.cancelled:
+                return self._fail(deck_id, last or f"teaching the readers failed ({rc})")
+            report = json.loads((folder / "models" / "ADAPTED.json").read_text(encoding="utf-8"))
+            check = report.get("check")
+            self._update(deck_id, state="ready", finished=_now(), minutes=round((time.time() - started) / 60, 1),
+                         verdict=report.get("verdict"),
+                         check={k: {"photos": v["photos"], "full": v["full"], "seated": v["seated"]}
+                                for k, v in check.items() if k in ("before", "after")} if check else None)
+        except Exception as exc:  # noqa: BLE001 - whatever went wrong is the job's answer, not a dead thread
+            self._fail(deck_id, f"{type(exc).__name__}: {exc}")
+        finally:
+            shutil.rmtree(folder / "work", ignore_errors=True)  # rendered crops: hundreds of MB, not needed now
+
+    def _fail(self, deck_id: str, error: str) -> None:
+        error = self.cancelled.get(deck_id, error)
+        if (self.root / deck_id).is_dir():
+            self._update(deck_id, state="failed", finished=_now(), error=error)
+
+    def stop(self, why: str = "the server stopped while the deck was being taught; teach it again") -> None:
+        """End the job running now, if any; it reads as failed, for `why`."""
+        job = self.job
+        if job and job[1].is_alive():
+            self.cancelled[job[0]] = why
+            proc = self.proc
+            if proc is not None:
+                proc.terminate()
+            job[1].join(timeout=30)
+
+    def delete(self, deck_id: str) -> None:
+        """Remove a deck (its job cancelled first); the deck read now cannot be removed."""
+        folder = self.folder(deck_id)
+        if self.active() == deck_id:
+            raise ApiError(409, "deck_in_use", "this deck's models read the photos now; go back to the shipped "
+                           "models first", "deck")
+        job = self.job
+        if job and job[0] == deck_id:
+            self.stop("cancelled")
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- routes
+
+
+def teacher() -> Teacher:
+    return current_app.extensions["mus_teacher"]
+
+
+def _check_key() -> None:
+    header = request.headers.get("Authorization", "")
+    given = header[7:].strip() if header.startswith("Bearer ") else request.args.get("key")
+    if not given:
+        raise ApiError(401, "admin_key_required", "teaching a deck needs the server's admin key (mus-scorer serve "
+                       "prints it with this page's address)", "key")
+    if not hmac.compare_digest(given.encode(), current_app.config["ADMIN_KEY"].encode()):
+        raise ApiError(403, "admin_key_wrong", "that is not this server's admin key", "key")
+
+
+def _dump(obj: Any, status: int = 200) -> Response:
+    resp = Response(json.dumps(obj), status=status, mimetype="application/json")
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+def _links(info: dict[str, Any]) -> dict[str, Any]:
+    base = f"/api/decks/{info['id']}"
+    links = {"self": base}
+    if info["state"] == "ready" or (info.get("agree") is not None):
+        links["sheet"] = base + "/sheet.jpg"
+    if info["state"] == "ready":
+        links["use"] = base + "/use"
+    return {**info, "links": links}
+
+
+@bp.before_request
+def _guard() -> None:
+    _check_key()
+
+
+@bp.get("")
+def list_decks() -> Response:
+    t = teacher()
+    return _dump({"available": unavailable() is None, "why": unavailable(), "active": t.active(),
+                  "running": t.running(), "decks": [_links(d) for d in t.decks()]})
+
+
+@bp.post("")
+def create_deck() -> Response:
+    from web.api import _sniff
+
+    why = unavailable()
+    if why:
+        raise ApiError(503, "teaching_unavailable", why, None)
+    request.max_content_length = len(SUITS) * PHOTO_LIMIT + 64 * 1024
+    name = (request.form.get("name") or "").strip() or "Club deck"
+    if len(name) > 40:
+        raise ApiError(400, "invalid", f"name: at most 40 characters, got {len(name)}", "name")
+    photos = {}
+    for suit in SUITS:
+        f = request.files.get(suit)
+        if f is None or not f.filename:
+            raise ApiError(400, "photo_missing", f"{suit}: no photo; four are needed, one a suit", suit)
+        data = f.read(PHOTO_LIMIT + 1)
+        if not data:
+            raise ApiError(400, "empty_image", f"{suit}: the photo is empty", suit)
+        if len(data) > PHOTO_LIMIT:
+            raise ApiError(413, "too_large", f"{suit}: the photo is larger than {PHOTO_LIMIT} bytes", suit)
+        mime = _sniff(data)
+        if not mime.startswith("image/"):
+            raise ApiError(415, "not_image", f"{suit}: not a JPEG, PNG or WebP photo", suit)
+        photos[suit] = (data, mime.split("/")[1].replace("jpeg", "jpg"))
+    return _dump(_links(teacher().start(name, photos)), 202)
+
+
+@bp.get("/<deck_id>")
+def get_deck(deck_id: str) -> Response:
+    return _dump(_links(teacher().info(deck_id)))
+
+
+@bp.get("/<deck_id>/sheet.jpg")
+def get_sheet(deck_id: str) -> Response:
+    path = teacher().folder(deck_id) / "faces" / "sheet.jpg"
+    if not path.is_file():
+        raise ApiError(404, "not_found", "the deck's faces are not cut out yet", None)
+    resp = send_file(path, mimetype="image/jpeg", max_age=0)
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
+
+
+@bp.delete("/<deck_id>")
+def delete_deck(deck_id: str) -> Response:
+    teacher().delete(deck_id)
+    return Response(status=204)
+
+
+@bp.post("/<deck_id>/use")
+def use_deck(deck_id: str) -> Response:
+    t = teacher()
+    info = t.info(deck_id)
+    if info["state"] != "ready":
+        raise ApiError(409, "deck_not_ready", f"the deck is {info['state']}, not ready: its models are not written",
+                       "deck")
+    _switch(t.folder(deck_id) / "models")
+    t.set_active(deck_id)
+    return _dump(_links(t.info(deck_id)))
+
+
+@bp.post("/shipped/use")
+def use_shipped() -> Response:
+    t = teacher()
+    _switch(None)
+    t.set_active(None)
+    return _dump({"active": None})
+
+
+def _switch(models: Path | None) -> None:
+    """Read every later photo with `models` (None: the models the server started with);
+    loaded here, so a folder that cannot be read is refused and the old models kept."""
+    from scorer import vision
+
+    ext = current_app.extensions
+    folder = models or Path(current_app.config.get("BASE_MODEL_DIR") or vision.default_model_dir())
+    try:
+        recognizer = vision.Recognizer(folder)
+    except vision.ModelError as exc:
+        raise ApiError(503, "recognizer_unavailable", f"the models in {folder} cannot be read ({exc})", None) from None
+    with ext["mus_scan_lock"]:
+        ext["mus_recognizer"] = recognizer
+        current_app.config["MODEL_DIR"] = str(folder)
+
+
+def init_app(app: Any) -> None:
+    """The teacher on the app: its folder, the admin key, the models it starts from; and the
+    deck chosen before a restart read again, unless a model folder was given."""
+    from scorer import vision
+
+    db = app.config["DATABASE"]
+    if app.config.get("DECKS_DIR"):
+        root = Path(app.config["DECKS_DIR"])
+    elif db == ":memory:":  # nothing kept: neither are the decks
+        import tempfile
+
+        root = Path(tempfile.mkdtemp(prefix="mus-decks-")) / "decks"
+    else:
+        root = Path(db).resolve().parent / "decks"
+    if not app.config.get("ADMIN_KEY"):
+        app.config["ADMIN_KEY"] = admin_key(root.parent)
+    base = Path(app.config.get("MODEL_DIR") or vision.default_model_dir())
+    app.config["BASE_MODEL_DIR"] = str(base)
+    t = Teacher(root, base, app.config.get("TEACH_ARGS"))
+    app.extensions["mus_teacher"] = t
+    active = t.active()
+    if active and not app.config.get("MODEL_DIR"):
+        app.config["MODEL_DIR"] = str(root / active / "models")
