@@ -6,5 +6,5 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e .
+.venv/bin/python -m pip install -q -e ".[enroll]"  # enroll: teaching the reader a deck from the web app
 exec .venv/bin/mus-scorer serve "$@"

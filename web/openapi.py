@@ -32,6 +32,12 @@ BOTTOM_Q = {"name": "bottom", "in": "query", "required": False,
             "schema": {"type": "integer", "minimum": 0, "maximum": 3, "default": 0},
             "description": "the seat sitting at the photo's bottom edge"}
 SECURE = [{"bearer": []}, {"queryToken": []}]
+ADMIN = [{"bearer": []}, {"adminKey": []}]
+DECK_ID = {"name": "deck_id", "in": "path", "required": True, "schema": {"type": "string"}}
+DECK_BODY = {"required": True, "content": {"multipart/form-data": {"schema": {
+    "type": "object", "required": ["oros", "copas", "espadas", "bastos"],
+    "properties": {"name": {"type": "string", "maxLength": 40}}
+    | {s: {"type": "string", "format": "binary"} for s in ("oros", "copas", "espadas", "bastos")}}}}}
 
 
 def _write(summary: str, body: str, extra: str = "") -> dict[str, Any]:
@@ -134,6 +140,23 @@ SCHEMAS: dict[str, Any] = {
     "PhotoScan": {"type": "object", "required": ["photo_id", "scan"], "properties": {
         "photo_id": {"type": "string"}, "scan": _ref("Scan"), "url": {"type": "string"},
         "annotated_url": {"type": "string"}}},
+    "Deck": {"type": "object", "required": ["id", "name", "state", "active", "links"], "properties": {
+        "id": {"type": "string"}, "name": {"type": "string"},
+        "state": {"enum": ["queued", "reading", "teaching", "ready", "failed", "interrupted"]},
+        "created": {"type": "string"}, "started": {"type": ["string", "null"]}, "finished": {"type": ["string", "null"]},
+        "minutes": {"type": ["number", "null"]}, "error": {"type": ["string", "null"]},
+        "log": {"type": "string", "description": "the job's last line of progress, while it runs"},
+        "agree": {"type": ["integer", "null"], "description": "of the 40 faces, those the readers took for the card "
+                                                              "the order says"},
+        "check": {"type": ["object", "null"], "description": "synthetic showdowns of the deck read before and after: "
+                                                             "{before, after: {photos, full, seated}}"},
+        "verdict": {"enum": ["better", "same", "worse", None]}, "active": {"type": "boolean"},
+        "links": {"type": "object", "properties": {"self": {"type": "string"}, "sheet": {"type": "string"},
+                                                   "use": {"type": "string"}}}}},
+    "Decks": {"type": "object", "properties": {
+        "available": {"type": "boolean"}, "why": {"type": ["string", "null"]},
+        "active": {"type": ["string", "null"]}, "running": {"type": ["string", "null"]},
+        "decks": {"type": "array", "items": _ref("Deck")}}},
 }
 
 
@@ -200,6 +223,36 @@ def document() -> dict[str, Any]:
             "summary": "Read the cards in a photo (nothing stored)", "parameters": [BOTTOM_Q],
             "requestBody": PHOTO_BODY,
             "responses": {"200": _json(_ref("Scan"), "the scan --json object")} | _errors(400, 413, 415, 503)}},
+        "/api/decks": {
+            "get": {"summary": "The decks taught on this server, which one reads the photos, and whether one can be "
+                               "taught here", "security": ADMIN,
+                    "responses": {"200": _json(_ref("Decks"), "the decks, newest first")} | _errors(401, 403)},
+            "post": {"summary": "Teach the reader a deck: four photos of its 40 cards laid out, one suit each "
+                                "(oros 1-7, sota, caballo, rey in two rows of five; then copas, espadas, bastos)",
+                     "description": "Starts a background job (datasets.enroll, then datasets.heads: about five "
+                                    "minutes on two cores); one at a time. Up to 25 MB a photo.",
+                     "security": ADMIN, "requestBody": DECK_BODY,
+                     "responses": {"202": _json(_ref("Deck"), "the job, started")}
+                     | _errors(400, 401, 403, 409, 413, 415, 503)}},
+        "/api/decks/{deck_id}": {
+            "get": {"summary": "One deck: its job's state and progress, the enrolment and the check",
+                    "parameters": [DECK_ID], "security": ADMIN,
+                    "responses": {"200": _json(_ref("Deck"), "the deck")} | _errors(401, 403, 404)},
+            "delete": {"summary": "Remove a deck (its job stopped first); not the deck that reads now",
+                       "parameters": [DECK_ID], "security": ADMIN,
+                       "responses": {"204": {"description": "removed"}} | _errors(401, 403, 404, 409)}},
+        "/api/decks/{deck_id}/sheet.jpg": {"get": {
+            "summary": "The 40 faces cut out of the photos, each under its name", "parameters": [DECK_ID],
+            "security": ADMIN, "responses": {"200": {"description": "JPEG", "content": {"image/jpeg": {}}}}
+            | _errors(401, 403, 404)}},
+        "/api/decks/{deck_id}/use": {"post": {
+            "summary": "Read every later photo with this deck's models (kept across restarts)",
+            "parameters": [DECK_ID], "security": ADMIN,
+            "responses": {"200": _json(_ref("Deck"), "the deck, now active")} | _errors(401, 403, 404, 409, 503)}},
+        "/api/decks/shipped/use": {"post": {
+            "summary": "Read every later photo with the models the server started with", "security": ADMIN,
+            "responses": {"200": _json({"type": "object", "properties": {"active": {"type": "null"}}},
+                                       "no deck is active")} | _errors(401, 403, 503)}},
         "/api/openapi.json": {"get": {
             "summary": "This document", "responses": {"200": {"description": "OpenAPI 3.1",
                                                              "content": {JSON: {}}}}}},
@@ -218,6 +271,8 @@ def document() -> dict[str, Any]:
             "schemas": SCHEMAS,
             "responses": responses,
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"},
-                                "queryToken": {"type": "apiKey", "in": "query", "name": "token"}},
+                                "queryToken": {"type": "apiKey", "in": "query", "name": "token"},
+                                "adminKey": {"type": "apiKey", "in": "query", "name": "key",
+                                             "description": "the server's admin key, as mus-scorer serve prints it"}},
         },
     }

@@ -12,6 +12,7 @@ Routes:
 - `/w/<id>?token=<watch>`: the same table for spectators (read only).
 - `/t/<id>/history`, `/t/<id>/sheet`: every hand; the printable match sheet.
 - `/t/<id>/qr.svg?token=&for=join|watch`: the QR code of the join or watch link.
+- `/decks?key=`: teach the card reader a club's own deck from four photos (`web.decks`).
 """
 
 from __future__ import annotations
@@ -211,6 +212,14 @@ def _links(table_id: str, state: dict, token: str | None, role: str) -> dict:
 @bp.get("/")
 def new_table():
     return _render("new.html", page="new", seats=SEATS)
+
+
+@bp.get("/decks")
+def decks():
+    """Teach the reader a club's deck (the API asks for the admin key; the page asks for it)."""
+    from web.decks import SUITS
+
+    return _render("decks.html", page="decks", suits=SUITS)
 
 
 @bp.get("/t/<table_id>")

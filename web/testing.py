@@ -133,6 +133,7 @@ class LiveServer:
         """End the live streams, the request threads, the loop; then the database."""
         try:
             self.app.extensions["mus_hub"].close()
+            self.app.extensions["mus_teacher"].stop()
         except Exception:
             pass
         self._stopping.set()

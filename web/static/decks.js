@@ -1,0 +1,185 @@
+// Teach the reader a club's deck: the admin key, four photos, the job's progress, which models read.
+import { api, t, toast, h } from "./common.js";
+
+const KEY_STORE = "mus.adminKey";
+const keyForm = document.getElementById("deck-key");
+const appBox = document.getElementById("deck-app");
+const form = document.getElementById("deck-new");
+const formError = form.querySelector(".form-error");
+const list = document.querySelector(".deck-list");
+let key = null;
+let timer = null;
+
+// A key in the address (as `mus-scorer serve` prints it) is kept on this phone and taken out of the address.
+const params = new URLSearchParams(location.search);
+if (params.get("key")) {
+  localStorage.setItem(KEY_STORE, params.get("key"));
+  params.delete("key");
+  history.replaceState(null, "", location.pathname + (params.toString() ? `?${params}` : ""));
+}
+key = localStorage.getItem(KEY_STORE);
+
+function askKey(message) {
+  appBox.hidden = true;
+  keyForm.hidden = false;
+  const err = keyForm.querySelector(".form-error");
+  err.textContent = message || "";
+  err.hidden = !message;
+  keyForm.elements.key.focus();
+}
+
+keyForm.addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  key = keyForm.elements.key.value.trim();
+  if (!key) return;
+  localStorage.setItem(KEY_STORE, key);
+  keyForm.hidden = true;
+  refresh();
+});
+
+function call(method, path, opts = {}) {
+  return api(method, path, { ...opts, token: key });
+}
+
+function stateText(d) {
+  if (d.state === "ready") return t("decks.state_ready", { minutes: d.minutes ?? "?" });
+  if (d.state === "failed" || d.state === "interrupted") return t(`decks.state_${d.state}`, { error: d.error || "" });
+  return t(`decks.state_${d.state}`);
+}
+
+function deckItem(d) {
+  const busy = ["queued", "reading", "teaching"].includes(d.state);
+  const lines = [h("p", { class: "deck-state", dataset: { state: d.state } }, stateText(d))];
+  if (busy && d.log) lines.push(h("p", { class: "hint deck-log" }, d.log));
+  if (d.agree !== null && d.agree !== undefined) {
+    lines.push(h("p", { class: d.agree < 20 ? "deck-warn" : "hint" }, t(d.agree < 20 ? "decks.agree_low" : "decks.agree",
+      { n: d.agree })));
+  }
+  if (d.check && d.check.before && d.check.after) {
+    const b = d.check.before, a = d.check.after;
+    lines.push(h("p", { class: "hint" }, t("decks.check", { n: a.photos, before: b.full, after: a.full })));
+    if (d.verdict === "worse") lines.push(h("p", { class: "deck-warn" }, t("decks.worse")));
+  }
+  const actions = [];
+  if (d.links.use && !d.active) {
+    const cls = d.verdict === "worse" ? "btn" : "btn btn-primary";  // its own check says: keep what you have
+    actions.push(h("button", { class: cls, type: "button", onclick: () => use(d) }, t("decks.use")));
+  }
+  if (!d.active) {
+    actions.push(h("button", { class: "btn btn-ghost", type: "button", onclick: () => remove(d) },
+      t(busy ? "decks.cancel" : "decks.remove")));
+  }
+  const sheet = d.links.sheet
+    ? h("a", { href: `${d.links.sheet}?key=${encodeURIComponent(key)}`, target: "_blank", rel: "noopener", class: "deck-sheet" },
+      h("img", { src: `${d.links.sheet}?key=${encodeURIComponent(key)}`, alt: t("decks.sheet_alt"), loading: "lazy" }))
+    : null;
+  return h("li", { class: "deck-item" + (d.active ? " active" : ""), dataset: { id: d.id } },
+    h("h3", {}, d.name, d.active ? h("span", { class: "badge badge-esku" }, t("decks.in_use")) : null),
+    ...lines, sheet, actions.length ? h("div", { class: "deck-actions" }, ...actions) : null);
+}
+
+async function refresh() {
+  clearTimeout(timer);
+  if (!key) return askKey();
+  let data;
+  try {
+    data = await call("GET", "/api/decks");
+  } catch (e) {
+    if (e.status === 401 || e.status === 403) {
+      localStorage.removeItem(KEY_STORE);
+      return askKey(e.text);
+    }
+    toast(e.text, "error");
+    timer = setTimeout(refresh, 5000);
+    return;
+  }
+  appBox.hidden = false;
+  const active = data.decks.find((d) => d.id === data.active);
+  document.querySelector(".deck-now-text").textContent = active
+    ? t("decks.now_deck", { name: active.name }) : t("decks.now_shipped");
+  document.getElementById("use-shipped").hidden = !active;
+  const unavailable = document.getElementById("deck-unavailable");
+  unavailable.textContent = data.why || "";
+  unavailable.hidden = data.available;
+  form.querySelector("button[type=submit]").disabled = !data.available || Boolean(data.running);
+  document.getElementById("deck-list-panel").hidden = data.decks.length === 0;
+  list.replaceChildren(...data.decks.map((d) => deckItem(d)));
+  if (data.running) timer = setTimeout(refresh, 2000);
+}
+
+async function use(d) {
+  try {
+    await call("POST", d.links.use);
+    toast(t("decks.now_deck", { name: d.name }));
+  } catch (e) {
+    toast(e.text, "error");
+  }
+  refresh();
+}
+
+async function remove(d) {
+  if (!confirm(t("decks.remove_confirm", { name: d.name }))) return;
+  try {
+    await call("DELETE", d.links.self);
+  } catch (e) {
+    toast(e.text, "error");
+  }
+  refresh();
+}
+
+document.getElementById("use-shipped").addEventListener("click", async () => {
+  try {
+    await call("POST", "/api/decks/shipped/use");
+    toast(t("decks.now_shipped"));
+  } catch (e) {
+    toast(e.text, "error");
+  }
+  refresh();
+});
+
+// Each photo chosen shows in its tile.
+for (const input of form.querySelectorAll("input[type=file]")) {
+  input.addEventListener("change", () => {
+    const label = input.closest("label");
+    const img = label.querySelector("img");
+    if (img.src) URL.revokeObjectURL(img.src);
+    const file = input.files[0];
+    label.classList.toggle("chosen", Boolean(file));
+    img.hidden = !file;
+    if (file) img.src = URL.createObjectURL(file);
+    else img.removeAttribute("src");
+  });
+}
+
+function clearPhotos() {
+  form.reset();
+  for (const input of form.querySelectorAll("input[type=file]")) input.dispatchEvent(new Event("change"));
+}
+
+form.addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  formError.hidden = true;
+  const missing = [...form.querySelectorAll("input[type=file]")].find((i) => !i.files.length);
+  if (missing) {
+    formError.textContent = t("decks.photo_missing", { suit: missing.closest("label").textContent.trim() });
+    formError.hidden = false;
+    missing.focus();
+    return;
+  }
+  const button = form.querySelector("button[type=submit]");
+  button.disabled = true;
+  const body = new FormData(form);
+  if (!String(body.get("name") || "").trim()) body.set("name", form.elements.name.placeholder);
+  try {
+    await call("POST", "/api/decks", { body });
+    clearPhotos();
+    toast(t("decks.started"));
+  } catch (e) {
+    formError.textContent = e.field && e.field !== "name" ? `${t(`decks.suit_${e.field}`)}: ${e.text}` : e.text;
+    formError.hidden = false;
+  }
+  button.disabled = false;
+  refresh();
+});
+
+refresh();
