@@ -1,0 +1,80 @@
+"""How fast the tables' photos are read while the server teaches a deck (`web.decks`).
+
+    python bench/bench_teach.py [--runs 9] [--scenes 400] [--deck naipes-libres]
+
+Reads a 4000x3000 table photo through the app's `/api/scan` (the shipped models) `--runs`
+times with the server idle, then starts teaching a deck (four layout photos of `--deck`,
+rendered here; the job runs `datasets.enroll` and `datasets.heads --scenes N` at `nice`
+10) and reads the same photo again and again until the job ends. Prints the median and
+worst milliseconds per photo, idle and while teaching, and the job's minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> int:
+    import numpy as np
+
+    from bench.bench_vision import table_jpeg
+    from datasets.enroll import ORDER
+    from datasets.render import render_scene
+    from web import create_app
+    from web.decks import SUITS
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--runs", type=int, default=9)
+    p.add_argument("--scenes", type=int, default=400)
+    p.add_argument("--deck", default="naipes-libres")
+    args = p.parse_args()
+    photo, _ = table_jpeg(11, 4.0)
+    tmp = tempfile.mkdtemp(prefix="mus-bench-teach-")
+    app = create_app({"DATABASE": str(Path(tmp) / "mus.db"), "ADMIN_KEY": "b" * 20,
+                      "TEACH_ARGS": ["--scenes", str(args.scenes)]})
+    c = app.test_client()
+    auth = {"Authorization": "Bearer " + "b" * 20}
+
+    def scan() -> float:
+        t0 = time.perf_counter()
+        r = c.post("/api/scan", data=photo, content_type="image/jpeg")
+        assert r.status_code == 200, r.get_json()
+        return (time.perf_counter() - t0) * 1000
+
+    scan()  # models loaded
+    idle = [scan() for _ in range(args.runs)]
+    files = {}
+    for k, suit in enumerate(SUITS):
+        im = render_scene(np.random.default_rng([21, k]), kind="layout", size=(3200, 2400),
+                          hands=[list(ORDER[10 * k:10 * k + 10])], deck=args.deck).image
+        buf = io.BytesIO()
+        im.save(buf, "JPEG", quality=92)
+        files[suit] = (io.BytesIO(buf.getvalue()), f"{suit}.jpg")
+    r = c.post("/api/decks", headers=auth, data={**files, "name": "bench"}, content_type="multipart/form-data")
+    assert r.status_code == 202, r.get_json()
+    deck = r.get_json()["id"]
+    busy = []
+    while True:
+        info = c.get(f"/api/decks/{deck}", headers=auth).get_json()
+        if info["state"] not in ("queued", "reading", "teaching"):
+            break
+        busy.append(scan())
+    print(f"idle:     median {statistics.median(idle):.0f} ms, worst {max(idle):.0f} ms ({len(idle)} photos)")
+    if busy:
+        print(f"teaching: median {statistics.median(busy):.0f} ms, worst {max(busy):.0f} ms ({len(busy)} photos)")
+    print(f"job: {info['state']} in {info['minutes']} min (check: {info['check']}, {info['verdict']})"
+          if info["state"] == "ready" else f"job: {info['state']}: {info['error']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
