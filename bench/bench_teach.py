@@ -1,12 +1,13 @@
 """How fast the tables' photos are read while the server teaches a deck (`web.decks`).
 
-    python bench/bench_teach.py [--runs 9] [--scenes 400] [--deck naipes-libres]
+    python bench/bench_teach.py [--runs 9] [--every 3] [--scenes 400] [--deck naipes-libres]
 
 Reads a 4000x3000 table photo through the app's `/api/scan` (the shipped models) `--runs`
 times with the server idle, then starts teaching a deck (four layout photos of `--deck`,
 rendered here; the job runs `datasets.enroll` and `datasets.heads --scenes N` at `nice`
-10) and reads the same photo again and again until the job ends. Prints the median and
-worst milliseconds per photo, idle and while teaching, and the job's minutes.
+10) and reads the same photo every `--every` seconds until the job ends (a showdown every
+3 s is some 40 tables at once). Prints the median and worst milliseconds per photo, idle
+and while teaching, and the job's minutes.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ def main() -> int:
 
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--runs", type=int, default=9)
+    p.add_argument("--every", type=float, default=3.0, help="seconds between photos while teaching")
     p.add_argument("--scenes", type=int, default=400)
     p.add_argument("--deck", default="naipes-libres")
     args = p.parse_args()
@@ -67,7 +69,9 @@ def main() -> int:
         info = c.get(f"/api/decks/{deck}", headers=auth).get_json()
         if info["state"] not in ("queued", "reading", "teaching"):
             break
+        t0 = time.time()
         busy.append(scan())
+        time.sleep(max(0.0, args.every - (time.time() - t0)))
     print(f"idle:     median {statistics.median(idle):.0f} ms, worst {max(idle):.0f} ms ({len(idle)} photos)")
     if busy:
         print(f"teaching: median {statistics.median(busy):.0f} ms, worst {max(busy):.0f} ms ({len(busy)} photos)")
