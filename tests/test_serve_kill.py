@@ -118,6 +118,9 @@ def test_clean_stop(serve, db, sig) -> None:
     s = serve()
     out = "".join(s.out)
     assert str(db) in out and "database:" in out
+    key = (db.parent / "admin.key").read_text().strip()  # the deck page's address carries the admin key
+    assert f"/decks#key={key}" in out
+    assert requests.get(f"{s.base}/api/decks", headers={"Authorization": f"Bearer {key}"}, timeout=5).status_code == 200
     t = requests.post(f"{s.base}/api/tables", json={}, timeout=5).json()
     # a live view open while stopping must not hold the stop
     stream = requests.get(f"{s.base}/api/tables/{t['id']}/events?token={t['token']}", stream=True, timeout=5)

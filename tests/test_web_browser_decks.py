@@ -36,7 +36,7 @@ def test_a_club_teaches_its_deck_from_a_phone_and_the_server_reads_with_it(tmp_p
                                                       "--hidden", "32", "--workers", "1"]}) as srv, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(**PHONE)
-        page.goto(f"{srv.url}/decks?lang=en&key=wrong-key-wrong-key")
+        page.goto(f"{srv.url}/decks?lang=en#key=wrong-key-wrong-key")
         expect(page.locator("#deck-key .form-error")).to_have_text("That is not this server's key.")
         assert "key=" not in page.url  # the key never stays in the address bar
         page.fill("#deck-key input[name=key]", KEY)

@@ -11,7 +11,7 @@ says so. Both run as child processes of the server from the source checkout that
 
 Everything here changes what every table reads, so every route asks for the server's
 admin key (`Authorization: Bearer KEY`, or `?key=` for the sheet image), which
-`mus-scorer serve` prints with the page's address and keeps in the data folder.
+`mus-scorer serve` prints in the page's address (`/decks#key=...`) and keeps in the data folder.
 
 Files, under `DECKS_DIR` (default: `decks/` beside the database):
 `<id>/job.json` (the state below), `photos/`, `faces/` (the enrolled deck, `sheet.jpg`),

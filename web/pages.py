@@ -12,7 +12,7 @@ Routes:
 - `/w/<id>?token=<watch>`: the same table for spectators (read only).
 - `/t/<id>/history`, `/t/<id>/sheet`: every hand; the printable match sheet.
 - `/t/<id>/qr.svg?token=&for=join|watch`: the QR code of the join or watch link.
-- `/decks?key=`: teach the card reader a club's own deck from four photos (`web.decks`).
+- `/decks#key=`: teach the card reader a club's own deck from four photos (`web.decks`).
 """
 
 from __future__ import annotations

@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
             print_qr(url)
         model_note, warm_up = _warm_up(app)
         print(f"card model: {model_note}", flush=True)
-        print(f"teach the reader your own deck: {url}decks?key={app.config['ADMIN_KEY']}", flush=True)
+        print(f"teach the reader your own deck: {url}decks#key={app.config['ADMIN_KEY']}", flush=True)
         print("Ctrl-C to stop.", flush=True)
         server.run()
     except SystemExit:  # a signal before the loop started

@@ -10,10 +10,13 @@ const list = document.querySelector(".deck-list");
 let key = null;
 let timer = null;
 
-// A key in the address (as `mus-scorer serve` prints it) is kept on this phone and taken out of the address.
+// A key in the address (`#key=`, as `mus-scorer serve` prints it: a fragment never reaches
+// the server, its logs or the page's links) is kept on this phone and taken out of the address.
 const params = new URLSearchParams(location.search);
-if (params.get("key")) {
-  localStorage.setItem(KEY_STORE, params.get("key"));
+const fragment = new URLSearchParams(location.hash.slice(1));
+const given = fragment.get("key") || params.get("key");
+if (given) {
+  localStorage.setItem(KEY_STORE, given);
   params.delete("key");
   history.replaceState(null, "", location.pathname + (params.toString() ? `?${params}` : ""));
 }
