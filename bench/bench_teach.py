@@ -25,11 +25,8 @@ sys.path.insert(0, str(ROOT))
 
 
 def main() -> int:
-    import numpy as np
-
     from bench.bench_vision import table_jpeg
-    from datasets.enroll import ORDER
-    from datasets.render import render_scene
+    from datasets.render import layout_photos
     from web import create_app
     from web.decks import SUITS
 
@@ -55,9 +52,7 @@ def main() -> int:
     scan()  # models loaded
     idle = [scan() for _ in range(args.runs)]
     files = {}
-    for k, suit in enumerate(SUITS):
-        im = render_scene(np.random.default_rng([21, k]), kind="layout", size=(3200, 2400),
-                          hands=[list(ORDER[10 * k:10 * k + 10])], deck=args.deck).image
+    for suit, im in zip(SUITS, layout_photos(21, args.deck, (3200, 2400)), strict=True):
         buf = io.BytesIO()
         im.save(buf, "JPEG", quality=92)
         files[suit] = (io.BytesIO(buf.getvalue()), f"{suit}.jpg")

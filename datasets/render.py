@@ -861,3 +861,13 @@ def _card_truth(it: Item, code: int, lab: np.ndarray, to_photo: np.ndarray) -> d
         "corners": corners,
         "quarter_turns": 0 if abs(up[1]) >= abs(up[0]) else 1,
     }
+
+
+def layout_photos(seed: int, deck: str, size: tuple[int, int] = (1600, 1200), per_photo: int = 10) -> list[Image.Image]:
+    """Synthetic enrolment photos: the 40 cards of `deck` laid out in `DECK_ORDER` as
+    `datasets.enroll` asks for them, `per_photo` to a photo (the `k`-th card first of a photo
+    drawn with the seed `[seed, k]`)."""
+    return [render_scene(np.random.default_rng([seed, k]), kind="layout", size=size,
+                         hands=[list(DECK_ORDER[k:k + per_photo])], deck=deck).image
+            for k in range(0, len(DECK_ORDER), per_photo)]
+

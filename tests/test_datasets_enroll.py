@@ -13,17 +13,15 @@ from PIL import Image
 pytest.importorskip("cv2", reason="datasets.enroll needs OpenCV, which the train extra brings")
 
 from datasets.enroll import ORDER, EnrollError, enroll, in_rows, main, order_corners  # noqa: E402
-from datasets.render import MUS_RANKS, SUITS, load_deck, render_scene  # noqa: E402
+from datasets.render import MUS_RANKS, SUITS, layout_photos, load_deck, render_scene  # noqa: E402
 from scorer.vision.model import Models  # noqa: E402
 
 
 def _layout(tmp_path, decks: str = "naipes-libres", per_photo: int = 10, seed: int = 1) -> list:
     photos = []
-    for k in range(0, len(ORDER), per_photo):
-        scene = render_scene(np.random.default_rng([seed, k]), kind="layout", size=(1600, 1200),
-                             hands=[list(ORDER[k:k + per_photo])], deck=decks)
+    for k, image in zip(range(0, len(ORDER), per_photo), layout_photos(seed, decks, per_photo=per_photo), strict=True):
         path = tmp_path / f"p{k:02d}.jpg"
-        scene.image.save(path, quality=92)
+        image.save(path, quality=92)
         photos.append(path)
     return photos
 

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pytest
 
 pytestmark = pytest.mark.browser
 pytest.importorskip("cv2", reason="teaching a deck needs OpenCV (the enroll or train extra)")
 pytest.importorskip("onnx", reason="teaching a deck needs onnx (the enroll or train extra)")
 
-from datasets.enroll import ORDER  # noqa: E402
-from datasets.render import render_scene  # noqa: E402
+from datasets.render import layout_photos  # noqa: E402
 from tests.test_web_browser_table import _need_browser  # noqa: E402
 from web.decks import SUITS  # noqa: E402
 from web.testing import CHROMIUM, CHROMIUM_ARGS, PHONE, LiveServer  # noqa: E402
@@ -27,11 +25,9 @@ def test_a_club_teaches_its_deck_from_a_phone_and_the_server_reads_with_it(tmp_p
     from playwright.sync_api import expect, sync_playwright
 
     photos = []
-    for k, suit in enumerate(SUITS):
-        scene = render_scene(np.random.default_rng([6, k]), kind="layout", size=(1600, 1200),
-                             hands=[list(ORDER[10 * k:10 * k + 10])], deck="naipes-libres")
+    for suit, image in zip(SUITS, layout_photos(6, "naipes-libres"), strict=True):
         photos.append(tmp_path / f"{suit}.jpg")
-        scene.image.save(photos[-1], quality=90)
+        image.save(photos[-1], quality=90)
     with LiveServer({"ADMIN_KEY": KEY, "TEACH_ARGS": ["--scenes", "3", "--check", "1", "--epochs", "2",
                                                       "--hidden", "32", "--workers", "1"]}) as srv, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

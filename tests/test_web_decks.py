@@ -8,14 +8,12 @@ import io
 import json
 import time
 
-import numpy as np
 import pytest
 
 pytest.importorskip("cv2", reason="teaching a deck needs OpenCV (the enroll or train extra)")
 pytest.importorskip("onnx", reason="teaching a deck needs onnx (the enroll or train extra)")
 
-from datasets.enroll import ORDER  # noqa: E402
-from datasets.render import render_scene  # noqa: E402
+from datasets.render import layout_photos  # noqa: E402
 from web import create_app  # noqa: E402
 from web.decks import SUITS, Teacher, admin_key  # noqa: E402
 
@@ -35,11 +33,9 @@ def _auth(key: str = KEY) -> dict[str, str]:
 def _photos() -> dict[str, tuple[io.BytesIO, str]]:
     """The 40 cards of the drawn deck laid out as `datasets.enroll` asks, a suit a photo."""
     out = {}
-    for k, suit in enumerate(SUITS):
-        scene = render_scene(np.random.default_rng([5, k]), kind="layout", size=(1600, 1200),
-                             hands=[list(ORDER[10 * k:10 * k + 10])], deck="naipes-libres")
+    for suit, image in zip(SUITS, layout_photos(5, "naipes-libres"), strict=True):
         buf = io.BytesIO()
-        scene.image.save(buf, "JPEG", quality=92)
+        image.save(buf, "JPEG", quality=92)
         out[suit] = (io.BytesIO(buf.getvalue()), f"{suit}.jpg")
     return out
 

@@ -70,14 +70,15 @@ def _body() -> dict[str, Any]:
 
 
 # -- tokens --------------------------------------------------------------------
-def _token() -> str | None:
+def _token(param: str = "token") -> str | None:
+    """The Bearer token of the request, else its `?<param>=`; None without either."""
     auth = request.headers.get("Authorization", "")
     if auth:
         scheme, _, value = auth.partition(" ")
         if scheme.lower() != "bearer" or not value.strip():
-            raise ApiError(401, "bad_token", "Authorization: expected 'Bearer <token>'", "token")
+            raise ApiError(401, "bad_token", f"Authorization: expected 'Bearer <{param}>'", param)
         return value.strip()
-    return request.args.get("token") or None
+    return request.args.get(param) or None
 
 
 def _same(a: str, b: str) -> bool:

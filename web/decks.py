@@ -20,7 +20,6 @@ Files, under `DECKS_DIR` (default: `decks/` beside the database):
 
 from __future__ import annotations
 
-import hmac
 import importlib.util
 import json
 import os
@@ -36,6 +35,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request, send_file
 
+from web.api import _dump, _same, _sniff, _token
 from web.errors import ApiError
 
 bp = Blueprint("decks", __name__, url_prefix="/api/decks")
@@ -44,6 +44,7 @@ SUITS = ("oros", "copas", "espadas", "bastos")
 """The four photos, in the order `datasets.enroll` takes them: one suit each."""
 RUNNING = ("queued", "reading", "teaching")
 STATES = (*RUNNING, "ready", "failed", "interrupted")
+"""A deck's job, from posted to done (the OpenAPI document lists them from here)."""
 PHOTO_LIMIT = 25 * 1024 * 1024
 """Bytes per photo; the request may carry four."""
 _ID = re.compile(r"^[a-z0-9]{12}$")
@@ -132,8 +133,6 @@ class Teacher:
         path = self.root / deck_id / "job.json"
         info = json.loads(path.read_text(encoding="utf-8"))
         info.update(values)
-        info.pop("active", None)
-        info.pop("log", None)
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
         os.replace(tmp, path)
@@ -201,8 +200,8 @@ class Teacher:
         with open(log, "a", encoding="utf-8") as out:
             out.write("$ " + " ".join(argv) + "\n")
             out.flush()
-            nice = [shutil.which("nice"), "-n", str(NICE)] if NICE and shutil.which("nice") else []
-            proc = subprocess.Popen([*nice, sys.executable, *argv], cwd=src, env=env, stdout=out, stderr=subprocess.PIPE,
+            nice = shutil.which("nice") if NICE else None
+            proc = subprocess.Popen([*([nice, "-n", str(NICE)] if nice else []), sys.executable, *argv], cwd=src, env=env, stdout=out, stderr=subprocess.PIPE,
                                     stdin=subprocess.DEVNULL, text=True, errors="replace")
             self.proc = proc
             last = ""
@@ -278,25 +277,18 @@ def teacher() -> Teacher:
 
 
 def _check_key() -> None:
-    header = request.headers.get("Authorization", "")
-    given = header[7:].strip() if header.startswith("Bearer ") else request.args.get("key")
+    given = _token("key")
     if not given:
         raise ApiError(401, "admin_key_required", "teaching a deck needs the server's admin key (mus-scorer serve "
                        "prints it with this page's address)", "key")
-    if not hmac.compare_digest(given.encode(), current_app.config["ADMIN_KEY"].encode()):
+    if not _same(given, current_app.config["ADMIN_KEY"]):
         raise ApiError(403, "admin_key_wrong", "that is not this server's admin key", "key")
-
-
-def _dump(obj: Any, status: int = 200) -> Response:
-    resp = Response(json.dumps(obj), status=status, mimetype="application/json")
-    resp.headers["Cache-Control"] = "no-store"
-    return resp
 
 
 def _links(info: dict[str, Any]) -> dict[str, Any]:
     base = f"/api/decks/{info['id']}"
     links = {"self": base}
-    if info["state"] == "ready" or (info.get("agree") is not None):
+    if info.get("agree") is not None:  # the faces are cut out (always so once ready)
         links["sheet"] = base + "/sheet.jpg"
     if info["state"] == "ready":
         links["use"] = base + "/use"
@@ -310,15 +302,13 @@ def _guard() -> None:
 
 @bp.get("")
 def list_decks() -> Response:
-    t = teacher()
-    return _dump({"available": unavailable() is None, "why": unavailable(), "active": t.active(),
+    t, why = teacher(), unavailable()
+    return _dump({"available": why is None, "why": why, "active": t.active(),
                   "running": t.running(), "decks": [_links(d) for d in t.decks()]})
 
 
 @bp.post("")
 def create_deck() -> Response:
-    from web.api import _sniff
-
     why = unavailable()
     if why:
         raise ApiError(503, "teaching_unavailable", why, None)
@@ -390,7 +380,7 @@ def _switch(models: Path | None) -> None:
     from scorer import vision
 
     ext = current_app.extensions
-    folder = models or Path(current_app.config.get("BASE_MODEL_DIR") or vision.default_model_dir())
+    folder = models or Path(current_app.config["BASE_MODEL_DIR"])
     try:
         recognizer = vision.Recognizer(folder)
     except vision.ModelError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from scorer import __version__
+from web.decks import STATES
 
 JSON = "application/json"
 
@@ -142,7 +143,7 @@ SCHEMAS: dict[str, Any] = {
         "annotated_url": {"type": "string"}}},
     "Deck": {"type": "object", "required": ["id", "name", "state", "active", "links"], "properties": {
         "id": {"type": "string"}, "name": {"type": "string"},
-        "state": {"enum": ["queued", "reading", "teaching", "ready", "failed", "interrupted"]},
+        "state": {"enum": list(STATES)},
         "created": {"type": "string"}, "started": {"type": ["string", "null"]}, "finished": {"type": ["string", "null"]},
         "minutes": {"type": ["number", "null"]}, "error": {"type": ["string", "null"]},
         "log": {"type": "string", "description": "the job's last line of progress, while it runs"},
