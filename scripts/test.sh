@@ -40,7 +40,7 @@ else
   echo "scripts/test.sh: WARNING: only ${free_gb} GB of disk free, under the ${NEED_GB} GB that the"
   echo "  train extra (PyTorch and CUDA) needs: it is not installed, and the tests marked 'train'"
   echo "  (the training smoke test and the dataset renderer) are DESELECTED in this run."
-  "${PIP[@]}" -e '.[test]'
+  "${PIP[@]}" -e '.[test,enroll]'  # OpenCV (headless), so that enrolling and teaching a deck are still tested
   PYTEST_EXTRA=(-m "not train")
   export MUS_TRAIN_DESELECTED=1
 fi
