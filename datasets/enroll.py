@@ -44,6 +44,8 @@ FACE_H = 520
 DETECT_LONG = 1600
 CARD_CONF = 0.5
 AGREE_WARN = 0.5
+RECT_GROWS = (0.0, 0.02, 0.05)
+GRABCUT_PX = 320
 
 
 class EnrollError(ValueError):
@@ -70,8 +72,11 @@ def order_corners(quad: np.ndarray) -> np.ndarray:
 
 
 def outline(rgb: np.ndarray, box: np.ndarray) -> np.ndarray:
-    """The card's 4 corners inside its detector box (photo pixels), by GrabCut on a
-    reduced crop; the box's own corners when no quadrilateral is found."""
+    """The card's 4 corners round its detector box (photo pixels): GrabCut on a reduced
+    crop, from the box as found and from the box grown a little (a box that stops at the
+    frame line leaves the card's rim out), each outline's sides fitted straight
+    (`fit_sides`); the one whose sides part card from table most clearly (`edge_contrast`)
+    is kept. The box's own corners when GrabCut finds no card."""
     import cv2
 
     h, w = rgb.shape[:2]
@@ -80,26 +85,44 @@ def outline(rgb: np.ndarray, box: np.ndarray) -> np.ndarray:
     cx1, cy1 = int(max(0, x1 - pad)), int(max(0, y1 - pad))
     cx2, cy2 = int(min(w, x2 + pad)), int(min(h, y2 + pad))
     crop = rgb[cy1:cy2, cx1:cx2]
-    s = min(1.0, 320 / max(crop.shape[:2]))
+    s = min(1.0, GRABCUT_PX / max(crop.shape[:2]))
     small = cv2.resize(crop, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else crop.copy()
-    rect = (int((x1 - cx1) * s), int((y1 - cy1) * s), max(2, int((x2 - x1) * s)), max(2, int((y2 - y1) * s)))
-    rect = (rect[0], rect[1], min(rect[2], small.shape[1] - rect[0] - 1), min(rect[3], small.shape[0] - rect[1] - 1))
-    fallback = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)
+    small = np.ascontiguousarray(small)
+    fallback = (np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64) - [cx1, cy1]) * s
+    best = (edge_contrast(small, fallback), fallback)
+    for grow in RECT_GROWS:
+        g = grow * max(x2 - x1, y2 - y1)
+        rx1, ry1 = max(0, int((x1 - g - cx1) * s)), max(0, int((y1 - g - cy1) * s))
+        rx2 = min(small.shape[1] - 1, int((x2 + g - cx1) * s))
+        ry2 = min(small.shape[0] - 1, int((y2 + g - cy1) * s))
+        quad = _grabcut_quad(small, (rx1, ry1, rx2 - rx1, ry2 - ry1))
+        if quad is not None:
+            score = edge_contrast(small, quad)
+            if score > best[0]:
+                best = (score, quad)
+    return order_corners(best[1] / s + [cx1, cy1])
+
+
+def _grabcut_quad(small: np.ndarray, rect: tuple[int, int, int, int]) -> np.ndarray | None:
+    """The card's corners (clockwise from top-left) in `small` by GrabCut from `rect`
+    (x, y, w, h), or None."""
+    import cv2
+
     if min(rect[2:]) < 8:
-        return fallback
+        return None
     mask = np.zeros(small.shape[:2], np.uint8)
     bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
     try:
         cv2.grabCut(np.ascontiguousarray(small[:, :, ::-1]), mask, rect, bgd, fgd, 4, cv2.GC_INIT_WITH_RECT)
     except cv2.error:
-        return fallback
+        return None
     fg = np.isin(mask, (cv2.GC_FGD, cv2.GC_PR_FGD)).astype(np.uint8)
-    contours, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    contours, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
-        return fallback
+        return None
     cnt = max(contours, key=cv2.contourArea)
     if cv2.contourArea(cnt) < 0.5 * rect[2] * rect[3]:
-        return fallback
+        return None
     hull = cv2.convexHull(cnt)
     quad = None
     for eps in (0.02, 0.03, 0.045, 0.06, 0.08):
@@ -109,7 +132,79 @@ def outline(rgb: np.ndarray, box: np.ndarray) -> np.ndarray:
             break
     if quad is None:  # rounded corners cut off: the least rectangle round the card
         quad = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
-    return order_corners(quad / s + [cx1, cy1])
+    return fit_sides(cnt.reshape(-1, 2).astype(np.float64), order_corners(quad))
+
+
+def edge_contrast(rgb: np.ndarray, quad: np.ndarray, off: float = 2.0, n: int = 24) -> float:
+    """How clearly `quad` (clockwise from top-left) runs along an edge in `rgb`: the colour
+    difference between points `off` px outside and inside it, sampled along the middle of
+    each side; the median of each side, the least of the four."""
+    h, w = rgb.shape[:2]
+    img = rgb.astype(np.float32)
+    t = np.linspace(0.15, 0.85, n)[:, None]
+    sides = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        u = (b - a) / max(float(np.linalg.norm(b - a)), 1e-9)
+        out = np.array([u[1], -u[0]])  # outward for a clockwise quad, image y pointing down
+        p = a + t * (b - a)
+        po = np.clip(np.rint(p + off * out), 0, [w - 1, h - 1]).astype(int)
+        pi = np.clip(np.rint(p - off * out), 0, [w - 1, h - 1]).astype(int)
+        diff = np.linalg.norm(img[po[:, 1], po[:, 0]] - img[pi[:, 1], pi[:, 0]], axis=1)
+        sides.append(float(np.median(diff)))
+    return min(sides)
+
+
+def _line(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The least-squares line through `points`: a point on it and its unit normal."""
+    c = points.mean(0)
+    _, _, vt = np.linalg.svd(points - c, full_matrices=False)
+    return c, vt[1]
+
+
+def fit_sides(contour: np.ndarray, quad: np.ndarray, rng_seed: int = 0) -> np.ndarray:
+    """`quad` (clockwise) moved onto the card's straight edges: each side's line fitted
+    (RANSAC, then least squares on its inliers) to the outline points along the middle of
+    that side, and the corners put where the lines meet, so that rounded corners, and bits
+    of a pattern the outline took in, do not pull them. `quad` itself where a side has too
+    few points or the lines meet far from it."""
+    rng = np.random.default_rng(rng_seed)
+    short = min(np.linalg.norm(quad[i] - quad[(i + 1) % 4]) for i in range(4))
+    band, tol = 0.12 * short, max(1.0, 0.008 * short)
+    lines = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        length = float(np.linalg.norm(b - a))
+        u = (b - a) / max(length, 1e-9)
+        n = np.array([-u[1], u[0]])
+        t = (contour - a) @ u / max(length, 1e-9)
+        d = (contour - a) @ n
+        pts = contour[(t > 0.12) & (t < 0.88) & (np.abs(d) < band)]
+        if len(pts) < 8:
+            return quad
+        best = None
+        for _ in range(60):
+            p, q = pts[rng.choice(len(pts), 2, replace=False)]
+            if np.linalg.norm(q - p) < 0.2 * length:
+                continue
+            m = np.array([-(q - p)[1], (q - p)[0]]) / np.linalg.norm(q - p)
+            inl = np.abs((pts - p) @ m) < tol
+            if best is None or inl.sum() > best.sum():
+                best = inl
+        if best is None or best.sum() < 8:
+            return quad
+        lines.append(_line(pts[best]))
+    out = []
+    for i in range(4):
+        (p1, n1), (p2, n2) = lines[i - 1], lines[i]  # side i-1 ends and side i starts at corner i
+        m = np.array([n1, n2])
+        if abs(np.linalg.det(m)) < 0.2:
+            return quad
+        out.append(np.linalg.solve(m, [n1 @ p1, n2 @ p2]))
+    out = np.array(out)
+    if np.max(np.linalg.norm(out - quad, axis=1)) > 0.15 * short:
+        return quad
+    return out
 
 
 def rectify(image: Image.Image, quad: np.ndarray, turns: int = 0) -> Image.Image:
