@@ -87,7 +87,7 @@ def outline(rgb: np.ndarray, box: np.ndarray) -> np.ndarray:
     crop = rgb[cy1:cy2, cx1:cx2]
     s = min(1.0, GRABCUT_PX / max(crop.shape[:2]))
     small = cv2.resize(crop, None, fx=s, fy=s, interpolation=cv2.INTER_AREA) if s < 1 else crop.copy()
-    small = np.ascontiguousarray(small)
+    bgr = np.ascontiguousarray(small[:, :, ::-1])  # for GrabCut, once for all its runs
     fallback = (np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64) - [cx1, cy1]) * s
     best = (edge_contrast(small, fallback), fallback)
     for grow in RECT_GROWS:
@@ -95,7 +95,7 @@ def outline(rgb: np.ndarray, box: np.ndarray) -> np.ndarray:
         rx1, ry1 = max(0, int((x1 - g - cx1) * s)), max(0, int((y1 - g - cy1) * s))
         rx2 = min(small.shape[1] - 1, int((x2 + g - cx1) * s))
         ry2 = min(small.shape[0] - 1, int((y2 + g - cy1) * s))
-        quad = _grabcut_quad(small, (rx1, ry1, rx2 - rx1, ry2 - ry1))
+        quad = _grabcut_quad(bgr, (rx1, ry1, rx2 - rx1, ry2 - ry1))
         if quad is not None:
             score = edge_contrast(small, quad)
             if score > best[0]:
@@ -103,17 +103,17 @@ def outline(rgb: np.ndarray, box: np.ndarray) -> np.ndarray:
     return order_corners(best[1] / s + [cx1, cy1])
 
 
-def _grabcut_quad(small: np.ndarray, rect: tuple[int, int, int, int]) -> np.ndarray | None:
-    """The card's corners (clockwise from top-left) in `small` by GrabCut from `rect`
-    (x, y, w, h), or None."""
+def _grabcut_quad(bgr: np.ndarray, rect: tuple[int, int, int, int]) -> np.ndarray | None:
+    """The card's corners (clockwise from top-left) in `bgr` (contiguous, blue first, as
+    OpenCV takes it) by GrabCut from `rect` (x, y, w, h), or None."""
     import cv2
 
     if min(rect[2:]) < 8:
         return None
-    mask = np.zeros(small.shape[:2], np.uint8)
+    mask = np.zeros(bgr.shape[:2], np.uint8)
     bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
     try:
-        cv2.grabCut(np.ascontiguousarray(small[:, :, ::-1]), mask, rect, bgd, fgd, 4, cv2.GC_INIT_WITH_RECT)
+        cv2.grabCut(bgr, mask, rect, bgd, fgd, 4, cv2.GC_INIT_WITH_RECT)
     except cv2.error:
         return None
     fg = np.isin(mask, (cv2.GC_FGD, cv2.GC_PR_FGD)).astype(np.uint8)
@@ -140,7 +140,6 @@ def edge_contrast(rgb: np.ndarray, quad: np.ndarray, off: float = 2.0, n: int = 
     difference between points `off` px outside and inside it, sampled along the middle of
     each side; the median of each side, the least of the four."""
     h, w = rgb.shape[:2]
-    img = rgb.astype(np.float32)
     t = np.linspace(0.15, 0.85, n)[:, None]
     sides = []
     for i in range(4):
@@ -150,7 +149,7 @@ def edge_contrast(rgb: np.ndarray, quad: np.ndarray, off: float = 2.0, n: int = 
         p = a + t * (b - a)
         po = np.clip(np.rint(p + off * out), 0, [w - 1, h - 1]).astype(int)
         pi = np.clip(np.rint(p - off * out), 0, [w - 1, h - 1]).astype(int)
-        diff = np.linalg.norm(img[po[:, 1], po[:, 0]] - img[pi[:, 1], pi[:, 0]], axis=1)
+        diff = np.linalg.norm(rgb[po[:, 1], po[:, 0]].astype(np.float32) - rgb[pi[:, 1], pi[:, 0]], axis=1)
         sides.append(float(np.median(diff)))
     return min(sides)
 
