@@ -39,11 +39,10 @@ def score(found: list[np.ndarray], truth: list[dict]) -> list[tuple[str, float, 
             out.append((t["card"], float("inf"), float("inf")))
             continue
         k = int(np.argmin(np.linalg.norm(centres - tq.mean(0), axis=1)))
-        fq = order_corners(found[k])
         if np.linalg.norm(centres[k] - tq.mean(0)) > 0.3 * height:
             out.append((t["card"], float("inf"), float("inf")))
             continue
-        d = np.linalg.norm(fq - tq, axis=1) / height
+        d = np.linalg.norm(order_corners(found[k]) - tq, axis=1) / height
         out.append((t["card"], float(d.mean()), float(d.max())))
     return out
 
