@@ -73,12 +73,12 @@ def test_calibration_sharpens_a_head_less_sure_than_right_and_softens_one_more_s
 
 def test_the_attached_head_computes_in_onnx_what_it_computes_in_numpy(tmp_path) -> None:
     model = MODELS / READERS["index"][0]
-    tap = READERS["index"][2]
+    taps = READERS["index"][2]
     crops = np.random.default_rng(4).integers(0, 256, (40, 32, 32, 3), dtype=np.uint8)
-    feats = features(tap_session(model, tap), crops)
-    assert feats.shape == (40, 1280 + 128 * 4 * 4)
+    feats = features(tap_session(model, taps), crops)
+    assert feats.shape == (40, 1280 + 128 * 4 * 4 + 64 * 4 * 4)  # stride 8, and stride 4 averaged over 2x2
     head = train_head(feats, np.arange(40) % 12, 12, hidden=16, epochs=2, seed=0)
-    attach(model, head, tap, tmp_path / "m.onnx")
+    attach(model, head, taps, tmp_path / "m.onnx")
     sess = ort.InferenceSession(str(tmp_path / "m.onnx"), providers=["CPUExecutionProvider"])
     got = sess.run(None, {"images": crops.transpose(0, 3, 1, 2).astype(np.float32) / 255})[0]
     assert got.shape == (40, 12)
@@ -94,7 +94,9 @@ def test_a_head_that_does_not_fit_the_model_is_refused_by_name(tmp_path) -> None
     with pytest.raises(HeadError, match="5 classes but cards-index.onnx outputs 12"):
         attach(model, head, READERS["index"][2], tmp_path / "m.onnx")
     with pytest.raises(HeadError, match="no tensor '/model.99/out'"):
-        attach(model, head, "/model.99/out", tmp_path / "m.onnx")
+        attach(model, head, (("/model.99/out", 1),), tmp_path / "m.onnx")
+    with pytest.raises(HeadError, match="cannot be averaged over 0 x 0"):
+        attach(model, head, (("/model.4/cv2/act/Mul_output_0", 0),), tmp_path / "m.onnx")
     assert not (tmp_path / "m.onnx").exists()
 
 
