@@ -8,8 +8,8 @@ The corner classifier and the rank reader keep their convolutions as shipped. Th
 layer (one linear map from 1,280 pooled features) is replaced by a small two-layer head
 that also reads two mid-level feature maps on a 4x4 grid (where the strokes of the numeral
 and of the frame lie; the finer one averaged down from 8x8), trained in numpy on the crops
-of showdowns rendered from the enrolled deck, its probabilities calibrated on held-out ones. The models stay plain
-ONNX files, read by the runtime as before.
+of showdowns rendered from the enrolled deck, its probabilities calibrated on held-out
+ones. The models stay plain ONNX files, read by the runtime as before.
 
 `datasets.adapt --deck` fine-tunes every layer (it needs torch and tens of minutes) and
 reads no more on faces cut as `datasets.enroll` cuts them; this needs only the `onnx`
