@@ -5,10 +5,10 @@ three in four; taught from four photos of its 40 cards laid out, at 98 in 100 (t
 card, "A deck taught in minutes" and "More showdowns to learn from"). This module runs that
 recipe for the people at the table: `datasets.enroll` cuts the faces out of the photos,
 `datasets.heads` gives the readers new last layers trained on showdowns rendered from them
-(about a quarter of an hour on two cores, no torch), and the server reads every later photo with
-the new models once someone says so. Both run as child processes of the server from the
-source checkout that holds `datasets/` (as `scripts/run.sh` runs the app), one job at a
-time.
+(about a quarter of an hour on two cores, no torch), and the server reads every later
+photo with the new models once someone says so. Both run as child processes of the server
+from the source checkout that holds `datasets/` (as `scripts/run.sh` runs the app), one job
+at a time.
 
 Everything here changes what every table reads, so every route asks for the server's
 admin key (`Authorization: Bearer KEY`, or `?key=` for the sheet image), which
