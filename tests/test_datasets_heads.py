@@ -20,6 +20,7 @@ from datasets.heads import (  # noqa: E402
     calibrate,
     features,
     main,
+    merge,
     tap_session,
     train_head,
 )
@@ -48,6 +49,26 @@ def test_a_head_learns_classes_no_linear_layer_separates_and_the_same_seed_gives
     assert repr(head) == "Head(features=6, hidden=64, classes=2)"
     with pytest.raises(HeadError, match="no crops"):
         train_head(x[:0], y[:0], 2)
+
+
+def test_merged_heads_give_the_mean_of_their_logits_and_read_better_than_one() -> None:
+    x, y = _rings(3000, 1)
+    xt, yt = _rings(2000, 2)
+    members = [train_head(x, y, 2, hidden=8, epochs=5, seed=s) for s in (3, 4, 5)]
+    merged = merge(members)
+    assert repr(merged) == "Head(features=6, hidden=24, classes=2)"
+    np.testing.assert_allclose(merged.logits(xt), np.mean([h.logits(xt) for h in members], axis=0), atol=1e-4)
+    assert merge(members[:1]).logits(xt) == pytest.approx(members[0].logits(xt), abs=1e-6)
+
+    def loss(h: Head) -> float:
+        return float(-np.log(h.predict(xt)[np.arange(len(yt)), yt]).mean())
+
+    assert loss(merged) < np.mean([loss(h) for h in members])
+    with pytest.raises(HeadError, match="no heads"):
+        merge([])
+    other = train_head(x * 2, y, 2, hidden=8, epochs=1, seed=3)
+    with pytest.raises(HeadError, match="other features"):
+        merge([members[0], other])
 
 
 def test_calibration_sharpens_a_head_less_sure_than_right_and_softens_one_more_sure() -> None:
