@@ -13,6 +13,7 @@ from scorer.vision.layout import (
     layout,
     maybe_names,
     owner,
+    recover_lost,
     unique_names,
 )
 
@@ -191,6 +192,35 @@ def test_a_neighbours_sure_corner_over_a_card_box_is_a_card_of_its_own() -> None
     far = Read((0, 0, 110, 120), "7o", 0.95)
     cards, _ = group_cards([far, own], [card])
     assert [c.name for c in cards] == ["4b"] and cards[0].others == ("7o",)
+
+
+def test_a_showdown_short_of_a_card_takes_a_sure_read_outvoted_in_its_box() -> None:
+    """Two cards nearly one on the other share a box: one sure corner at each end. One
+    card of two is counted (its read discounted for the disagreement), until the
+    showdown turns out a card short."""
+    boxes, edges = _table()
+    b = boxes[0]
+    under = Read((b[0], b[1], b[0] + 110, b[1] + 120), "4o", 0.995, (("4c", 0.003),))
+    own = Read((b[2] - 110, b[3] - 120, b[2], b[3]), "3e", 0.999)
+    one, _ = group_cards([own, under], [b])
+    assert [c.name for c in one] == ["3e"] and one[0].others == ("4o",) and one[0].conf < LOW_CONFIDENCE
+    # the bottom hand: the two cards in box 0, and two more; its fourth box is not there
+    names = iter(["1o", "2o", "5o", "6o", "7o", "10o", "11o", "12o", "1c", "2c", "3c", "5c", "6c", "7c"])
+    rest = [Card(next(names), 0.99, bx) for k, bx in enumerate(boxes) if k and k != 4]
+    short = one + rest
+    out = recover_lost(short, [own, under], boxes)
+    assert out[-1] == Card("4o", 0.995, b, (), (("4c", 0.003),))
+    assert out[0] == Card("3e", 0.999, b)
+    result = layout(out, 0)
+    assert not result["warnings"], result["warnings"]
+    bottom = [c.name for c, k in zip(rest, [k for k in range(16) if k and k != 4], strict=True) if edges[k] == 0]
+    assert sorted(result["hands"][0]) == sorted(["3e", "4o", *bottom])
+    # not when the showdown has its 16, nor for a read under the line, a name taken or an 8
+    full = short + [Card("7b", 0.99, boxes[4])]
+    assert recover_lost(full, [own, under], boxes) == full
+    assert recover_lost(short, [own, Read(under.box, "4o", 0.9)], boxes) == short
+    assert recover_lost(short, [own, Read(under.box, "1o", 0.999)], boxes) == short
+    assert recover_lost(short, [own, Read(under.box, "8o", 0.999)], boxes) == short
 
 
 def test_unique_names_gives_the_less_sure_duplicate_its_next_name() -> None:

@@ -34,6 +34,7 @@ def annotate(image: Image.Image | bytes | str | Path, result: dict, quality: int
     font = ImageFont.load_default(size=max(12, long // 70))
     flagged = {tuple(int(v) for v in w["box"]) for w in result.get("warnings", ()) if w.get("box")}
     flagged |= {w.get("card") for w in result.get("warnings", ()) if w.get("code") == "duplicate"}
+    labelled: set[tuple[int, ...]] = set()
     for c in result.get("cards", ()):
         seat = c.get("seat")
         colour = NO_SEAT if seat is None else SEAT_COLOURS[seat % 4]
@@ -41,7 +42,9 @@ def annotate(image: Image.Image | bytes | str | Path, result: dict, quality: int
         bad = tuple(box) in flagged or c["card"] in flagged
         draw.rectangle(box, outline=WARN if bad else colour, width=width * (2 if bad else 1))
         label = f"{c['card']} {round(100 * c['conf'])}%" + ("" if seat is None else f" S{seat}")
-        _label(draw, img.size, (box[0], box[1]), label, font, colour)
+        # a second card in the same box (two cards nearly one on the other): its name inside
+        _label(draw, img.size, (box[0], box[1]), label, font, colour, below=tuple(box) in labelled)
+        labelled.add(tuple(box))
     for w in result.get("warnings", ()):
         if w.get("card") is None and w.get("box"):  # a card found but not read
             box = [int(v) for v in w["box"]]

@@ -16,6 +16,7 @@ LOW_CONFIDENCE = 0.7  # a card read less sure than this is flagged for a person 
 MOVE_CONF = 0.3  # an outvoted read this sure may name a card box with no read
 ALT_CONF = 0.05  # a card read as a name already taken may take its next name from this
 ORPHAN_CONF = 0.8  # ... or, with no such box, be a card of its own
+LOST_CONF = 0.98  # a read outvoted in its box, this sure, is a card of its own in a showdown short of cards
 SHOWDOWN_MIN_CARDS = 8
 SEAT_NAMES = ("bottom", "right", "top", "left")
 
@@ -222,6 +223,33 @@ def unique_names(cards: list[Card], least: float = ALT_CONF) -> list[Card]:
                 out[i] = Card(name, p, c.box, (c.name, *c.others), ())
                 taken.add(name)
                 break
+    return out
+
+
+def recover_lost(cards: list[Card], reads: list[Read], card_boxes: list[Box], n: int = 16,
+                 least: float = LOST_CONF) -> list[Card]:
+    """A showdown short of `n` Mus cards: a corner read at least `least` sure whose name no
+    card has was outvoted in a box where two cards lie nearly one on the other, and is a card
+    of its own, in the box of the card it lies in (so in the same seat). That card's read,
+    discounted for the disagreement (`_one_card`), gets back its own confidence."""
+    out = list(cards)
+    short = n - sum(not not_mus(c.name) for c in out)
+    taken = {c.name for c in out}
+    for r in sorted(reads, key=lambda r: -r.conf):
+        if short <= 0 or r.conf < least:
+            break
+        if r.name in taken or not_mus(r.name):
+            continue
+        i = owner(r.box, card_boxes)
+        box = card_boxes[i] if i is not None else r.box
+        for j, c in enumerate(out):
+            if c.box == box and r.name in c.others:
+                own = [x.conf for x in reads if x.name == c.name and owner(x.box, card_boxes) == i]
+                out[j] = Card(c.name, max(own, default=c.conf), c.box, tuple(o for o in c.others if o != r.name),
+                              tuple(a for a in c.alts if a[0] != r.name))
+        out.append(Card(r.name, r.conf, box, (), r.alts))
+        taken.add(r.name)
+        short -= 1
     return out
 
 

@@ -39,9 +39,11 @@ from scorer.vision.layout import (
     far_apart,
     group_cards,
     iou,
+    is_showdown,
     layout,
     not_mus,
     owner,
+    recover_lost,
     unique_names,
     upright,
 )
@@ -452,11 +454,12 @@ def to_read(models: Models, box: Box, p: np.ndarray) -> Read | None:
 
 
 def read(models: Models, image: Image.Image, full: tuple[int, int], corners: np.ndarray,
-         cards: list[Box]) -> list[Read]:
+         cards: list[Box], every: bool = False) -> list[Read]:
     """Classify corners (rows best first), cut from `image` with `corner_crop`, upright
     for a card standing (0 quarter turns) or lying sideways (1): first the best corner
     of each card and every corner outside the cards, then the other corners of the
-    cards whose first read is not sure or names a card read first in another box too."""
+    cards whose first read is not sure or names a card read first in another box too
+    (`every`: of all cards)."""
     fx, fy = full[0] / image.width, full[1] / image.height
     boxes = [(float(c[0]), float(c[1]), float(c[2]), float(c[3])) for c in corners]
     owners = [owner(b, cards) for b in boxes]
@@ -491,7 +494,7 @@ def read(models: Models, image: Image.Image, full: tuple[int, int], corners: np.
     def other_end(k: int) -> bool:
         """The corner sits at the far end of its card from the card's sure corner."""
         o = owners[k]
-        return o in sure and far_apart(boxes[k], sure[o], cards[o])
+        return not every and o in sure and far_apart(boxes[k], sure[o], cards[o])
 
     reads += classify([k for k in rest if not other_end(k)])
     return [r for r in reads if r is not None]
@@ -619,6 +622,9 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
     if unread:
         found, unread = read_unread(models, big, full, found, unread, corners)
     found = unique_names(found)
+    if is_showdown(found) and sum(not not_mus(c.name) for c in found) < 16:
+        # short of a card: one may lie nearly on another, its corner at the far end of their box
+        found = recover_lost(found, read(models, big, full, corners, cards, every=True), cards)
     found = at_most_a_deal(found)
     # a card box with no read, sure, and neither a read card's nor a reported one's
     sure_unread: list[Box] = []
