@@ -453,14 +453,31 @@ def to_read(models: Models, box: Box, p: np.ndarray) -> Read | None:
     return Read(box, names[0], float(p[order[0]]), alts)
 
 
-def read(models: Models, image: Image.Image, full: tuple[int, int], corners: np.ndarray,
-         cards: list[Box], every: bool = False) -> list[Read]:
-    """Classify corners (rows best first), cut from `image` with `corner_crop`, upright
-    for a card standing (0 quarter turns) or lying sideways (1): first the best corner
-    of each card and every corner outside the cards, then the other corners of the
-    cards whose first read is not sure or names a card read first in another box too
-    (`every`: of all cards)."""
+def read_corners(models: Models, image: Image.Image, full: tuple[int, int], corners: np.ndarray,
+                 cards: list[Box], ks: list[int]) -> list[Read | None]:
+    """Classify the corners `ks` (rows of `corners`), cut from `image` with `corner_crop`,
+    upright for a card standing (0 quarter turns) or lying sideways (1); None for `other`."""
     fx, fy = full[0] / image.width, full[1] / image.height
+    crops: list[Crop] = []
+    for k in ks:
+        box = (float(corners[k][0]), float(corners[k][1]), float(corners[k][2]), float(corners[k][3]))
+        o = owner(box, cards)
+        if o is None:
+            crops.append((box, 0 if upright(box) else 1, None))
+            continue
+        card = cards[o]
+        turns = 0 if upright(card) else 1
+        crops.append((box, turns, far_end(box, ((card[0] + card[2]) / 2, (card[1] + card[3]) / 2), turns)))
+    probs = classify_corners(models, image, (fx, fy), crops)
+    return [to_read(models, c[0], pr) for c, pr in zip(crops, probs, strict=True)]
+
+
+def read(models: Models, image: Image.Image, full: tuple[int, int], corners: np.ndarray,
+         cards: list[Box]) -> tuple[list[Read], list[int]]:
+    """Classify corners (rows best first, `read_corners`): first the best corner of each
+    card and every corner outside the cards, then the other corners of the cards whose
+    first read is not sure or names a card read first in another box too. Returns the
+    reads and the corners left unread (the far ends of sure cards)."""
     boxes = [(float(c[0]), float(c[1]), float(c[2]), float(c[3])) for c in corners]
     owners = [owner(b, cards) for b in boxes]
     first, rest, seen = [], [], set()
@@ -471,33 +488,16 @@ def read(models: Models, image: Image.Image, full: tuple[int, int], corners: np.
         else:
             rest.append(k)
 
-    def crop(k: int) -> Crop:
-        o = owners[k]
-        if o is None:
-            return boxes[k], 0 if upright(boxes[k]) else 1, None
-        card = cards[o]
-        turns = 0 if upright(card) else 1
-        return boxes[k], turns, far_end(boxes[k], ((card[0] + card[2]) / 2, (card[1] + card[3]) / 2), turns)
-
-    def classify(ks: list[int]) -> list[Read | None]:
-        crops = [crop(k) for k in ks]
-        probs = classify_corners(models, image, (fx, fy), crops)
-        return [to_read(models, boxes[k], p) for k, p in zip(ks, probs, strict=True)]
-
-    reads = classify(first)
+    reads = read_corners(models, image, full, corners, cards, first)
     named = Counter(r.name for r in reads if r is not None)
     # a sure name also read first in another card box is a neighbour's corner over one of them:
     # their other corners are read as well
     sure = {owners[k]: boxes[k] for k, r in zip(first, reads, strict=True)
             if r is not None and r.conf >= SURE and named[r.name] == 1}
-
-    def other_end(k: int) -> bool:
-        """The corner sits at the far end of its card from the card's sure corner."""
-        o = owners[k]
-        return not every and o in sure and far_apart(boxes[k], sure[o], cards[o])
-
-    reads += classify([k for k in rest if not other_end(k)])
-    return [r for r in reads if r is not None]
+    # a corner at the far end of its card from the card's sure corner is left unread
+    far = {k for k in rest if owners[k] in sure and far_apart(boxes[k], sure[owners[k]], cards[owners[k]])}
+    reads += read_corners(models, image, full, corners, cards, [k for k in rest if k not in far])
+    return [r for r in reads if r is not None], [k for k in rest if k in far]
 
 
 def probe(models: Models, image: Image.Image, full: tuple[int, int], boxes: list[Box],
@@ -614,7 +614,7 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
     t["fine"] = perf_counter() - start
 
     start = perf_counter()
-    reads = read(models, big, full, corners, cards)
+    reads, skipped = read(models, big, full, corners, cards)
     t["classify"] = perf_counter() - start
 
     start = perf_counter()
@@ -622,9 +622,10 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
     if unread:
         found, unread = read_unread(models, big, full, found, unread, corners)
     found = unique_names(found)
-    if is_showdown(found) and sum(not not_mus(c.name) for c in found) < 16:
+    if skipped and is_showdown(found) and sum(not not_mus(c.name) for c in found) < 16:
         # short of a card: one may lie nearly on another, its corner at the far end of their box
-        found = recover_lost(found, read(models, big, full, corners, cards, every=True), cards)
+        far = read_corners(models, big, full, corners, cards, skipped)
+        found = recover_lost(found, reads + [r for r in far if r is not None], cards)
     found = at_most_a_deal(found)
     # a card box with no read, sure, and neither a read card's nor a reported one's
     sure_unread: list[Box] = []
