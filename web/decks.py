@@ -234,6 +234,7 @@ class Teacher:
                 return self._fail(deck_id, last or f"teaching the readers failed ({rc})")
             report = json.loads((folder / "models" / "ADAPTED.json").read_text(encoding="utf-8"))
             check = report.get("check")
+            shutil.rmtree(folder / "work", ignore_errors=True)  # gone before the deck reads as ready
             self._update(deck_id, state="ready", finished=_now(), minutes=round((time.time() - started) / 60, 1),
                          verdict=report.get("verdict"),
                          check={k: {"photos": v["photos"], "full": v["full"], "seated": v["seated"]}
@@ -241,7 +242,8 @@ class Teacher:
         except Exception as exc:  # noqa: BLE001 - whatever went wrong is the job's answer, not a dead thread
             self._fail(deck_id, f"{type(exc).__name__}: {exc}")
         finally:
-            shutil.rmtree(folder / "work", ignore_errors=True)  # rendered crops: hundreds of MB, not needed now
+            # rendered crops: hundreds of MB, not needed now (a failed or stopped job's too)
+            shutil.rmtree(folder / "work", ignore_errors=True)
 
     def _fail(self, deck_id: str, error: str) -> None:
         error = self.cancelled.get(deck_id, error)
