@@ -218,7 +218,11 @@ def test_a_showdown_short_of_a_card_takes_a_sure_read_outvoted_in_its_box() -> N
     # not when the showdown has its 16, nor for a read under the line, a name taken or an 8
     full = short + [Card("7b", 0.99, boxes[4])]
     assert recover_lost(full, [own, under], boxes) == full
-    assert recover_lost(short, [own, Read(under.box, "4o", 0.9)], boxes) == short
+    assert recover_lost(short, [own, Read(under.box, "4o", 0.2)], boxes) == short
+    # a read under LOW_CONFIDENCE makes a card flagged for a person to confirm
+    unsure = layout(recover_lost(short, [own, Read(under.box, "4o", 0.45)], boxes), 0)
+    assert [w["card"] for w in unsure["warnings"] if w["code"] == "low_confidence"] == ["4o"]
+    assert not [w for w in unsure["warnings"] if w["code"] == "seat_count"]
     assert recover_lost(short, [own, Read(under.box, "1o", 0.999)], boxes) == short
     assert recover_lost(short, [own, Read(under.box, "8o", 0.999)], boxes) == short
 

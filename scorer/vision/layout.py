@@ -16,7 +16,7 @@ LOW_CONFIDENCE = 0.7  # a card read less sure than this is flagged for a person 
 MOVE_CONF = 0.3  # an outvoted read this sure may name a card box with no read
 ALT_CONF = 0.05  # a card read as a name already taken may take its next name from this
 ORPHAN_CONF = 0.8  # ... or, with no such box, be a card of its own
-LOST_CONF = 0.98  # a read outvoted in its box, this sure, is a card of its own in a showdown short of cards
+LOST_CONF = 0.3  # a read outvoted in its box, this sure, is a card of its own in a showdown short of cards
 SHOWDOWN_MIN_CARDS = 8
 SEAT_NAMES = ("bottom", "right", "top", "left")
 
@@ -230,8 +230,9 @@ def recover_lost(cards: list[Card], reads: list[Read], card_boxes: list[Box], n:
                  least: float = LOST_CONF) -> list[Card]:
     """A showdown short of `n` Mus cards: a corner read at least `least` sure whose name no
     card has was outvoted in a box where two cards lie nearly one on the other, and is a card
-    of its own, in the box of the card it lies in (so in the same seat). That card's read,
-    discounted for the disagreement (`_one_card`), gets back its own confidence."""
+    of its own, surest first, in the box of the card it lies in (so in the same seat), at its
+    own confidence (under `LOW_CONFIDENCE` it is flagged for a person to confirm). That card's
+    read, discounted for the disagreement (`_one_card`), gets back its own confidence."""
     out = list(cards)
     short = n - sum(not not_mus(c.name) for c in out)
     taken = {c.name for c in out}

@@ -566,8 +566,9 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
          timings: dict[str, float] | None = None, trace: dict | None = None) -> dict:
     """The `scan --json` object (less `image`) for one photo. `timings`, if given,
     receives seconds per stage: decode, coarse, fine, classify, layout; `trace`, the image
-    the corners were read in (`image`), the photo's size (`full`) and the corner boxes
-    found, in photo pixels (`corners`), for cutting training crops (`datasets.harvest`)."""
+    the corners were read in (`image`), the photo's size (`full`) and the corner and card
+    boxes found, in photo pixels (`corners`, `cards`), for cutting training crops
+    (`datasets.harvest`) and for tracing a miss."""
     t = timings if timings is not None else {}
     for k in ("decode", "coarse", "fine", "classify", "layout"):
         t[k] = 0.0
@@ -622,9 +623,10 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
     if unread:
         found, unread = read_unread(models, big, full, found, unread, corners)
     found = unique_names(found)
-    if skipped and is_showdown(found) and sum(not not_mus(c.name) for c in found) < 16:
-        # short of a card: one may lie nearly on another, its corner at the far end of their box
-        far = read_corners(models, big, full, corners, cards, skipped)
+    if is_showdown(found) and sum(not not_mus(c.name) for c in found) < 16:
+        # short of a card: one may lie nearly on another, outvoted in their box, or its corner
+        # at the far end of a sure card's box, left unread
+        far = read_corners(models, big, full, corners, cards, skipped) if skipped else []
         found = recover_lost(found, reads + [r for r in far if r is not None], cards)
     found = at_most_a_deal(found)
     # a card box with no read, sure, and neither a read card's nor a reported one's
@@ -638,7 +640,7 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
     result["size"] = [int(full[0]), int(full[1])]
     t["layout"] = perf_counter() - start
     if trace is not None:
-        trace.update(image=big, full=full, corners=[tuple(float(v) for v in c[:4]) for c in corners])
+        trace.update(image=big, full=full, corners=[tuple(float(v) for v in c[:4]) for c in corners], cards=cards)
     return result
 
 
