@@ -219,12 +219,12 @@ def test_a_showdown_short_of_a_card_takes_a_sure_read_outvoted_in_its_box() -> N
     full = short + [Card("7b", 0.99, boxes[4])]
     assert recover_lost(full, [own, under], boxes) == full
     assert recover_lost(short, [own, Read(under.box, "4o", 0.2)], boxes) == short
-    # a read under LOW_CONFIDENCE makes a card flagged for a person to confirm
+    assert recover_lost(short, [own, Read(under.box, "1o", 0.999)], boxes) == short
+    assert recover_lost(short, [own, Read(under.box, "8o", 0.999)], boxes) == short
+    # a read over the line but under LOW_CONFIDENCE makes a card flagged for a person to confirm
     unsure = layout(recover_lost(short, [own, Read(under.box, "4o", 0.45)], boxes), 0)
     assert [w["card"] for w in unsure["warnings"] if w["code"] == "low_confidence"] == ["4o"]
     assert not [w for w in unsure["warnings"] if w["code"] == "seat_count"]
-    assert recover_lost(short, [own, Read(under.box, "1o", 0.999)], boxes) == short
-    assert recover_lost(short, [own, Read(under.box, "8o", 0.999)], boxes) == short
 
 
 def test_unique_names_gives_the_less_sure_duplicate_its_next_name() -> None:
