@@ -221,6 +221,9 @@ def test_a_showdown_short_of_a_card_takes_a_sure_read_outvoted_in_its_box() -> N
     assert recover_lost(short, [own, Read(under.box, "4o", 0.2)], boxes) == short
     assert recover_lost(short, [own, Read(under.box, "1o", 0.999)], boxes) == short
     assert recover_lost(short, [own, Read(under.box, "8o", 0.999)], boxes) == short
+    # an 8 lying on the table is not one of the deal's 16: the showdown is still short
+    eight = Card("8b", 0.99, boxes[4])
+    assert recover_lost([*short, eight], [own, under], boxes)[-1].name == "4o"
     # a read over the line but under LOW_CONFIDENCE makes a card flagged for a person to confirm
     unsure = layout(recover_lost(short, [own, Read(under.box, "4o", 0.45)], boxes), 0)
     assert [w["card"] for w in unsure["warnings"] if w["code"] == "low_confidence"] == ["4o"]

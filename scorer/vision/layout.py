@@ -18,6 +18,7 @@ ALT_CONF = 0.05  # a card read as a name already taken may take its next name fr
 ORPHAN_CONF = 0.8  # ... or, with no such box, be a card of its own
 LOST_CONF = 0.3  # a read outvoted in its box, this sure, is a card of its own in a showdown short of cards
 SHOWDOWN_MIN_CARDS = 8
+DEAL = 16  # the Mus cards of a showdown: four hands of four
 SEAT_NAMES = ("bottom", "right", "top", "left")
 
 
@@ -226,7 +227,7 @@ def unique_names(cards: list[Card], least: float = ALT_CONF) -> list[Card]:
     return out
 
 
-def recover_lost(cards: list[Card], reads: list[Read], card_boxes: list[Box], n: int = 16,
+def recover_lost(cards: list[Card], reads: list[Read], card_boxes: list[Box], n: int = DEAL,
                  least: float = LOST_CONF) -> list[Card]:
     """A showdown short of `n` Mus cards: a corner read at least `least` sure whose name no
     card has was outvoted in a box where two cards lie nearly one on the other, and is a card
@@ -234,7 +235,7 @@ def recover_lost(cards: list[Card], reads: list[Read], card_boxes: list[Box], n:
     own confidence (under `LOW_CONFIDENCE` it is flagged for a person to confirm). That card's
     read, discounted for the disagreement (`_one_card`), gets back its own confidence."""
     out = list(cards)
-    short = n - sum(not not_mus(c.name) for c in out)
+    short = n - mus_count(out)
     taken = {c.name for c in out}
     for r in sorted(reads, key=lambda r: -r.conf):
         if short <= 0 or r.conf < least:
@@ -302,6 +303,11 @@ def is_showdown(cards: list[Card]) -> bool:
 def not_mus(name: str) -> bool:
     """8s and 9s are not in the Mus deck."""
     return name[:-1] in ("8", "9")
+
+
+def mus_count(cards: list[Card]) -> int:
+    """How many of `cards` are Mus cards (not 8s or 9s)."""
+    return sum(not not_mus(c.name) for c in cards)
 
 
 def maybe_names(card: Card, most: int = 3) -> list[str]:

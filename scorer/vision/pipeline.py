@@ -32,6 +32,7 @@ from PIL import Image
 from scorer.vision.crops import corner_crop, far_end, index_crop
 from scorer.vision.image import Photo, open_photo
 from scorer.vision.layout import (
+    DEAL,
     LOW_CONFIDENCE,
     Box,
     Card,
@@ -41,6 +42,7 @@ from scorer.vision.layout import (
     iou,
     is_showdown,
     layout,
+    mus_count,
     not_mus,
     owner,
     recover_lost,
@@ -554,7 +556,7 @@ def read_unread(models: Models, image: Image.Image, full: tuple[int, int], found
     return out, still
 
 
-def at_most_a_deal(cards: list[Card], n: int = 16) -> list[Card]:
+def at_most_a_deal(cards: list[Card], n: int = DEAL) -> list[Card]:
     """A showdown has `n` Mus cards: beyond them, the least sure ones read under
     `LOW_CONFIDENCE` are dropped (a sure read is kept, and warned about)."""
     mus = sorted((c for c in cards if not not_mus(c.name)), key=lambda c: -c.conf)
@@ -623,7 +625,7 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
     if unread:
         found, unread = read_unread(models, big, full, found, unread, corners)
     found = unique_names(found)
-    if is_showdown(found) and sum(not not_mus(c.name) for c in found) < 16:
+    if is_showdown(found) and mus_count(found) < DEAL:
         # short of a card: one may lie nearly on another, outvoted in their box, or its corner
         # at the far end of a sure card's box, left unread
         far = read_corners(models, big, full, corners, cards, skipped) if skipped else []
