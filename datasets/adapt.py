@@ -18,9 +18,11 @@ or from the deck itself, photographed laid out (`datasets.enroll`), before any g
 4. The classifier, the rank reader and the court suit reader are each rebuilt from their
    ONNX (`datasets.train unfuse`), fine-tuned for `--time` hours on the harvested crops
    (repeated `--repeat` times) and the replay, and exported from their last weights.
-5. `--out` gets the shipped models with the tuned ones in their place (the json files keep
-   the readers' weights and the classifier's temperature) and `ADAPTED.json`, the recipe
-   and the figures: the held-out photos read with the models before and after.
+5. Each tuned reader's calibration temperature is fitted on its val crops (fine-tuning
+   leaves it surer than it is right).
+6. `--out` gets the shipped models with the tuned ones in their place (the json files keep
+   the readers' weights and get the new temperatures) and `ADAPTED.json`, the recipe and
+   the figures: the held-out photos read with the models before and after.
 
 The scratch folder (`--work`, default `OUT.work` beside `--out`) keeps the harvest, the
 replay set (reused by the next run) and the training runs; delete it when done.
@@ -38,6 +40,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from datasets.evaluate_photos import LabelError, evaluate_photos, load_labels
 from datasets.harvest import _split, harvest
@@ -121,6 +125,40 @@ def training_set(task: str, names: list[str], harvested: Path, replay: Path | No
     return counts
 
 
+def best_temperature(z: np.ndarray, labels: np.ndarray) -> float:
+    """The temperature (0.05 to 20, on a log grid) that gives the logits `z` (N, C) of the
+    labelled rows the least log loss; 1 without rows."""
+    if len(labels) == 0:
+        return 1.0
+    z = z - z.max(axis=1, keepdims=True)
+
+    def loss(t: float) -> float:
+        zt = z / t
+        return float((np.log(np.exp(zt).sum(axis=1)) - zt[np.arange(len(labels)), labels]).mean())
+
+    return round(float(min(np.geomspace(0.05, 20, 131), key=loss)), 3)
+
+
+def fit_temperature(model: Path, val: Path, names: list[str], size: int) -> float:
+    """The calibration temperature of the ONNX reader `model` (softmax out) on the crops in
+    `val/<class>/`: fine-tuning leaves a reader surer than it is right, and the runtime's
+    thresholds (a corner read again, a card flagged) expect probabilities that mean what
+    they say. 1 without crops."""
+    import onnxruntime as ort
+
+    from datasets.heads import load_crops
+
+    files = {n: sorted((val / n).iterdir()) for n in names if (val / n).is_dir()}
+    x, y = load_crops(files, names, size)
+    if len(y) == 0:
+        return 1.0
+    sess = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    name = sess.get_inputs()[0].name
+    p = np.concatenate([sess.run(None, {name: x[i : i + 256].transpose(0, 3, 1, 2).astype(np.float32) / 255.0})[0]
+                        for i in range(0, len(x), 256)])
+    return best_temperature(np.log(np.maximum(p, 1e-12)), y)
+
+
 def _names(models: Path, task: str) -> list[str]:
     return json.loads((models / READERS[task][1]).read_text())["names"]
 
@@ -182,8 +220,10 @@ def adapt(labels: list[dict[str, Any]], models: Path, out: Path, work: Path, hou
         new = json.loads((work / "export" / task / meta_file).read_text())
         if new["names"] != meta["names"]:
             raise SystemExit(f"adapt: the tuned {task} names {new['names']} differ from {meta['names']}")
-        (out / meta_file).write_text(json.dumps(meta, indent=1) + "\n")  # weight, temperature kept
-        tuned[task] = sizes
+        # the reader's weight kept, its temperature fitted anew on the val crops
+        meta["temperature"] = fit_temperature(out / model_file, data / "val", new["names"], int(new["imgsz"]))
+        (out / meta_file).write_text(json.dumps(meta, indent=1) + "\n")
+        tuned[task] = {**sizes, "temperature": meta["temperature"]}
     report: dict[str, Any] = {
         "format": "mus-adapted/1", "base_models": str(models), "hours_per_reader": hours, "repeat": repeat,
         "seed": seed, "photos": {"adapt": len(adapt_photos), "check": len(held)}, "harvest": counts,

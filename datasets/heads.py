@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from datasets.adapt import _by_class, check_line, check_on_deck, copy_models, render_deck
+from datasets.adapt import _by_class, best_temperature, check_line, check_on_deck, copy_models, render_deck
 from datasets.render import ENROLLED
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -234,15 +234,8 @@ def calibrate(head: Head, feats: np.ndarray, labels: np.ndarray) -> tuple[Head, 
     they say."""
     if len(feats) == 0:
         return head, 1.0
-    z = head.logits(feats)
-    z = z - z.max(axis=1, keepdims=True)
-
-    def loss(t: float) -> float:
-        zt = z / t
-        return float((np.log(np.exp(zt).sum(axis=1)) - zt[np.arange(len(labels)), labels]).mean())
-
-    t = min(np.geomspace(0.05, 20, 131), key=loss)
-    return replace(head, w2=head.w2 / np.float32(t), b2=head.b2 / np.float32(t)), round(float(t), 3)
+    t = best_temperature(head.logits(feats), labels)
+    return replace(head, w2=head.w2 / np.float32(t), b2=head.b2 / np.float32(t)), t
 
 
 def attach(model_path: Path, head: Head, taps: tuple[Tap, ...], out_path: Path) -> None:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from datasets.adapt import main, split_photos, training_set, verdict
+from datasets.adapt import best_temperature, fit_temperature, main, split_photos, training_set, verdict
 
 
 def _crop(path: Path) -> None:
@@ -67,6 +67,29 @@ def test_training_set_takes_an_enrolled_decks_crops_and_checks_on_its_val_withou
     assert [p.name for p in (tmp_path / "idx" / "val" / "4").iterdir()] == ["c0_4_c.png"]
 
 
+def test_a_tuned_reader_surer_than_it_is_right_is_calibrated_on_its_val_crops(tmp_path) -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from vision_helpers import RANKS, _fake_classifier
+
+    from scorer.vision.model import sharpen
+
+    model = tmp_path / "cards-index.onnx"
+    _fake_classifier(model, RANKS, "7", 0.99, 32)  # always 7, at 0.99
+    for i in range(10):  # but only 7 crops in 10 are 7s
+        _crop(tmp_path / "val" / ("7" if i < 7 else "12") / f"c{i}.png")
+    t = fit_temperature(model, tmp_path / "val", RANKS, 32)
+    assert t > 1
+    p = np.full((1, 12), 0.01 / 11, np.float32)
+    p[0, RANKS.index("7")] = 0.99
+    assert sharpen(p, t)[0, RANKS.index("7")] == pytest.approx(0.7, abs=0.03)  # as sure as it is right
+    assert fit_temperature(model, tmp_path / "none", RANKS, 32) == 1.0  # no crops: left as it is
+    z = np.log(np.array([[0.9, 0.1]] * 10))
+    assert best_temperature(z, np.zeros(10, np.int64)) < 0.1  # always right: sharpened to the grid's end
+    assert best_temperature(z, np.array([0] * 9 + [1])) == pytest.approx(1.0, abs=0.05)  # right 9 in 10 at 0.9
+
+
 def test_verdict_weighs_full_showdowns_before_cards() -> None:
     assert verdict({"full": 3, "seated": 60}, {"full": 4, "seated": 50}) == "better"
     assert verdict({"full": 3, "seated": 60}, {"full": 3, "seated": 59}) == "worse"
@@ -114,7 +137,10 @@ def test_adapt_tunes_the_rank_reader_on_two_photos_and_measures_a_held_out_one(t
     assert report["photos"]["adapt"] + report["photos"]["check"] == 3 and report["photos"]["adapt"] >= 1
     assert report["readers"]["index"]["harvested"] > 0 and report["readers"]["index"]["replay"] > 0
     shipped = Path(__file__).resolve().parents[1] / "models"
-    assert json.loads((out / "cards-index.json").read_text()) == json.loads((shipped / "cards-index.json").read_text())
+    meta = json.loads((out / "cards-index.json").read_text())
+    t = meta.pop("temperature")  # fitted anew on the val crops, the rest kept
+    assert 0.05 <= t <= 20 and report["readers"]["index"]["temperature"] == t
+    assert meta == json.loads((shipped / "cards-index.json").read_text())
     assert (out / "cards-index.onnx").read_bytes() != (shipped / "cards-index.onnx").read_bytes()
     assert (out / "cards-cls.onnx").read_bytes() == (shipped / "cards-cls.onnx").read_bytes()
     if report["photos"]["check"]:

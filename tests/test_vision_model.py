@@ -149,6 +149,32 @@ def test_a_shipped_rank_reader_reads_each_corner_numeral_again(fake_dir: Path, t
     assert [w["code"] for w in result["warnings"]] == ["low_confidence"]
 
 
+def test_a_readers_temperature_from_its_json_softens_what_it_says(fake_dir: Path, tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    from scorer.vision import ModelError
+
+    img = Image.new("RGB", (1600, 1200), (20, 120, 40))
+    d = write_fake_rank_reader(Path(shutil.copytree(fake_dir, tmp_path / "soft")), "7", weight=0.5)
+    assert Models(d).index_temperature == 1.0  # none in the json
+    meta = json.loads((d / "cards-index.json").read_text())
+    (d / "cards-index.json").write_text(json.dumps({**meta, "temperature": 20}))
+    m = Models(d)
+    assert m.index_temperature == 20.0
+    ranks = m.read_ranks(np.zeros((1, 3, 32, 32), np.float32))[0]
+    assert ranks[m.ranks.index("7")] < 0.2  # 0.99 at T = 1, almost flat at T = 20
+    (card,) = P.Recognizer(d).scan(img)["cards"]
+    assert card["card"] == "12o"  # the softened numeral no longer outweighs the classifier's 12 of oros
+    s = write_fake_suit_reader(Path(shutil.copytree(fake_dir, tmp_path / "suit")), "c", weight=0.7)
+    meta = json.loads((s / "cards-suit.json").read_text())
+    (s / "cards-suit.json").write_text(json.dumps({**meta, "temperature": 0.5}))
+    assert Models(s).suit_temperature == 0.5
+    (s / "cards-suit.json").write_text(json.dumps({**meta, "temperature": 0}))
+    with pytest.raises(ModelError, match="temperature in .*cards-suit.json must be a number from 0.05 to 20, got 0"):
+        Models(s)
+
+
 def test_a_rank_reader_whose_names_do_not_match_its_output_is_refused(fake_dir: Path, tmp_path: Path) -> None:
     import json
     import shutil

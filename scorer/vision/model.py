@@ -167,9 +167,10 @@ def _json_number(path: Path, key: str, default: float, lo: float, hi: float) -> 
 
 
 def read_temperature(path: Path) -> float:
-    """The classifier's calibration temperature from `cards-cls.json` (1 when absent): its
-    probabilities are read as `p ** (1 / T)`, normalised, so that a model trained with
-    stronger augmentation, and less sure for it, meets the reader's fixed thresholds."""
+    """A model's calibration temperature from its json (`cards-cls.json`, `cards-index.json`,
+    `cards-suit.json`; 1 when absent): its probabilities are read as `p ** (1 / T)`,
+    normalised, so that a model trained with stronger augmentation, and less sure for it,
+    or fine-tuned until it is surer than it is right, meets the reader's fixed thresholds."""
     return _json_number(path, "temperature", 1.0, 0.05, 20)
 
 
@@ -259,7 +260,7 @@ def sharpen(p: np.ndarray, temperature: float) -> np.ndarray:
 
 class Models:
     """The ONNX sessions (detector, classifier, and the rank reader and court suit reader
-    where shipped), the class names, the classifier's temperature and the readers' weights."""
+    where shipped), the class names, the models' temperatures and the readers' weights."""
 
     def __init__(self, model_dir: Path | str | None = None) -> None:
         self.model_dir = Path(model_dir) if model_dir else default_model_dir()
@@ -271,10 +272,12 @@ class Models:
         self.cls_size = input_size(self.cls, CROP_SIZE, self.model_dir / NAMES_FILE)
         self._det_batch, self._cls_batch = _dynamic_batch(self.det), _dynamic_batch(self.cls)
         # the rank reader and the court suit reader, where shipped
-        self.index, self.ranks, self.index_weight, self.index_size, self._index_batch = _reader(
-            self.model_dir, INDEX_FILE, INDEX_NAMES_FILE, INDEX_WEIGHT, INDEX_SIZE, "ranks")
-        self.suit, self.suits, self.suit_weight, self.suit_size, self._suit_batch = _reader(
-            self.model_dir, SUIT_FILE, SUIT_NAMES_FILE, SUIT_WEIGHT, CROP_SIZE, "suits")
+        (self.index, self.ranks, self.index_weight, self.index_size, self._index_batch,
+         self.index_temperature) = _reader(self.model_dir, INDEX_FILE, INDEX_NAMES_FILE, INDEX_WEIGHT,
+                                           INDEX_SIZE, "ranks")
+        (self.suit, self.suits, self.suit_weight, self.suit_size, self._suit_batch,
+         self.suit_temperature) = _reader(self.model_dir, SUIT_FILE, SUIT_NAMES_FILE, SUIT_WEIGHT,
+                                          CROP_SIZE, "suits")
         # the classifier's columns of the court cards, whose suit the suit reader reads again
         self.court = np.array([j for j, n in enumerate(self.names) if rank_of(n) in COURT_RANKS], np.int64)
 
@@ -292,30 +295,31 @@ class Models:
         """Rank probabilities (B, R) for a (B, 3, s, s) batch of numeral crops."""
         if self.index is None or len(batch) == 0:
             return np.zeros((len(batch), len(self.ranks)), np.float32)
-        return _run(self.index, batch, self._index_batch)
+        return sharpen(_run(self.index, batch, self._index_batch), self.index_temperature)
 
     def read_suits(self, batch: np.ndarray) -> np.ndarray:
         """Suit probabilities (B, S) for a (B, 3, s, s) batch of court-card corner crops."""
         if self.suit is None or len(batch) == 0:
             return np.zeros((len(batch), len(self.suits)), np.float32)
-        return _run(self.suit, batch, self._suit_batch)
+        return sharpen(_run(self.suit, batch, self._suit_batch), self.suit_temperature)
 
 
 def _reader(model_dir: Path, file: str, meta_file: str, weight: float, size: int,
-            what: str) -> tuple[ort.InferenceSession | None, list[str], float, int, bool]:
+            what: str) -> tuple[ort.InferenceSession | None, list[str], float, int, bool, float]:
     """An optional reader's session, class names, weight (`weight` when its json has
-    none), input size (`size` when neither model nor json says) and whether it takes a
-    batch; (None, [], 0, 0, False) where `file` is not shipped. Refused by name when its
-    output does not match its names."""
+    none), input size (`size` when neither model nor json says), whether it takes a batch
+    and its temperature; (None, [], 0, 0, False, 1) where `file` is not shipped. Refused by
+    name when its output does not match its names."""
     if not (model_dir / file).is_file():
-        return None, [], 0.0, 0, False
+        return None, [], 0.0, 0, False, 1.0
     meta = model_dir / meta_file
     sess = _session(model_dir / file)
     names = read_names(meta)
     width = sess.get_outputs()[0].shape[-1]
     if isinstance(width, int) and width != len(names):
         raise ModelError(f"{file} outputs {width} {what} but {meta_file} names {len(names)}")
-    return sess, names, read_weight(meta, weight), input_size(sess, size, meta), _dynamic_batch(sess)
+    return (sess, names, read_weight(meta, weight), input_size(sess, size, meta), _dynamic_batch(sess),
+            read_temperature(meta))
 
 
 def _run(sess: ort.InferenceSession, batch: np.ndarray, dynamic: bool) -> np.ndarray:
