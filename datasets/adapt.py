@@ -144,12 +144,17 @@ def fit_temperature(model: Path, val: Path, names: list[str], size: int) -> floa
     `val/<class>/`: fine-tuning leaves a reader surer than it is right, and the runtime's
     thresholds (a corner read again, a card flagged) expect probabilities that mean what
     they say. 1 without crops."""
-    import onnxruntime as ort
-
     from datasets.heads import load_crops
 
     files = {n: sorted((val / n).iterdir()) for n in names if (val / n).is_dir()}
-    x, y = load_crops(files, names, size)
+    return temperature_on(model, *load_crops(files, names, size))
+
+
+def temperature_on(model: Path, x: np.ndarray, y: np.ndarray) -> float:
+    """The calibration temperature of the ONNX reader `model` on uint8 crops `x` (N, s, s,
+    3) of the classes `y` (N,); 1 without crops."""
+    import onnxruntime as ort
+
     if len(y) == 0:
         return 1.0
     sess = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])

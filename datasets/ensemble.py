@@ -1,0 +1,145 @@
+"""Two teachings of one deck read as one: each reader the geometric mean of both.
+
+    python -m datasets.heads --deck decks/club --out models-club
+    python -m datasets.adapt --deck decks/club --models models/cross-deck --out models-club-ft \\
+        --work models-club.work --readers cls,index --deck-scenes 1000 --deck-check 0 --replay-scenes 0
+    python -m datasets.ensemble models-club models-club-ft --out models-club2 --crops models-club.work/deck
+
+The heads (frozen convolutions, new last layers) and the fine-tuned readers (every layer
+tuned, surer than they are right) err on different corners. `--out` gets the first
+folder's models with each reader named in `--readers` replaced by one ONNX graph that runs
+both and returns the normalised geometric mean of their probabilities (a softmax of the
+mean of their log-probabilities), its temperature fitted on the val crops of `--crops` (a
+rendered set, as `datasets.heads` and `datasets.adapt --deck` leave in their scratch
+folder). The runtime reads it as any other reader (`models/MODEL_CARD.md`, twenty-seventh
+session). Needs only the `onnx` package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from datasets.adapt import _by_class, copy_models, temperature_on
+from datasets.heads import load_crops
+
+READERS = {"cls": ("cards-cls.onnx", "cards-cls.json"), "index": ("cards-index.onnx", "cards-index.json"),
+           "suit": ("cards-suit.onnx", "cards-suit.json")}
+"""Task -> (model file, json file)."""
+
+
+class EnsembleError(ValueError):
+    """Two readers that cannot be read as one, named."""
+
+
+def mean_graph(a: Path, b: Path, out: Path, temperatures: tuple[float, float] = (1.0, 1.0)) -> None:
+    """Write to `out` one ONNX model that feeds its input to the softmax readers `a` and `b`
+    (same input, same classes) and outputs softmax((log pa / Ta + log pb / Tb) / 2), each
+    read at its temperature as the runtime would (`temperatures`, from their json)."""
+    import onnx
+    from onnx import compose, helper, numpy_helper
+
+    ma, mb = compose.add_prefix(onnx.load(str(a)), "a/"), compose.add_prefix(onnx.load(str(b)), "b/")
+    shapes = []
+    for path, m in ((a, ma), (b, mb)):
+        if len(m.graph.input) != 1 or len(m.graph.output) != 1:
+            raise EnsembleError(f"{path}: not a reader (one input, one output)")
+        shapes.append([[d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim]
+                       for v in (m.graph.input[0], m.graph.output[0])])
+    if shapes[0][0][1:] != shapes[1][0][1:] or shapes[0][1][-1] != shapes[1][1][-1]:
+        raise EnsembleError(f"{a} reads {shapes[0][0]} into {shapes[0][1]} but {b} {shapes[1][0]} into {shapes[1][1]}")
+    (in_shape, out_shape), elem = shapes[0], ma.graph.input[0].type.tensor_type.elem_type
+    opset = max((o.version for m in (ma, mb) for o in m.opset_import if o.domain in ("", "ai.onnx")), default=17)
+    nodes = [helper.make_node("Identity", ["images"], [ma.graph.input[0].name]),
+             helper.make_node("Identity", ["images"], [mb.graph.input[0].name]),
+             *ma.graph.node, *mb.graph.node,
+             helper.make_node("Max", [ma.graph.output[0].name, "mean/eps"], ["mean/pa"]),
+             helper.make_node("Max", [mb.graph.output[0].name, "mean/eps"], ["mean/pb"]),
+             helper.make_node("Log", ["mean/pa"], ["mean/log_a"]),
+             helper.make_node("Log", ["mean/pb"], ["mean/log_b"]),
+             helper.make_node("Mul", ["mean/log_a", "mean/wa"], ["mean/za"]),
+             helper.make_node("Mul", ["mean/log_b", "mean/wb"], ["mean/zb"]),
+             helper.make_node("Add", ["mean/za", "mean/zb"], ["mean/logits"]),
+             helper.make_node("Softmax", ["mean/logits"], ["output0"], axis=1)]
+    graph = helper.make_graph(
+        nodes, "mean", [helper.make_tensor_value_info("images", elem, in_shape)],
+        [helper.make_tensor_value_info("output0", elem, ["batch", out_shape[-1]])],
+        [*ma.graph.initializer, *mb.graph.initializer, numpy_helper.from_array(np.array(1e-12, np.float32), "mean/eps"),
+         *(numpy_helper.from_array(np.array(0.5 / t, np.float32), f"mean/w{k}")
+           for k, t in zip("ab", temperatures, strict=True))])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = min(ma.ir_version, mb.ir_version) or model.ir_version
+    onnx.checker.check_model(model)
+    onnx.save(model, str(out))
+
+
+def _meta(path: Path) -> dict[str, Any]:
+    """A reader's json as an object (an older one is the bare list of its names)."""
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    return obj if isinstance(obj, dict) else {"names": obj}
+
+
+def ensemble(a: Path, b: Path, out: Path, tasks: tuple[str, ...] = ("cls", "index"),
+             crops: Path | None = None) -> dict[str, float]:
+    """`out`: `a`'s models, with each reader of `tasks` that both folders have replaced by
+    the mean of both (`mean_graph`, each at its json's temperature), its own temperature
+    fitted on `crops`' val crops (1 without crops); the temperatures written, by task."""
+    copy_models(a, out)
+    written: dict[str, float] = {}
+    for task in tasks:
+        model_file, meta_file = READERS[task]
+        if not ((a / model_file).is_file() and (b / model_file).is_file()):
+            continue
+        meta, other = (_meta(d / meta_file) for d in (a, b))
+        if meta["names"] != other["names"]:
+            raise EnsembleError(f"{a / meta_file} names {meta['names']} but {b / meta_file} {other['names']}")
+        mean_graph(a / model_file, b / model_file, out / model_file,
+                   (float(meta.get("temperature", 1.0)), float(other.get("temperature", 1.0))))
+        meta.pop("temperature", None)  # both are in the graph now
+        if crops is not None:
+            x, y = load_crops(_by_class(crops, "val", task), meta["names"], int(meta.get("imgsz", 32)))
+            meta["temperature"] = temperature_on(out / model_file, x, y)
+        written[task] = float(meta.get("temperature", 1.0))
+        (out / meta_file).write_text(json.dumps(meta, indent=1) + "\n")
+    report = out / "ADAPTED.json"  # `a`'s recipe, where it has one, says what was added
+    if report.is_file() and written:
+        obj = json.loads(report.read_text(encoding="utf-8"))
+        obj["ensemble"] = {"with": str(b), "temperatures": written}
+        report.write_text(json.dumps(obj, indent=1) + "\n")
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m datasets.ensemble", description=__doc__.split("\n")[0])
+    p.add_argument("a", help="a model folder (its detector and other files are kept)")
+    p.add_argument("b", help="another model folder with the same readers")
+    p.add_argument("--out", required=True, help="the folder for the models read as one")
+    p.add_argument("--readers", default="cls,index", help="the readers to read as one (default cls,index)")
+    p.add_argument("--crops", default=None, help="a rendered set (cls/, index/) whose val crops fit the temperatures")
+    args = p.parse_args(argv)
+    a, b, out = Path(args.a), Path(args.b), Path(args.out)
+    tasks = tuple(t for t in args.readers.split(",") if t)
+    if bad := [t for t in tasks if t not in READERS]:
+        p.error(f"--readers: unknown {', '.join(bad)} (cls, index, suit)")
+    for d in (a, b):
+        if not (d / "cards-cls.json").is_file():
+            print(f"ensemble: {d}: not a model folder (no cards-cls.json)", file=sys.stderr)
+            return 2
+    if out.resolve() in (a.resolve(), b.resolve()):
+        p.error("--out must be a new folder")
+    try:
+        written = ensemble(a, b, out, tasks, Path(args.crops) if args.crops else None)
+    except EnsembleError as e:
+        print(f"ensemble: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps({"out": str(out), "temperatures": written}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
