@@ -1,8 +1,8 @@
 """Two teachings of one deck read as one: each reader the geometric mean of both.
 
     python -m datasets.heads --deck decks/club --out models-club
-    python -m datasets.adapt --deck decks/club --models models/cross-deck --out models-club-ft \\
-        --work models-club.work --readers cls,index --deck-scenes 1000 --deck-check 0 --replay-scenes 0
+    python -m datasets.adapt --deck decks/club --out models-club-ft \\
+        --work models-club.work --readers cls,index --deck-scenes 1000 --deck-check 0 --replay-scenes 0 --time 0.55
     python -m datasets.ensemble models-club models-club-ft --out models-club2 --crops models-club.work/deck
 
 The heads (frozen convolutions, new last layers) and the fine-tuned readers (every layer
