@@ -157,11 +157,16 @@ def temperature_on(model: Path, x: np.ndarray, y: np.ndarray) -> float:
 
     if len(y) == 0:
         return 1.0
-    sess = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
-    name = sess.get_inputs()[0].name
-    p = np.concatenate([sess.run(None, {name: x[i : i + 256].transpose(0, 3, 1, 2).astype(np.float32) / 255.0})[0]
-                        for i in range(0, len(x), 256)])
+    p = probabilities(ort.InferenceSession(str(model), providers=["CPUExecutionProvider"]), x)
     return best_temperature(np.log(np.maximum(p, 1e-12)), y)
+
+
+def probabilities(sess: Any, crops: np.ndarray, batch: int = 256) -> np.ndarray:
+    """A classifier session's output (N, C) for uint8 crops (N, s, s, 3), `batch` at a time."""
+    name = sess.get_inputs()[0].name
+    out = [sess.run(None, {name: crops[i : i + batch].transpose(0, 3, 1, 2).astype(np.float32) / 255.0})[0]
+           for i in range(0, len(crops), batch)]
+    return np.concatenate(out)
 
 
 def _names(models: Path, task: str) -> list[str]:

@@ -25,12 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from datasets.adapt import _by_class, copy_models, temperature_on
+from datasets.adapt import READERS, _by_class, copy_models, temperature_on
 from datasets.heads import load_crops
-
-READERS = {"cls": ("cards-cls.onnx", "cards-cls.json"), "index": ("cards-index.onnx", "cards-index.json"),
-           "suit": ("cards-suit.onnx", "cards-suit.json")}
-"""Task -> (model file, json file)."""
+from scorer.vision.crops import CROP_SIZE, INDEX_SIZE
 
 
 class EnsembleError(ValueError):
@@ -102,7 +99,8 @@ def ensemble(a: Path, b: Path, out: Path, tasks: tuple[str, ...] = ("cls", "inde
                    (float(meta.get("temperature", 1.0)), float(other.get("temperature", 1.0))))
         meta.pop("temperature", None)  # both are in the graph now
         if crops is not None:
-            x, y = load_crops(_by_class(crops, "val", task), meta["names"], int(meta.get("imgsz", 32)))
+            size = int(meta.get("imgsz", INDEX_SIZE if task == "index" else CROP_SIZE))
+            x, y = load_crops(_by_class(crops, "val", task), meta["names"], size)
             meta["temperature"] = temperature_on(out / model_file, x, y)
         written[task] = float(meta.get("temperature", 1.0))
         (out / meta_file).write_text(json.dumps(meta, indent=1) + "\n")

@@ -30,7 +30,15 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from datasets.adapt import _by_class, best_temperature, check_line, check_on_deck, copy_models, render_deck
+from datasets.adapt import (
+    _by_class,
+    best_temperature,
+    check_line,
+    check_on_deck,
+    copy_models,
+    probabilities,
+    render_deck,
+)
 from datasets.render import ENROLLED
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -304,12 +312,7 @@ def _accuracy(sess: Any, crops: np.ndarray, labels: np.ndarray) -> float | None:
     """Top-1 accuracy of a classifier session on uint8 crops; None without crops."""
     if len(crops) == 0:
         return None
-    name = sess.get_inputs()[0].name
-    right = 0
-    for i in range(0, len(crops), 256):
-        x = crops[i : i + 256].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-        right += int((sess.run(None, {name: x})[0].argmax(axis=1) == labels[i : i + 256]).sum())
-    return round(right / len(labels), 4)
+    return round(float((probabilities(sess, crops).argmax(axis=1) == labels).mean()), 4)
 
 
 def heads(deck: Path, models: Path, out: Path, work: Path, scenes: int = SCENES, check: int = 20,

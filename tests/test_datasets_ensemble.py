@@ -70,7 +70,7 @@ def test_ensemble_keeps_the_first_folders_models_and_fits_a_temperature_on_val_c
     m = Models(out)  # the runtime reads it as any rank reader
     p = m.read_ranks(np.zeros((1, 3, 32, 32), np.float32))[0]
     assert p[m.ranks.index("7")] == pytest.approx(0.7, abs=0.03)
-    # a reader whose names differ is refused by name, and nothing is half written over `a`
+    # a reader whose names differ is refused by name
     meta_b = json.loads((b / "cards-index.json").read_text())
     (b / "cards-index.json").write_text(json.dumps({**meta_b, "names": list(reversed(meta_b["names"]))}))
     with pytest.raises(EnsembleError, match="cards-index.json names"):
