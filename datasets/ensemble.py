@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from datasets.adapt import READERS, _by_class, copy_models, temperature_on
+from datasets.adapt import READERS, _by_class, copy_models, deck_figures, temperature_on, verdict
 from datasets.heads import load_crops
 from scorer.vision.crops import CROP_SIZE, INDEX_SIZE
 
@@ -82,10 +82,13 @@ def _meta(path: Path) -> dict[str, Any]:
 
 
 def ensemble(a: Path, b: Path, out: Path, tasks: tuple[str, ...] = ("cls", "index"),
-             crops: Path | None = None) -> dict[str, float]:
+             crops: Path | None = None, deck: Path | None = None, check: int = 0) -> dict[str, Any]:
     """`out`: `a`'s models, with each reader of `tasks` that both folders have replaced by
     the mean of both (`mean_graph`, each at its json's temperature), its own temperature
-    fitted on `crops`' val crops (1 without crops); the temperatures written, by task."""
+    fitted on `crops`' val crops (1 without crops). Returns the temperatures written, by
+    task, and with an enrolled `deck` and `check` > 0, `check`: the figures of `out` on the
+    showdowns `datasets.heads` checks on (the same seed), also ADAPTED.json's check's `ensemble`
+    (its `verdict` then weighs them against the check's `before`)."""
     copy_models(a, out)
     written: dict[str, float] = {}
     for task in tasks:
@@ -104,12 +107,19 @@ def ensemble(a: Path, b: Path, out: Path, tasks: tuple[str, ...] = ("cls", "inde
             meta["temperature"] = temperature_on(out / model_file, x, y)
         written[task] = float(meta.get("temperature", 1.0))
         (out / meta_file).write_text(json.dumps(meta, indent=1) + "\n")
+    figures = deck_figures(out, deck, check, 0, progress=False) if deck is not None and check > 0 else None
     report = out / "ADAPTED.json"  # `a`'s recipe, where it has one, says what was added
     if report.is_file() and written:
         obj = json.loads(report.read_text(encoding="utf-8"))
         obj["ensemble"] = {"with": str(b), "temperatures": written}
+        if (b / "ADAPTED.json").is_file():  # how `b` was taught, kept when its folder is not
+            obj["ensemble"]["recipe"] = json.loads((b / "ADAPTED.json").read_text(encoding="utf-8"))
+        if figures is not None:
+            obj.setdefault("check", {})["ensemble"] = figures
+            if "before" in obj["check"]:  # the verdict is on the models written now
+                obj["verdict"] = verdict(obj["check"]["before"], figures)
         report.write_text(json.dumps(obj, indent=1) + "\n")
-    return written
+    return {"temperatures": written, **({"check": figures} if figures is not None else {})}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True, help="the folder for the models read as one")
     p.add_argument("--readers", default="cls,index", help="the readers to read as one (default cls,index)")
     p.add_argument("--crops", default=None, help="a rendered set (cls/, index/) whose val crops fit the temperatures")
+    p.add_argument("--deck", default=None, help="the enrolled deck: --check of its showdowns read with the result")
+    p.add_argument("--check", type=int, default=0, help="showdowns of --deck read (those datasets.heads checks on)")
     args = p.parse_args(argv)
     a, b, out = Path(args.a), Path(args.b), Path(args.out)
     tasks = tuple(t for t in args.readers.split(",") if t)
@@ -131,11 +143,12 @@ def main(argv: list[str] | None = None) -> int:
     if out.resolve() in (a.resolve(), b.resolve()):
         p.error("--out must be a new folder")
     try:
-        written = ensemble(a, b, out, tasks, Path(args.crops) if args.crops else None)
+        done = ensemble(a, b, out, tasks, Path(args.crops) if args.crops else None,
+                        Path(args.deck) if args.deck else None, args.check)
     except EnsembleError as e:
         print(f"ensemble: {e}", file=sys.stderr)
         return 2
-    print(json.dumps({"out": str(out), "temperatures": written}))
+    print(json.dumps({"out": str(out), **done}))
     return 0
 
 

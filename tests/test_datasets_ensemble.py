@@ -59,7 +59,9 @@ def test_ensemble_keeps_the_first_folders_models_and_fits_a_temperature_on_val_c
         Image.new("RGB", (32, 32), (i, 0, 0)).save(f)
     (a / "ADAPTED.json").write_text(json.dumps({"method": "heads"}))
     out = tmp_path / "ab"
-    written = ensemble(a, b, out, ("cls", "index"), crops)
+    done = ensemble(a, b, out, ("cls", "index"), crops)
+    written = done["temperatures"]
+    assert "check" not in done  # no deck to check on
     assert json.loads((out / "ADAPTED.json").read_text()) == {
         "method": "heads", "ensemble": {"with": str(b), "temperatures": written}}
     assert set(written) == {"cls", "index"} and written["index"] > 1  # softened

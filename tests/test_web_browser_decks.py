@@ -39,6 +39,11 @@ def test_a_club_teaches_its_deck_from_a_phone_and_the_server_reads_with_it(tmp_p
         page.click("#deck-key button[type=submit]")
         expect(page.locator(".deck-now-text")).to_have_text("the shipped models")
         expect(page.locator("#use-shipped")).to_be_hidden()
+        refine = page.locator("#deck-refine")  # offered where the server can tune with torch; off unless chosen
+        from web.decks import refine_unavailable
+
+        (expect(refine).to_be_visible() if refine_unavailable() is None else expect(refine).to_be_hidden())
+        expect(page.locator("#deck-new input[name=refine]")).not_to_be_checked()
 
         page.click("#deck-new button[type=submit]")  # no photos yet
         expect(page.locator("#deck-new .form-error")).to_contain_text("Oros")

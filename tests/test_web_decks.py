@@ -4,6 +4,7 @@ on four photos rendered at test time, then the server reading with the taught mo
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import time
@@ -44,7 +45,7 @@ def _wait(client, deck_id: str, timeout: float = 300) -> dict:
     end = time.time() + timeout
     while time.time() < end:
         info = client.get(f"/api/decks/{deck_id}", headers=_auth()).get_json()
-        if info["state"] not in ("queued", "reading", "teaching"):
+        if info["state"] not in ("queued", "reading", "teaching", "refining"):
             return info
         time.sleep(0.5)
     raise AssertionError(f"the deck was still {info['state']} after {timeout} s: {info}")
@@ -84,6 +85,9 @@ def test_bad_uploads_are_refused_by_name_and_leave_nothing_behind(tmp_path) -> N
     assert r.status_code == 415 and r.get_json()["error"]["field"] == "copas"
     r = c.post("/api/decks", headers=_auth(), data={**_photos(), "name": "x" * 41}, content_type="multipart/form-data")
     assert r.status_code == 400 and r.get_json()["error"]["field"] == "name"
+    r = c.post("/api/decks", headers=_auth(), data={**_photos(), "refine": "maybe"}, content_type="multipart/form-data")
+    assert r.status_code == 400 and r.get_json()["error"]["field"] == "refine" and "'maybe'" in r.get_json()[
+        "error"]["message"]
     assert c.get("/api/decks", headers=_auth()).get_json()["decks"] == []
     for path in ("/api/decks/nothere", "/api/decks/../../etc", "/api/decks/abcdefabcdef/sheet.jpg"):
         r = c.get(path, headers=_auth())
@@ -174,3 +178,41 @@ def test_a_deck_removed_while_it_is_taught_stops_its_job_and_leaves_nothing(tmp_
     listing = c.get("/api/decks", headers=_auth()).get_json()
     assert listing["running"] is None and listing["decks"] == []
     assert not (tmp_path / "decks" / deck["id"]).exists()
+
+
+def test_refining_where_torch_is_missing_is_refused_by_name_and_starts_nothing(tmp_path, monkeypatch) -> None:
+    import web.decks
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(web.decks.importlib.util, "find_spec", lambda m, *a: None if m == "torch" else real(m, *a))
+    c = _app(tmp_path).test_client()
+    listing = c.get("/api/decks", headers=_auth()).get_json()
+    assert listing["available"] and not listing["refine_available"] and "torch" in listing["refine_why"]
+    r = c.post("/api/decks", headers=_auth(), data={**_photos(), "refine": "1"}, content_type="multipart/form-data")
+    assert r.status_code == 503 and r.get_json()["error"]["code"] == "refining_unavailable"
+    assert "pip install -e '.[train]'" in r.get_json()["error"]["message"]
+    assert c.get("/api/decks", headers=_auth()).get_json()["decks"] == []
+
+
+@pytest.mark.train
+def test_a_refined_deck_reads_with_both_teachings_as_one_and_says_how_it_checks(tmp_path) -> None:
+    pytest.importorskip("ultralytics")
+    app = _app(tmp_path, TEACH_REFINE_HOURS=0.001)
+    c = app.test_client()
+    assert c.get("/api/decks", headers=_auth()).get_json()["refine_available"]
+    r = c.post("/api/decks", headers=_auth(), data={**_photos(), "refine": "1"}, content_type="multipart/form-data")
+    assert r.status_code == 202 and r.get_json()["refine"] is True and r.get_json()["refined"] is None
+    info = _wait(c, r.get_json()["id"], timeout=900)
+    assert info["state"] == "ready" and info["refined"] is True and info["refine_error"] is None, info
+    assert set(info["check"]) == {"before", "after", "ensemble"} and info["check"]["ensemble"]["photos"] == 1
+    folder = tmp_path / "decks" / info["id"]
+    assert not (folder / "work").exists()
+    report = json.loads((folder / "models" / "ADAPTED.json").read_text())
+    assert report["method"] == "heads" and set(report["ensemble"]["temperatures"]) == {"cls", "index"}
+    assert report["ensemble"]["recipe"]["hours_per_reader"] == 0.001
+    graph = (folder / "models" / "cards-index.onnx").read_bytes()
+    assert b"mean/log_a" in graph  # one graph reads both teachings
+    assert c.post(info["links"]["use"], headers=_auth()).status_code == 200
+    from scorer.vision import Recognizer
+
+    assert Recognizer(folder / "models").scan(_photos()["oros"][0].getvalue())["cards"]  # the refined models read

@@ -6,6 +6,8 @@ Config keys: `DATABASE` (SQLite file; default `$XDG_DATA_HOME/mus-scorer/mus.db`
 `DECKS_DIR` (decks taught from photos; default
 `decks/` beside the database), `ADMIN_KEY` (for teaching a deck; default kept in
 `admin.key` beside the database), `TEACH_ARGS` (extra `datasets.heads` arguments),
+`TEACH_REFINE_HOURS` (hours per reader when a deck is refined; default 0.4),
+`TEACH_REFINE_ARGS` (extra `datasets.adapt` arguments),
 `SSE_HEARTBEAT` (seconds), `SSE_MAX_SECONDS` (a stream's life before the browser
 reconnects), `SSE_MAX_STREAMS` (open streams at most), `SCAN_CONCURRENCY`.
 """

@@ -6,7 +6,10 @@ card, "A deck taught in minutes" and "More showdowns to learn from"). This modul
 recipe for the people at the table: `datasets.enroll` cuts the faces out of the photos,
 `datasets.heads` gives the readers new last layers trained on showdowns rendered from them
 (about a quarter of an hour on two cores, no torch), and the server reads every later
-photo with the new models once someone says so. Both run as child processes of the server
+photo with the new models once someone says so. A deck may also be *refined* where the
+train extra is installed: `datasets.adapt` tunes every layer of both readers on the same
+rendered showdowns and `datasets.ensemble` reads the two teachings as one (about an hour
+more; the model card, twenty-seventh and twenty-eighth sessions). Both run as child processes of the server
 from the source checkout that holds `datasets/` (as `scripts/run.sh` runs the app), one job
 at a time.
 
@@ -43,7 +46,7 @@ bp = Blueprint("decks", __name__, url_prefix="/api/decks")
 
 SUITS = ("oros", "copas", "espadas", "bastos")
 """The four photos, in the order `datasets.enroll` takes them: one suit each."""
-RUNNING = ("queued", "reading", "teaching")
+RUNNING = ("queued", "reading", "teaching", "refining")
 STATES = (*RUNNING, "ready", "failed", "interrupted")
 """A deck's job, from posted to done (the OpenAPI document lists them from here)."""
 PHOTO_LIMIT = 25 * 1024 * 1024
@@ -51,6 +54,8 @@ PHOTO_LIMIT = 25 * 1024 * 1024
 _ID = re.compile(r"^[a-z0-9]{12}$")
 NICE = 10
 """How much lower the job runs than the server (`nice`), so that the tables' photos come first."""
+REFINE_HOURS = 0.4
+"""Hours of tuning per reader when a deck is refined (two readers: about 50 minutes on two cores)."""
 
 
 def _now() -> str:
@@ -70,6 +75,17 @@ def unavailable() -> str | None:
     missing = [m for m in ("onnx", "cv2", "tqdm") if importlib.util.find_spec(m) is None]
     if missing:
         return f"teaching a deck needs {', '.join(missing)}: pip install -e '.[enroll]'"
+    return None
+
+
+def refine_unavailable() -> str | None:
+    """Why a deck cannot be refined on this server (tuned whole with torch), or None when it can."""
+    why = unavailable()
+    if why:
+        return why
+    missing = [m for m in ("torch", "ultralytics") if importlib.util.find_spec(m) is None]
+    if missing:
+        return f"refining a deck needs {', '.join(missing)}: pip install -e '.[train]'"
     return None
 
 
@@ -93,10 +109,13 @@ def admin_key(folder: Path) -> str:
 class Teacher:
     """The decks folder and the one teaching job that may run at a time."""
 
-    def __init__(self, root: Path, base_models: Path, heads_args: list[str] | None = None) -> None:
+    def __init__(self, root: Path, base_models: Path, heads_args: list[str] | None = None,
+                 refine_hours: float = REFINE_HOURS, refine_args: list[str] | None = None) -> None:
         self.root = root
         self.base_models = base_models
         self.heads_args = list(heads_args or [])
+        self.refine_hours = refine_hours
+        self.refine_args = list(refine_args or [])
         self.lock = threading.Lock()
         self.job: tuple[str, threading.Thread] | None = None
         self.proc: subprocess.Popen | None = None
@@ -169,8 +188,9 @@ class Teacher:
 
     # ---------------------------------------------------------------- jobs
 
-    def start(self, name: str, photos: dict[str, tuple[bytes, str]]) -> dict[str, Any]:
-        """Save the photos and teach the deck in the background; `busy` while one is taught."""
+    def start(self, name: str, photos: dict[str, tuple[bytes, str]], refine: bool = False) -> dict[str, Any]:
+        """Save the photos and teach the deck in the background (refined after its heads if
+        `refine`); `busy` while one is taught."""
         with self.lock:
             if self.running():
                 raise ApiError(409, "busy", "a deck is being taught already; wait for it (one at a time: it takes "
@@ -185,7 +205,8 @@ class Teacher:
                 path.write_bytes(data)
                 paths.append(path)
             info = {"id": deck_id, "name": name, "state": "queued", "created": _now(), "started": None,
-                    "finished": None, "error": None, "agree": None, "check": None, "verdict": None, "minutes": None}
+                    "finished": None, "error": None, "agree": None, "check": None, "verdict": None, "minutes": None,
+                    "refine": refine, "refined": None, "refine_error": None}
             (folder / "job.json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
             thread = threading.Thread(target=self._run, args=(deck_id, paths), name=f"teach-{deck_id}", daemon=True)
             self.job = (deck_id, thread)
@@ -233,17 +254,47 @@ class Teacher:
             if rc != 0 or deck_id in self.cancelled:
                 return self._fail(deck_id, last or f"teaching the readers failed ({rc})")
             report = json.loads((folder / "models" / "ADAPTED.json").read_text(encoding="utf-8"))
+            if self.info(deck_id).get("refine"):
+                self._update(deck_id, state="refining")
+                why = self._refine(deck_id, folder, report)
+                if deck_id in self.cancelled:
+                    return self._fail(deck_id, why or "cancelled")
+                self._update(deck_id, refined=why is None, refine_error=why)
+                report = json.loads((folder / "models" / "ADAPTED.json").read_text(encoding="utf-8"))
             check = report.get("check")
             shutil.rmtree(folder / "work", ignore_errors=True)  # gone before the deck reads as ready
             self._update(deck_id, state="ready", finished=_now(), minutes=round((time.time() - started) / 60, 1),
                          verdict=report.get("verdict"),
                          check={k: {"photos": v["photos"], "full": v["full"], "seated": v["seated"]}
-                                for k, v in check.items() if k in ("before", "after")} if check else None)
+                                for k, v in check.items() if k in ("before", "after", "ensemble")} if check else None)
         except Exception as exc:  # noqa: BLE001 - whatever went wrong is the job's answer, not a dead thread
             self._fail(deck_id, f"{type(exc).__name__}: {exc}")
         finally:
             # rendered crops: hundreds of MB, not needed now (a failed or stopped job's too)
             shutil.rmtree(folder / "work", ignore_errors=True)
+
+    def _refine(self, deck_id: str, folder: Path, report: dict[str, Any]) -> str | None:
+        """Tune both readers whole on the showdowns the heads were taught on (`work/deck`;
+        `report`: the heads' ADAPTED.json) and make `models` read each as the mean of both
+        teachings, checked on the heads' check showdowns; why not, or None when done (the
+        heads' models are kept as they were when a step fails)."""
+        work, scenes = folder / "work", int(report["deck"]["scenes"])
+        check = int((report.get("check") or {}).get("showdowns of the deck", 0))
+        rc, last = self._step(deck_id, ["-m", "datasets.adapt", "--deck", str(folder / "faces"),
+                                        "--models", str(self.base_models), "--out", str(work / "tuned"),
+                                        "--work", str(work), "--deck-scenes", str(scenes), "--deck-check", "0",
+                                        "--readers", "cls,index", "--time", str(self.refine_hours),
+                                        "--replay-scenes", "0", *self.refine_args])
+        if rc != 0:
+            return last.removeprefix("adapt: ") or f"tuning the readers failed ({rc})"
+        rc, last = self._step(deck_id, ["-m", "datasets.ensemble", str(folder / "models"), str(work / "tuned"),
+                                        "--out", str(work / "both"), "--crops", str(work / "deck"),
+                                        "--deck", str(folder / "faces"), "--check", str(check)])
+        if rc != 0:
+            return last.removeprefix("ensemble: ") or f"reading the two teachings as one failed ({rc})"
+        os.replace(folder / "models", work / "heads")  # the deck is not ready yet: nothing reads either
+        os.replace(work / "both", folder / "models")
+        return None
 
     def _fail(self, deck_id: str, error: str) -> None:
         error = self.cancelled.get(deck_id, error)
@@ -305,8 +356,9 @@ def _guard() -> None:
 
 @bp.get("")
 def list_decks() -> Response:
-    t, why = teacher(), unavailable()
-    return _dump({"available": why is None, "why": why, "active": t.active(),
+    t, why, refine_why = teacher(), unavailable(), refine_unavailable()
+    return _dump({"available": why is None, "why": why, "refine_available": refine_why is None,
+                  "refine_why": refine_why, "refine_hours": 2 * t.refine_hours, "active": t.active(),
                   "running": t.running(), "decks": [_links(d) for d in t.decks()]})
 
 
@@ -319,6 +371,12 @@ def create_deck() -> Response:
     name = (request.form.get("name") or "").strip() or "Club deck"
     if len(name) > 40:
         raise ApiError(400, "invalid", f"name: at most 40 characters, got {len(name)}", "name")
+    refine = (request.form.get("refine") or "").strip().lower()
+    if refine not in ("", "0", "1", "true", "false", "on", "off"):
+        raise ApiError(400, "invalid", f"refine: 1 or 0, got {refine[:20]!r}", "refine")
+    refine_it = refine in ("1", "true", "on")
+    if refine_it and (why := refine_unavailable()):
+        raise ApiError(503, "refining_unavailable", why, "refine")
     photos = {}
     for suit in SUITS:
         f = request.files.get(suit)
@@ -333,7 +391,7 @@ def create_deck() -> Response:
         if not mime.startswith("image/"):
             raise ApiError(415, "not_image", f"{suit}: not a JPEG, PNG or WebP photo", suit)
         photos[suit] = (data, mime.split("/")[1].replace("jpeg", "jpg"))
-    return _dump(_links(teacher().start(name, photos)), 202)
+    return _dump(_links(teacher().start(name, photos, refine_it)), 202)
 
 
 @bp.get("/<deck_id>")
@@ -411,7 +469,8 @@ def init_app(app: Any) -> None:
         app.config["ADMIN_KEY"] = admin_key(root.parent)
     base = Path(app.config.get("MODEL_DIR") or vision.default_model_dir())
     app.config["BASE_MODEL_DIR"] = str(base)
-    t = Teacher(root, base, app.config.get("TEACH_ARGS"))
+    t = Teacher(root, base, app.config.get("TEACH_ARGS"), float(app.config.get("TEACH_REFINE_HOURS") or REFINE_HOURS),
+                app.config.get("TEACH_REFINE_ARGS"))
     app.extensions["mus_teacher"] = t
     active = t.active()
     if active and not app.config.get("MODEL_DIR"):

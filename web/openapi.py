@@ -37,7 +37,9 @@ ADMIN = [{"bearer": []}, {"adminKey": []}]
 DECK_ID = {"name": "deck_id", "in": "path", "required": True, "schema": {"type": "string"}}
 DECK_BODY = {"required": True, "content": {"multipart/form-data": {"schema": {
     "type": "object", "required": ["oros", "copas", "espadas", "bastos"],
-    "properties": {"name": {"type": "string", "maxLength": 40}}
+    "properties": {"name": {"type": "string", "maxLength": 40},
+                   "refine": {"enum": ["1", "0", "true", "false", "on", "off"],
+                              "description": "also refine the deck (the train extra; about an hour more)"}}
     | {s: {"type": "string", "format": "binary"} for s in ("oros", "copas", "espadas", "bastos")}}}}}
 
 
@@ -152,10 +154,16 @@ SCHEMAS: dict[str, Any] = {
         "check": {"type": ["object", "null"], "description": "synthetic showdowns of the deck read before and after: "
                                                              "{before, after: {photos, full, seated}}"},
         "verdict": {"enum": ["better", "same", "worse", None]}, "active": {"type": "boolean"},
+        "refine": {"type": "boolean", "description": "asked to be refined after its heads"},
+        "refined": {"type": ["boolean", "null"], "description": "whether the refining was done (null: not yet)"},
+        "refine_error": {"type": ["string", "null"], "description": "why refining failed; the deck reads as "
+                                                                    "taught before it"},
         "links": {"type": "object", "properties": {"self": {"type": "string"}, "sheet": {"type": "string"},
                                                    "use": {"type": "string"}}}}},
     "Decks": {"type": "object", "properties": {
         "available": {"type": "boolean"}, "why": {"type": ["string", "null"]},
+        "refine_available": {"type": "boolean"}, "refine_why": {"type": ["string", "null"]},
+        "refine_hours": {"type": "number", "description": "about how long refining takes, in hours"},
         "active": {"type": ["string", "null"]}, "running": {"type": ["string", "null"]},
         "decks": {"type": "array", "items": _ref("Deck")}}},
 }
@@ -230,8 +238,9 @@ def document() -> dict[str, Any]:
                     "responses": {"200": _json(_ref("Decks"), "the decks, newest first")} | _errors(401, 403)},
             "post": {"summary": "Teach the reader a deck: four photos of its 40 cards laid out, one suit each "
                                 "(oros 1-7, sota, caballo, rey in two rows of five; then copas, espadas, bastos)",
-                     "description": "Starts a background job (datasets.enroll, then datasets.heads: about five "
-                                    "minutes on two cores); one at a time. Up to 25 MB a photo.",
+                     "description": "Starts a background job (datasets.enroll, then datasets.heads: about a "
+                                    "quarter of an hour on two cores; with refine, then datasets.adapt and "
+                                    "datasets.ensemble: about an hour more); one at a time. Up to 25 MB a photo.",
                      "security": ADMIN, "requestBody": DECK_BODY,
                      "responses": {"202": _json(_ref("Deck"), "the job, started")}
                      | _errors(400, 401, 403, 409, 413, 415, 503)}},

@@ -51,16 +51,22 @@ function stateText(d) {
 }
 
 function deckItem(d) {
-  const busy = ["queued", "reading", "teaching"].includes(d.state);
+  const busy = ["queued", "reading", "teaching", "refining"].includes(d.state);
   const lines = [h("p", { class: "deck-state", dataset: { state: d.state } }, stateText(d))];
   if (busy && d.log) lines.push(h("p", { class: "hint deck-log" }, d.log));
+  if (d.state === "ready" && d.refined) lines.push(h("p", { class: "hint deck-refined" }, t("decks.refined")));
+  if (d.state === "ready" && d.refine_error) {
+    lines.push(h("p", { class: "deck-warn" }, t("decks.refine_failed", { error: d.refine_error })));
+  }
   if (d.agree !== null && d.agree !== undefined) {
     lines.push(h("p", { class: d.agree < 20 ? "deck-warn" : "hint" }, t(d.agree < 20 ? "decks.agree_low" : "decks.agree",
       { n: d.agree })));
   }
   if (d.check && d.check.before && d.check.after) {
-    const b = d.check.before, a = d.check.after;
-    lines.push(h("p", { class: "hint" }, t("decks.check", { n: a.photos, before: b.full, after: a.full })));
+    const b = d.check.before, a = d.check.after, r = d.check.ensemble;
+    lines.push(h("p", { class: "hint" }, r
+      ? t("decks.check_refined", { n: a.photos, before: b.full, after: a.full, refined: r.full })
+      : t("decks.check", { n: a.photos, before: b.full, after: a.full })));
     if (d.verdict === "worse") lines.push(h("p", { class: "deck-warn" }, t("decks.worse")));
   }
   const actions = [];
@@ -105,6 +111,7 @@ async function refresh() {
   unavailable.textContent = data.why || "";
   unavailable.hidden = data.available;
   form.querySelector("button[type=submit]").disabled = !data.available || Boolean(data.running);
+  document.getElementById("deck-refine").hidden = !data.refine_available;  // the train extra, on this server
   document.getElementById("deck-list-panel").hidden = data.decks.length === 0;
   list.replaceChildren(...data.decks.map((d) => deckItem(d)));
   if (data.running) timer = setTimeout(refresh, 2000);
