@@ -216,3 +216,17 @@ def test_a_refined_deck_reads_with_both_teachings_as_one_and_says_how_it_checks(
     from scorer.vision import Recognizer
 
     assert Recognizer(folder / "models").scan(_photos()["oros"][0].getvalue())["cards"]  # the refined models read
+
+
+@pytest.mark.train
+def test_a_deck_whose_refining_fails_is_ready_as_first_taught_and_says_why(tmp_path) -> None:
+    pytest.importorskip("ultralytics")
+    c = _app(tmp_path, TEACH_REFINE_ARGS=["--repeat", "0"]).test_client()  # datasets.adapt refuses it
+    r = c.post("/api/decks", headers=_auth(), data={**_photos(), "refine": "on"}, content_type="multipart/form-data")
+    info = _wait(c, r.get_json()["id"])
+    assert info["state"] == "ready" and info["refined"] is False and "--repeat at least 1" in info["refine_error"], info
+    assert set(info["check"]) == {"before", "after"} and "use" in info["links"]
+    folder = tmp_path / "decks" / info["id"]
+    report = json.loads((folder / "models" / "ADAPTED.json").read_text())
+    assert report["method"] == "heads" and "ensemble" not in report  # the heads' models, as they were
+    assert not (folder / "work").exists()
