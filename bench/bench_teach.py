@@ -1,13 +1,14 @@
 """How fast the tables' photos are read while the server teaches a deck (`web.decks`).
 
-    python bench/bench_teach.py [--runs 9] [--every 3] [--scenes 400] [--deck naipes-libres]
+    python bench/bench_teach.py [--runs 9] [--every 3] [--scenes 400] [--deck naipes-libres] [--refine HOURS]
 
 Reads a 4000x3000 table photo through the app's `/api/scan` (the shipped models) `--runs`
 times with the server idle, then starts teaching a deck (four layout photos of `--deck`,
 rendered here; the job runs `datasets.enroll` and `datasets.heads --scenes N` at `nice`
 10) and reads the same photo every `--every` seconds until the job ends (a showdown every
-3 s is some 40 tables at once). Prints the median and worst milliseconds per photo, idle
-and while teaching, and the job's minutes.
+3 s is some 40 tables at once). With `--refine`, the deck is refined as well (torch, the
+train extra; HOURS per reader). Prints the median and worst milliseconds per photo, idle,
+while teaching and while refining, and the job's minutes.
 """
 
 from __future__ import annotations
@@ -35,11 +36,12 @@ def main() -> int:
     p.add_argument("--every", type=float, default=3.0, help="seconds between photos while teaching")
     p.add_argument("--scenes", type=int, default=400)
     p.add_argument("--deck", default="naipes-libres")
+    p.add_argument("--refine", type=float, default=0.0, help="refine the deck too, HOURS per reader (0: not)")
     args = p.parse_args()
     photo, _ = table_jpeg(11, 4.0)
     tmp = tempfile.mkdtemp(prefix="mus-bench-teach-")
     app = create_app({"DATABASE": str(Path(tmp) / "mus.db"), "ADMIN_KEY": "b" * 20,
-                      "TEACH_ARGS": ["--scenes", str(args.scenes)]})
+                      "TEACH_ARGS": ["--scenes", str(args.scenes)], "TEACH_REFINE_HOURS": args.refine or None})
     c = app.test_client()
     auth = {"Authorization": "Bearer " + "b" * 20}
 
@@ -56,21 +58,24 @@ def main() -> int:
         buf = io.BytesIO()
         im.save(buf, "JPEG", quality=92)
         files[suit] = (io.BytesIO(buf.getvalue()), f"{suit}.jpg")
-    r = c.post("/api/decks", headers=auth, data={**files, "name": "bench"}, content_type="multipart/form-data")
+    form = {**files, "name": "bench", **({"refine": "1"} if args.refine else {})}
+    r = c.post("/api/decks", headers=auth, data=form, content_type="multipart/form-data")
     assert r.status_code == 202, r.get_json()
     deck = r.get_json()["id"]
-    busy = []
+    busy: dict[str, list[float]] = {"teaching": [], "refining": []}
     while True:
         info = c.get(f"/api/decks/{deck}", headers=auth).get_json()
-        if info["state"] not in ("queued", "reading", "teaching"):
+        if info["state"] not in ("queued", "reading", "teaching", "refining"):
             break
         t0 = time.time()
-        busy.append(scan())
+        busy["refining" if info["state"] == "refining" else "teaching"].append(scan())
         time.sleep(max(0.0, args.every - (time.time() - t0)))
     print(f"idle:     median {statistics.median(idle):.0f} ms, worst {max(idle):.0f} ms ({len(idle)} photos)")
-    if busy:
-        print(f"teaching: median {statistics.median(busy):.0f} ms, worst {max(busy):.0f} ms ({len(busy)} photos)")
-    print(f"job: {info['state']} in {info['minutes']} min (check: {info['check']}, {info['verdict']})"
+    for state, ms in busy.items():
+        if ms:
+            print(f"{state + ':':9} median {statistics.median(ms):.0f} ms, worst {max(ms):.0f} ms ({len(ms)} photos)")
+    print(f"job: {info['state']} in {info['minutes']} min (check: {info['check']}, {info['verdict']}"
+          f"{', refined' if info.get('refined') else ''}{', not refined: ' + info['refine_error'] if info.get('refine_error') else ''})"
           if info["state"] == "ready" else f"job: {info['state']}: {info['error']}")
     return 0
 
