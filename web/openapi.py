@@ -152,7 +152,8 @@ SCHEMAS: dict[str, Any] = {
         "agree": {"type": ["integer", "null"], "description": "of the 40 faces, those the readers took for the card "
                                                               "the order says"},
         "check": {"type": ["object", "null"], "description": "synthetic showdowns of the deck read before and after: "
-                                                             "{before, after: {photos, full, seated}}"},
+                                                             "{before, after, and once refined ensemble: "
+                                                             "{photos, full, seated}}"},
         "verdict": {"enum": ["better", "same", "worse", None]}, "active": {"type": "boolean"},
         "refine": {"type": "boolean", "description": "asked to be refined after its heads"},
         "refined": {"type": ["boolean", "null"], "description": "whether the refining was done (null: not yet)"},
