@@ -29,7 +29,7 @@ def main() -> int:
     from bench.bench_vision import table_jpeg
     from datasets.render import layout_photos
     from web import create_app
-    from web.decks import SUITS
+    from web.decks import RUNNING, SUITS
 
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--runs", type=int, default=9)
@@ -65,7 +65,7 @@ def main() -> int:
     busy: dict[str, list[float]] = {"teaching": [], "refining": []}
     while True:
         info = c.get(f"/api/decks/{deck}", headers=auth).get_json()
-        if info["state"] not in ("queued", "reading", "teaching", "refining"):
+        if info["state"] not in RUNNING:
             break
         t0 = time.time()
         busy["refining" if info["state"] == "refining" else "teaching"].append(scan())

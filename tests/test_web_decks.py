@@ -16,7 +16,7 @@ pytest.importorskip("onnx", reason="teaching a deck needs onnx (the enroll or tr
 
 from datasets.render import layout_photos  # noqa: E402
 from web import create_app  # noqa: E402
-from web.decks import SUITS, Teacher, admin_key  # noqa: E402
+from web.decks import RUNNING, SUITS, Teacher, admin_key  # noqa: E402
 
 KEY = "k" * 24
 TINY = ["--scenes", "3", "--check", "1", "--epochs", "2", "--hidden", "32", "--workers", "1"]
@@ -45,7 +45,7 @@ def _wait(client, deck_id: str, timeout: float = 300) -> dict:
     end = time.time() + timeout
     while time.time() < end:
         info = client.get(f"/api/decks/{deck_id}", headers=_auth()).get_json()
-        if info["state"] not in ("queued", "reading", "teaching", "refining"):
+        if info["state"] not in RUNNING:
             return info
         time.sleep(0.5)
     raise AssertionError(f"the deck was still {info['state']} after {timeout} s: {info}")

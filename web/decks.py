@@ -208,7 +208,8 @@ class Teacher:
                     "finished": None, "error": None, "agree": None, "check": None, "verdict": None, "minutes": None,
                     "refine": refine, "refined": None, "refine_error": None}
             (folder / "job.json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
-            thread = threading.Thread(target=self._run, args=(deck_id, paths), name=f"teach-{deck_id}", daemon=True)
+            thread = threading.Thread(target=self._run, args=(deck_id, paths, refine), name=f"teach-{deck_id}",
+                                      daemon=True)
             self.job = (deck_id, thread)
             thread.start()
         return self.info(deck_id)
@@ -237,7 +238,7 @@ class Teacher:
             self.proc = None
         return rc, last
 
-    def _run(self, deck_id: str, photos: list[Path]) -> None:
+    def _run(self, deck_id: str, photos: list[Path], refine: bool = False) -> None:
         folder = self.root / deck_id
         started = time.time()
         self._update(deck_id, state="reading", started=_now())
@@ -254,7 +255,7 @@ class Teacher:
             if rc != 0 or deck_id in self.cancelled:
                 return self._fail(deck_id, last or f"teaching the readers failed ({rc})")
             report = json.loads((folder / "models" / "ADAPTED.json").read_text(encoding="utf-8"))
-            if self.info(deck_id).get("refine"):
+            if refine:
                 self._update(deck_id, state="refining")
                 why = self._refine(deck_id, folder, report)
                 if deck_id in self.cancelled:
