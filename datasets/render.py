@@ -610,6 +610,7 @@ def render_scene(
     swap: float = 0.0,
     swap_suit: bool = False,
     recolor: float = 0.0,
+    retake: int | None = None,
 ) -> Scene:
     """Render one photo.
 
@@ -630,7 +631,10 @@ def render_scene(
     same suit, so that the art still shows the suit, for the classifier's crops; `recolor`
     the share of restyled cards whose colours are turned round the hue circle by a random
     amount (`datasets.restyle.recoloured`), so that the suit must be read from the shapes
-    and the pintas rather than the deck's inks (0 likewise)."""
+    and the pintas rather than the deck's inks (0 likewise). `retake` draws another photo
+    of the same table: the cards, their tints and the distractors as `rng` lays them, the
+    view, the table's weave, the light, glare and the camera's effects from the seed
+    `retake` (None: all from `rng`, as always)."""
     deck = deck or str(rng.choice(list(decks)))
     w, h = size
     items: list[Item] = []
@@ -699,6 +703,8 @@ def render_scene(
             it.width = it.height
 
     # the view: photo pixels -> table coordinates
+    if retake is not None:
+        rng = np.random.default_rng([retake, 0x7E7A])
     roll = rng.normal(0, 3)
     tilt = rng.uniform(0, 0.25)
     if kind == "closeup":

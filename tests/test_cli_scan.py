@@ -67,6 +67,21 @@ def test_scan_readable_summary(fake_dir: Path, tmp_path: Path) -> None:
     assert proc.stdout.startswith(f"{good}: 1 card") and "7c" in proc.stdout
 
 
+def test_scan_together_reports_bad_photos_and_reads_the_rest_as_one(fake_dir: Path, tmp_path: Path) -> None:
+    good = tmp_path / "a.png"
+    Image.new("RGB", (800, 600), (20, 120, 40)).save(good)
+    bad = tmp_path / "b.jpg"
+    bad.write_text("not a photo")
+    proc = _scan(str(good), str(bad), str(good), "--json", "--together", model_dir=fake_dir)
+    assert proc.returncode == 1, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert lines[0] == {"image": str(bad), "error": lines[0]["error"]} and lines[0]["error"]["code"] == "not_image"
+    assert lines[1]["images"] == [str(good), str(good)] and lines[1]["photos"] == 2
+    assert [(c["card"], c["photo"]) for c in lines[1]["cards"]] == [("7c", 0)]  # read twice, reported once
+    text = _scan(str(good), str(good), "--together", model_dir=fake_dir)
+    assert text.returncode == 0 and text.stdout.startswith(f"{good} + {good}: 1 card"), text.stdout
+
+
 def test_scan_without_models_says_so(tmp_path: Path) -> None:
     img = tmp_path / "t.png"
     Image.new("RGB", (80, 60)).save(img)

@@ -44,3 +44,18 @@ def test_no_tight_hands_draw_the_scene_as_before_and_some_change_it() -> None:
     assert np.array_equal(np.asarray(base.image), np.asarray(again.image))
     assert tight.hands == base.hands
     assert not np.array_equal(np.asarray(base.image), np.asarray(tight.image))
+
+
+def test_a_retake_is_another_photo_of_the_same_table() -> None:
+    def scene(**kw):
+        return render_scene(np.random.default_rng(5), size=(480, 360), deck="naipes-libres", bottom=2, **kw)
+
+    base, again, retake, other = scene(), scene(retake=None), scene(retake=1), scene(retake=2)
+    assert np.array_equal(np.asarray(base.image), np.asarray(again.image))  # None: the stream as before
+    assert retake.hands == base.hands == other.hands and retake.bottom == base.bottom
+    seats = {c["card"]: c["seat"] for c in base.cards}
+    assert {c["card"]: c["seat"] for c in retake.cards if c["card"] in seats} == {
+        c["card"]: seats[c["card"]] for c in retake.cards if c["card"] in seats}
+    assert not np.array_equal(np.asarray(base.image), np.asarray(retake.image))
+    assert not np.array_equal(np.asarray(retake.image), np.asarray(other.image))
+    assert np.array_equal(np.asarray(retake.image), np.asarray(scene(retake=1).image))  # deterministic

@@ -99,3 +99,28 @@ def test_scan_json_subprocess(table: tuple[bytes, list[list[str]], int], tmp_pat
     result = json.loads(line)
     assert result["image"] == str(photo) and result["hands"] is not None
     assert _placed(result, hands) >= 8
+
+
+def test_scan_together_reads_two_photos_of_one_table_as_one(tmp_path: Path) -> None:
+    import json
+    import subprocess
+
+    paths, scenes = [], []
+    for retake in (None, 3):  # the same table photographed twice: another view, glare and light
+        scene = render.render_scene(np.random.default_rng(11), kind="table", size=(1600, 1200), bottom=1,
+                                    distractors=False, retake=retake)
+        paths.append(tmp_path / f"take{len(paths)}.jpg")
+        paths[-1].write_bytes(jpeg(scene.image, quality=92))
+        scenes.append(scene)
+    hands = [[str(c) for c in h] for h in scenes[0].hands]
+    assert [[str(c) for c in h] for h in scenes[1].hands] == hands
+    proc = subprocess.run([sys.executable, "-m", "scorer", "scan", *map(str, paths), "--json", "--bottom", "1",
+                           "--together"], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[1], timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    (line,) = proc.stdout.splitlines()  # one showdown, not one line a photo
+    result = json.loads(line)
+    assert result["images"] == list(map(str, paths)) and result["photos"] == 2
+    assert result["hands"] is not None and _placed(result, hands) >= 8
+    assert {c["photo"] for c in result["cards"]} <= {0, 1}
+    assert len({c["card"] for c in result["cards"]}) == len(result["cards"])  # each name once

@@ -257,3 +257,88 @@ def test_a_duplicate_takes_the_name_read_at_its_other_corner() -> None:
     out = unique_names(cards)
     assert sorted(c.name for c in out) == ["2e", "3e"]
     assert next(c for c in out if c.box == card).conf == 0.9
+
+
+def _photo(hands: list[list[str]], conf: dict[str, float] | None = None, missing: tuple[str, ...] = (),
+           extra: dict[str, int] | None = None) -> dict:
+    """A scan of one photo of a showdown: `hands` by seat, less `missing`, plus `extra`
+    names in the seats given (a misread), every read 0.99 sure unless `conf` says."""
+    conf = conf or {}
+    cards = [(n, s) for s, hand in enumerate(hands) for n in hand if n not in missing] + list((extra or {}).items())
+    return layout([Card(n, conf.get(n, 0.99), (s * 1000 + k * 100, 0, s * 1000 + k * 100 + 90, 140))
+                   for k, (n, s) in enumerate(cards)], 0) | {
+        "cards": [{"card": n, "conf": conf.get(n, 0.99), "box": [k, k, k + 9, k + 9], "seat": s}
+                  for k, (n, s) in enumerate(cards)],
+        "hands": [[n for n, s2 in cards if s2 == s] for s in range(4)]}
+
+
+HANDS = [["1o", "2o", "3o", "4o"], ["1c", "2c", "3c", "4c"], ["1e", "2e", "3e", "4e"], ["1b", "2b", "3b", "4b"]]
+
+
+def _warnings(scan: dict) -> list[dict]:
+    from scorer.vision.layout import warnings_for
+
+    seats = [c["seat"] for c in scan["cards"]]
+    return warnings_for([Card(c["card"], c["conf"], tuple(c["box"])) for c in scan["cards"]], seats)
+
+
+def test_a_second_photo_reads_the_card_the_first_missed() -> None:
+    from scorer.vision.layout import combine
+
+    first, second = _photo(HANDS, missing=("3e",)), _photo(HANDS, missing=("1o",))
+    first["warnings"], second["warnings"] = _warnings(first), _warnings(second)
+    assert [w["code"] for w in first["warnings"]] == ["seat_count"]
+    both = combine([first, second])
+    assert both["hands"] == HANDS and both["warnings"] == [] and both["photos"] == 2
+    by = {c["card"]: c for c in both["cards"]}
+    assert by["3e"]["photo"] == 1 and by["1o"]["photo"] == 0 and by["3e"]["seat"] == 2
+    assert combine([first])["hands"][2] == ["1e", "2e", "4e"]  # one photo: as read
+
+
+def test_each_card_keeps_its_surest_read_of_all_photos() -> None:
+    from scorer.vision.layout import combine
+
+    glare, clear = _photo(HANDS, conf={"2b": 0.55, "4o": 0.98}), _photo(HANDS, conf={"2b": 0.95, "4o": 0.9})
+    both = combine([glare, clear])
+    assert both["hands"] == HANDS and both["warnings"] == []
+    by = {c["card"]: c for c in both["cards"]}
+    assert (by["2b"]["conf"], by["2b"]["photo"]) == (0.95, 1) and (by["4o"]["conf"], by["4o"]["photo"]) == (0.98, 0)
+
+
+def test_an_unsure_misread_that_crowds_a_seat_is_dropped_but_sure_ones_are_kept_and_flagged() -> None:
+    from scorer.vision.layout import combine
+
+    # photo 1 misreads 4b as 5b (unsure); photo 2 reads 4b; 5b would make seat 3 five cards
+    wrong = _photo(HANDS, conf={"5b": 0.5}, missing=("4b",), extra={"5b": 3})
+    both = combine([wrong, _photo(HANDS)])
+    assert both["hands"] == HANDS  # 5b dropped; but a person confirms which of the two it was
+    assert [(w["code"], w.get("cards")) for w in both["warnings"]] == [("photos_disagree", ["4b", "5b"])]
+    # a sure misread is not the combiner's to drop: the seat is reported five cards long
+    sure = combine([_photo(HANDS, missing=("4b",), extra={"5b": 3}), _photo(HANDS)])
+    assert len(sure["hands"][3]) == 5
+    assert [(w["code"], w.get("seat")) for w in sure["warnings"]] == [("seat_count", 3), ("photos_disagree", None)]
+
+
+def test_combined_unsure_reads_keep_their_warning_and_photo() -> None:
+    from scorer.vision.layout import combine
+
+    a = _photo(HANDS, conf={"3c": 0.4})
+    a["warnings"] = [{"code": "low_confidence", "card": "3c", "conf": 0.4, "others": ["3e"], "box": [0, 0, 1, 1],
+                      "message": "3c (or 3e) read with confidence 0.40: please confirm"}]
+    b = _photo(HANDS, conf={"3c": 0.6})
+    both = combine([a, b])
+    (w,) = both["warnings"]
+    assert w["code"] == "low_confidence" and w["card"] == "3c" and w["conf"] == 0.6 and w["photo"] == 1
+
+
+def test_photos_that_name_a_card_two_ways_say_so() -> None:
+    from scorer.vision.layout import combine
+
+    # the second photo reads 4b as 5b, sure: which is right is a person's to say
+    both = combine([_photo(HANDS), _photo(HANDS, missing=("4b",), extra={"5b": 3})])
+    (w, seat) = sorted(both["warnings"], key=lambda w: w["code"])
+    # (the second photo alone would have reported seat 3 with four cards, all sure)
+    assert w["code"] == "photos_disagree" and w["cards"] == ["4b", "5b"] and "4b, 5b" in w["message"]
+    assert seat["code"] == "seat_count"
+    # a card one photo missed is no disagreement
+    assert combine([_photo(HANDS), _photo(HANDS, missing=("4b",))])["warnings"] == []

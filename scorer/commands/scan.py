@@ -15,12 +15,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the seat (0-3) at the photo's bottom edge; the others follow counterclockwise")
     parser.add_argument("--annotate", type=Path, metavar="DIR",
                         help="write each photo with its cards drawn to DIR/<name>.annotated.jpg")
+    parser.add_argument("--together", action="store_true",
+                        help="the photos are of one showdown (another angle, the glare elsewhere): read each, "
+                             "then report them as one, each card at its surest read")
     parser.add_argument("--model-dir", type=Path, metavar="DIR",
                         help="the ONNX models (default: $MUS_MODEL_DIR, else models/ in the project)")
 
 
 def run(args: argparse.Namespace) -> int:
-    from scorer.vision import ImageError, ModelError, Recognizer, annotate, open_photo
+    from scorer.vision import ImageError, ModelError, Recognizer, annotate, combine, open_photo
 
     try:
         recognizer = Recognizer(args.model_dir)
@@ -31,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
         args.annotate.mkdir(parents=True, exist_ok=True)
     status = 0
     written: set[Path] = set()
+    read: list[tuple[str, dict]] = []
     for path in args.images:
         try:
             photo = open_photo(path)
@@ -52,10 +56,19 @@ def run(args: argparse.Namespace) -> int:
                 out = args.annotate / f"{Path(path).stem}-{k}.annotated.jpg"
             written.add(out)
             out.write_bytes(annotate(photo.decode(), result))
-        if args.json:
+        if args.together:
+            read.append((path, result))
+        elif args.json:
             print(json.dumps({"image": path, **result}), flush=True)
         else:
             print(_summary(path, result), flush=True)
+    if args.together and read:
+        together = combine([r for _, r in read])
+        images = [p for p, _ in read]
+        if args.json:
+            print(json.dumps({"image": images[0], "images": images, **together}), flush=True)
+        else:
+            print(_summary(" + ".join(images), together), flush=True)
     return status
 
 

@@ -1,11 +1,13 @@
 """Card recognition at run time: numpy, Pillow and onnxruntime only.
 
 `load_image` reads a photo, `Recognizer(model_dir).scan(image, bottom)` reads its
-cards, `annotate(image, result)` draws them. See docs/CONTRACTS.md, "Vision".
+cards, `combine(results)` reads several photos of one showdown as one,
+`annotate(image, result)` draws them. See docs/CONTRACTS.md, "Vision".
 """
 
 from scorer.vision.annotate import annotate
 from scorer.vision.image import ImageError, load_image, open_photo
+from scorer.vision.layout import combine
 from scorer.vision.model import ModelError, default_model_dir
 from scorer.vision.pipeline import Recognizer, default_recognizer
 
@@ -14,6 +16,7 @@ __all__ = [
     "ModelError",
     "Recognizer",
     "annotate",
+    "combine",
     "default_model_dir",
     "default_recognizer",
     "load_image",

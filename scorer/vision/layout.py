@@ -372,3 +372,66 @@ def layout(cards: list[Card], bottom: int = 0, unread: list[Box] = ()) -> dict:
     ]
     return {"cards": out_cards, "hands": hands,
             "warnings": warnings_for(cards, [seats[i] for i in mus] if hands else None, list(unread))}
+
+
+def combine(scans: list[dict]) -> dict:
+    """Several photos of one showdown, read alone (`scan` results, the same `bottom`), as
+    one: each name at its surest read and that read's seat; a seat left with more than
+    four cards loses its unsure reads, least sure first, down to four (another photo
+    read that card better under its own name). Each card keeps its `box` in the photo
+    it was read in, named by `photo` (the index into `scans`). A seat named with more
+    than four cards over the photos means a card read two ways: a `photos_disagree`
+    warning names the cards not every photo put there, even where dropping an unsure
+    read left four (the surer read may be the wrong one). Unread
+    boxes are reported only while the combined showdown is short of a deal."""
+    best: dict[str, tuple[dict, int]] = {}
+    others: dict[tuple[int, str], list[str]] = {}
+    unread: list[dict] = []
+    for k, scan in enumerate(scans):
+        for w in scan.get("warnings", []):
+            if w.get("code") == "low_confidence" and w.get("card"):
+                others[k, w["card"]] = list(w.get("others") or [])
+            elif w.get("code") == "low_confidence":
+                unread.append({**w, "photo": k})
+        for c in scan.get("cards", []):
+            seated = c.get("seat") is not None
+            if c["card"] not in best or (seated, c["conf"]) > (best[c["card"]][0].get("seat") is not None,
+                                                               best[c["card"]][0]["conf"]):
+                best[c["card"]] = (c, k)
+    by_seat = Counter(c.get("seat") for c, _ in best.values() if c.get("seat") is not None)
+    for name, (c, _) in sorted(best.items(), key=lambda t: t[1][0]["conf"]):
+        seat = c.get("seat")
+        if seat is not None and by_seat[seat] > 4 and c["conf"] < LOW_CONFIDENCE:
+            del best[name]
+            by_seat[seat] -= 1
+    first: dict[str, int] = {}  # hand order: as the first photo that seated the name lists it
+    for scan in scans:
+        for i, name in enumerate(n for hand in scan.get("hands") or [] for n in hand):
+            first.setdefault(name, i)
+    order = sorted(best, key=lambda n: (best[n][0].get("seat") is None, best[n][0].get("seat") or 0,
+                                        first.get(n, len(first)), n))
+    cards = [Card(n, best[n][0]["conf"], tuple(best[n][0]["box"]), tuple(others.get((best[n][1], n), ())))
+             for n in order]
+    seats = [best[n][0].get("seat") for n in order]
+    mus = [i for i, c in enumerate(cards) if not not_mus(c.name)]
+    showdown = any(s is not None for s in seats)
+    hands = [[cards[i].name for i in mus if seats[i] == s] for s in range(4)] if showdown else None
+    warnings = warnings_for(cards, [seats[i] for i in mus] if showdown else None)
+    for w in warnings:
+        if "box" in w and w.get("card") in best:
+            w["photo"] = best[w["card"]][1]
+    disputed: set[str] = set()  # a seat named with more than four cards over the photos
+    for seat in range(4):
+        named = [{c["card"] for c in scan.get("cards", []) if c.get("seat") == seat and not not_mus(c["card"])}
+                 for scan in scans if scan.get("hands")]
+        if named and len(set.union(*named)) > 4:
+            disputed |= set.union(*named) - set.intersection(*named)
+    if disputed:
+        names = sorted(disputed, key=lambda n: (n[-1], int(n[:-1])))
+        warnings.append({"code": "photos_disagree", "message": f"the photos disagree on {', '.join(names)}: "
+                         "please confirm", "cards": names})
+    if hands is None or sum(map(len, hands)) < DEAL:
+        warnings += unread
+    out_cards = [{"card": n, "conf": best[n][0]["conf"], "box": list(best[n][0]["box"]), "seat": s,
+                  "photo": best[n][1]} for n, s in zip(order, seats, strict=True)]
+    return {"cards": out_cards, "hands": hands, "warnings": warnings, "photos": len(scans)}
