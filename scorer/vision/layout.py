@@ -382,8 +382,8 @@ def combine(scans: list[dict]) -> dict:
     it was read in, named by `photo` (the index into `scans`). A seat named with more
     than four cards over the photos means a card read two ways: a `photos_disagree`
     warning names the cards not every photo put there, even where dropping an unsure
-    read left four (the surer read may be the wrong one). Unread
-    boxes are reported only while the combined showdown is short of a deal."""
+    read left four (the surer read may be the wrong one). Unread boxes are reported only
+    while the combined showdown is short of a deal."""
     best: dict[str, tuple[dict, int]] = {}
     others: dict[tuple[int, str], list[str]] = {}
     unread: list[dict] = []
