@@ -26,8 +26,7 @@ from typing import Any
 import numpy as np
 
 from datasets.adapt import READERS, _by_class, copy_models, deck_figures, temperature_on, verdict
-from datasets.heads import load_crops
-from scorer.vision.crops import CROP_SIZE, INDEX_SIZE
+from datasets.heads import crop_side, load_crops
 
 
 class EnsembleError(ValueError):
@@ -102,8 +101,7 @@ def ensemble(a: Path, b: Path, out: Path, tasks: tuple[str, ...] = ("cls", "inde
                    (float(meta.get("temperature", 1.0)), float(other.get("temperature", 1.0))))
         meta.pop("temperature", None)  # both are in the graph now
         if crops is not None:
-            size = int(meta.get("imgsz", INDEX_SIZE if task == "index" else CROP_SIZE))
-            x, y = load_crops(_by_class(crops, "val", task), meta["names"], size)
+            x, y = load_crops(_by_class(crops, "val", task), meta["names"], crop_side(meta, task))
             meta["temperature"] = temperature_on(out / model_file, x, y)
         written[task] = float(meta.get("temperature", 1.0))
         (out / meta_file).write_text(json.dumps(meta, indent=1) + "\n")

@@ -40,6 +40,7 @@ from datasets.adapt import (
     render_deck,
 )
 from datasets.render import ENROLLED
+from scorer.vision.crops import CROP_SIZE, INDEX_SIZE
 
 ROOT = Path(__file__).resolve().parents[1]
 Tap = tuple[str, int]
@@ -157,6 +158,12 @@ def features(sess: Any, crops: np.ndarray, batch: int = 256) -> np.ndarray:
         x = crops[i : i + batch].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
         out.append(sess.run(None, {name: x})[0].reshape(len(x), -1))
     return np.concatenate(out) if out else np.zeros((0, 0), np.float32)
+
+
+def crop_side(meta: dict[str, Any], task: str) -> int:
+    """A reader's square crop side: its json's `imgsz`, else the runtime's (the rank
+    reader's numeral crops, the classifier's and the suit reader's corners)."""
+    return int(meta.get("imgsz", INDEX_SIZE if task == "index" else CROP_SIZE))
 
 
 def load_crops(files: dict[str, list[Path]], names: list[str], size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -289,7 +296,7 @@ def refit(task: str, models: Path, crops: Path, out: Path, epochs: int = EPOCHS,
     accuracy on the set's val crops before and after, seconds."""
     model_file, meta_file, taps = READERS[task]
     meta = json.loads((models / meta_file).read_text(encoding="utf-8"))
-    names, size = [str(n) for n in meta["names"]], int(meta.get("imgsz", 64 if task == "cls" else 32))
+    names, size = [str(n) for n in meta["names"]], crop_side(meta, task)
     started = time.time()
     sess = tap_session(models / model_file, taps)
     x, y = load_crops(_by_class(crops, "train", task), names, size)
