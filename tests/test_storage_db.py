@@ -60,3 +60,20 @@ def test_readers_are_read_only(tmp_path) -> None:
     with pytest.raises(sqlite3.OperationalError):
         db.reader().execute("DELETE FROM tables")
     db.close()
+
+
+def test_a_version_1_database_is_migrated_and_keeps_its_photos(tmp_path) -> None:
+    from scorer.storage.db import MIGRATIONS
+
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(MIGRATIONS[0])
+    conn.execute("INSERT INTO photos (id, mime, data, created) VALUES ('p', 'image/jpeg', x'00', 0)")
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+    db = Database(path)
+    assert db.schema_version == SCHEMA_VERSION >= 2
+    row = db.reader().execute("SELECT id, data, first_id FROM photos").fetchone()
+    assert (row["id"], row["data"], row["first_id"]) == ("p", b"\x00", None)
+    db.close()

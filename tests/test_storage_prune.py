@@ -110,3 +110,17 @@ def test_the_command(tmp_path) -> None:
     r = subprocess.run([sys.executable, "-m", "scorer", "prune", "--db", str(tmp_path / "none.db")],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 1 and "no database" in r.stderr
+
+
+def test_the_photos_of_one_showdown_go_with_the_first(store: TableStore) -> None:
+    tid = store.create({}).id
+    first, _ = store.add_photo(tid, "p1", "image/jpeg", BIG, None, {"cards": []})
+    second, _ = store.add_photo(tid, "p2", "image/jpeg", BIG, None, {"cards": []}, with_id=first["photo_id"])
+    alone, _ = store.add_photo(tid, "p3", "image/jpeg", BIG, None, {"cards": []})
+    _aged(store, 40, photo_id=first["photo_id"])  # the second was taken a moment later: still young
+    assert prune(store.db, photos_days=30, dry_run=True).photos == 2
+    assert prune(store.db, photos_days=30).photos == 2
+    for gone in (first, second):
+        with pytest.raises(StoreError):
+            store.photo(tid, gone["photo_id"])
+    assert store.photo(tid, alone["photo_id"])[1] == BIG

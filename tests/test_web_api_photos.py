@@ -267,3 +267,103 @@ def test_a_big_photo_is_kept_whole_and_its_annotated_copy_shrunk(client, table, 
     assert client.get(r.json["url"], headers=table["auth"]).data == buf.getvalue()
     ann = Image.open(io.BytesIO(client.get(r.json["annotated_url"], headers=table["auth"]).data))
     assert ann.size == (ANNOTATED_SIDE, round(2250 * ANNOTATED_SIDE / 3000))
+
+
+# -- more photos of one showdown, read together -------------------------------
+def _two_reads_app(tmp_path):
+    """A reader that cannot name 4o in the first photo, 3b in the others; 2c is unsure in the first."""
+    from web.testing import FakeRecognizer as Reader
+
+    reader = Reader(DEAL, low_conf={"2c"}, unread={"4o"}, later=[{"unread": {"3b"}}] * 5)
+    app = create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True, "RECOGNIZER": reader})
+    client = app.test_client()
+    t = client.post("/api/tables", json={}).json
+    t["auth"] = {"Authorization": f"Bearer {t['token']}"}
+    return app, client, t, reader
+
+
+def _upload(client, t, query: str = "", form: dict[str, str] | None = None):
+    from web.testing import showdown_photo
+
+    data = {"photo": (io.BytesIO(showdown_photo(DEAL)), "showdown.jpg"), **(form or {})}
+    return client.post(f"/api/tables/{t['id']}/photos{query}", headers=t["auth"], data=data,
+                       content_type="multipart/form-data")
+
+
+def test_a_second_photo_is_read_together_with_the_first(tmp_path) -> None:
+    app, client, t, reader = _two_reads_app(tmp_path)
+    first = _upload(client, t).json
+    assert "together" not in first and sum(map(len, first["scan"]["hands"])) == 15
+    r = _upload(client, t, f"?with={first['photo_id']}")
+    assert r.status_code == 201, r.json
+    second = r.json
+    # its own read is kept as it was (for its annotated copy and its label)
+    assert "4o" in second["scan"]["hands"][0] and "3b" not in second["scan"]["hands"][3]
+    together = second["together"]
+    assert together["photo_ids"] == [first["photo_id"], second["photo_id"]]
+    scan = together["scan"]
+    assert scan["photos"] == 2 and [sorted(h) for h in scan["hands"]] == [sorted(h) for h in DEAL]
+    by_name = {c["card"]: c for c in scan["cards"]}
+    assert by_name["4o"]["photo"] == 1 and by_name["3b"]["photo"] == 0  # each from the photo that read it
+    assert by_name["2c"]["photo"] == 1 and by_name["2c"]["conf"] > 0.9  # the surer read wins
+    assert not any(w["code"] == "low_confidence" for w in scan["warnings"])
+    # a third photo may name any photo of the showdown; the set stays in order
+    third = _upload(client, t, "", {"with": second["photo_id"]}).json
+    assert third["together"]["photo_ids"] == [first["photo_id"], second["photo_id"], third["photo_id"]]
+    assert reader.calls == 3
+
+
+def test_with_a_photo_not_at_this_table_is_refused_before_reading(tmp_path) -> None:
+    app, client, t, reader = _two_reads_app(tmp_path)
+    other = client.post("/api/tables", json={}).json
+    theirs = client.post(f"/api/tables/{other['id']}/photos", headers={"Authorization": f"Bearer {other['token']}"},
+                         data=photo_bytes(), content_type="image/jpeg").json["photo_id"]
+    before = snapshot(app, client, t)
+    calls = reader.calls
+    for bad in (theirs, "nope", ""):
+        err = assert_error(_upload(client, t, f"?with={bad}"), 422, "invalid")
+        assert err["field"] == "with" and repr(bad) in err["message"]
+    assert snapshot(app, client, t) == before and reader.calls == calls
+
+
+def test_a_showdown_is_read_from_four_photos_at_most(tmp_path) -> None:
+    app, client, t, reader = _two_reads_app(tmp_path)
+    first = _upload(client, t).json["photo_id"]
+    for _ in range(3):
+        assert _upload(client, t, f"?with={first}").status_code == 201
+    before = snapshot(app, client, t)
+    err = assert_error(_upload(client, t, f"?with={first}"), 422, "too_many_photos")
+    assert err["field"] == "with" and "4 photos" in err["message"]
+    assert snapshot(app, client, t) == before and reader.calls == 4
+
+
+def test_a_retried_second_photo_is_stored_once_and_read_together_again(tmp_path) -> None:
+    app, client, t, reader = _two_reads_app(tmp_path)
+    first = _upload(client, t).json["photo_id"]
+    a = _upload(client, t, f"?with={first}&client_id=again").json
+    b = _upload(client, t, f"?with={first}&client_id=again").json
+    assert a == b and reader.calls == 2
+    assert app.extensions["mus_store"].counts(t["id"])["photos"] == 2
+
+
+def test_the_hand_cites_the_first_photo_of_its_showdown(tmp_path) -> None:
+    app, client, t, _ = _two_reads_app(tmp_path)
+    first = _upload(client, t).json["photo_id"]
+    second = _upload(client, t, f"?with={first}").json["photo_id"]
+    s = client.get(f"/api/tables/{t['id']}", headers=t["auth"]).json
+    for i in range(80):
+        if s["current"]["phase"] in ("showdown", "over"):
+            break
+        s = client.post(f"/api/tables/{t['id']}/actions", headers=t["auth"],
+                        json={"client_id": f"a{i}", "version": s["version"], "action": s["current"]["legal"][0]}).json
+    r = client.post(f"/api/tables/{t['id']}/showdown", headers=t["auth"],
+                    json={"client_id": "sd", "version": s["version"], "hands": DEAL, "photo_id": second})
+    assert r.status_code == 200, r.json
+    assert r.json["hands"][0]["photo_id"] == first
+    # both photos are labelled with the settled cards, each with its own read
+    from scorer.storage.photos import labelled_photos
+
+    labels = list(labelled_photos(app.extensions["mus_store"].db))
+    assert [p.photo_id for p in labels] == [first, second]
+    assert all(p.hands == DEAL for p in labels)
+    assert "4o" not in labels[0].read[0] and "4o" in labels[1].read[0]

@@ -252,26 +252,38 @@ def _scan(data: bytes) -> tuple[Any, dict[str, Any]]:
 
 @bp.post("/tables/<table_id>/photos")
 def post_photo(table_id: str) -> Response:
-    """Store a showdown photo and read its cards -> 201 `{photo_id, scan}`."""
+    """Store a showdown photo and read its cards -> 201 `{photo_id, scan}`; with `with=<a
+    photo id>` it is another photo of that showdown, and `together` reads them as one."""
     _table(table_id, write=True)
-    client_id = request.args.get("client_id") or (request.form.get("client_id") if request.mimetype.startswith(
-        "multipart/") else None)
+    form = request.form if request.mimetype.startswith("multipart/") else {}
+    client_id = request.args.get("client_id") or form.get("client_id")
+    with_id = request.args["with"] if "with" in request.args else form.get("with")
     if client_id is not None:
         done = _store().photo_for(table_id, client_id)
         if done is not None:  # a retry: the photo is stored and read already
             return _dump(_photo_links(table_id, done), 201)
+    if with_id is not None:
+        _store().first_photo(table_id, with_id, adding=True)  # before the work of reading it
     data = _photo_bytes()
     image, scan = _scan(data)
     from scorer import vision
 
     annotated = vision.annotate(image, scan, max_side=ANNOTATED_SIDE)
-    out, _ = _store().add_photo(table_id, client_id, _sniff(data), data, annotated, scan)
+    out, _ = _store().add_photo(table_id, client_id, _sniff(data), data, annotated, scan, with_id)
     return _dump(_photo_links(table_id, out), 201)
 
 
 def _photo_links(table_id: str, out: dict[str, Any]) -> dict[str, Any]:
-    return {**out, "url": url_for("api.get_photo", table_id=table_id, photo_id=out["photo_id"]),
-            "annotated_url": url_for("api.get_photo_annotated", table_id=table_id, photo_id=out["photo_id"])}
+    """The upload's answer with its links, and `together` when its showdown has more photos."""
+    out = {**out, "url": url_for("api.get_photo", table_id=table_id, photo_id=out["photo_id"]),
+           "annotated_url": url_for("api.get_photo_annotated", table_id=table_id, photo_id=out["photo_id"])}
+    photos = _store().photo_set(table_id, out["photo_id"])
+    if len(photos) > 1:
+        from scorer import vision
+
+        out["together"] = {"photo_ids": [p for p, _ in photos],
+                           "scan": vision.combine([scan or {"cards": [], "hands": None, "warnings": []} for _, scan in photos])}
+    return out
 
 
 def _photo_response(table_id: str, photo_id: str, annotated: bool) -> Response:

@@ -136,13 +136,20 @@ SCHEMAS: dict[str, Any] = {
     "Scan": {"type": "object", "properties": {
         "cards": {"type": "array", "items": {"type": "object", "properties": {
             "card": {"type": "string"}, "conf": {"type": "number"},
-            "box": {"type": "array", "items": {"type": "number"}}, "seat": {"type": ["integer", "null"]}}}},
+            "box": {"type": "array", "items": {"type": "number"}}, "seat": {"type": ["integer", "null"]},
+            "photo": {"type": "integer", "description": "read together: the index of the photo the box is in"}}}},
         "hands": {"type": ["array", "null"]}, "warnings": {"type": "array", "items": {"type": "object"}},
         "size": {"type": "array", "items": {"type": "integer"}},
-        "bottom": {"type": "integer", "minimum": 0, "maximum": 3}}},
+        "bottom": {"type": "integer", "minimum": 0, "maximum": 3},
+        "photos": {"type": "integer", "description": "read together: how many photos"}}},
     "PhotoScan": {"type": "object", "required": ["photo_id", "scan"], "properties": {
         "photo_id": {"type": "string"}, "scan": _ref("Scan"), "url": {"type": "string"},
-        "annotated_url": {"type": "string"}}},
+        "annotated_url": {"type": "string"},
+        "together": {"type": "object", "required": ["photo_ids", "scan"],
+                     "description": "when the showdown has more photos: all of them read as one",
+                     "properties": {"photo_ids": {"type": "array", "items": {"type": "string"},
+                                                  "description": "the showdown's photos, first first"},
+                                    "scan": _ref("Scan")}}}},
     "Deck": {"type": "object", "required": ["id", "name", "state", "active", "links"], "properties": {
         "id": {"type": "string"}, "name": {"type": "string"},
         "state": {"enum": list(STATES)},
@@ -196,10 +203,12 @@ def document() -> dict[str, Any]:
             "Settle the hand with the cards shown; the next hand starts", "ShowdownWrite")},
         "/api/tables/{table_id}/photos": {"post": {
             "summary": "Store a showdown photo and read its cards", "parameters": [TABLE_ID, TOKEN_Q, BOTTOM_Q, {
-                "name": "client_id", "in": "query", "required": False, "schema": {"type": "string"}}],
+                "name": "client_id", "in": "query", "required": False, "schema": {"type": "string"}}, {
+                "name": "with", "in": "query", "required": False, "schema": {"type": "string"},
+                "description": "a photo of the same showdown: this one is read together with it (at most 4)"}],
             "security": SECURE, "requestBody": PHOTO_BODY,
-            "responses": {"201": _json(_ref("PhotoScan"), "the photo's id and scan")}
-            | _errors(400, 401, 403, 404, 413, 415, 503)}},
+            "responses": {"201": _json(_ref("PhotoScan"), "the photo's id and scan (and `together`)")}
+            | _errors(400, 401, 403, 404, 413, 415, 422, 503)}},
         "/api/tables/{table_id}/photos/{photo_id}": {"get": {
             "summary": "The photo as uploaded", "parameters": [TABLE_ID, PHOTO_ID, TOKEN_Q], "security": SECURE,
             "responses": {"200": {"description": "the image", "content": {"image/*": {}}}} | _errors(401, 403, 404)}},

@@ -5,7 +5,8 @@
 - `showdown_photo(hands)`: a synthetic photo of 16 cards laid out on a felt table
   (Pillow), each hand along its player's edge.
 - `FakeRecognizer(hands)`: an object with `.scan(image, bottom)` that "reads" that
-  photo: the boxes where `showdown_photo` drew the cards, and the seats.
+  photo: the boxes where `showdown_photo` drew the cards, and the seats; `later` reads
+  the second, third... photo otherwise (another photo of the same showdown).
 """
 
 from __future__ import annotations
@@ -70,33 +71,37 @@ def showdown_photo(hands: list[list[str]], bottom: int = 0, size: tuple[int, int
 class FakeRecognizer:
     """Reads `showdown_photo(hands)`: every card boxed, named and seated, with the
     reader's warnings as `scorer.vision` gives them. Cards in `low_conf` are read
-    unsure (0.41); cards in `unread` are found but not named (a box in a warning)."""
+    unsure (0.41); cards in `unread` are found but not named (a box in a warning). The
+    n-th call after the first reads with `later[n - 1]` (`{"low_conf": ..., "unread": ...}`,
+    each empty when left out) where given."""
 
     def __init__(self, hands: list[list[str]], low_conf: set[str] | None = None,
-                 unread: set[str] | None = None) -> None:
+                 unread: set[str] | None = None, later: list[dict[str, set[str]]] | None = None) -> None:
         self.hands = hands
-        self.low_conf = low_conf or set()
-        self.unread = unread or set()
+        self.first = {"low_conf": low_conf or set(), "unread": unread or set()}
+        self.later = later or []
         self.calls = 0
 
     def scan(self, image: Any, bottom: int = 0) -> dict[str, Any]:
+        reads = self.later[self.calls - 1] if 0 < self.calls <= len(self.later) else self.first
+        low_conf, unread_cards = reads.get("low_conf", set()), reads.get("unread", set())
         self.calls += 1
         w, h = image.size
         cards, low, unread = [], [], []
         for edge, boxes in enumerate(card_boxes(w, h)):
             seat = (bottom + edge) % 4
             for card, box in zip(self.hands[seat], boxes, strict=False):
-                if card in self.unread:
+                if card in unread_cards:
                     unread.append({"code": "low_confidence", "card": None, "conf": 0.0, "box": list(box),
                                    "message": "a card was found but its index could not be read: please check"})
                     continue
-                conf = 0.41 if card in self.low_conf else 0.97
+                conf = 0.41 if card in low_conf else 0.97
                 cards.append({"card": card, "conf": conf, "box": list(box), "seat": seat})
-                if card in self.low_conf:
+                if card in low_conf:
                     others = [f"{'6' if card[:-1] == '5' else '5'}{card[-1]}"]  # a neighbouring rank
                     low.append({"code": "low_confidence", "card": card, "conf": conf, "box": list(box), "others": others,
                                      "message": f"{card} read with confidence {conf:.2f}: please confirm"})
-        hands = [[c for c in hd if c not in self.unread] for hd in self.hands]
+        hands = [[c for c in hd if c not in unread_cards] for hd in self.hands]
         warnings: list[dict[str, Any]] = []  # in the reader's order: seats, unsure cards, unread boxes
         for s, hd in enumerate(hands):
             if len(hd) != 4:

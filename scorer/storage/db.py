@@ -59,6 +59,11 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX photos_table ON photos(table_id);
     """,
+    # 1 -> 2: more photos of one showdown; each names the first (NULL: it is the first)
+    """
+    ALTER TABLE photos ADD COLUMN first_id TEXT;
+    CREATE INDEX photos_first ON photos(first_id);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

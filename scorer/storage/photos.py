@@ -67,10 +67,12 @@ def _read_hands(scan: Any) -> list[list[str]] | None:
 
 
 def labelled_photos(db: Database) -> Iterator[LabelledPhoto]:
-    """Every stored photo cited by a hand settled with all 16 cards, oldest first."""
+    """Every stored photo cited by a hand settled with all 16 cards (with the other photos
+    of that showdown), oldest first."""
     rows = db.reader().execute(
         "SELECT h.table_id, h.n, h.record, p.id, p.mime, p.data, p.scan, p.created "
-        "FROM hands h JOIN photos p ON p.id = h.photo_id ORDER BY p.created, h.table_id, h.n"
+        "FROM hands h JOIN photos p ON p.id = h.photo_id OR p.first_id = h.photo_id "
+        "ORDER BY p.created, h.table_id, h.n"
     )
     for r in rows:
         hands = json.loads(r["record"]).get("hands")

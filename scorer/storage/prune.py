@@ -43,9 +43,10 @@ def prune(db: Database, photos_days: float | None = 30, tables_days: float | Non
     now = time.time() if now is None else now
     photo_cut = now - photos_days * DAY if photos_days is not None else None
     table_cut = now - tables_days * DAY if tables_days is not None else None
-    # a photo goes when it is old, or when its table goes
+    # a photo goes when it is old (the photos of one showdown with its first), or when its table goes
     where = " OR ".join(
-        w for w, cut in (("p.created < :photo_cut", photo_cut),
+        w for w, cut in (("COALESCE((SELECT f.created FROM photos f WHERE f.id = p.first_id), p.created) < :photo_cut",
+                          photo_cut),
                          ("t.updated < :table_cut", table_cut)) if cut is not None
     ) or "0"
     args = {"photo_cut": photo_cut, "table_cut": table_cut}
@@ -62,6 +63,8 @@ def prune(db: Database, photos_days: float | None = 30, tables_days: float | Non
             if photo_cut is not None:
                 conn.execute("UPDATE hands SET photo_id = NULL WHERE photo_id IN "
                              "(SELECT id FROM photos WHERE created < ?)", (photo_cut,))
+                conn.execute("DELETE FROM photos WHERE first_id IN (SELECT id FROM photos WHERE created < ?)",
+                             (photo_cut,))
                 conn.execute("DELETE FROM photos WHERE created < ?", (photo_cut,))
                 conn.execute("DELETE FROM ops WHERE created < ?", (photo_cut,))
     if not dry_run and (row["n"] or tables) and db.path != ":memory:":

@@ -24,6 +24,7 @@ from scorer import engine
 from scorer.storage.db import Database
 
 MAX_NAME = 40
+MAX_PHOTOS = 4  # photos of one showdown read together
 RULE_KEYS = ("kings", "target", "real31", "games_per_vaca", "vacas_to_win")
 
 
@@ -449,11 +450,13 @@ class TableStore:
             live = _require_live(rt)
             if live.phase not in ("showdown", "over"):
                 raise StoreError(422, "illegal", f"phase: the hand is still in {live.phase}; no showdown yet", "phase")
-            if photo_id is not None:
-                if not isinstance(photo_id, str) or self.db.locked_conn().execute(
-                    "SELECT 1 FROM photos WHERE id = ? AND table_id = ?", (photo_id, rt.id)
-                ).fetchone() is None:
-                    raise StoreError(422, "invalid", f"photo_id: no photo {photo_id!r} at this table", "photo_id")
+            cited = None
+            if photo_id is not None:  # the showdown's first photo is the one the hand cites
+                try:
+                    cited = self._first_of(self.db.locked_conn(), rt.id, photo_id)
+                except StoreError:
+                    raise StoreError(422, "invalid", f"photo_id: no photo {photo_id!r} at this table",
+                                     "photo_id") from None
             if hands is not None and not isinstance(hands, list):
                 raise StoreError(422, "invalid", "hands: expected four lists of four cards", "hands")
             record = live.to_record(hands)
@@ -466,7 +469,7 @@ class TableStore:
                 "live": live_next,
                 "mus_rounds": 0,
                 "settle": {"record": record, "settlement": settlement, "log": list(live.log),
-                           "mus_rounds": rt.mus_rounds, "photo_id": photo_id, "match": match},
+                           "mus_rounds": rt.mus_rounds, "photo_id": cited, "match": match},
             }
 
         return self.write(table_id, client_id, version, "showdown", change)
@@ -509,9 +512,11 @@ class TableStore:
         return new, False
 
     def add_photo(
-        self, table_id: str, client_id: Any, mime: str, data: bytes, annotated: bytes | None, scan: dict[str, Any]
+        self, table_id: str, client_id: Any, mime: str, data: bytes, annotated: bytes | None, scan: dict[str, Any],
+        with_id: str | None = None,
     ) -> tuple[dict[str, Any], bool]:
-        """Store a showdown photo with its scan; `({photo_id, scan}, replayed)`."""
+        """Store a showdown photo with its scan; `({photo_id, scan}, replayed)`. With
+        `with_id` it is another photo of the showdown that photo is of (`photo_set`)."""
         self.runtime(table_id)  # 404
         if client_id is not None:
             client_id = check_client_id(client_id)
@@ -525,15 +530,48 @@ class TableStore:
                 ).fetchone()
                 if seen is not None:
                     return json.loads(seen["response"] or "null"), True
+            first_id = self._first_of(conn, table_id, with_id, adding=True) if with_id is not None else None
+            if client_id is not None:
                 conn.execute(
                     "INSERT INTO ops (table_id, client_id, kind, response, created) VALUES (?, ?, 'photo', ?, ?)",
                     (table_id, client_id, _dumps(response), now),
                 )
             conn.execute(
-                "INSERT INTO photos (id, table_id, mime, data, annotated, scan, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (photo_id, table_id, mime, data, annotated, _dumps(scan), now),
+                "INSERT INTO photos (id, table_id, mime, data, annotated, scan, created, first_id)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (photo_id, table_id, mime, data, annotated, _dumps(scan), now, first_id),
             )
         return response, False
+
+    @staticmethod
+    def _first_of(conn: Any, table_id: str, photo_id: Any, adding: bool = False) -> str:
+        """The first photo of the showdown `photo_id` is of; with `adding`, refused when
+        that showdown has its `MAX_PHOTOS` already."""
+        if not isinstance(photo_id, str) or (row := conn.execute(
+            "SELECT coalesce(first_id, id) AS first FROM photos WHERE id = ? AND table_id = ?", (photo_id, table_id)
+        ).fetchone()) is None:
+            raise StoreError(422, "invalid", f"with: no photo {photo_id!r} at this table", "with")
+        first = row["first"]
+        if adding:
+            n = conn.execute("SELECT count(*) FROM photos WHERE id = ? OR first_id = ?", (first, first)).fetchone()[0]
+            if n >= MAX_PHOTOS:
+                raise StoreError(422, "too_many_photos",
+                                 f"with: the showdown of photo {photo_id!r} has {n} photos already "
+                                 f"(at most {MAX_PHOTOS} are read together)", "with")
+        return first
+
+    def first_photo(self, table_id: str, photo_id: Any, adding: bool = False) -> str:
+        """The first photo of the showdown `photo_id` is of (422 when there is no such photo,
+        or, with `adding`, when that showdown has its `MAX_PHOTOS`)."""
+        return self._first_of(self.db.reader(), table_id, photo_id, adding)
+
+    def photo_set(self, table_id: str, photo_id: str) -> list[tuple[str, dict[str, Any] | None]]:
+        """The photos of the showdown `photo_id` is of, first first: `[(photo_id, scan)]`."""
+        conn = self.db.reader()
+        first = self._first_of(conn, table_id, photo_id)
+        rows = conn.execute("SELECT id, scan FROM photos WHERE id = ? OR first_id = ? ORDER BY first_id IS NOT NULL, "
+                            "created, rowid", (first, first)).fetchall()
+        return [(r["id"], json.loads(r["scan"] or "null")) for r in rows]
 
     def photo_for(self, table_id: str, client_id: Any) -> dict[str, Any] | None:
         """The answer already given to a photo upload with this `client_id`, if any."""
