@@ -255,6 +255,52 @@ def test_photo_upload_correct_a_card_and_settle(server, browser, recognizer, tmp
         ctx.close()
 
 
+def test_a_second_photo_reads_what_the_first_missed(browser, tmp_path):
+    """Glare hid Iker's 10e in the first photo and Maite's 5c in the second, and the
+    first read Iker's 7c unsure: "add a photo" reads both together, every card comes out
+    right and sure, each photo shows the boxes read in it, and the hand cites the first."""
+    reader = FakeRecognizer(HANDS, low_conf={"7c"}, unread={"10e"}, later=[{"unread": {"5c"}}])
+    srv = LiveServer({"RECOGNIZER": reader})
+    api = Api(srv.url)
+    api.to_showdown()
+    photo = tmp_path / "showdown.jpg"
+    photo.write_bytes(showdown_photo(HANDS, bottom=0))
+    ctx = phone(browser)
+    page = ctx.new_page()
+    try:
+        page.goto(api.url())
+        page.wait_for_selector("#showdown:not([hidden])")
+        assert page.is_hidden("#photo-add")  # nothing to add to yet
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-add:not([hidden])")
+        assert page.locator("#photo-boxes g.box").count() == 16 and page.is_hidden("#photo-tabs")
+        assert "Falta 1 carta" in page.inner_text("#missing")
+        assert page.inner_text("#photo-label") == "Repetir la foto"
+        assert page.get_attribute("#photo-add-input", "capture") == "environment"
+        page.set_input_files("#photo-add-input", str(photo))
+        page.wait_for_selector("#photo-tabs:not([hidden]) label >> nth=1")
+        page.wait_for_function("document.querySelector('#photo-status').textContent.includes('16')")
+        assert reader.calls == 2
+        assert page.locator("#photo-tabs label").all_text_contents() == ["Foto 1", "Foto 2"]
+        # the second photo is shown, with the boxes read in it: 10e, and 7c read sure there
+        assert sorted(page.locator("#photo-boxes g.box text").all_text_contents()) == ["10e", "7c"]
+        assert page.inner_text("#missing") == "" and page.locator("#photo-warnings li").count() == 0
+        assert page.get_attribute(".card-slot[data-seat='2'][data-slot='1']", "class") == "card-slot"  # 7c, sure
+        page.click("#photo-tabs label >> nth=0")
+        assert page.locator("#photo-boxes g.box").count() == 14
+        assert page.evaluate("document.querySelector('#photo-img').src").startswith("blob:")
+        assert page.is_enabled("#btn-settle")
+        page.click("#btn-settle")
+        page.wait_for_selector("#settlement:not([hidden])")
+        st = api.state()
+        assert [sorted(hd) for hd in st["hands"][0]["record"]["hands"]] == [sorted(hd) for hd in HANDS]
+        photos = srv.app.extensions["mus_store"].photo_set(api.id, st["hands"][0]["photo_id"])
+        assert len(photos) == 2 and photos[0][0] == st["hands"][0]["photo_id"]
+    finally:
+        ctx.close()
+        srv.stop()
+
+
 def test_cards_by_hand_and_settle(server, browser):
     """No photo: the sixteen cards are picked by hand, then settled."""
     api = Api(server.url)

@@ -36,6 +36,7 @@ from flask import (
 )
 from markupsafe import Markup
 
+from scorer.storage.tables import MAX_PHOTOS
 from scorer.vision.layout import LOW_CONFIDENCE
 from web import i18n
 
@@ -258,6 +259,7 @@ def _table_page(table_id: str, state: dict, token: str | None, role: str) -> Res
         "history": url_for("pages.history", table_id=table_id, token=token),
         "sheet": url_for("pages.sheet", table_id=table_id, token=token),
         "low_confidence": LOW_CONFIDENCE,  # a card read less sure than this is shown for a person to check
+        "max_photos": MAX_PHOTOS,  # photos of one showdown read together
     }
     return _render(
         "table.html",

@@ -15,6 +15,7 @@ const $ = (id) => document.getElementById(id);
 let state = null;
 let busy = false;
 let show = null; // local showdown work: {hand, photo, slots, scan, bottom, boxSlot, unsure}
+const MAX_PHOTOS = BOOT.max_photos ?? 4; // photos of one showdown read together
 const LOW_CONF = BOOT.low_confidence ?? 0.7; // the reader's own threshold for "a person should check this card"
 let masN = 2;
 let seenDeje = 0;
@@ -330,7 +331,8 @@ function showdownWanted() {
 }
 
 function freshShow() {
-  return { hand: handNumber(), photo: null, scan: null, slots: [0, 1, 2, 3].map(() => [null, null, null, null]), boxSlot: {}, unsure: new Set(), bottom: show?.bottom ?? 0 };
+  // photos: [{url, id, scan (its own read)}], the first first; scan: what they read together
+  return { hand: handNumber(), photos: [], shown: 0, reading: false, scan: null, slots: [0, 1, 2, 3].map(() => [null, null, null, null]), boxSlot: {}, unsure: new Set(), bottom: show?.bottom ?? 0 };
 }
 
 function renderShowdown() {
@@ -353,23 +355,30 @@ function renderShowdown() {
     h("input", { type: "radio", name: "bottom", value: s, checked: show.bottom === s, onchange: () => { show.bottom = s; } }),
     h("span", {}, playerName(s)))));
 
-  $("photo-label").textContent = show.photo ? t("show.retake") : t("show.photo");
+  $("photo-label").textContent = show.photos.length ? t("show.retake") : t("show.photo");
+  $("photo-add").hidden = !(show.photos[0]?.id && show.photos.length < MAX_PHOTOS && !show.reading);
   renderPhoto();
   renderHands();
 }
 
 function renderPhoto() {
   const view = $("photo-view");
-  if (!show.photo) { view.hidden = true; return; }
+  if (!show.photos.length) { view.hidden = true; return; }
   view.hidden = false;
+  const shown = show.photos[show.shown] || show.photos[0];
+  const tabs = $("photo-tabs");
+  tabs.hidden = show.photos.length < 2;
+  tabs.replaceChildren(...(tabs.hidden ? [] : show.photos.map((_, i) => h("label", {},
+    h("input", { type: "radio", name: "photo-shown", value: i, checked: i === show.shown, onchange: () => { show.shown = i; renderPhoto(); } }),
+    h("span", {}, t("show.photo_n", { n: i + 1 }))))));
   const img = $("photo-img");
-  if (img.getAttribute("src") !== show.photo.url) img.src = show.photo.url;
+  if (img.getAttribute("src") !== shown.url) img.src = shown.url;
   const boxes = $("photo-boxes");
   boxes.replaceChildren();
   const scan = show.scan;
   $("photo-warnings").replaceChildren();
-  if (!scan) { $("photo-status").textContent = t("show.reading"); return; }
-  const [w, hgt] = scan.size || [img.naturalWidth || 1000, img.naturalHeight || 1000];
+  if (!scan || !shown.scan) { $("photo-status").textContent = t("show.reading"); return; }
+  const [w, hgt] = shown.scan.size || [img.naturalWidth || 1000, img.naturalHeight || 1000];
   boxes.setAttribute("viewBox", `0 0 ${w} ${hgt}`);
   const unit = Math.max(w, hgt) / 100;
   const groups = {};
@@ -396,9 +405,11 @@ function renderPhoto() {
       gr.x1 = Math.min(gr.x1, x1); gr.y1 = Math.min(gr.y1, y1); gr.x2 = Math.max(gr.x2, x2); gr.y2 = Math.max(gr.y2, y2);
     }
   };
-  (scan.cards || []).forEach((c, k) => drawBox(k, c.box, c.card, c.conf ?? 1, c.seat));
+  // the boxes in the photo shown (photos read together say which photo each card is in)
+  const here = (x) => (x.photo ?? 0) === show.photos.indexOf(shown);
+  (scan.cards || []).forEach((c, k) => { if (here(c)) drawBox(k, c.box, c.card, c.conf ?? 1, c.seat); });
   // cards the reader found but could not name: a "?" box to tap and name
-  unreadBoxes(scan).forEach((box, j) => drawBox(`u${j}`, box, null, 0, null));
+  unreadBoxes(scan).forEach((u, j) => { if (here(u)) drawBox(`u${j}`, u.box, null, 0, null); });
   // each seat's name beside its cards, toward the middle of the table
   for (const [seat, gr] of Object.entries(groups)) {
     const cx = (gr.x1 + gr.x2) / 2, cy = (gr.y1 + gr.y2) / 2;
@@ -417,7 +428,7 @@ function renderPhoto() {
     if (w.code === "low_confidence") continue;
     if (w.code === "seat_count" && w.count < 4) continue; // the hands below count what is missing, live
     const key = `warn.${w.code}`;
-    const text = t(key) !== key ? t(key) : w.message;
+    const text = t(key) !== key ? t(key, { cards: (w.cards || []).map(cardName).join(", ") }) : w.message;
     if (said.has(text)) continue;
     said.add(text);
     $("photo-warnings").append(h("li", { class: "warning" }, icon("alert"), text));
@@ -428,9 +439,11 @@ function renderPhoto() {
 
 function slotKey(slot) { return `${slot[0]}:${slot[1]}`; }
 
-// The boxes of cards found but not named (the reader's `low_confidence` warnings with no card).
+// The boxes of cards found but not named (the reader's `low_confidence` warnings with no
+// card), each with the photo it is in.
 function unreadBoxes(scan) {
-  return (scan.warnings || []).filter((w) => w.code === "low_confidence" && !w.card && Array.isArray(w.box)).map((w) => w.box);
+  return (scan.warnings || []).filter((w) => w.code === "low_confidence" && !w.card && Array.isArray(w.box))
+    .map((w) => ({ box: w.box, photo: w.photo ?? 0 }));
 }
 
 function shortCard(card) {
@@ -529,23 +542,47 @@ function pickForBox(k) {
   }, show.unsure.has(slotKey(slot)) ? maybeFor(k) : []);
 }
 
-async function uploadPhoto(file) {
+// A photo of the showdown: the first (or a new first, the others dropped), or with `add`
+// another one read together with those taken (a card glare hid in one shows in another).
+async function uploadPhoto(file, add = false) {
   if (!file) return;
-  if (show.photo?.url?.startsWith("blob:")) URL.revokeObjectURL(show.photo.url);
-  show.photo = { url: URL.createObjectURL(file), id: null };
-  show.scan = null;
+  add = add && Boolean(show.photos[0]?.id);
+  if (!add) {
+    for (const p of show.photos) if (p.url.startsWith("blob:")) URL.revokeObjectURL(p.url);
+    show.photos = [];
+    show.scan = null;
+  }
+  const mine = show;
+  const entry = { url: URL.createObjectURL(file), id: null, scan: null };
+  show.photos.push(entry);
+  show.shown = show.photos.length - 1;
+  show.reading = true;
   renderShowdown();
   const form = new FormData();
   form.append("photo", file, file.name || "photo.jpg");
   form.append("bottom", String(show.bottom));
+  const query = new URLSearchParams({ bottom: show.bottom });
+  if (add) query.set("with", show.photos[0].id);
+  const empty = { cards: [], hands: null, warnings: [] };
   try {
-    const res = await api("POST", `${API}/photos?bottom=${show.bottom}`, { token: TOKEN, body: form });
-    show.photo.id = res.photo_id;
-    show.scan = res.scan || { cards: [], hands: null, warnings: [] };
+    const res = await api("POST", `${API}/photos?${query}`, { token: TOKEN, body: form });
+    if (show !== mine || !show.photos.includes(entry)) return; // the hand moved on meanwhile
+    entry.id = res.photo_id;
+    entry.scan = res.scan || empty;
+    show.scan = res.together?.scan || entry.scan;
     fillFromScan(show.scan);
   } catch (e) {
-    show.scan = { cards: [], warnings: [] };
+    if (show !== mine || !show.photos.includes(entry)) return;
+    if (add) { // the photos already read stay as they were
+      show.photos.pop();
+      URL.revokeObjectURL(entry.url);
+      show.shown = show.photos.length - 1;
+    } else {
+      entry.scan = show.scan = empty;
+    }
     toast(e.text || t("err.generic"), "error", 5000);
+  } finally {
+    if (show === mine) show.reading = false;
   }
   renderShowdown();
 }
@@ -577,7 +614,7 @@ function fillFromScan(scan) {
 
 async function settle(withCards = true) {
   const body = { hands: withCards ? show.slots.map((r) => r.slice()) : [null, null, null, null] };
-  if (show.photo?.id) body.photo_id = show.photo.id;
+  if (show.photos[0]?.id) body.photo_id = show.photos[0].id;
   const res = await write("showdown", body);
   if (res) show = null;
 }
@@ -752,6 +789,7 @@ if (CAN_PLAY) {
   $("btn-undo").addEventListener("click", () => write("undo"));
   $("btn-mus").addEventListener("click", () => write("mus"));
   $("photo-input").addEventListener("change", (e) => { uploadPhoto(e.target.files[0]); e.target.value = ""; });
+  $("photo-add-input").addEventListener("change", (e) => { uploadPhoto(e.target.files[0], true); e.target.value = ""; });
   $("btn-settle").addEventListener("click", () => settle(true));
   $("btn-settle-nocards").addEventListener("click", () => settle(false));
   $("picker-clear").addEventListener("click", () => choose(null));
