@@ -258,7 +258,8 @@ def test_photo_upload_correct_a_card_and_settle(server, browser, recognizer, tmp
 def test_a_second_photo_reads_what_the_first_missed(browser, tmp_path):
     """Glare hid Iker's 10e in the first photo and Maite's 5c in the second, and the
     first read Iker's 7c unsure: "add a photo" reads both together, every card comes out
-    right and sure, each photo shows the boxes read in it, and the hand cites the first."""
+    right and sure, each photo shows the boxes read in it, and the hand cites the first.
+    A card a person named before stays named."""
     reader = FakeRecognizer(HANDS, low_conf={"7c"}, unread={"10e"}, later=[{"unread": {"5c"}}])
     srv = LiveServer({"RECOGNIZER": reader})
     api = Api(srv.url)
@@ -277,6 +278,9 @@ def test_a_second_photo_reads_what_the_first_missed(browser, tmp_path):
         assert "Falta 1 carta" in page.inner_text("#missing")
         assert page.inner_text("#photo-label") == "Repetir la foto"
         assert page.get_attribute("#photo-add-input", "capture") == "environment"
+        # Maite's first card is the 4o; someone says it is the 1e (the photos will not)
+        page.click(".card-slot[data-seat='3'][data-slot='0']")
+        page.click("#picker .pick[data-card='1e']")
         page.set_input_files("#photo-add-input", str(photo))
         page.wait_for_selector("#photo-tabs:not([hidden]) label >> nth=1")
         page.wait_for_function("document.querySelector('#photo-status').textContent.includes('16')")
@@ -286,6 +290,9 @@ def test_a_second_photo_reads_what_the_first_missed(browser, tmp_path):
         assert sorted(page.locator("#photo-boxes g.box text").all_text_contents()) == ["10e", "7c"]
         assert page.inner_text("#missing") == "" and page.locator("#photo-warnings li").count() == 0
         assert page.get_attribute(".card-slot[data-seat='2'][data-slot='1']", "class") == "card-slot"  # 7c, sure
+        said = [["1e" if c == "4o" else c for c in hd] for hd in HANDS]
+        slots = page.eval_on_selector_all(".card-slot", "els => els.map(e => e.getAttribute('aria-label'))")
+        assert slots[12] == "Maite 1: As de espadas" and not any(x.endswith(": 4 de oros") for x in slots), slots
         page.click("#photo-tabs label >> nth=0")
         assert page.locator("#photo-boxes g.box").count() == 14
         assert page.evaluate("document.querySelector('#photo-img').src").startswith("blob:")
@@ -293,7 +300,7 @@ def test_a_second_photo_reads_what_the_first_missed(browser, tmp_path):
         page.click("#btn-settle")
         page.wait_for_selector("#settlement:not([hidden])")
         st = api.state()
-        assert [sorted(hd) for hd in st["hands"][0]["record"]["hands"]] == [sorted(hd) for hd in HANDS]
+        assert [sorted(hd) for hd in st["hands"][0]["record"]["hands"]] == [sorted(hd) for hd in said]
         photos = srv.app.extensions["mus_store"].photo_set(api.id, st["hands"][0]["photo_id"])
         assert len(photos) == 2 and photos[0][0] == st["hands"][0]["photo_id"]
     finally:

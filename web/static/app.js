@@ -332,7 +332,8 @@ function showdownWanted() {
 
 function freshShow() {
   // photos: [{url, id, scan (its own read)}], the first first; scan: what they read together
-  return { hand: handNumber(), photos: [], shown: 0, reading: false, scan: null, slots: [0, 1, 2, 3].map(() => [null, null, null, null]), boxSlot: {}, unsure: new Set(), bottom: show?.bottom ?? 0 };
+  // picked: the cards a person named, [{seat, card, was}], kept when another photo is read
+  return { hand: handNumber(), photos: [], shown: 0, reading: false, scan: null, picked: [], slots: [0, 1, 2, 3].map(() => [null, null, null, null]), boxSlot: {}, unsure: new Set(), bottom: show?.bottom ?? 0 };
 }
 
 function renderShowdown() {
@@ -521,7 +522,12 @@ function maybeFor(k) {
 }
 function pickForSlot(seat, i) {
   const k = show.unsure.has(slotKey([seat, i])) ? Object.keys(show.boxSlot).find((b) => slotKey(show.boxSlot[b]) === slotKey([seat, i])) : undefined;
-  openPicker(show.slots[seat][i], (card) => { show.slots[seat][i] = card; show.unsure.delete(slotKey([seat, i])); renderShowdown(); },
+  openPicker(show.slots[seat][i], (card) => {
+    show.picked.push({ seat, card, was: show.slots[seat][i] });
+    show.slots[seat][i] = card;
+    show.unsure.delete(slotKey([seat, i]));
+    renderShowdown();
+  },
     k === undefined ? [] : maybeFor(k));
 }
 function pickForBox(k) {
@@ -535,6 +541,7 @@ function pickForBox(k) {
     if (!slot) return;
   }
   openPicker(show.slots[slot[0]][slot[1]], (card) => {
+    show.picked.push({ seat: slot[0], card, was: show.slots[slot[0]][slot[1]] });
     show.slots[slot[0]][slot[1]] = card;
     show.boxSlot[k] = slot;
     show.unsure.delete(slotKey(slot));
@@ -551,6 +558,7 @@ async function uploadPhoto(file, add = false) {
     for (const p of show.photos) if (p.url.startsWith("blob:")) URL.revokeObjectURL(p.url);
     show.photos = [];
     show.scan = null;
+    show.picked = [];
   }
   const mine = show;
   const entry = { url: URL.createObjectURL(file), id: null, scan: null };
@@ -571,6 +579,7 @@ async function uploadPhoto(file, add = false) {
     entry.scan = res.scan || empty;
     show.scan = res.together?.scan || entry.scan;
     fillFromScan(show.scan);
+    applyPicks();
   } catch (e) {
     if (show !== mine || !show.photos.includes(entry)) return;
     if (add) { // the photos already read stay as they were
@@ -609,6 +618,28 @@ function fillFromScan(scan) {
       const i = show.slots[seat].indexOf(null);
       if (i >= 0) { show.slots[seat][i] = card; taken.add(card); }
     }));
+  }
+}
+
+// What a person named stands over what the photos read: each picked card goes back to
+// its seat (in place of the card it replaced there, else an empty or unsure place).
+function applyPicks() {
+  const clear = (s, j) => {
+    show.slots[s][j] = null;
+    show.unsure.delete(slotKey([s, j]));
+    for (const [k, slot] of Object.entries(show.boxSlot)) if (slotKey(slot) === slotKey([s, j])) delete show.boxSlot[k];
+  };
+  for (const p of show.picked) {
+    const at = show.slots[p.seat].indexOf(p.card);
+    if (at >= 0) { show.unsure.delete(slotKey([p.seat, at])); continue; }
+    const row = show.slots[p.seat];
+    let i = p.was ? row.indexOf(p.was) : -1;
+    if (i < 0) i = row.indexOf(null);
+    if (i < 0) i = row.findIndex((_, j) => show.unsure.has(slotKey([p.seat, j])));
+    if (i < 0) continue; // four sure reads there: the photos stand, the person sees them
+    [0, 1, 2, 3].forEach((s) => { const j = show.slots[s].indexOf(p.card); if (j >= 0) clear(s, j); });
+    row[i] = p.card;
+    show.unsure.delete(slotKey([p.seat, i]));
   }
 }
 
