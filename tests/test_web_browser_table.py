@@ -303,6 +303,10 @@ def test_a_second_photo_reads_what_the_first_missed(browser, tmp_path):
         assert [sorted(hd) for hd in st["hands"][0]["record"]["hands"]] == [sorted(hd) for hd in said]
         photos = srv.app.extensions["mus_store"].photo_set(api.id, st["hands"][0]["photo_id"])
         assert len(photos) == 2 and photos[0][0] == st["hands"][0]["photo_id"]
+        page.goto(api.url("t").replace(f"/t/{api.id}", f"/t/{api.id}/history"))
+        page.wait_for_selector(".hand-card .hand-photo >> nth=1")
+        assert page.locator(".hand-card .hand-photo").count() == 2
+        assert page.get_attribute(".hand-photo >> nth=1", "alt").endswith("Foto 2")
     finally:
         ctx.close()
         srv.stop()

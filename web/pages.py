@@ -316,7 +316,7 @@ def history(table_id: str):
         token=token,
         role=role,
         back=back,
-        hands=list(reversed(_hand_rows(state))),
+        hands=list(reversed(_with_photos(table_id, _hand_rows(state)))),
         card_name=_card_namer(),
         boot=Markup(_script_json({"table_id": table_id, "token": token, "role": role})),
     )
@@ -400,6 +400,20 @@ def _hand_rows(state: dict) -> list[dict]:
                 "winner": settlement.get("winner"),
             }
         )
+    return rows
+
+
+def _with_photos(table_id: str, rows: list[dict]) -> list[dict]:
+    """Each row with `photo_ids`: all the photos of its showdown, first first."""
+    from scorer.storage.tables import StoreError
+
+    store = current_app.extensions["mus_store"]
+    for row in rows:
+        try:
+            row["photo_ids"] = [p for p, _ in store.photo_set(table_id, row["photo_id"], scans=False)] \
+                if row["photo_id"] else []
+        except StoreError:  # gone since the state was read
+            row["photo_ids"] = []
     return rows
 
 

@@ -565,12 +565,13 @@ class TableStore:
         or, with `adding`, when that showdown has its `MAX_PHOTOS`)."""
         return self._first_of(self.db.reader(), table_id, photo_id, adding)
 
-    def photo_set(self, table_id: str, photo_id: str) -> list[tuple[str, dict[str, Any] | None]]:
-        """The photos of the showdown `photo_id` is of, first first: `[(photo_id, scan)]`."""
+    def photo_set(self, table_id: str, photo_id: str, scans: bool = True) -> list[tuple[str, dict[str, Any] | None]]:
+        """The photos of the showdown `photo_id` is of, first first: `[(photo_id, scan)]`
+        (the scans `None` without `scans`)."""
         conn = self.db.reader()
         first = self._first_of(conn, table_id, photo_id)
-        rows = conn.execute("SELECT id, scan FROM photos WHERE id = ? OR first_id = ? ORDER BY first_id IS NOT NULL, "
-                            "created, rowid", (first, first)).fetchall()
+        rows = conn.execute(f"SELECT id, {'scan' if scans else 'NULL AS scan'} FROM photos WHERE id = ? OR first_id = ? "
+                            "ORDER BY first_id IS NOT NULL, created, rowid", (first, first)).fetchall()
         return [(r["id"], json.loads(r["scan"] or "null")) for r in rows]
 
     def photo_for(self, table_id: str, client_id: Any) -> dict[str, Any] | None:
