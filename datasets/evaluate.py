@@ -1,7 +1,7 @@
 """Evaluate the shipped recognizer on fresh synthetic showdowns and write the model card.
 
     python -m datasets.evaluate --models models --n 100 --seed 7001 \
-        [--cross-models runs/cross-models --cross-n 100] [--card models/MODEL_CARD.md]
+        [--cross-models runs/cross-models --cross-n 100] [--retake] [--card models/MODEL_CARD.md]
 
 (a) same decks: showdowns drawn from both decks with a seed the training never used;
 (b) cross-deck: Fournier-1878-only showdowns read with models trained without that deck.
@@ -9,7 +9,10 @@ Each set is read end to end by the runtime (`scorer.vision.Recognizer`) and scor
 per-card precision/recall/F1, the rank confusion matrix (a true card against the card
 read at its place), the share of showdowns read fully right (all 16 cards in the right
 seats), ms per photo; and, as a stage figure, the classifier alone on the true corner
-boxes. Results go to `runs/eval/<set>.json` and between the `eval` markers of the card.
+boxes. With `--retake`, a second photo of each table as well (`render_scene(retake=)`:
+the same cards, another view, light and glare), scored alone and read together with the
+first (`scorer.vision.combine`), as "Add a photo" does at the table. Results go to
+`runs/eval/<set>.json` and between the `eval` markers of the card.
 """
 
 from __future__ import annotations
@@ -119,28 +122,41 @@ def _shares(pred: list[str], labels: list[str]) -> dict:
 
 
 def readable_showdown(seed: int, i: int, decks: tuple[str, ...], size: tuple[int, int], bottom: int,
-                      tries: int = 20, extras: bool = False):
+                      tries: int = 20, extras: bool = False, retake: bool = False):
     """Showdown `i` of `seed`, drawn again (next sub-seed) while one of its 16 cards shows
     no index corner (a glass or another card over both): players lay their cards with
     the indices showing, and a hidden index is not a reading error. With `extras`, 8s and
     9s of naipes-libres (the one deck of 48 here; only where `decks` holds it) lie among
     the coins, glasses and backs, as the rest of a 48-card pack does at a table (a
-    different draw). Returns the scene and the number of draws it took."""
+    different draw). Returns the scene and the number of draws it took; with `retake`,
+    another photo of that table instead (`retake` = seed x 1000 + i)."""
     for k in range(tries):
-        rng = np.random.default_rng([seed, i] if k == 0 else [seed, i, k])
-        scene = render_scene(rng, kind="table", size=size, decks=decks, bottom=bottom, card_extras=extras)
+        args = [seed, i] if k == 0 else [seed, i, k]
+        scene = render_scene(np.random.default_rng(args), kind="table", size=size, decks=decks, bottom=bottom,
+                             card_extras=extras)
         seated = [c for c in scene.cards if c["seat"] is not None]
         if len(seated) == 16 and all(any(corner["labelled"] for corner in c["corners"]) for c in seated):
-            return scene, k + 1
-    return scene, tries
+            break
+    if retake:
+        scene = render_scene(np.random.default_rng(args), kind="table", size=size, decks=decks, bottom=bottom,
+                             card_extras=extras, retake=seed * 1000 + i)
+    return scene, k + 1
+
+
+def _fully_right(res: dict, hands: list[list[str]] | None) -> bool:
+    """All 16 cards read, each in its seat."""
+    got = res.get("hands")
+    return bool(got and hands) and all(h is not None and sorted(h) == sorted(t) for h, t in zip(got, hands, strict=True))
 
 
 def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: tuple[int, int],
-             truth_classifier: bool = True, progress: bool = True, extras: bool = False) -> dict:
+             truth_classifier: bool = True, progress: bool = True, extras: bool = False,
+             retake: bool = False) -> dict:
     """Render `n` showdowns from `decks` (with `extras`, 8s and 9s among the distractors),
     read them with the runtime, and score them (with `truth_classifier`, also the
-    classifier alone on the true corner boxes)."""
-    from scorer.vision import Recognizer
+    classifier alone on the true corner boxes; with `retake`, a second photo of each
+    table alone and read together with the first)."""
+    from scorer.vision import Recognizer, combine
 
     rec = Recognizer(model_dir)
     stats = {c: {"tp": 0, "fp": 0, "fn": 0} for c in MUS_CARDS}
@@ -151,6 +167,7 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
     scenes = []
     rng0 = np.random.default_rng(seed)
     redrawn = extras_shown = extras_named = extras_misread = 0
+    two = {"second_alone": 0, "together": 0, "together_wrong_without_warning": 0}
     for i in tqdm(range(n), desc=f"eval {'+'.join(decks)}", disable=not progress):
         scene, tries = readable_showdown(seed, i, decks, size, int(rng0.integers(4)), extras=extras)
         redrawn += tries > 1
@@ -206,13 +223,19 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
                 wrong_reads += 1
                 wrong_flagged += unsure
                 extras_misread += bool(under) and c["card"] not in NON_MUS_CARDS
-        hands = res.get("hands")
-        if hands and scene.hands and all(
-            h is not None and sorted(h) == sorted(t) for h, t in zip(hands, scene.hands, strict=True)
-        ):
+        if _fully_right(res, scene.hands):
             full_right += 1
         elif not res["warnings"]:
             silent_wrong += 1
+        if retake:
+            again, _ = readable_showdown(seed, i, decks, size, scene.bottom, extras=extras, retake=True)
+            second = rec.scan(again.image, bottom=again.bottom)
+            together = combine([res, second])
+            two["second_alone"] += _fully_right(second, again.hands)
+            if _fully_right(together, scene.hands):
+                two["together"] += 1
+            elif not together["warnings"]:
+                two["together_wrong_without_warning"] += 1
     per_card = {}
     for c, s in stats.items():
         p = s["tp"] / (s["tp"] + s["fp"]) if s["tp"] + s["fp"] else 0.0
@@ -236,6 +259,7 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
         "cards_read_right": cards_right / (16 * n) if n else 0.0,
         "cards_right_in_seat": seats_right / (16 * n) if n else 0.0,
         "showdowns_wrong_without_warning": silent_wrong / n if n else 0.0,
+        "two_photos": {k: v / n for k, v in two.items()} if retake and n else None,
         "flagged": {"wrong_reads": wrong_reads, "wrong_flagged": wrong_flagged,
                     "right_reads": seats_right, "right_flagged": right_flagged},
         "micro": {"precision": micro_p, "recall": micro_r,
@@ -300,6 +324,16 @@ def _extras_line(r: dict) -> str:
             f"{e['read_as_mus_cards']} read as a Mus card (counted among the wrong reads).")
 
 
+def _two_photo_rows(r: dict) -> list[str]:
+    """With `--retake`: a second photo of each table, alone and read together with the first."""
+    t = r.get("two_photos")
+    if not t:
+        return []
+    return [f"| a second photo of each table: fully right alone / read together with the first | "
+            f"{t['second_alone']:.1%} / {t['together']:.1%} |",
+            f"| the two read together: wrong with no warning | {t['together_wrong_without_warning']:.1%} |"]
+
+
 def to_markdown(title: str, r: dict) -> str:
     """One evaluation as a section of the model card."""
     f = r["micro"]
@@ -319,6 +353,7 @@ def to_markdown(title: str, r: dict) -> str:
         f"| cards read (right name, any seat) | {r['cards_read_right']:.1%} |",
         f"| cards read in the right seat | {r['cards_right_in_seat']:.1%} |",
         f"| showdowns read wrong with no warning at all (silent errors) | {r['showdowns_wrong_without_warning']:.1%} |",
+        *_two_photo_rows(r),
         f"| wrong reads flagged as unsure (confidence < {LOW_CONFIDENCE}) | {_share(fl['wrong_flagged'], fl['wrong_reads'])} |",
         f"| right reads flagged as unsure | {_share(fl['right_flagged'], fl['right_reads'])} |",
         f"| per-card micro precision / recall / F1 | {f['precision']:.5f} / {f['recall']:.5f} / {f['f1']:.5f} |",
@@ -390,6 +425,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cross-n", type=int, default=0, help="Fournier-only showdowns (default --n)")
     p.add_argument("--extras", action="store_true", help="8s and 9s of the drawn deck among the distractors "
                    "(another draw of the showdowns; the figures in the card are without)")
+    p.add_argument("--retake", action="store_true", help="a second photo of each table too, alone and read "
+                   "together with the first (`scorer.vision.combine`)")
     p.add_argument("--card", default=str(ROOT / "models" / "MODEL_CARD.md"))
     p.add_argument("--no-card", action="store_true", help="print only")
     args = p.parse_args(argv)
@@ -408,7 +445,7 @@ def main(argv: list[str] | None = None) -> int:
             if key == "cross":
                 models, note = with_detector(models, Path(args.models), Path(scratch) / "models")
             r = evaluate(models, n, args.seed + (1 if key == "cross" else 0), decks, size,  # type: ignore[arg-type]
-                         extras=args.extras)
+                         extras=args.extras, retake=args.retake)
             if note:
                 r["models"], r["note"] = args.cross_models, note
             (out / f"{key}.json").write_text(json.dumps(r, indent=1))

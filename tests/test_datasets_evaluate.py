@@ -145,3 +145,19 @@ def test_the_kept_cross_deck_models_load_with_the_borrowed_detector(tmp_path) ->
     assert cross.names == shipped.names and cross.ranks == shipped.ranks
     assert cross.index_weight == shipped.index_weight == 0.5
     assert cross.suit is None  # read without a court suit reader, as the card says
+
+
+def test_a_second_photo_of_each_table_is_scored_alone_and_together() -> None:
+    first, _ = E.readable_showdown(41, 0, ("naipes-libres",), (800, 600), bottom=1)
+    again, _ = E.readable_showdown(41, 0, ("naipes-libres",), (800, 600), bottom=1, retake=True)
+    assert again.hands == first.hands and again.bottom == 1  # the same table...
+    assert again.image.tobytes() != first.image.tobytes()  # ...photographed again
+    r = E.evaluate(E.ROOT / "models", 2, 41, ("naipes-libres",), (1200, 900), truth_classifier=False,
+                   progress=False, retake=True)
+    t = r["two_photos"]
+    assert set(t) == {"second_alone", "together", "together_wrong_without_warning"}
+    assert all(v in (0.0, 0.5, 1.0) for v in t.values())  # counts of two showdowns
+    assert t["together"] + t["together_wrong_without_warning"] <= 1.0
+    assert "a second photo of each table" in E.to_markdown("(a)", r)
+    assert E.evaluate(E.ROOT / "models", 1, 41, ("naipes-libres",), (800, 600), truth_classifier=False,
+                      progress=False)["two_photos"] is None
