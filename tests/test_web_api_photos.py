@@ -198,14 +198,20 @@ def test_scan_answers_the_scan_object(client, rec) -> None:
     assert rec.calls == [((64, 48), 1)]
 
 
-def test_showdown_with_photo_keeps_its_id(client, table) -> None:
-    pid = client.post(f"/api/tables/{table['id']}/photos", headers=table["auth"], data=photo_bytes()).json["photo_id"]
+def _to_showdown(client, table: dict) -> dict:
+    """The table's state once its hand is played (first legal action each turn) to the showdown."""
     s = client.get(f"/api/tables/{table['id']}", headers=table["auth"]).json
     for i in range(80):
         if s["current"]["phase"] in ("showdown", "over"):
             break
         s = client.post(f"/api/tables/{table['id']}/actions", headers=table["auth"],
                         json={"client_id": f"a{i}", "version": s["version"], "action": s["current"]["legal"][0]}).json
+    return s
+
+
+def test_showdown_with_photo_keeps_its_id(client, table) -> None:
+    pid = client.post(f"/api/tables/{table['id']}/photos", headers=table["auth"], data=photo_bytes()).json["photo_id"]
+    s = _to_showdown(client, table)
     r = client.post(f"/api/tables/{table['id']}/showdown", headers=table["auth"],
                     json={"client_id": "sd", "version": s["version"], "hands": DEAL, "photo_id": pid})
     assert r.status_code == 200, r.json
@@ -350,12 +356,7 @@ def test_the_hand_cites_the_first_photo_of_its_showdown(tmp_path) -> None:
     app, client, t, _ = _two_reads_app(tmp_path)
     first = _upload(client, t).json["photo_id"]
     second = _upload(client, t, f"?with={first}").json["photo_id"]
-    s = client.get(f"/api/tables/{t['id']}", headers=t["auth"]).json
-    for i in range(80):
-        if s["current"]["phase"] in ("showdown", "over"):
-            break
-        s = client.post(f"/api/tables/{t['id']}/actions", headers=t["auth"],
-                        json={"client_id": f"a{i}", "version": s["version"], "action": s["current"]["legal"][0]}).json
+    s = _to_showdown(client, t)
     r = client.post(f"/api/tables/{t['id']}/showdown", headers=t["auth"],
                     json={"client_id": "sd", "version": s["version"], "hands": DEAL, "photo_id": second})
     assert r.status_code == 200, r.json
