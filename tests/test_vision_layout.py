@@ -342,3 +342,41 @@ def test_photos_that_name_a_card_two_ways_say_so() -> None:
     assert seat["code"] == "seat_count"
     # a card one photo missed is no disagreement
     assert combine([_photo(HANDS), _photo(HANDS, missing=("4b",))])["warnings"] == []
+
+
+def _fan(spread: float, conf: dict[str, float]) -> list[Card]:
+    """Seat 0's four cards fanned `spread` of a card's width apart at the bottom edge; the
+    other seats' cards laid wide apart; every read 0.99 sure unless `conf` says."""
+    cards = [Card(n, conf.get(n, 0.99), (1500 + k * spread * CW, H - 500, 1500 + k * spread * CW + CW, H - 100))
+             for k, n in enumerate(HANDS[0])]
+    edge = {1: lambda k: (W - 450, 700 + k * 500, W - 50, 960 + k * 500),
+            2: lambda k: (1200 + k * 400, 100, 1460 + k * 400, 500),
+            3: lambda k: (50, 700 + k * 500, 450, 960 + k * 500)}
+    return cards + [Card(n, conf.get(n, 0.99), edge[s](k)) for s in (1, 2, 3) for k, n in enumerate(HANDS[s])]
+
+
+def test_an_unsure_card_in_a_tight_fan_asks_for_that_hand_spread() -> None:
+    from scorer.vision.layout import TIGHT_COVER
+
+    tight = layout(_fan(0.3, {"2o": 0.5}), bottom=2)
+    assert tight["hands"] is not None and sorted(tight["hands"][2]) == sorted(HANDS[0])
+    (w,) = [w for w in tight["warnings"] if w["code"] == "tight_fan"]
+    assert w["seat"] == 2 and w["cards"] == ["2o"] and "2o" in w["message"]  # seat 2 sits at the bottom
+    assert 1 - 0.3 >= TIGHT_COVER > 1 - 0.5
+    # the same card spread half a card apart, or read sure in the tight fan: no such warning
+    assert not [w for w in layout(_fan(0.5, {"2o": 0.5}), 2)["warnings"] if w["code"] == "tight_fan"]
+    assert not [w for w in layout(_fan(0.3, {}), 2)["warnings"] if w["code"] == "tight_fan"]
+    # an unsure card of a hand laid wide apart is flagged for a person, with no word of the fan
+    wide = layout(_fan(0.3, {"2e": 0.5}), 2)
+    assert [w["code"] for w in wide["warnings"]] == ["low_confidence"]
+
+
+def test_a_tight_fan_warning_stays_while_its_card_is_still_unsure_there() -> None:
+    from scorer.vision.layout import combine
+
+    first = layout(_fan(0.3, {"2o": 0.5}), 0)
+    still = combine([first, _photo(HANDS, conf={"2o": 0.4})])
+    assert [(w["cards"], w["photo"]) for w in still["warnings"] if w["code"] == "tight_fan"] == [(["2o"], 0)]
+    read = combine([first, _photo(HANDS)])  # the second photo read it sure
+    assert not [w for w in read["warnings"] if w["code"] == "tight_fan"]
+    assert [sorted(h) for h in read["hands"]] == [sorted(h) for h in HANDS]

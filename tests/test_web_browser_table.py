@@ -257,10 +257,10 @@ def test_photo_upload_correct_a_card_and_settle(server, browser, recognizer, tmp
 
 def test_a_second_photo_reads_what_the_first_missed(browser, tmp_path):
     """Glare hid Iker's 10e in the first photo and Maite's 5c in the second, and the
-    first read Iker's 7c unsure: "add a photo" reads both together, every card comes out
-    right and sure, each photo shows the boxes read in it, and the hand cites the first.
-    A card a person named before stays named."""
-    reader = FakeRecognizer(HANDS, low_conf={"7c"}, unread={"10e"}, later=[{"unread": {"5c"}}])
+    first read Iker's 7c unsure, deep in his fan: "add a photo" reads both together, every
+    card comes out right and sure, each photo shows the boxes read in it, and the hand
+    cites the first. A card a person named before stays named."""
+    reader = FakeRecognizer(HANDS, low_conf={"7c"}, unread={"10e"}, later=[{"unread": {"5c"}}], tight={"7c"})
     srv = LiveServer({"RECOGNIZER": reader})
     api = Api(srv.url)
     api.to_showdown()
@@ -276,6 +276,7 @@ def test_a_second_photo_reads_what_the_first_missed(browser, tmp_path):
         page.wait_for_selector("#photo-add:not([hidden])")
         assert page.locator("#photo-boxes g.box").count() == 16 and page.is_hidden("#photo-tabs")
         assert "Falta 1 carta" in page.inner_text("#missing")
+        assert "En la mano de Iker, 7 de copas quedan casi tapadas" in page.inner_text("#photo-warnings")
         assert page.inner_text("#photo-label") == "Repetir la foto"
         assert page.get_attribute("#photo-add-input", "capture") == "environment"
         # Maite's first card is the 4o; someone says it is the 1e (the photos will not)

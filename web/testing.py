@@ -71,20 +71,23 @@ def showdown_photo(hands: list[list[str]], bottom: int = 0, size: tuple[int, int
 class FakeRecognizer:
     """Reads `showdown_photo(hands)`: every card boxed, named and seated, with the
     reader's warnings as `scorer.vision` gives them. Cards in `low_conf` are read
-    unsure (0.41); cards in `unread` are found but not named (a box in a warning). The
+    unsure (0.41); cards in `unread` are found but not named (a box in a warning); unsure
+    cards in `tight` lie in a tight fan (a `tight_fan` warning for their seat). The
     n-th call after the first reads with `later[n - 1]` (`{"low_conf": ..., "unread": ...}`,
     each empty when left out) where given."""
 
     def __init__(self, hands: list[list[str]], low_conf: set[str] | None = None,
-                 unread: set[str] | None = None, later: list[dict[str, set[str]]] | None = None) -> None:
+                 unread: set[str] | None = None, later: list[dict[str, set[str]]] | None = None,
+                 tight: set[str] | None = None) -> None:
         self.hands = hands
-        self.first = {"low_conf": low_conf or set(), "unread": unread or set()}
+        self.first = {"low_conf": low_conf or set(), "unread": unread or set(), "tight": tight or set()}
         self.later = later or []
         self.calls = 0
 
     def scan(self, image: Any, bottom: int = 0) -> dict[str, Any]:
         reads = self.later[self.calls - 1] if 0 < self.calls <= len(self.later) else self.first
         low_conf, unread_cards = reads.get("low_conf", set()), reads.get("unread", set())
+        tight = reads.get("tight", set()) & low_conf
         self.calls += 1
         w, h = image.size
         cards, low, unread = [], [], []
@@ -107,7 +110,10 @@ class FakeRecognizer:
             if len(hd) != 4:
                 warnings.append({"code": "seat_count", "seat": s, "count": len(hd),
                                  "message": f"seat {s} has {len(hd)} cards, not 4"})
-        return {"cards": cards, "hands": hands, "warnings": warnings + low + unread, "size": [w, h]}
+        fans = [{"code": "tight_fan", "seat": s, "cards": [c for c in hd if c in tight],
+                 "message": f"seat {s}: mostly covered by the next card: spread that hand and add a photo"}
+                for s, hd in enumerate(hands) if tight & set(hd)]
+        return {"cards": cards, "hands": hands, "warnings": warnings + low + unread + fans, "size": [w, h]}
 
 
 class LiveServer:

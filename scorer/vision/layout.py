@@ -20,6 +20,7 @@ LOST_CONF = 0.3  # a read outvoted in its box, this sure, is a card of its own i
 SHOWDOWN_MIN_CARDS = 8
 DEAL = 16  # the Mus cards of a showdown: four hands of four
 SEAT_NAMES = ("bottom", "right", "top", "left")
+TIGHT_COVER = 0.6  # an unsure card whose box lies this much inside a hand-mate's lies in a tight fan
 
 
 @dataclass(frozen=True)
@@ -370,8 +371,25 @@ def layout(cards: list[Card], bottom: int = 0, unread: list[Box] = ()) -> dict:
          "seat": seats[i]}
         for i in order
     ]
-    return {"cards": out_cards, "hands": hands,
-            "warnings": warnings_for(cards, [seats[i] for i in mus] if hands else None, list(unread))}
+    warnings = warnings_for(cards, [seats[i] for i in mus] if hands else None, list(unread))
+    return {"cards": out_cards, "hands": hands, "warnings": warnings + tight_fans(cards, seats)}
+
+
+def tight_fans(cards: list[Card], seats: list[int | None]) -> list[dict]:
+    """A `tight_fan` warning for each seat where an unsure card's box lies mostly
+    (`TIGHT_COVER`) inside another card box of its hand: a card that shows little more
+    than its numeral, whose suit the photo hardly shows. Most misreads of a deck the reader
+    knows are such cards; that hand spread wider, in another photo, reads them."""
+    out = []
+    for s in range(4):
+        hand = [c for c, seat in zip(cards, seats, strict=True) if seat == s]
+        covered = [c.name for c in hand if c.conf < LOW_CONFIDENCE
+                   and any(_containment(c.box, o.box) >= TIGHT_COVER for o in hand if o is not c)]
+        if covered:
+            out.append({"code": "tight_fan", "seat": s, "cards": covered,
+                        "message": f"seat {s}: {', '.join(covered)} mostly covered by the next card: "
+                                   "spread that hand and add a photo"})
+    return out
 
 
 def combine(scans: list[dict]) -> dict:
@@ -430,6 +448,13 @@ def combine(scans: list[dict]) -> dict:
         names = sorted(disputed, key=lambda n: (n[-1], int(n[:-1])))
         warnings.append({"code": "photos_disagree", "message": f"the photos disagree on {', '.join(names)}: "
                          "please confirm", "cards": names})
+    for k, scan in enumerate(scans):  # a card still unsure, read in a photo where its hand lay tight
+        for w in scan.get("warnings", []):
+            if w.get("code") == "tight_fan":
+                names = [n for n in w.get("cards", []) if n in best and best[n][1] == k
+                         and best[n][0]["conf"] < LOW_CONFIDENCE]
+                if names:
+                    warnings.append({**w, "cards": names, "photo": k})
     if hands is None or sum(map(len, hands)) < DEAL:
         warnings += unread
     out_cards = [{"card": n, "conf": best[n][0]["conf"], "box": list(best[n][0]["box"]), "seat": s,

@@ -429,7 +429,7 @@ function renderPhoto() {
     if (w.code === "low_confidence") continue;
     if (w.code === "seat_count" && w.count < 4) continue; // the hands below count what is missing, live
     const key = `warn.${w.code}`;
-    const text = t(key) !== key ? t(key, { cards: (w.cards || []).map(cardName).join(", ") }) : w.message;
+    const text = t(key) !== key ? t(key, { cards: (w.cards || []).map(cardName).join(", "), player: w.seat != null ? playerName(w.seat) : "" }) : w.message;
     if (said.has(text)) continue;
     said.add(text);
     $("photo-warnings").append(h("li", { class: "warning" }, icon("alert"), text));
