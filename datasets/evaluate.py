@@ -1,7 +1,8 @@
 """Evaluate the shipped recognizer on fresh synthetic showdowns and write the model card.
 
     python -m datasets.evaluate --models models --n 100 --seed 7001 \
-        [--cross-models runs/cross-models --cross-n 100] [--retake] [--card models/MODEL_CARD.md]
+        [--cross-models runs/cross-models --cross-n 100] [--retake] [--min-spread 0.5]
+        [--card models/MODEL_CARD.md]
 
 (a) same decks: showdowns drawn from both decks with a seed the training never used;
 (b) cross-deck: Fournier-1878-only showdowns read with models trained without that deck.
@@ -12,7 +13,9 @@ seats), ms per photo; and, as a stage figure, the classifier alone on the true c
 boxes. With `--retake`, a second photo of each table as well (`render_scene(retake=)`:
 the same cards, another view, light and glare), scored alone and read together with the
 first (`scorer.vision.combine`), as "Add a photo" does at the table. Results go to
-`runs/eval/<set>.json` and between the `eval` markers of the card.
+`runs/eval/<set>.json` and between the `eval` markers of the card. With `--min-spread S`,
+every hand lies spread at least S of a card's width, from the same draws (the showdown
+page asks for 0.5); the card's figures are without.
 """
 
 from __future__ import annotations
@@ -122,24 +125,25 @@ def _shares(pred: list[str], labels: list[str]) -> dict:
 
 
 def readable_showdown(seed: int, i: int, decks: tuple[str, ...], size: tuple[int, int], bottom: int,
-                      tries: int = 20, extras: bool = False, retake: bool = False):
+                      tries: int = 20, extras: bool = False, retake: bool = False, min_spread: float = 0.0):
     """Showdown `i` of `seed`, drawn again (next sub-seed) while one of its 16 cards shows
     no index corner (a glass or another card over both): players lay their cards with
     the indices showing, and a hidden index is not a reading error. With `extras`, 8s and
     9s of naipes-libres (the one deck of 48 here; only where `decks` holds it) lie among
     the coins, glasses and backs, as the rest of a 48-card pack does at a table (a
     different draw). Returns the scene and the number of draws it took; with `retake`,
-    another photo of that table instead (`retake` = seed x 1000 + i)."""
+    another photo of that table instead (`retake` = seed x 1000 + i); with `min_spread`,
+    every hand spread at least that share of a card's width."""
     for k in range(tries):
         args = [seed, i] if k == 0 else [seed, i, k]
         scene = render_scene(np.random.default_rng(args), kind="table", size=size, decks=decks, bottom=bottom,
-                             card_extras=extras)
+                             card_extras=extras, min_spread=min_spread)
         seated = [c for c in scene.cards if c["seat"] is not None]
         if len(seated) == 16 and all(any(corner["labelled"] for corner in c["corners"]) for c in seated):
             break
     if retake:
         scene = render_scene(np.random.default_rng(args), kind="table", size=size, decks=decks, bottom=bottom,
-                             card_extras=extras, retake=seed * 1000 + i)
+                             card_extras=extras, retake=seed * 1000 + i, min_spread=min_spread)
     return scene, k + 1
 
 
@@ -151,7 +155,7 @@ def _fully_right(res: dict, hands: list[list[str]] | None) -> bool:
 
 def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: tuple[int, int],
              truth_classifier: bool = True, progress: bool = True, extras: bool = False,
-             retake: bool = False) -> dict:
+             retake: bool = False, min_spread: float = 0.0) -> dict:
     """Render `n` showdowns from `decks` (with `extras`, 8s and 9s among the distractors),
     read them with the runtime, and score them (with `truth_classifier`, also the
     classifier alone on the true corner boxes; with `retake`, a second photo of each
@@ -169,7 +173,8 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
     redrawn = extras_shown = extras_named = extras_misread = 0
     two = {"second_alone": 0, "together": 0, "together_wrong_without_warning": 0}
     for i in tqdm(range(n), desc=f"eval {'+'.join(decks)}", disable=not progress):
-        scene, tries = readable_showdown(seed, i, decks, size, int(rng0.integers(4)), extras=extras)
+        scene, tries = readable_showdown(seed, i, decks, size, int(rng0.integers(4)), extras=extras,
+                                         min_spread=min_spread)
         redrawn += tries > 1
         scenes.append(scene)
         t0 = time.perf_counter()
@@ -228,7 +233,8 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
         elif not res["warnings"]:
             silent_wrong += 1
         if retake:
-            again, _ = readable_showdown(seed, i, decks, size, scene.bottom, extras=extras, retake=True)
+            again, _ = readable_showdown(seed, i, decks, size, scene.bottom, extras=extras, retake=True,
+                                         min_spread=min_spread)
             second = rec.scan(again.image, bottom=again.bottom)
             together = combine([res, second])
             two["second_alone"] += _fully_right(second, again.hands)
@@ -253,6 +259,7 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
         "size": list(size),
         "models": str(model_dir),
         "redrawn": redrawn,
+        "min_spread": min_spread or None,
         "extras": {"shown": extras_shown, "named": extras_named, "read_as_mus_cards": extras_misread}
         if extras else None,
         "showdowns_fully_right": full_right / n if n else 0.0,
@@ -345,7 +352,8 @@ def to_markdown(title: str, r: dict) -> str:
         f"seed {r['seed']}, models `{r['models']}`{'; ' + r['note'] if r.get('note') else ''}. "
         f"{r.get('redrawn', 0)} first draws had a card with both "
         "index corners hidden (under a glass or other cards) and were drawn again: players lay their cards "
-        "with the indices showing." + _extras_line(r),
+        "with the indices showing." + _extras_line(r)
+        + (f" Every hand spread at least {r['min_spread']} of a card's width." if r.get("min_spread") else ""),
         "",
         "| figure | value |",
         "|---|---|",
@@ -427,6 +435,8 @@ def main(argv: list[str] | None = None) -> int:
                    "(another draw of the showdowns; the figures in the card are without)")
     p.add_argument("--retake", action="store_true", help="a second photo of each table too, alone and read "
                    "together with the first (`scorer.vision.combine`)")
+    p.add_argument("--min-spread", type=float, default=0.0, help="every hand spread at least this share of a "
+                   "card's width, from the same draws (the showdown page asks for 0.5; default 0: as drawn)")
     p.add_argument("--card", default=str(ROOT / "models" / "MODEL_CARD.md"))
     p.add_argument("--no-card", action="store_true", help="print only")
     args = p.parse_args(argv)
@@ -445,7 +455,7 @@ def main(argv: list[str] | None = None) -> int:
             if key == "cross":
                 models, note = with_detector(models, Path(args.models), Path(scratch) / "models")
             r = evaluate(models, n, args.seed + (1 if key == "cross" else 0), decks, size,  # type: ignore[arg-type]
-                         extras=args.extras, retake=args.retake)
+                         extras=args.extras, retake=args.retake, min_spread=args.min_spread)
             if note:
                 r["models"], r["note"] = args.cross_models, note
             (out / f"{key}.json").write_text(json.dumps(r, indent=1))

@@ -450,12 +450,13 @@ TIGHT_SPREAD = (0.24, 0.36)  # a tight fan: the share of a card's width between 
 
 def _hand_items(
     rng: np.random.Generator, hand: list[str], pos: int, anchor: np.ndarray, ch: float, aspect: float,
-    tight: bool = False,
+    tight: bool = False, min_spread: float = 0.0,
 ) -> list[Item]:
     """Four cards fanned and overlapping, facing the player at table edge `pos` (`tight`:
-    neighbours only `TIGHT_SPREAD` of a card's width apart)."""
+    neighbours only `TIGHT_SPREAD` of a card's width apart; otherwise at least
+    `min_spread` of it, the same draws)."""
     cw = ch * aspect
-    spread = rng.uniform(0.28, 0.62) if rng.random() < 0.8 else rng.uniform(0.62, 1.1)
+    spread = max(min_spread, rng.uniform(0.28, 0.62) if rng.random() < 0.8 else rng.uniform(0.62, 1.1))
     if tight:
         spread = rng.uniform(*TIGHT_SPREAD)
     fan = math.radians(rng.uniform(0, 10)) if rng.random() < 0.7 else 0.0
@@ -474,7 +475,7 @@ def _hand_items(
 
 def _layout_table(
     rng: np.random.Generator, tw: float, th: float, ch: float, hands: list[list[str]],
-    tight: float = 0.0,
+    tight: float = 0.0, min_spread: float = 0.0,
 ) -> list[Item]:
     items: list[Item] = []
     m = rng.uniform(0.04, 0.12, 4) * min(tw, th)
@@ -488,7 +489,8 @@ def _layout_table(
     tight_rng = np.random.default_rng(int(rng.integers(2**63))) if tight > 0 else None
     for pos in range(4):
         is_tight = tight_rng is not None and bool(tight_rng.random() < tight)
-        items += _hand_items(tight_rng if is_tight else rng, hands[pos], pos, anchors[pos], ch, CARD_ASPECT, is_tight)
+        items += _hand_items(tight_rng if is_tight else rng, hands[pos], pos, anchors[pos], ch, CARD_ASPECT, is_tight,
+                             min_spread)
     return items
 
 
@@ -611,6 +613,7 @@ def render_scene(
     swap_suit: bool = False,
     recolor: float = 0.0,
     retake: int | None = None,
+    min_spread: float = 0.0,
 ) -> Scene:
     """Render one photo.
 
@@ -634,7 +637,9 @@ def render_scene(
     and the pintas rather than the deck's inks (0 likewise). `retake` draws another photo
     of the same table: the cards, their tints and the distractors as `rng` lays them, the
     view, the table's weave, the light, glare and the camera's effects from the seed
-    `retake` (None: all from `rng`, as always)."""
+    `retake` (None: all from `rng`, as always). `min_spread` lays every hand of a showdown
+    spread at least that share of a card's width, as the showdown page asks (0.5), from the
+    same random draws (0 draws as always)."""
     deck = deck or str(rng.choice(list(decks)))
     w, h = size
     items: list[Item] = []
@@ -647,7 +652,7 @@ def render_scene(
             tw, th = (f, f * 0.75) if rng.random() < 0.75 else (f * 0.75, f)
         ch = min(tw, th) * rng.uniform(0.16, 0.25)
         by_pos = _deal(rng) if hands is None else [list(hands[(bottom + p) % 4]) for p in range(4)]
-        items = _layout_table(rng, tw, th, ch, by_pos, tight)
+        items = _layout_table(rng, tw, th, ch, by_pos, tight, min_spread)
         for it in items:
             it.seat = (bottom + it.pos) % 4
         hands_out = [by_pos[(s - bottom) % 4] for s in range(4)]

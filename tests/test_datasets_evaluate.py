@@ -161,3 +161,19 @@ def test_a_second_photo_of_each_table_is_scored_alone_and_together() -> None:
     assert "a second photo of each table" in E.to_markdown("(a)", r)
     assert E.evaluate(E.ROOT / "models", 1, 41, ("naipes-libres",), (800, 600), truth_classifier=False,
                       progress=False)["two_photos"] is None
+
+
+def test_hands_spread_as_the_showdown_page_asks_are_the_same_draws_laid_wider() -> None:
+    as_drawn, _ = E.readable_showdown(7002, 3, ("fournier-1878",), (800, 600), bottom=1)
+    same, _ = E.readable_showdown(7002, 3, ("fournier-1878",), (800, 600), bottom=1, min_spread=0.0)
+    spread, _ = E.readable_showdown(7002, 3, ("fournier-1878",), (800, 600), bottom=1, min_spread=0.5)
+    assert same.image.tobytes() == as_drawn.image.tobytes()  # 0: drawn as always
+    assert spread.hands == as_drawn.hands and spread.image.tobytes() != as_drawn.image.tobytes()
+
+    def least(scene) -> float:
+        return min(c["visible"] for c in scene.cards if c["seat"] is not None)
+
+    assert least(as_drawn) < 0.35 < 0.45 < least(spread)  # a card a third showing, then nearly half
+    r = E.evaluate(E.ROOT / "models", 1, 41, ("naipes-libres",), (800, 600), truth_classifier=False,
+                   progress=False, min_spread=0.5)
+    assert r["min_spread"] == 0.5 and "Every hand spread at least 0.5" in E.to_markdown("(a)", r)
