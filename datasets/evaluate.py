@@ -125,7 +125,8 @@ def _shares(pred: list[str], labels: list[str]) -> dict:
 
 
 def readable_showdown(seed: int, i: int, decks: tuple[str, ...], size: tuple[int, int], bottom: int,
-                      tries: int = 20, extras: bool = False, retake: bool = False, min_spread: float = 0.0):
+                      tries: int = 20, extras: bool = False, retake: bool = False, min_spread: float = 0.0,
+                      draws: int | None = None):
     """Showdown `i` of `seed`, drawn again (next sub-seed) while one of its 16 cards shows
     no index corner (a glass or another card over both): players lay their cards with
     the indices showing, and a hidden index is not a reading error. With `extras`, 8s and
@@ -133,16 +134,22 @@ def readable_showdown(seed: int, i: int, decks: tuple[str, ...], size: tuple[int
     the coins, glasses and backs, as the rest of a 48-card pack does at a table (a
     different draw). Returns the scene and the number of draws it took; with `retake`,
     another photo of that table instead (`retake` = seed x 1000 + i); with `min_spread`,
-    every hand spread at least that share of a card's width."""
-    for k in range(tries):
-        args = [seed, i] if k == 0 else [seed, i, k]
-        scene = render_scene(np.random.default_rng(args), kind="table", size=size, decks=decks, bottom=bottom,
-                             card_extras=extras, min_spread=min_spread)
-        seated = [c for c in scene.cards if c["seat"] is not None]
-        if len(seated) == 16 and all(any(corner["labelled"] for corner in c["corners"]) for c in seated):
-            break
+    every hand spread at least that share of a card's width. A retake given `draws` (the
+    count the first call returned) is rendered at once, without drawing the table again."""
+    def sub_seed(k: int) -> list[int]:
+        return [seed, i] if k == 0 else [seed, i, k]
+
+    if retake and draws is not None:
+        k = draws - 1
+    else:
+        for k in range(tries):
+            scene = render_scene(np.random.default_rng(sub_seed(k)), kind="table", size=size, decks=decks,
+                                 bottom=bottom, card_extras=extras, min_spread=min_spread)
+            seated = [c for c in scene.cards if c["seat"] is not None]
+            if len(seated) == 16 and all(any(corner["labelled"] for corner in c["corners"]) for c in seated):
+                break
     if retake:
-        scene = render_scene(np.random.default_rng(args), kind="table", size=size, decks=decks, bottom=bottom,
+        scene = render_scene(np.random.default_rng(sub_seed(k)), kind="table", size=size, decks=decks, bottom=bottom,
                              card_extras=extras, retake=seed * 1000 + i, min_spread=min_spread)
     return scene, k + 1
 
@@ -234,7 +241,7 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
             silent_wrong += 1
         if retake:
             again, _ = readable_showdown(seed, i, decks, size, scene.bottom, extras=extras, retake=True,
-                                         min_spread=min_spread)
+                                         min_spread=min_spread, draws=tries)
             second = rec.scan(again.image, bottom=again.bottom)
             together = combine([res, second])
             two["second_alone"] += _fully_right(second, again.hands)

@@ -147,6 +147,27 @@ def test_the_kept_cross_deck_models_load_with_the_borrowed_detector(tmp_path) ->
     assert cross.suit is None  # read without a court suit reader, as the card says
 
 
+def test_a_retake_given_the_draw_count_is_the_same_photo_without_drawing_again(monkeypatch) -> None:
+    calls: list[dict] = []
+    real = E.render_scene
+
+    def counted(*a, **k):
+        calls.append(k)
+        return real(*a, **k)
+
+    for i in (0, 5):  # showdown 5 of seed 41 takes a second draw (a hidden index on the first)
+        first, draws = E.readable_showdown(41, i, ("naipes-libres",), (800, 600), bottom=1)
+        assert draws == (2 if i == 5 else 1)
+        slow, _ = E.readable_showdown(41, i, ("naipes-libres",), (800, 600), bottom=1, retake=True)
+        calls.clear()
+        monkeypatch.setattr(E, "render_scene", counted)
+        fast, again = E.readable_showdown(41, i, ("naipes-libres",), (800, 600), bottom=1, retake=True, draws=draws)
+        monkeypatch.setattr(E, "render_scene", real)
+        assert len(calls) == 1 and calls[0]["retake"] == 41 * 1000 + i  # one render: the retake itself
+        assert again == draws and fast.hands == first.hands
+        assert fast.image.tobytes() == slow.image.tobytes()
+
+
 def test_a_second_photo_of_each_table_is_scored_alone_and_together() -> None:
     first, _ = E.readable_showdown(41, 0, ("naipes-libres",), (800, 600), bottom=1)
     again, _ = E.readable_showdown(41, 0, ("naipes-libres",), (800, 600), bottom=1, retake=True)
