@@ -16,6 +16,7 @@ import sys
 COMMANDS: dict[str, tuple[str, str]] = {
     "settle": ("scorer.commands.settle", "settle hand records (mus-hand/1) into mus-settlement/1 lines"),
     "replay": ("scorer.commands.replay", "replay a mus-match/1 file: score after every hand, games, vacas, winner"),
+    "standings": ("scorer.commands.standings", "rank the teams of a club or tournament over mus-match/1 files"),
     "scan": ("scorer.commands.scan", "read the cards in showdown photos"),
     "serve": ("scorer.commands.serve", "start the table web app"),
     "prune": ("scorer.commands.prune", "delete old showdown photos (and long-idle tables) from the database"),

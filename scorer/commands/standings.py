@@ -1,0 +1,133 @@
+"""`mus-scorer standings MATCH.jsonl... [--json] [--lang L]`: rank teams over several matches.
+
+Each file is a `mus-match/1` file, replayed as `replay` does; the results of the matches
+(`Match.result()`) are ranked by the engine's `standings` (RULES.md "Club standings").
+Prints a table (rank, team, played, won, lost, vacas won, vacas lost, stones), then the
+matches not finished yet, which count for nothing but list their teams. `--json` prints
+one JSON object: `{"standings": [the rows of standings()], "matches": [{"file", "teams",
+"vacas", "stones", "winner"}]}`. Every bad file is reported on standard error with its
+name (and line); then nothing is printed on standard output, as standings over part of
+the matches would mislead, and the exit status is 1 (2 if a file could not be read).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from scorer.commands._io import drop_stdout, read_input
+
+# The table's words, per language: column headings, then the unfinished matches.
+_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "rank": "Rank", "team": "Team", "played": "Played", "won": "Won", "lost": "Lost",
+        "vacas_won": "Vacas won", "vacas_lost": "Vacas lost", "stones": "Stones",
+        "unfinished_1": "1 match not finished: {m}", "unfinished_n": "{n} matches not finished: {m}",
+    },
+    "es": {
+        "rank": "Puesto", "team": "Equipo", "played": "Jugadas", "won": "Ganadas", "lost": "Perdidas",
+        "vacas_won": "Vacas ganadas", "vacas_lost": "Vacas perdidas", "stones": "Piedras",
+        "unfinished_1": "1 partida sin terminar: {m}", "unfinished_n": "{n} partidas sin terminar: {m}",
+    },
+    "eu": {
+        "rank": "Postua", "team": "Taldea", "played": "Jokatuak", "won": "Irabaziak", "lost": "Galduak",
+        "vacas_won": "Bakak irabazi", "vacas_lost": "Bakak galdu", "stones": "Harriak",
+        "unfinished_1": "Partida bat amaitu gabe: {m}", "unfinished_n": "{n} partida amaitu gabe: {m}",
+    },
+    "fr": {
+        "rank": "Rang", "team": "Équipe", "played": "Jouées", "won": "Gagnées", "lost": "Perdues",
+        "vacas_won": "Manches gagnées", "vacas_lost": "Manches perdues", "stones": "Pierres",
+        "unfinished_1": "1 partie non terminée : {m}", "unfinished_n": "{n} parties non terminées : {m}",
+    },
+}
+
+_COLUMNS = ("rank", "team", "played", "won", "lost", "vacas_won", "vacas_lost", "stones")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The command's options."""
+    parser.add_argument("files", nargs="+", metavar="MATCH",
+                        help="mus-match/1 JSON Lines files, one per match ('-': standard input)")
+    parser.add_argument("--json", action="store_true",
+                        help="one JSON object: the standings rows and the result of every match")
+    parser.add_argument("--lang", default="en", choices=tuple(_WORDS), help="language of the text (default en)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Rank the teams; 0 when every file replayed, 1 on a bad file, 2 if one is unreadable."""
+    try:
+        return _standings(args)
+    except BrokenPipeError:
+        drop_stdout()
+        return 1
+
+
+def _load(path: str) -> tuple[dict[str, Any] | None, int]:
+    """The result of the match in `path` (`Match.result()`), or None and the exit status
+    after printing why on standard error."""
+    try:
+        text = read_input(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"mus-scorer standings: {path}: {exc}", file=sys.stderr)
+        return None, 2
+
+    from scorer.engine.errors import MusError
+    from scorer.engine.match import Match
+    from scorer.engine.standings import standings
+
+    try:
+        match = Match.from_lines(text.split("\n"))  # split as replay does, so the line numbers agree
+    except MusError as exc:
+        print(f"mus-scorer standings: {path}: {exc}", file=sys.stderr)
+        return None, 1
+    result = match.result()
+    try:  # what standings() would refuse in this match alone (the same team twice, a blank name)
+        standings([result])
+    except MusError as exc:
+        print(f"mus-scorer standings: {path}: teams: {exc.reason}", file=sys.stderr)
+        return None, 1
+    return result, 0
+
+
+def _table(rows: list[dict[str, Any]], w: dict[str, str]) -> list[str]:
+    """The standings as aligned text; a rank shared by tied teams is shown on the first of them."""
+    cells = [[w[c] for c in _COLUMNS]]
+    for n, row in enumerate(rows):
+        shared = n > 0 and rows[n - 1]["rank"] == row["rank"]
+        cells.append(["" if shared else str(row["rank"]), *(str(row[c]) for c in _COLUMNS[1:])])
+    widths = [max(len(line[i]) for line in cells) for i in range(len(_COLUMNS))]
+    team = _COLUMNS.index("team")
+    return ["  ".join(cell.ljust(widths[i]) if i == team else cell.rjust(widths[i])
+                      for i, cell in enumerate(line)).rstrip() for line in cells]
+
+
+def _standings(args: argparse.Namespace) -> int:
+    status = 0
+    matches: list[dict[str, Any]] = []
+    for path in args.files:
+        result, code = _load(path)
+        status = max(status, code)
+        if result is not None:
+            matches.append({"file": path, **result})
+    if status:
+        return status
+
+    from scorer.engine.standings import standings
+
+    rows = standings(matches)  # the extra "file" key is not read
+    out = sys.stdout
+    if args.json:
+        dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+        out.write(dumps({"standings": rows, "matches": matches}) + "\n")
+        return 0
+    w = _WORDS[args.lang]
+    for line in _table(rows, w):
+        out.write(line + "\n")
+    unfinished = [m for m in matches if m["winner"] is None]
+    if unfinished:
+        listed = ", ".join(f"{m['teams'][0]} – {m['teams'][1]} ({m['file']})" for m in unfinished)
+        key = "unfinished_1" if len(unfinished) == 1 else "unfinished_n"
+        out.write(w[key].format(n=len(unfinished), m=listed) + "\n")
+    return 0

@@ -1,0 +1,193 @@
+"""`mus-scorer standings` through a subprocess, on match files the engine plays at test time.
+
+Every game is won by an órdago at grande accepted at once (the winners hold four reyes
+and four caballos, kings 8), so with one game a vaca each game is a vaca, worth 40
+stones to its winner and none to the loser.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from scorer.engine.match import Match
+from scorer.engine.rules import Rules
+
+ROOT = Path(__file__).resolve().parent.parent
+
+KINGS = ["12o", "12c", "12e", "12b"]
+ASES = ["1o", "1c", "1e", "1b"]
+HORSES = ["11o", "11c", "11e", "11b"]
+FOURS = ["4o", "4c", "4e", "4b"]
+
+
+def standings(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "scorer", "standings", *args], input=stdin, capture_output=True,
+                          text=True, cwd=ROOT, timeout=60)
+
+
+def ordago(team: int, esku: int) -> dict[str, Any]:
+    """A hand whose game `team` wins by an órdago at grande, accepted."""
+    hands = [KINGS, ASES, HORSES, FOURS] if team == 0 else [ASES, KINGS, FOURS, HORSES]
+    return {"hands": [list(h) for h in hands], "esku": esku,
+            "bets": {"grande": [{"seat": esku, "act": "ordago"}, {"seat": (esku + 1) % 4, "act": "quiero"}]}}
+
+
+def match_file(path: Path, teams: Sequence[str], games: Sequence[int]) -> Path:
+    """A mus-match/1 file of a match to 2 vacas (one game a vaca) whose games went to `games` (0/1)."""
+    match = Match(Rules(vacas_to_win=2), teams=teams)
+    for team in games:
+        match.play(ordago(team, match.state()["esku"]))
+    path.write_text("\n".join(match.to_lines()) + "\n", encoding="utf-8")
+    return path
+
+
+def club(tmp: Path) -> list[Path]:
+    """Three finished matches between A, B and C, and D – A not finished (D leads 1-0).
+
+    A beat B 2-0 and lost 1-2 to C; C beat A 2-1 and lost 1-2 to B; B beat C 2-1 and lost 0-2 to A.
+    Each won one match. Vacas won in the match lost: A 1, C 1, B 0, so B is last of the three;
+    vacas lost: A 0 + 2 = 2, C 2 + 1 = 3, so A is first. D played no finished match: fourth.
+    """
+    return [
+        match_file(tmp / "ab.jsonl", ("A", "B"), [0, 0]),
+        match_file(tmp / "bc.jsonl", ("B", "C"), [0, 1, 0]),
+        match_file(tmp / "ca.jsonl", ("C", "A"), [0, 1, 0]),
+        match_file(tmp / "da.jsonl", ("D", "A"), [0]),
+    ]
+
+
+def table(stdout: str) -> dict[str, list[str]]:
+    """The table's rows by team: the cells after the team name, with the rank (or '') in front."""
+    rows = {}
+    for line in stdout.splitlines()[1:]:
+        cells = line.split()
+        if len(cells) < 7 or not cells[-1].isdigit():
+            continue
+        if cells[0].isdigit() and len(cells) == 8:
+            rows[cells[1]] = [cells[0], *cells[2:]]
+        else:
+            rows[cells[0]] = ["", *cells[1:]]
+    return rows
+
+
+def test_standings_rank_the_club(tmp_path: Path) -> None:
+    files = club(tmp_path)
+    proc = standings(*map(str, files))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    lines = proc.stdout.splitlines()
+    assert lines[0].split() == ["Rank", "Team", "Played", "Won", "Lost", "Vacas", "won", "Vacas", "lost", "Stones"]
+    rows = table(proc.stdout)
+    assert list(rows) == ["A", "C", "B", "D"]
+    # rank, played, won, lost, vacas won, vacas lost, stones (40 a vaca won)
+    assert rows["A"] == ["1", "2", "1", "1", "3", "2", "120"]
+    assert rows["C"] == ["2", "2", "1", "1", "3", "3", "120"]
+    assert rows["B"] == ["3", "2", "1", "1", "2", "3", "80"]
+    assert rows["D"] == ["4", "0", "0", "0", "0", "0", "0"]  # the unfinished match counts for nothing
+    # the columns line up: every number ends where its heading ends
+    width = len(lines[0])
+    assert all(len(line) == width for line in lines[1:5])
+    assert lines[-1] == f"1 match not finished: D – A ({files[3]})"
+
+
+def test_tied_teams_share_a_rank(tmp_path: Path) -> None:
+    # A circle of 2-0 wins: A, B and C each won one, lost one without a vaca, lost 2 vacas, scored
+    # 80 stones and beat one of the others: tied on everything, they share rank 2 behind D, who won
+    # 2-0 and lost no vaca. F, with no finished match, lost no vaca either: ahead of E, who lost 0-2.
+    files = [
+        match_file(tmp_path / "1.jsonl", ("A", "B"), [0, 0]),
+        match_file(tmp_path / "2.jsonl", ("B", "C"), [0, 0]),
+        match_file(tmp_path / "3.jsonl", ("C", "A"), [0, 0]),
+        match_file(tmp_path / "4.jsonl", ("D", "E"), [0, 0]),
+        match_file(tmp_path / "5.jsonl", ("E", "F"), []),  # not started
+        match_file(tmp_path / "6.jsonl", ("B", "F"), [1]),  # F leads 1-0
+    ]
+    proc = standings(*map(str, files))
+    assert proc.returncode == 0, proc.stderr
+    rows = table(proc.stdout)
+    assert list(rows) == ["D", "A", "B", "C", "F", "E"]
+    assert [rows[t][0] for t in rows] == ["1", "2", "", "", "5", "6"]  # a shared rank is shown once
+    assert rows["D"][1:] == ["1", "1", "0", "2", "0", "80"]
+    assert rows["A"][1:] == rows["B"][1:] == rows["C"][1:] == ["2", "1", "1", "2", "2", "80"]
+    assert rows["E"][1:] == ["1", "0", "1", "0", "2", "0"]
+    assert rows["F"][1:] == ["0", "0", "0", "0", "0", "0"]
+    assert proc.stdout.splitlines()[-1] == f"2 matches not finished: E – F ({files[4]}), B – F ({files[5]})"
+
+
+def test_standings_json(tmp_path: Path) -> None:
+    files = club(tmp_path)
+    proc = standings(*map(str, files), "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert len(proc.stdout.splitlines()) == 1
+    data = json.loads(proc.stdout)
+    assert set(data) == {"standings", "matches"}
+    assert [(r["rank"], r["team"]) for r in data["standings"]] == [(1, "A"), (2, "C"), (3, "B"), (4, "D")]
+    a = data["standings"][0]
+    assert set(a) == {"rank", "team", "played", "won", "lost", "vacas_won", "vacas_lost", "vacas_won_in_lost",
+                      "stones", "head_to_head"}
+    assert (a["vacas_won_in_lost"], a["vacas_lost"], a["stones"]) == (1, 2, 120)
+    assert data["matches"] == [
+        {"file": str(files[0]), "teams": ["A", "B"], "vacas": [2, 0], "stones": [80, 0], "winner": 0},
+        {"file": str(files[1]), "teams": ["B", "C"], "vacas": [2, 1], "stones": [80, 40], "winner": 0},
+        {"file": str(files[2]), "teams": ["C", "A"], "vacas": [2, 1], "stones": [80, 40], "winner": 0},
+        {"file": str(files[3]), "teams": ["D", "A"], "vacas": [1, 0], "stones": [40, 0], "winner": None},
+    ]
+
+
+def test_standings_lang(tmp_path: Path) -> None:
+    proc = standings(*map(str, club(tmp_path)), "--lang", "es")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0].split()[:3] == ["Puesto", "Equipo", "Jugadas"]
+    assert proc.stdout.splitlines()[-1].startswith("1 partida sin terminar: D – A (")
+
+
+def test_bad_files_are_all_named_and_nothing_is_ranked(tmp_path: Path) -> None:
+    good = match_file(tmp_path / "good.jsonl", ("A", "B"), [0, 0])
+    lines = match_file(tmp_path / "x.jsonl", ("A", "C"), [0, 1, 0]).read_text().splitlines()
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("\n".join([*lines[:2], lines[2][:-1], *lines[3:]]) + "\n")  # line 3 cut short
+    over = tmp_path / "over.jsonl"
+    over.write_text("\n".join([*lines, json.dumps(ordago(0, 0))]) + "\n")  # a hand after the match was won
+    for extra in ((), ("--json",)):
+        proc = standings(str(good), str(broken), str(over), *extra)
+        assert proc.returncode == 1
+        assert proc.stdout == ""
+        errors = proc.stderr.splitlines()
+        assert len(errors) == 2
+        assert errors[0].startswith(f"mus-scorer standings: {broken}: line 3: not JSON")
+        assert errors[1].startswith(f"mus-scorer standings: {over}: line 5: the match is over")
+
+
+def test_same_team_twice_names_the_file(tmp_path: Path) -> None:
+    same = match_file(tmp_path / "same.jsonl", ("A", "A"), [0])
+    proc = standings(str(same))
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.startswith(f"mus-scorer standings: {same}: teams: ")
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    good = match_file(tmp_path / "good.jsonl", ("A", "B"), [0, 0])
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"esku": 0, "hands": []}\n')  # no header
+    missing = tmp_path / "missing.jsonl"
+    proc = standings(str(good), str(missing), str(broken))
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    errors = proc.stderr.splitlines()
+    assert len(errors) == 2
+    assert errors[0].startswith(f"mus-scorer standings: {missing}: ") and "No such file" in errors[0]
+    assert errors[1].startswith(f"mus-scorer standings: {broken}: line 1")
+
+
+def test_stdin(tmp_path: Path) -> None:
+    text = match_file(tmp_path / "ab.jsonl", ("A", "B"), [1, 0, 1]).read_text()
+    proc = standings("-", "--json", stdin=text)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert [(r["team"], r["won"], r["vacas_won_in_lost"]) for r in data["standings"]] == [("B", 1, 0), ("A", 0, 1)]
+    assert data["matches"][0]["file"] == "-"
