@@ -77,3 +77,31 @@ def test_a_version_1_database_is_migrated_and_keeps_its_photos(tmp_path) -> None
     row = db.reader().execute("SELECT id, data, first_id FROM photos").fetchone()
     assert (row["id"], row["data"], row["first_id"]) == ("p", b"\x00", None)
     db.close()
+
+
+def test_a_version_2_database_gets_tournaments_and_keeps_its_tables(tmp_path) -> None:
+    from scorer.storage.db import MIGRATIONS
+    from scorer.storage.tables import TableStore
+    from scorer.storage.tournaments import TournamentStore
+
+    path = tmp_path / "v2.db"
+    conn = sqlite3.connect(path)
+    for script in MIGRATIONS[:2]:
+        conn.executescript(script)
+    conn.execute("INSERT INTO tables (id, token, watch_token, header, version, current, created, updated) VALUES "
+                 "('t1', 'tok', 'w', '{\"teams\": [\"A\", \"B\"], \"players\": [\"a\", \"b\", \"c\", \"d\"], "
+                 "\"rules\": {\"kings\": 8, \"target\": 40}, \"esku\": 0}', 3, '{\"log\": []}', 0, 0)")
+    conn.execute("PRAGMA user_version = 2")
+    conn.commit()
+    conn.close()
+    db = Database(path)
+    assert db.schema_version == SCHEMA_VERSION >= 3
+    tables = TableStore(db)
+    tours = TournamentStore(db, tables)
+    tour = tours.create({"name": "Liga"})
+    assert tours.add_table(tour["id"], "t1") and not tours.add_table(tour["id"], "t1")
+    assert tours.state(tour["id"])["matches"][0]["teams"] == ["A", "B"]
+    with db.write() as w:  # a pruned table leaves the tournament with it (ON DELETE CASCADE)
+        w.execute("DELETE FROM tables WHERE id = 't1'")
+    assert tours.table_ids(tour["id"]) == []
+    db.close()

@@ -17,6 +17,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request, url_for
 
 from scorer.storage.tables import Runtime, StoreError, TableStore, check_header
+from scorer.storage.tournaments import TournamentStore
 from web.errors import ApiError
 from web.live import Hub, stream
 
@@ -429,6 +430,71 @@ def import_into(table_id: str) -> Response:
     return _answer(_store().replace(table_id, client_id, version, header, records))
 
 
+# -- tournaments ---------------------------------------------------------------
+def _tournaments() -> TournamentStore:
+    return current_app.extensions["mus_tournaments"]
+
+
+def _tournament(tournament_id: str, write: bool) -> tuple[dict[str, Any], bool]:
+    """The tournament and whether the request holds the organiser's token (`write`: must)."""
+    token = _token()
+    if token is None:
+        raise ApiError(401, "missing_token", "a token is needed: 'Authorization: Bearer <token>' or ?token=", "token")
+    row = _tournaments().get(tournament_id)
+    organiser = _same(token, row["token"])
+    if organiser or (not write and _same(token, row["watch_token"])):
+        return row, organiser
+    if _same(token, row["watch_token"]):
+        raise ApiError(403, "read_only", "the watch token only reads this tournament", "token")
+    raise ApiError(403, "bad_token", "this token does not open this tournament", "token")
+
+
+def _tournament_links(row: dict[str, Any]) -> dict[str, Any]:
+    base = request.host_url.rstrip("/")
+    return {
+        "id": row["id"],
+        "name": row["name"],
+        "token": row["token"],
+        "watch_token": row["watch_token"],
+        "url": f"{base}/c/{row['id']}?token={row['token']}",
+        "watch_url": f"{base}/c/{row['id']}?token={row['watch_token']}",
+    }
+
+
+@bp.post("/tournaments")
+def create_tournament() -> Response:
+    """A new tournament: `{name}` -> 201 with its tokens and links."""
+    row = _tournaments().create(_body())
+    resp = _dump(_tournament_links(row), 201)
+    resp.headers["Location"] = url_for("api.get_tournament", tournament_id=row["id"])
+    return resp
+
+
+@bp.get("/tournaments/<tournament_id>")
+def get_tournament(tournament_id: str) -> Response:
+    """Its matches as they stand and the standings (the organiser also gets each table's watch token)."""
+    _, organiser = _tournament(tournament_id, write=False)
+    return _dump(_tournaments().state(tournament_id, watch_links=organiser))
+
+
+@bp.post("/tournaments/<tournament_id>/tables")
+def add_tournament_table(tournament_id: str) -> Response:
+    """Enrol a table: `{table, token}` with the table's players' token -> the tournament
+    (201 when the table was added, 200 when it was in already)."""
+    _tournament(tournament_id, write=True)
+    body = _body()
+    table_id, table_token = body.get("table"), body.get("token")
+    if not isinstance(table_id, str) or not table_id:
+        raise ApiError(400, "invalid", f"table: {table_id!r} is not a table id", "table")
+    if not isinstance(table_token, str) or not table_token:
+        raise ApiError(400, "invalid", "token: missing (the table's players' token)", "token")
+    rt = _store().runtime(table_id)
+    if not _same(table_token, rt.token):
+        raise ApiError(403, "bad_token", "token: it does not open this table for its players", "token")
+    added = _tournaments().add_table(tournament_id, table_id)
+    return _dump(_tournaments().state(tournament_id, watch_links=True), 201 if added else 200)
+
+
 @bp.get("/openapi.json")
 def openapi() -> Response:
     from web.openapi import document
@@ -439,6 +505,7 @@ def openapi() -> Response:
 def init_app_state(app: Any, store: TableStore, hub: Hub) -> None:
     """Attach the store and hub to the app, and publish every write to the hub."""
     app.extensions["mus_store"] = store
+    app.extensions["mus_tournaments"] = TournamentStore(store.db, store)
     app.extensions["mus_hub"] = hub
     app.extensions["mus_scan_lock"] = threading.Lock()
     app.extensions["mus_scan_slots"] = threading.BoundedSemaphore(int(app.config.get("SCAN_CONCURRENCY", 2)))

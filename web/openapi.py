@@ -34,6 +34,7 @@ BOTTOM_Q = {"name": "bottom", "in": "query", "required": False,
             "description": "the seat sitting at the photo's bottom edge"}
 SECURE = [{"bearer": []}, {"queryToken": []}]
 ADMIN = [{"bearer": []}, {"adminKey": []}]
+TOURNAMENT_ID = {"name": "tournament_id", "in": "path", "required": True, "schema": {"type": "string"}}
 DECK_ID = {"name": "deck_id", "in": "path", "required": True, "schema": {"type": "string"}}
 DECK_BODY = {"required": True, "content": {"multipart/form-data": {"schema": {
     "type": "object", "required": ["oros", "copas", "espadas", "bastos"],
@@ -69,7 +70,24 @@ PHOTO_BODY = {
     },
 }
 
+_PAIR = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}
 SCHEMAS: dict[str, Any] = {
+    "NewTournament": {"type": "object", "required": ["name"], "properties": {
+        "name": {"type": "string", "minLength": 1, "maxLength": 60}}},
+    "TournamentCreated": {"type": "object", "required": ["id", "name", "token", "watch_token", "url", "watch_url"],
+                          "properties": {k: {"type": "string"} for k in
+                                         ("id", "name", "token", "watch_token", "url", "watch_url")}},
+    "Tournament": {"type": "object", "required": ["id", "name", "matches", "standings"], "properties": {
+        "id": {"type": "string"}, "name": {"type": "string"},
+        "matches": {"type": "array", "items": {"type": "object", "properties": {
+            "table": {"type": "string"}, "teams": {"type": "array", "items": {"type": "string"}},
+            "vacas": _PAIR, "games": _PAIR, "score": _PAIR, "stones": _PAIR, "hands": {"type": "integer"},
+            "winner": {"type": ["integer", "null"]}, "finished": {"type": "boolean"},
+            "watch_token": {"type": "string", "description": "the organiser's answer only"}}}},
+        "standings": {"type": "array", "items": {"type": "object", "properties": {
+            k: {"type": "string" if k == "team" else "integer"} for k in
+            ("rank", "team", "played", "won", "lost", "vacas_won", "vacas_lost", "vacas_won_in_lost", "stones",
+             "head_to_head")}}}}},
     "Error": {
         "type": "object",
         "required": ["error"],
@@ -273,6 +291,25 @@ def document() -> dict[str, Any]:
             "summary": "Read every later photo with the models the server started with", "security": ADMIN,
             "responses": {"200": _json({"type": "object", "properties": {"active": {"type": "null"}}},
                                        "no deck is active")} | _errors(401, 403, 503)}},
+        "/api/tournaments": {"post": {
+            "summary": "Create a tournament (a club's league of tables)",
+            "requestBody": {"required": True, "content": {JSON: {"schema": _ref("NewTournament")}}},
+            "responses": {"201": _json(_ref("TournamentCreated"), "the tournament, its tokens and links")}
+            | _errors(400)}},
+        "/api/tournaments/{tournament_id}": {"get": {
+            "summary": "Its matches as they stand and the standings (RULES.md, Club standings)",
+            "description": "The organiser's token also gets each table's watch_token; the watch token reads only.",
+            "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
+            "responses": {"200": _json(_ref("Tournament"), "the tournament")} | _errors(401, 403, 404)}},
+        "/api/tournaments/{tournament_id}/tables": {"post": {
+            "summary": "Enrol a table (the organiser's token, and the table's players' token in the body)",
+            "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
+            "requestBody": {"required": True, "content": {JSON: {"schema": {
+                "type": "object", "required": ["table", "token"],
+                "properties": {"table": {"type": "string"}, "token": {"type": "string"}}}}}},
+            "responses": {"201": _json(_ref("Tournament"), "enrolled; the tournament"),
+                          "200": _json(_ref("Tournament"), "it was enrolled already; the tournament")}
+            | _errors(400, 401, 403, 404, 409)}},
         "/api/openapi.json": {"get": {
             "summary": "This document", "responses": {"200": {"description": "OpenAPI 3.1",
                                                              "content": {JSON: {}}}}}},

@@ -12,6 +12,9 @@ Routes:
 - `/w/<id>?token=<watch>`: the same table for spectators (read only).
 - `/t/<id>/history`, `/t/<id>/sheet`: every hand; the printable match sheet.
 - `/t/<id>/qr.svg?token=&for=join|watch`: the QR code of the join or watch link.
+- `/c/<id>?token=`: a tournament's standings and matches (the organiser's token adds
+  tables; the watch token only reads); `/c/<id>/qr.svg?token=`: its watch link's QR code.
+- `/?tournament=<id>&ttoken=`: a new table that counts in that tournament.
 - `/decks#key=`: teach the card reader a club's own deck from four photos (`web.decks`).
 """
 
@@ -212,7 +215,66 @@ def _links(table_id: str, state: dict, token: str | None, role: str) -> dict:
 
 @bp.get("/")
 def new_table():
-    return _render("new.html", page="new", seats=SEATS)
+    tournament = None
+    if request.args.get("tournament"):
+        row, err = _tournament_or_error(request.args["tournament"], request.args.get("ttoken"), organiser=True)
+        if err:
+            return err
+        tournament = {"id": row["id"], "name": row["name"], "token": row["token"]}
+    return _render("new.html", page="new", seats=SEATS, tournament=tournament,
+                   boot=Markup(_script_json({"tournament": tournament})))
+
+
+def _tournament_or_error(tournament_id: str, token: str | None, organiser: bool = False):
+    """`(row with role, None)`, or `(None, error page)`: the token checked as the API does."""
+    from scorer.storage.tables import StoreError
+
+    if not token:
+        return None, _error_page(401, "missing_token")
+    try:
+        row = current_app.extensions["mus_tournaments"].get(tournament_id)
+    except StoreError:
+        return None, _error_page(404, "tournament_not_found")
+    if _same(token, row["token"]):
+        return {**row, "role": "organise"}, None
+    if _same(token, row["watch_token"]) and not organiser:
+        return {**row, "role": "watch"}, None
+    return None, _error_page(403, "read_only" if _same(token, row["watch_token"]) else "bad_token")
+
+
+@bp.get("/c/<tournament_id>")
+def tournament(tournament_id: str):
+    """A tournament: standings, matches; for its organiser, new tables and links."""
+    token = _token_arg()
+    row, err = _tournament_or_error(tournament_id, token)
+    if err:
+        return err
+    organiser = row["role"] == "organise"
+    state = current_app.extensions["mus_tournaments"].state(tournament_id, watch_links=organiser)
+    boot = {"id": tournament_id, "token": token, "role": row["role"], "state": state,
+            "api": f"/api/tournaments/{tournament_id}"}
+    return _render(
+        "tournament.html",
+        page="tournament",
+        state=state,
+        role=row["role"],
+        token=token,
+        watch_url=public_url(f"/c/{tournament_id}", token=row["watch_token"]),
+        qr=url_for("pages.tournament_qr", tournament_id=tournament_id, token=token),
+        new_table=url_for("pages.new_table", tournament=tournament_id, ttoken=token) if organiser else None,
+        boot=Markup(_script_json(boot)),
+    )
+
+
+@bp.get("/c/<tournament_id>/qr.svg")
+def tournament_qr(tournament_id: str):
+    row, err = _tournament_or_error(tournament_id, _token_arg())
+    if err:
+        return err
+    url = public_url(f"/c/{tournament_id}", token=row["watch_token"])
+    resp = Response(qr_svg(url, url), mimetype="image/svg+xml")
+    resp.headers["Cache-Control"] = "private, max-age=300"
+    return resp
 
 
 @bp.get("/decks")

@@ -64,6 +64,23 @@ MIGRATIONS: list[str] = [
     ALTER TABLE photos ADD COLUMN first_id TEXT;
     CREATE INDEX photos_first ON photos(first_id);
     """,
+    # 2 -> 3: tournaments (a club's league): a name, two tokens, and the tables played in it
+    """
+    CREATE TABLE tournaments (
+        id          TEXT PRIMARY KEY,
+        token       TEXT NOT NULL,           -- the organiser's: adds tables
+        watch_token TEXT NOT NULL,           -- anyone's: reads the standings
+        name        TEXT NOT NULL,
+        created     REAL NOT NULL
+    );
+    CREATE TABLE tournament_tables (
+        tournament_id TEXT NOT NULL REFERENCES tournaments(id) ON DELETE CASCADE,
+        table_id      TEXT NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+        added         REAL NOT NULL,
+        PRIMARY KEY (tournament_id, table_id)
+    );
+    CREATE INDEX tournament_tables_table ON tournament_tables(table_id);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

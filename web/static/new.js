@@ -26,6 +26,22 @@ function keepLang(url) {
   return url + (url.includes("?") ? "&" : "?") + "lang=" + encodeURIComponent(lang);
 }
 
+const boot = JSON.parse(document.getElementById("boot")?.textContent || "{}");
+
+// A table opened from a tournament's page counts in it (enrolled with both tokens).
+async function enrol(created) {
+  const tour = boot.tournament;
+  if (!tour) return;
+  try {
+    await api("POST", `/api/tournaments/${encodeURIComponent(tour.id)}/tables`, {
+      token: tour.token, json: { table: created.id, token: created.token },
+    });
+  } catch (e) {
+    toast(t("tour.enrol_failed"), "error", 6000);
+    await new Promise((r) => setTimeout(r, 3000));
+  }
+}
+
 function go(created, teams) {
   rememberTable({ id: created.id, token: created.token, teams, url: tableUrl(created) });
   location.assign(keepLang(tableUrl(created)) + "#invite"); // the table opens on its QR codes
@@ -50,7 +66,9 @@ form.addEventListener("submit", async (ev) => {
     esku: Number(form.elements.esku.value),
   };
   try {
-    go(await api("POST", "/api/tables", { json: body }), teams);
+    const created = await api("POST", "/api/tables", { json: body });
+    await enrol(created);
+    go(created, teams);
   } catch (e) {
     errorBox.textContent = e.text || t("err.generic");
     errorBox.hidden = false;
@@ -68,6 +86,7 @@ importForm.addEventListener("submit", async (ev) => {
       body: await file.text(),
       headers: { "Content-Type": "application/x-ndjson" },
     });
+    await enrol(created);
     go(created, created.teams || []);
   } catch (e) {
     toast(e.text || t("err.generic"), "error", 5000);
@@ -86,4 +105,20 @@ if (recent.length) {
       h("span", { class: "recent-when" }, when))));
   }
   box.hidden = false;
+}
+
+// A tournament: its name, then its page (the organiser's link).
+const tourForm = document.getElementById("create-tournament");
+if (tourForm) {
+  tourForm.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const input = tourForm.elements.name;
+    const name = input.value.trim() || input.dataset.default;
+    try {
+      const created = await api("POST", "/api/tournaments", { json: { name } });
+      location.assign(keepLang(`/c/${encodeURIComponent(created.id)}?token=${encodeURIComponent(created.token)}`));
+    } catch (e) {
+      toast(e.text || t("err.generic"), "error", 5000);
+    }
+  });
 }

@@ -1,0 +1,114 @@
+"""Tournaments: a club's league of tables, ranked with the engine's standings.
+
+A tournament is a name, two tokens (the organiser's adds tables; the watch token only
+reads) and the tables played in it. Adding a table takes that table's players' token
+too, so nobody enrols a match they could not open. The standings are never stored:
+they are the engine's `standings` over the tables' matches as they stand now, so a
+hand settled at any table moves them at once.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from scorer import engine
+from scorer.storage.db import Database
+from scorer.storage.tables import StoreError, TableStore, new_id, new_token
+
+MAX_TOURNAMENT_NAME = 60
+MAX_TABLES = 200  # tables in one tournament
+
+
+def check_name(body: Any) -> str:
+    """The tournament name of a `{"name": ...}` body, or a 400 that says what is wrong."""
+    if not isinstance(body, dict):
+        raise StoreError(400, "invalid", f"expected a JSON object with a name, got {type(body).__name__}")
+    name = body.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise StoreError(400, "invalid", f"name: {name!r} is not a non-empty text", "name")
+    name = " ".join(name.split())
+    if len(name) > MAX_TOURNAMENT_NAME:
+        raise StoreError(400, "invalid", f"name: longer than {MAX_TOURNAMENT_NAME} characters", "name")
+    return name
+
+
+class TournamentStore:
+    """The tournaments of one database, over its `TableStore`."""
+
+    def __init__(self, db: Database, tables: TableStore) -> None:
+        self.db = db
+        self.tables = tables
+
+    def create(self, body: Any) -> dict[str, Any]:
+        """A new tournament from `{"name": ...}`: `{id, token, watch_token, name}`."""
+        row = {"id": new_id(), "token": new_token(), "watch_token": new_token(), "name": check_name(body)}
+        with self.db.write() as conn:
+            conn.execute(
+                "INSERT INTO tournaments (id, token, watch_token, name, created) VALUES (?, ?, ?, ?, ?)",
+                (row["id"], row["token"], row["watch_token"], row["name"], time.time()),
+            )
+        return row
+
+    def get(self, tournament_id: str) -> dict[str, Any]:
+        """`{id, token, watch_token, name}`; a 404 where there is no such tournament."""
+        row = self.db.reader().execute(
+            "SELECT id, token, watch_token, name FROM tournaments WHERE id = ?", (tournament_id,)
+        ).fetchone()
+        if row is None:
+            raise StoreError(404, "not_found", f"no tournament {tournament_id!r}")
+        return dict(row)
+
+    def add_table(self, tournament_id: str, table_id: str) -> bool:
+        """Enrol a table (the caller has checked both tokens): True if it was not in yet."""
+        self.get(tournament_id)
+        self.tables.runtime(table_id)  # a 404 names a table that does not exist
+        with self.db.write() as conn:
+            if conn.execute(
+                "SELECT 1 FROM tournament_tables WHERE tournament_id = ? AND table_id = ?", (tournament_id, table_id)
+            ).fetchone():
+                return False
+            n = conn.execute("SELECT COUNT(*) FROM tournament_tables WHERE tournament_id = ?",
+                             (tournament_id,)).fetchone()[0]
+            if n >= MAX_TABLES:
+                raise StoreError(409, "too_many_tables", f"a tournament holds {MAX_TABLES} tables at most")
+            conn.execute("INSERT INTO tournament_tables (tournament_id, table_id, added) VALUES (?, ?, ?)",
+                         (tournament_id, table_id, time.time()))
+        return True
+
+    def table_ids(self, tournament_id: str) -> list[str]:
+        """The tournament's tables, in the order they were added."""
+        rows = self.db.reader().execute(
+            "SELECT table_id FROM tournament_tables WHERE tournament_id = ? ORDER BY added, table_id", (tournament_id,)
+        )
+        return [r["table_id"] for r in rows]
+
+    def state(self, tournament_id: str, watch_links: bool = False) -> dict[str, Any]:
+        """`{id, name, matches, standings}`: each table's match as it stands and the
+        engine's standings over them (an unfinished match only lists its teams). With
+        `watch_links`, each match carries its table's watch token (for the organiser)."""
+        row = self.get(tournament_id)
+        matches, results = [], []
+        for table_id in self.table_ids(tournament_id):
+            try:
+                rt = self.tables.runtime(table_id)
+            except StoreError:  # deleted since it was listed
+                continue
+            result = rt.match.result()
+            st = rt.match.state()
+            match = {
+                "table": table_id,
+                "teams": result["teams"],
+                "vacas": list(result["vacas"]),
+                "games": list(st["games"]),
+                "score": list(st["score"]),
+                "stones": list(result["stones"]),
+                "hands": len(rt.hands),
+                "winner": result["winner"],
+                "finished": result["winner"] is not None,
+            }
+            if watch_links:
+                match["watch_token"] = rt.watch_token
+            matches.append(match)
+            results.append(result)
+        return {"id": row["id"], "name": row["name"], "matches": matches, "standings": engine.standings(results)}

@@ -1,0 +1,114 @@
+"""A tournament in a real browser (Debian's Chromium, Playwright, the real app on
+127.0.0.1): started from the home page, a table opened from its page counts in it,
+and the standings follow a hand settled at that table without reloading.
+
+Without Chromium these tests skip, unless `CI` is set: then they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+from web.testing import CHROMIUM, CHROMIUM_ARGS, PHONE, LiveServer  # noqa: E402
+
+RRRR_HANDS = [["12o", "12c", "12e", "12b"], ["1o", "1c", "4e", "5b"], ["4o", "5o", "6o", "7o"], ["4c", "5c", "6c", "7c"]]
+
+
+def _need_browser() -> None:
+    why = None
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        why = "playwright is not installed"
+    if why is None and not Path(CHROMIUM).exists():
+        why = f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+    if why:
+        if os.environ.get("CI"):
+            pytest.fail(f"browser tests need a browser in CI: {why}")
+        pytest.skip(why)
+
+
+@pytest.fixture(scope="module")
+def server():
+    _need_browser()
+    srv = LiveServer({})
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def test_a_tournament_from_the_home_page_counts_its_tables_live(server, browser) -> None:
+    import requests
+
+    ctx = browser.new_context(**PHONE, locale="en", extra_http_headers={"Accept-Language": "en"})
+    ctx.set_default_timeout(8000)
+    page = ctx.new_page()
+    try:
+        page.goto(f"{server.url}/?lang=en")
+        page.click("#new-tournament summary")
+        page.fill("#create-tournament input[name=name]", "Peña Txoko")
+        page.click("#create-tournament button[type=submit]")
+        page.wait_for_url(re.compile(r"/c/[^/?]+\?token="))
+        assert page.inner_text("#tournament-name") == "Peña Txoko"
+        assert "No table in this tournament yet." in page.inner_text("#standings")
+        organiser = page.url
+
+        # a table opened from the tournament's page counts in it
+        page.click("#new-tournament-table")
+        page.wait_for_selector("#tournament-note")
+        assert "Peña Txoko" in page.inner_text("#tournament-note")
+        page.fill("input[name=team0]", "Gorriak")
+        page.fill("input[name=team1]", "Urdinak")
+        page.select_option("select[name=vacas_to_win]", "1")  # one game decides the match
+        page.click("#new-table button[type=submit]")
+        page.wait_for_url(re.compile(r"/t/[^/?]+\?token="))
+        table_id = urlsplit(page.url).path.split("/")[2]
+        table_token = parse_qs(urlsplit(page.url).query)["token"][0]
+
+        # a spectator follows the standings with the watch link
+        page.goto(organiser)
+        assert page.locator(".match-row").count() == 1
+        assert page.inner_text(".match-row .match-vacas") == "0–0"
+        watch = urlsplit(page.get_attribute(".watch-url", "href"))  # the LAN address, for other phones
+        assert watch.path == urlsplit(organiser).path and watch.query != urlsplit(organiser).query
+        spectator = ctx.new_page()
+        spectator.goto(f"{server.url}{watch.path}?{watch.query}")
+        assert spectator.locator("#new-tournament-table").count() == 0  # spectators only read
+        assert spectator.evaluate("document.documentElement.scrollWidth") <= 360  # no sideways scroll
+
+        # an accepted órdago at the table: Urdinak (seat 1) hold four kings and take the match
+        http = requests.Session()
+        http.headers["Authorization"] = f"Bearer {table_token}"
+        base = f"{server.url}/api/tables/{table_id}"
+        for k, act in enumerate([{"seat": 0, "act": "ordago"}, {"seat": 1, "act": "quiero"}]):
+            v = http.get(base).json()["version"]
+            http.post(f"{base}/actions", json={"client_id": f"a{k}", "version": v, "action": act}).raise_for_status()
+        v = http.get(base).json()["version"]
+        hands = [RRRR_HANDS[1], RRRR_HANDS[0], RRRR_HANDS[2], RRRR_HANDS[3]]
+        http.post(f"{base}/showdown", json={"client_id": "s", "version": v, "hands": hands}).raise_for_status()
+        start = time.monotonic()
+        spectator.wait_for_function(
+            "document.querySelector('.match-row .match-vacas')?.textContent === '0–1'", timeout=20000)
+        waited = time.monotonic() - start
+        rows = spectator.locator(".standings-table tbody tr")
+        assert [rows.nth(i).get_attribute("data-team") for i in range(2)] == ["Urdinak", "Gorriak"], waited
+        assert "finished" in spectator.inner_text(".match-row")
+    finally:
+        ctx.close()

@@ -1,0 +1,194 @@
+"""Tournaments through the API: create, enrol tables with both tokens, standings that
+follow the tables' hands, and every refusal leaving the tournament as it was."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from scorer.storage.tournaments import MAX_TOURNAMENT_NAME
+from web import create_app
+
+pytestmark = pytest.mark.webapi
+
+RRRR = ["12o", "12c", "12e", "12b"]  # the best grande there is
+OTHERS = [["1o", "1c", "4e", "5b"], ["4o", "5o", "6o", "7o"], ["4c", "5c", "6c", "7c"]]
+
+
+def ordago_hand(winner_seat: int, esku: int) -> dict[str, Any]:
+    """One hand: the esku says órdago at grande, the next seat accepts; RRRR at `winner_seat` wins it."""
+    rest = iter(OTHERS)
+    hands = [RRRR if s == winner_seat else next(rest) for s in range(4)]
+    pares = [h is RRRR or h[0][:-1] == h[1][:-1] for h in hands]
+    juego = [h is RRRR for h in hands]
+    return {"hands": hands, "declared": {"pares": pares, "juego": juego},
+            "bets": {"grande": [{"seat": esku, "act": "ordago"}, {"seat": (esku + 1) % 4, "act": "quiero"}]}}
+
+
+def match_file(teams: list[str], winners: list[int], vacas_to_win: int) -> str:
+    """A `mus-match/1` file whose games go to `winners` (team 0 or 1), one órdago hand each."""
+    header = {"format": "mus-match/1", "teams": teams, "players": ["A", "B", "C", "D"], "esku": 0,
+              "rules": {"kings": 8, "target": 40, "games_per_vaca": 1, "vacas_to_win": vacas_to_win}}
+    lines = [json.dumps(header)]
+    for k, team in enumerate(winners):
+        esku = k % 4
+        lines.append(json.dumps(ordago_hand(team, esku)))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture()
+def client(tmp_path):
+    return create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True}).test_client()
+
+
+@pytest.fixture()
+def tournament(client) -> dict[str, Any]:
+    r = client.post("/api/tournaments", json={"name": "  Liga de   invierno "})
+    assert r.status_code == 201, r.json
+    assert r.headers["Location"].endswith(f"/api/tournaments/{r.json['id']}")
+    t = r.json
+    t["auth"] = {"Authorization": f"Bearer {t['token']}"}
+    return t
+
+
+def imported(client, teams: list[str], winners: list[int], vacas_to_win: int = 2) -> dict[str, Any]:
+    r = client.post("/api/tables/import", data=match_file(teams, winners, vacas_to_win),
+                    headers={"Content-Type": "application/x-ndjson"})
+    assert r.status_code == 201, r.json
+    return r.json
+
+
+def enrol(client, tournament: dict[str, Any], table: dict[str, Any]):
+    return client.post(f"/api/tournaments/{tournament['id']}/tables", headers=tournament["auth"],
+                       json={"table": table["id"], "token": table["token"]})
+
+
+def test_a_new_tournament_has_its_name_tokens_links_and_no_matches(client, tournament) -> None:
+    assert tournament["name"] == "Liga de invierno"  # spaces tidied
+    assert tournament["token"] != tournament["watch_token"] and len(tournament["token"]) >= 40
+    assert tournament["url"].endswith(f"/c/{tournament['id']}?token={tournament['token']}")
+    assert tournament["watch_url"].endswith(f"?token={tournament['watch_token']}")
+    r = client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"])
+    assert r.status_code == 200
+    assert r.json == {"id": tournament["id"], "name": "Liga de invierno", "matches": [], "standings": []}
+
+
+def test_standings_rank_the_enrolled_matches_and_follow_them(client, tournament) -> None:
+    # Gorriak beat Urdinak 2-1 and Berdeak 2-0; Urdinak beat Berdeak 2-1
+    a = imported(client, ["Gorriak", "Urdinak"], [0, 1, 0])
+    b = imported(client, ["Berdeak", "Gorriak"], [1, 1])
+    c = imported(client, ["Urdinak", "Berdeak"], [1, 0, 0])
+    for table in (a, b, c):
+        assert enrol(client, tournament, table).status_code == 201
+    again = enrol(client, tournament, a)
+    assert again.status_code == 200 and len(again.json["matches"]) == 3  # enrolled once
+    state = client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"]).json
+    rows = {r["team"]: r for r in state["standings"]}
+    assert [r["team"] for r in state["standings"]] == ["Gorriak", "Urdinak", "Berdeak"]
+    assert (rows["Gorriak"]["won"], rows["Gorriak"]["lost"], rows["Gorriak"]["vacas_won"]) == (2, 0, 4)
+    assert (rows["Urdinak"]["won"], rows["Urdinak"]["vacas_won_in_lost"]) == (1, 1)
+    assert (rows["Berdeak"]["won"], rows["Berdeak"]["vacas_lost"]) == (0, 4)
+    first = state["matches"][0]
+    assert first["table"] == a["id"] and first["vacas"] == [2, 1] and first["winner"] == 0 and first["finished"]
+    assert first["watch_token"] == a["watch_token"]  # the organiser may watch every table
+
+    # a match still being played lists its teams and counts nothing yet
+    d = client.post("/api/tables", json={"teams": ["Horiak", "Gorriak"], "players": ["E", "F", "G", "H"],
+                                         "rules": {"kings": 8, "target": 40}, "esku": 0}).json
+    assert enrol(client, tournament, d).status_code == 201
+    state = client.get(f"/api/tournaments/{tournament['id']}?token={tournament['watch_token']}").json
+    rows = {r["team"]: r for r in state["standings"]}
+    assert rows["Horiak"]["played"] == 0 and rows["Gorriak"]["played"] == 2
+    assert state["matches"][-1]["finished"] is False and state["matches"][-1]["hands"] == 0
+    assert all("watch_token" not in m for m in state["matches"])  # spectators get no table links
+
+    # ... and a hand settled at that table moves the tournament at once: an accepted órdago
+    auth = {"Authorization": f"Bearer {d['token']}"}
+    v = client.get(f"/api/tables/{d['id']}", headers=auth).json["version"]
+    for k, act in enumerate([{"seat": 0, "act": "ordago"}, {"seat": 1, "act": "quiero"}]):
+        r = client.post(f"/api/tables/{d['id']}/actions", headers=auth,
+                        json={"client_id": f"c{k}", "version": v, "action": act})
+        assert r.status_code == 200, r.json
+        v = r.json["version"]
+    hand = ordago_hand(1, 0)  # seat 1 (Gorriak) holds RRRR
+    r = client.post(f"/api/tables/{d['id']}/showdown", headers=auth,
+                    json={"client_id": "c9", "version": v, "hands": hand["hands"], "declared": hand["declared"]})
+    assert r.status_code == 200, r.json
+    state = client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"]).json
+    last = state["matches"][-1]
+    assert (last["hands"], last["vacas"], last["finished"]) == (1, [0, 1], False)  # Gorriak's first vaca of 3
+
+
+def test_only_the_right_tokens_read_or_enrol(client, tournament) -> None:
+    table = imported(client, ["Gorriak", "Urdinak"], [0, 0])
+    path = f"/api/tournaments/{tournament['id']}"
+    assert client.get(path).json["error"]["code"] == "missing_token"
+    assert client.get(path + "?token=nope").status_code == 403
+    assert client.get(path + f"?token={table['token']}").json["error"]["code"] == "bad_token"
+    assert client.get("/api/tournaments/nosuch?token=x").status_code == 404
+    watch = {"Authorization": f"Bearer {tournament['watch_token']}"}
+    r = client.post(path + "/tables", headers=watch, json={"table": table["id"], "token": table["token"]})
+    assert (r.status_code, r.json["error"]["code"]) == (403, "read_only")
+    r = client.post(path + "/tables", headers=tournament["auth"], json={"table": table["id"], "token": table["watch_token"]})
+    assert (r.status_code, r.json["error"]["code"], r.json["error"]["field"]) == (403, "bad_token", "token")
+    r = client.post(path + "/tables", headers=tournament["auth"], json={"table": "nosuch", "token": table["token"]})
+    assert r.status_code == 404
+    r = client.post(path + "/tables", headers=tournament["auth"], json={"table": table["id"]})
+    assert (r.status_code, r.json["error"]["field"]) == (400, "token")
+    r = client.post(path + "/tables", headers=tournament["auth"], data="[1", content_type="application/json")
+    assert r.json["error"]["code"] == "bad_json"
+    assert client.get(path, headers=tournament["auth"]).json["matches"] == []  # nothing enrolled
+
+
+@pytest.mark.parametrize("body", [{}, {"name": ""}, {"name": "   "}, {"name": 7}, {"name": "x" * (MAX_TOURNAMENT_NAME + 1)}])
+def test_a_tournament_needs_a_name(client, body) -> None:
+    r = client.post("/api/tournaments", json=body)
+    assert r.status_code == 400
+    assert r.json["error"]["code"] == "invalid" and r.json["error"]["field"] == "name"
+    assert repr(body.get("name"))[:20] in r.json["error"]["message"] or "longer" in r.json["error"]["message"]
+
+
+def test_a_deleted_table_leaves_the_tournament(client, tournament, tmp_path) -> None:
+    table = imported(client, ["Gorriak", "Urdinak"], [0, 0])
+    assert enrol(client, tournament, table).status_code == 201
+    store = client.application.extensions["mus_store"]
+    with store.db.write() as conn:
+        conn.execute("DELETE FROM tables WHERE id = ?", (table["id"],))
+    store._forget(table["id"])
+    state = client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"]).json
+    assert state["matches"] == [] and state["standings"] == []
+
+
+# -- pages ------------------------------------------------------------------------------
+def test_the_tournament_page_shows_the_standings_to_both_links(client, tournament) -> None:
+    a = imported(client, ["Gorriak", "Urdinak"], [0, 1, 0])
+    assert enrol(client, tournament, a).status_code == 201
+    page = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=es")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200 and "Clasificación" in html and "Liga de invierno" in html
+    assert html.index('data-team="Gorriak"') < html.index('data-team="Urdinak"')
+    assert f"/w/{a['id']}?token={a['watch_token']}" in html  # the organiser watches each table
+    assert f"/?tournament={tournament['id']}&amp;ttoken={tournament['token']}" in html
+    watch = client.get(f"/c/{tournament['id']}?token={tournament['watch_token']}").get_data(as_text=True)
+    assert 'data-team="Gorriak"' in watch
+    assert a["watch_token"] not in watch and tournament["token"] not in watch  # spectators: no other keys
+    qr = client.get(f"/c/{tournament['id']}/qr.svg?token={tournament['watch_token']}")
+    assert qr.status_code == 200 and qr.mimetype == "image/svg+xml"
+
+
+@pytest.mark.parametrize(("query", "status"), [("", 401), ("?token=nope", 403)])
+def test_the_tournament_page_refuses_a_missing_or_wrong_token(client, tournament, query, status) -> None:
+    r = client.get(f"/c/{tournament['id']}{query}")
+    assert r.status_code == status and "Liga de invierno" not in r.get_data(as_text=True)
+
+
+def test_a_new_table_page_for_a_tournament_needs_the_organisers_token(client, tournament) -> None:
+    ok = client.get(f"/?tournament={tournament['id']}&ttoken={tournament['token']}&lang=en")
+    assert ok.status_code == 200 and 'id="create-tournament"' not in ok.get_data(as_text=True)
+    assert "This table will count in the tournament Liga de invierno." in ok.get_data(as_text=True)
+    assert client.get(f"/?tournament={tournament['id']}&ttoken={tournament['watch_token']}").status_code == 403
+    assert client.get("/?tournament=nosuch&ttoken=x").status_code == 404
+    plain = client.get("/?lang=en").get_data(as_text=True)
+    assert 'id="create-tournament"' in plain and 'id="tournament-note"' not in plain

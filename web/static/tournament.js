@@ -1,0 +1,61 @@
+// A tournament's page: the standings and matches follow the tables (the page's own
+// sections, fetched again every few seconds), and the organiser adds an open table by its link.
+import { api, t, toast } from "./common.js";
+
+const boot = JSON.parse(document.getElementById("boot").textContent);
+const REFRESH_MS = 8000;
+let last = JSON.stringify(boot.state);
+
+async function refresh() {
+  let state;
+  try {
+    state = await api("GET", boot.api, { token: boot.token });
+  } catch (e) {
+    return; // offline for a moment: the next round tries again
+  }
+  const text = JSON.stringify(state);
+  if (text === last) return;
+  const resp = await fetch(location.href, { cache: "no-store" });
+  if (!resp.ok) return;
+  const doc = new DOMParser().parseFromString(await resp.text(), "text/html");
+  for (const id of ["standings", "matches"]) {
+    const fresh = doc.getElementById(id);
+    if (fresh) document.getElementById(id).replaceWith(fresh);
+  }
+  last = text;
+}
+setInterval(refresh, REFRESH_MS);
+document.addEventListener("visibilitychange", () => { if (!document.hidden) refresh(); });
+
+// "/t/<id>?token=<players' token>" from a pasted link (or null)
+export function tableFromLink(text) {
+  try {
+    const u = new URL(text.trim(), location.href);
+    const m = /\/t\/([^/]+)\/?$/.exec(u.pathname);
+    const token = u.searchParams.get("token");
+    return m && token ? { table: decodeURIComponent(m[1]), token } : null;
+  } catch (e) {
+    return null;
+  }
+}
+
+const form = document.getElementById("add-table");
+if (form) {
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const body = tableFromLink(form.elements.link.value);
+    if (!body) {
+      toast(t("tour.bad_link"), "error", 4000);
+      return;
+    }
+    try {
+      await api("POST", `${boot.api}/tables`, { token: boot.token, json: body });
+      form.reset();
+      toast(t("tour.added"));
+      last = "";
+      await refresh();
+    } catch (e) {
+      toast(e.text || t("err.generic"), "error", 5000);
+    }
+  });
+}
