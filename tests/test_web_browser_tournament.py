@@ -110,5 +110,16 @@ def test_a_tournament_from_the_home_page_counts_its_tables_live(server, browser)
         rows = spectator.locator(".standings-table tbody tr")
         assert [rows.nth(i).get_attribute("data-team") for i in range(2)] == ["Urdinak", "Gorriak"], waited
         assert "finished" in spectator.inner_text(".match-row")
+
+        # this phone keeps the organiser's link on the home page, and the organiser takes a table out
+        page.goto(f"{server.url}/?lang=en")
+        page.wait_for_selector("#recent-tournaments:not([hidden])")
+        page.click("#recent-tournaments a:has-text('Peña Txoko')")
+        page.wait_for_selector("#new-tournament-table")
+        assert urlsplit(page.url).query.startswith(urlsplit(organiser).query)  # the organiser's key
+        page.on("dialog", lambda d: d.accept())
+        page.click(".remove-table")
+        page.wait_for_selector("#matches .match-row", state="detached")
+        assert http.get(base).json()["vacas"] == [0, 1]  # the table itself stays
     finally:
         ctx.close()

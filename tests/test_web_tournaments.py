@@ -150,6 +150,23 @@ def test_a_tournament_needs_a_name(client, body) -> None:
     assert repr(body.get("name"))[:20] in r.json["error"]["message"] or "longer" in r.json["error"]["message"]
 
 
+def test_the_organiser_takes_a_table_out_and_the_table_stays(client, tournament) -> None:
+    a = imported(client, ["Gorriak", "Urdinak"], [0, 0])
+    b = imported(client, ["Berdeak", "Horiak"], [1, 1])
+    for table in (a, b):
+        assert enrol(client, tournament, table).status_code == 201
+    path = f"/api/tournaments/{tournament['id']}/tables/{a['id']}"
+    watch = {"Authorization": f"Bearer {tournament['watch_token']}"}
+    assert client.delete(path, headers=watch).json["error"]["code"] == "read_only"
+    assert client.delete(path).status_code == 401
+    r = client.delete(path, headers=tournament["auth"])
+    assert r.status_code == 200 and [m["table"] for m in r.json["matches"]] == [b["id"]]
+    assert {row["team"] for row in r.json["standings"]} == {"Berdeak", "Horiak"}
+    again = client.delete(path, headers=tournament["auth"])
+    assert (again.status_code, again.json["error"]["field"]) == (404, "table")
+    assert client.get(f"/api/tables/{a['id']}?token={a['token']}").json["vacas"] == [2, 0]  # untouched
+
+
 def test_a_deleted_table_leaves_the_tournament(client, tournament, tmp_path) -> None:
     table = imported(client, ["Gorriak", "Urdinak"], [0, 0])
     assert enrol(client, tournament, table).status_code == 201

@@ -495,6 +495,14 @@ def add_tournament_table(tournament_id: str) -> Response:
     return _dump(_tournaments().state(tournament_id, watch_links=True), 201 if added else 200)
 
 
+@bp.delete("/tournaments/<tournament_id>/tables/<table_id>")
+def remove_tournament_table(tournament_id: str, table_id: str) -> Response:
+    """Take a table out of the tournament (the organiser's token; the table stays) -> the tournament."""
+    _tournament(tournament_id, write=True)
+    _tournaments().remove_table(tournament_id, table_id)
+    return _dump(_tournaments().state(tournament_id, watch_links=True))
+
+
 @bp.get("/openapi.json")
 def openapi() -> Response:
     from web.openapi import document

@@ -307,6 +307,10 @@ EN: dict[str, str] = {
     "tour.link": "Running a club league? Start a tournament",
     "err.too_many_tables": "This tournament is full.",
     "err.tournament_not_found": "That tournament does not exist (or was deleted).",
+    "tour.remove": "Take out",
+    "tour.remove_confirm": "Take {teams} out of the tournament? The table itself stays as it is.",
+    "tour.removed": "Table taken out of the tournament.",
+    "tour.recent": "Your tournaments on this phone",
 }
 
 ES: dict[str, str] = {
@@ -585,6 +589,10 @@ ES: dict[str, str] = {
     "tour.link": "¿Lleváis una liga de club? Empezad un torneo",
     "err.too_many_tables": "Este torneo está completo.",
     "err.tournament_not_found": "Ese torneo no existe (o se ha borrado).",
+    "tour.remove": "Quitar",
+    "tour.remove_confirm": "¿Quitar {teams} del torneo? La mesa sigue como está.",
+    "tour.removed": "Mesa quitada del torneo.",
+    "tour.recent": "Tus torneos en este móvil",
 }
 
 EU: dict[str, str] = {
@@ -863,6 +871,10 @@ EU: dict[str, str] = {
     "tour.link": "Klubeko liga bat daramazue? Hasi txapelketa bat",
     "err.too_many_tables": "Txapelketa hau beteta dago.",
     "err.tournament_not_found": "Txapelketa hori ez dago (edo ezabatu egin da).",
+    "tour.remove": "Kendu",
+    "tour.remove_confirm": "{teams} txapelketatik kendu? Mahaia dagoen bezala geratzen da.",
+    "tour.removed": "Mahaia txapelketatik kendu da.",
+    "tour.recent": "Zure txapelketak mugikor honetan",
 }
 
 FR: dict[str, str] = {
@@ -1141,6 +1153,10 @@ FR: dict[str, str] = {
     "tour.link": "Vous tenez une ligue de club ? Lancez un tournoi",
     "err.too_many_tables": "Ce tournoi est complet.",
     "err.tournament_not_found": "Ce tournoi n'existe pas (ou a été supprimé).",
+    "tour.remove": "Retirer",
+    "tour.remove_confirm": "Retirer {teams} du tournoi ? La table reste telle quelle.",
+    "tour.removed": "Table retirée du tournoi.",
+    "tour.recent": "Vos tournois sur ce téléphone",
 }
 
 _TABLES = {"en": EN, "es": ES, "eu": EU, "fr": FR}

@@ -310,6 +310,10 @@ def document() -> dict[str, Any]:
             "responses": {"201": _json(_ref("Tournament"), "enrolled; the tournament"),
                           "200": _json(_ref("Tournament"), "it was enrolled already; the tournament")}
             | _errors(400, 401, 403, 404, 409)}},
+        "/api/tournaments/{tournament_id}/tables/{table_id}": {"delete": {
+            "summary": "Take a table out of the tournament (the organiser's token; the table itself stays)",
+            "parameters": [TOURNAMENT_ID, TABLE_ID, TOKEN_Q], "security": SECURE,
+            "responses": {"200": _json(_ref("Tournament"), "the tournament without it")} | _errors(401, 403, 404)}},
         "/api/openapi.json": {"get": {
             "summary": "This document", "responses": {"200": {"description": "OpenAPI 3.1",
                                                              "content": {JSON: {}}}}}},

@@ -76,6 +76,15 @@ class TournamentStore:
                          (tournament_id, table_id, time.time()))
         return True
 
+    def remove_table(self, tournament_id: str, table_id: str) -> None:
+        """Take a table out (the table itself stays as it is); a 404 where it is not in."""
+        self.get(tournament_id)
+        with self.db.write() as conn:
+            gone = conn.execute("DELETE FROM tournament_tables WHERE tournament_id = ? AND table_id = ?",
+                                (tournament_id, table_id)).rowcount
+        if not gone:
+            raise StoreError(404, "not_found", f"table {table_id!r} is not in this tournament", "table")
+
     def table_ids(self, tournament_id: str) -> list[str]:
         """The tournament's tables, in the order they were added."""
         rows = self.db.reader().execute(

@@ -117,3 +117,21 @@ export function rememberTable(entry) {
 export function recentTables() {
   try { return JSON.parse(localStorage.getItem(RECENT_KEY) || "[]"); } catch (e) { return []; }
 }
+
+// Tournaments this phone opened: the organiser's link is the only key, so keep it here.
+export const TOURNAMENTS_KEY = "mus-scorer.tournaments";
+export function rememberTournament(entry) {
+  try {
+    let list = JSON.parse(localStorage.getItem(TOURNAMENTS_KEY) || "[]");
+    const before = list.find((e) => e.id === entry.id);
+    if (before && before.role === "organise" && entry.role !== "organise") {
+      entry = { ...entry, url: before.url, role: before.role }; // a watch link never hides the organiser's
+    }
+    list = list.filter((e) => e.id !== entry.id);
+    list.unshift({ ...entry, at: Date.now() });
+    localStorage.setItem(TOURNAMENTS_KEY, JSON.stringify(list.slice(0, 8)));
+  } catch (e) { /* private mode: nothing to remember */ }
+}
+export function recentTournaments() {
+  try { return JSON.parse(localStorage.getItem(TOURNAMENTS_KEY) || "[]"); } catch (e) { return []; }
+}

@@ -1,5 +1,5 @@
 // The new-table page: names, seats, rules, first esku; or import a match.
-import { api, t, toast, h, rememberTable, recentTables } from "./common.js";
+import { api, t, toast, h, rememberTable, recentTables, recentTournaments } from "./common.js";
 
 const form = document.getElementById("new-table");
 const errorBox = form.querySelector(".form-error");
@@ -93,19 +93,21 @@ importForm.addEventListener("submit", async (ev) => {
   }
 });
 
-// Tables this phone opened before.
-const recent = recentTables();
-if (recent.length) {
-  const box = document.getElementById("recent");
+// Tables and tournaments this phone opened before.
+function listRecent(boxId, entries, label) {
+  if (!entries.length) return;
+  const box = document.getElementById(boxId);
   const list = box.querySelector("ul");
-  for (const r of recent.slice(0, 4)) {
+  for (const r of entries.slice(0, 4)) {
     const when = new Date(r.at).toLocaleDateString(document.documentElement.lang, { day: "numeric", month: "short" });
     list.append(h("li", {}, h("a", { class: "recent-item", href: keepLang(r.url) },
-      h("span", { class: "recent-teams" }, (r.teams || []).join(" · ") || r.id),
+      h("span", { class: "recent-teams" }, label(r)),
       h("span", { class: "recent-when" }, when))));
   }
   box.hidden = false;
 }
+listRecent("recent", recentTables(), (r) => (r.teams || []).join(" · ") || r.id);
+if (!boot.tournament) listRecent("recent-tournaments", recentTournaments(), (r) => r.name || r.id);
 
 // A tournament: its name, then its page (the organiser's link).
 const tourForm = document.getElementById("create-tournament");

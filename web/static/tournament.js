@@ -1,6 +1,6 @@
 // A tournament's page: the standings and matches follow the tables (the page's own
 // sections, fetched again every few seconds), and the organiser adds an open table by its link.
-import { api, t, toast } from "./common.js";
+import { api, t, toast, rememberTournament } from "./common.js";
 
 const boot = JSON.parse(document.getElementById("boot").textContent);
 const REFRESH_MS = 8000;
@@ -25,6 +25,24 @@ async function refresh() {
   last = text;
 }
 setInterval(refresh, REFRESH_MS);
+rememberTournament({
+  id: boot.id, name: boot.state.name, role: boot.role,
+  url: location.pathname + "?token=" + encodeURIComponent(boot.token),
+});
+
+// The organiser takes a table out (the table itself stays as it is).
+document.addEventListener("click", async (ev) => {
+  const button = ev.target.closest(".remove-table");
+  if (!button || !confirm(t("tour.remove_confirm", { teams: button.dataset.teams }))) return;
+  try {
+    await api("DELETE", `${boot.api}/tables/${encodeURIComponent(button.dataset.table)}`, { token: boot.token });
+    toast(t("tour.removed"));
+    last = "";
+    await refresh();
+  } catch (e) {
+    toast(e.text || t("err.generic"), "error", 5000);
+  }
+});
 document.addEventListener("visibilitychange", () => { if (!document.hidden) refresh(); });
 
 // "/t/<id>?token=<players' token>" from a pasted link (or null)
