@@ -7,33 +7,18 @@ Without Chromium these tests skip, unless `CI` is set: then they fail.
 
 from __future__ import annotations
 
-import os
 import re
 import time
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 pytestmark = pytest.mark.browser
 
-from web.testing import CHROMIUM, CHROMIUM_ARGS, PHONE, LiveServer  # noqa: E402
+from tests.test_web_browser_table import _need_browser, browser  # noqa: E402, F401 (browser: a fixture)
+from web.testing import PHONE, LiveServer  # noqa: E402
 
 RRRR_HANDS = [["12o", "12c", "12e", "12b"], ["1o", "1c", "4e", "5b"], ["4o", "5o", "6o", "7o"], ["4c", "5c", "6c", "7c"]]
-
-
-def _need_browser() -> None:
-    why = None
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        why = "playwright is not installed"
-    if why is None and not Path(CHROMIUM).exists():
-        why = f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-    if why:
-        if os.environ.get("CI"):
-            pytest.fail(f"browser tests need a browser in CI: {why}")
-        pytest.skip(why)
 
 
 @pytest.fixture(scope="module")
@@ -44,17 +29,7 @@ def server():
     srv.stop()
 
 
-@pytest.fixture(scope="module")
-def browser(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-def test_a_tournament_from_the_home_page_counts_its_tables_live(server, browser) -> None:
+def test_a_tournament_from_the_home_page_counts_its_tables_live(server, browser) -> None:  # noqa: F811
     import requests
 
     ctx = browser.new_context(**PHONE, locale="en", extra_http_headers={"Accept-Language": "en"})
