@@ -269,3 +269,10 @@ def test_classifier_temperature_from_the_names_file(fake_dir: Path, tmp_path: Pa
         (d / "cards-cls.json").write_text(json.dumps({**meta, "temperature": bad}))
         with pytest.raises(ModelError, match="temperature"):
             Models(d)
+
+
+def test_sessions_do_not_spin_between_runs() -> None:
+    """Four sessions take turns on the cores: an idle one must not spin (bench_vision measures the gain)."""
+    models = Models()
+    for sess in (models.det, models.cls, models.index, models.suit):
+        assert sess.get_session_options().get_session_config_entry("session.intra_op.allow_spinning") == "0"
