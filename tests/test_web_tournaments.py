@@ -145,7 +145,7 @@ def test_only_the_right_tokens_read_or_enrol(client, tournament) -> None:
 @pytest.mark.parametrize("body", [{}, {"name": ""}, {"name": "   "}, {"name": 7}, {"name": "x" * (MAX_TOURNAMENT_NAME + 1)}])
 def test_a_tournament_needs_a_name(client, body) -> None:
     r = client.post("/api/tournaments", json=body)
-    assert r.status_code == 400
+    assert r.status_code == 422
     assert r.json["error"]["code"] == "invalid" and r.json["error"]["field"] == "name"
     assert repr(body.get("name"))[:20] in r.json["error"]["message"] or "longer" in r.json["error"]["message"]
 
@@ -165,6 +165,12 @@ def test_the_organiser_takes_a_table_out_and_the_table_stays(client, tournament)
     again = client.delete(path, headers=tournament["auth"])
     assert (again.status_code, again.json["error"]["field"]) == (404, "table")
     assert client.get(f"/api/tables/{a['id']}?token={a['token']}").json["vacas"] == [2, 0]  # untouched
+
+
+def test_a_tournament_body_must_be_an_object(client) -> None:
+    r = client.post("/api/tournaments", json=["Liga"])
+    assert (r.status_code, r.json["error"]["code"]) == (400, "bad_json")
+    assert "list" in r.json["error"]["message"]
 
 
 def test_a_deleted_table_leaves_the_tournament(client, tournament, tmp_path) -> None:

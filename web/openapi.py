@@ -295,7 +295,7 @@ def document() -> dict[str, Any]:
             "summary": "Create a tournament (a club's league of tables)",
             "requestBody": {"required": True, "content": {JSON: {"schema": _ref("NewTournament")}}},
             "responses": {"201": _json(_ref("TournamentCreated"), "the tournament, its tokens and links")}
-            | _errors(400)}},
+            | _errors(400, 422)}},
         "/api/tournaments/{tournament_id}": {"get": {
             "summary": "Its matches as they stand and the standings (RULES.md, Club standings)",
             "description": "The organiser's token also gets each table's watch_token; the watch token reads only.",

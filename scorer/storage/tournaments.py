@@ -21,15 +21,16 @@ MAX_TABLES = 200  # tables in one tournament
 
 
 def check_name(body: Any) -> str:
-    """The tournament name of a `{"name": ...}` body, or a 400 that says what is wrong."""
+    """The tournament name of a `{"name": ...}` body, or a 422 that says what is wrong
+    (as a table's names are checked)."""
     if not isinstance(body, dict):
-        raise StoreError(400, "invalid", f"expected a JSON object with a name, got {type(body).__name__}")
+        raise StoreError(400, "bad_json", f"expected a JSON object with a name, got {type(body).__name__}")
     name = body.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise StoreError(400, "invalid", f"name: {name!r} is not a non-empty text", "name")
+        raise StoreError(422, "invalid", f"name: expected a non-empty name, got {name!r}", "name")
     name = " ".join(name.split())
     if len(name) > MAX_TOURNAMENT_NAME:
-        raise StoreError(400, "invalid", f"name: longer than {MAX_TOURNAMENT_NAME} characters", "name")
+        raise StoreError(422, "invalid", f"name: longer than {MAX_TOURNAMENT_NAME} characters", "name")
     return name
 
 
