@@ -202,6 +202,17 @@ def test_the_tournament_page_shows_the_standings_to_both_links(client, tournamen
     assert qr.status_code == 200 and qr.mimetype == "image/svg+xml"
 
 
+def test_a_tables_page_and_sheet_name_the_tournament_it_counts_in(client, tournament) -> None:
+    a = imported(client, ["Gorriak", "Urdinak"], [0, 0])
+    before = client.get(f"/t/{a['id']}?token={a['token']}&lang=en").get_data(as_text=True)
+    assert 'class="hint counts-in"' not in before
+    assert enrol(client, tournament, a).status_code == 201
+    page = client.get(f"/t/{a['id']}?token={a['token']}&lang=en").get_data(as_text=True)
+    assert "This table counts in the tournament Liga de invierno." in page
+    sheet = client.get(f"/t/{a['id']}/sheet?token={a['watch_token']}&lang=es").get_data(as_text=True)
+    assert "<strong>Liga de invierno</strong>" in sheet
+
+
 @pytest.mark.parametrize(("query", "status"), [("", 401), ("?token=nope", 403)])
 def test_the_tournament_page_refuses_a_missing_or_wrong_token(client, tournament, query, status) -> None:
     r = client.get(f"/c/{tournament['id']}{query}")

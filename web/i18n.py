@@ -311,6 +311,7 @@ EN: dict[str, str] = {
     "tour.remove_confirm": "Take {teams} out of the tournament? The table itself stays as it is.",
     "tour.removed": "Table taken out of the tournament.",
     "tour.recent": "Your tournaments on this phone",
+    "tour.counts_in_now": "This table counts in the tournament {name}.",
 }
 
 ES: dict[str, str] = {
@@ -593,6 +594,7 @@ ES: dict[str, str] = {
     "tour.remove_confirm": "¿Quitar {teams} del torneo? La mesa sigue como está.",
     "tour.removed": "Mesa quitada del torneo.",
     "tour.recent": "Tus torneos en este móvil",
+    "tour.counts_in_now": "Esta mesa cuenta en el torneo {name}.",
 }
 
 EU: dict[str, str] = {
@@ -875,6 +877,7 @@ EU: dict[str, str] = {
     "tour.remove_confirm": "{teams} txapelketatik kendu? Mahaia dagoen bezala geratzen da.",
     "tour.removed": "Mahaia txapelketatik kendu da.",
     "tour.recent": "Zure txapelketak mugikor honetan",
+    "tour.counts_in_now": "Mahai honek {name} txapelketan zenbatzen du.",
 }
 
 FR: dict[str, str] = {
@@ -1157,6 +1160,7 @@ FR: dict[str, str] = {
     "tour.remove_confirm": "Retirer {teams} du tournoi ? La table reste telle quelle.",
     "tour.removed": "Table retirée du tournoi.",
     "tour.recent": "Vos tournois sur ce téléphone",
+    "tour.counts_in_now": "Cette table compte dans le tournoi {name}.",
 }
 
 _TABLES = {"en": EN, "es": ES, "eu": EU, "fr": FR}

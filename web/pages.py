@@ -325,6 +325,7 @@ def _table_page(table_id: str, state: dict, token: str | None, role: str) -> Res
     }
     return _render(
         "table.html",
+        tournaments=current_app.extensions["mus_tournaments"].names_for(table_id),
         page="watch" if role == "watch" else "table",
         state=state,
         boot=Markup(_script_json(boot)),
@@ -393,6 +394,7 @@ def sheet(table_id: str):
     return _render(
         "sheet.html",
         page="sheet",
+        tournaments=current_app.extensions["mus_tournaments"].names_for(table_id),
         state=state,
         table_id=table_id,
         token=token,

@@ -86,6 +86,14 @@ class TournamentStore:
         if not gone:
             raise StoreError(404, "not_found", f"table {table_id!r} is not in this tournament", "table")
 
+    def names_for(self, table_id: str) -> list[str]:
+        """The names of the tournaments a table counts in (for its page and its sheet)."""
+        rows = self.db.reader().execute(
+            "SELECT t.name FROM tournaments t JOIN tournament_tables tt ON tt.tournament_id = t.id"
+            " WHERE tt.table_id = ? ORDER BY tt.added", (table_id,)
+        )
+        return [r["name"] for r in rows]
+
     def table_ids(self, tournament_id: str) -> list[str]:
         """The tournament's tables, in the order they were added."""
         rows = self.db.reader().execute(
