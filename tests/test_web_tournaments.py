@@ -173,6 +173,26 @@ def test_a_tournament_body_must_be_an_object(client) -> None:
     assert "list" in r.json["error"]["message"]
 
 
+def test_a_table_whose_teams_share_a_name_is_refused_or_left_out_of_the_ranking(client, tournament) -> None:
+    same = client.post("/api/tables", json={"teams": ["Gorriak", "Gorriak"]}).json
+    r = enrol(client, tournament, same)
+    assert (r.status_code, r.json["error"]["code"], r.json["error"]["field"]) == (422, "same_team_names", "table")
+    assert "'Gorriak'" in r.json["error"]["message"]
+    assert client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"]).json["matches"] == []
+    # a table renamed so after it was added (a match imported over it) is listed, not ranked
+    a = imported(client, ["Gorriak", "Urdinak"], [0, 0])
+    b = imported(client, ["Berdeak", "Horiak"], [1])
+    for table in (a, b):
+        assert enrol(client, tournament, table).status_code == 201
+    r = client.post(f"/api/tables/{a['id']}/import?client_id=x&version={a['version']}",
+                    headers={"Authorization": f"Bearer {a['token']}", "Content-Type": "application/x-ndjson"},
+                    data=match_file(["Urdinak", "Urdinak"], [0], 2))
+    assert r.status_code == 200, r.json
+    state = client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"]).json
+    assert [m["ranked"] for m in state["matches"]] == [False, True]
+    assert {row["team"] for row in state["standings"]} == {"Berdeak", "Horiak"}
+
+
 def test_a_deleted_table_leaves_the_tournament(client, tournament, tmp_path) -> None:
     table = imported(client, ["Gorriak", "Urdinak"], [0, 0])
     assert enrol(client, tournament, table).status_code == 201

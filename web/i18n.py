@@ -312,6 +312,7 @@ EN: dict[str, str] = {
     "tour.removed": "Table taken out of the tournament.",
     "tour.recent": "Your tournaments on this phone",
     "tour.counts_in_now": "This table counts in the tournament {name}.",
+    "err.same_team_names": "Both teams of that table have the same name: rename one first.",
 }
 
 ES: dict[str, str] = {
@@ -595,6 +596,7 @@ ES: dict[str, str] = {
     "tour.removed": "Mesa quitada del torneo.",
     "tour.recent": "Tus torneos en este móvil",
     "tour.counts_in_now": "Esta mesa cuenta en el torneo {name}.",
+    "err.same_team_names": "Las dos parejas de esa mesa se llaman igual: cambia el nombre de una antes.",
 }
 
 EU: dict[str, str] = {
@@ -878,6 +880,7 @@ EU: dict[str, str] = {
     "tour.removed": "Mahaia txapelketatik kendu da.",
     "tour.recent": "Zure txapelketak mugikor honetan",
     "tour.counts_in_now": "Mahai honek {name} txapelketan zenbatzen du.",
+    "err.same_team_names": "Mahai horretako bi bikoteek izen bera dute: aldatu baten izena lehenago.",
 }
 
 FR: dict[str, str] = {
@@ -1161,6 +1164,7 @@ FR: dict[str, str] = {
     "tour.removed": "Table retirée du tournoi.",
     "tour.recent": "Vos tournois sur ce téléphone",
     "tour.counts_in_now": "Cette table compte dans le tournoi {name}.",
+    "err.same_team_names": "Les deux équipes de cette table ont le même nom : renommez-en une d'abord.",
 }
 
 _TABLES = {"en": EN, "es": ES, "eu": EU, "fr": FR}

@@ -83,6 +83,7 @@ SCHEMAS: dict[str, Any] = {
             "table": {"type": "string"}, "teams": {"type": "array", "items": {"type": "string"}},
             "vacas": _PAIR, "games": _PAIR, "score": _PAIR, "stones": _PAIR, "hands": {"type": "integer"},
             "winner": {"type": ["integer", "null"]}, "finished": {"type": "boolean"},
+            "ranked": {"type": "boolean", "description": "false where its two teams share a name (left out)"},
             "watch_token": {"type": "string", "description": "the organiser's answer only"}}}},
         "standings": {"type": "array", "items": {"type": "object", "properties": {
             k: {"type": "string" if k == "team" else "integer"} for k in
@@ -309,7 +310,7 @@ def document() -> dict[str, Any]:
                 "properties": {"table": {"type": "string"}, "token": {"type": "string"}}}}}},
             "responses": {"201": _json(_ref("Tournament"), "enrolled; the tournament"),
                           "200": _json(_ref("Tournament"), "it was enrolled already; the tournament")}
-            | _errors(400, 401, 403, 404, 409)}},
+            | _errors(400, 401, 403, 404, 409, 422)}},
         "/api/tournaments/{tournament_id}/tables/{table_id}": {"delete": {
             "summary": "Take a table out of the tournament (the organiser's token; the table itself stays)",
             "parameters": [TOURNAMENT_ID, TABLE_ID, TOKEN_Q], "security": SECURE,

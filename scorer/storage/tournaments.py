@@ -63,7 +63,10 @@ class TournamentStore:
     def add_table(self, tournament_id: str, table_id: str) -> bool:
         """Enrol a table (the caller has checked both tokens): True if it was not in yet."""
         self.get(tournament_id)
-        self.tables.runtime(table_id)  # a 404 names a table that does not exist
+        teams = self.tables.runtime(table_id).header["teams"]  # a 404 names a table that does not exist
+        if teams[0] == teams[1]:
+            raise StoreError(422, "same_team_names", f"table: both its teams are named {teams[0]!r}: the standings "
+                             "rank teams by name, so rename one first", "table")
         with self.db.write() as conn:
             if conn.execute(
                 "SELECT 1 FROM tournament_tables WHERE tournament_id = ? AND table_id = ?", (tournament_id, table_id)
@@ -103,7 +106,8 @@ class TournamentStore:
 
     def state(self, tournament_id: str, watch_links: bool = False) -> dict[str, Any]:
         """`{id, name, matches, standings}`: each table's match as it stands and the
-        engine's standings over them (an unfinished match only lists its teams). With
+        engine's standings over them (an unfinished match only lists its teams; one whose
+        two teams were renamed alike is listed with `ranked` false and left out). With
         `watch_links`, each match carries its table's watch token (for the organiser)."""
         row = self.get(tournament_id)
         matches, results = [], []
@@ -114,6 +118,7 @@ class TournamentStore:
                 continue
             result = rt.match.result()
             st = rt.match.state()
+            ranked = result["teams"][0] != result["teams"][1]  # renamed alike since it was added
             match = {
                 "table": table_id,
                 "teams": result["teams"],
@@ -124,9 +129,11 @@ class TournamentStore:
                 "hands": len(rt.hands),
                 "winner": result["winner"],
                 "finished": result["winner"] is not None,
+                "ranked": ranked,
             }
             if watch_links:
                 match["watch_token"] = rt.watch_token
             matches.append(match)
-            results.append(result)
+            if ranked:
+                results.append(result)
         return {"id": row["id"], "name": row["name"], "matches": matches, "standings": engine.standings(results)}
