@@ -191,6 +191,8 @@ def test_a_table_whose_teams_share_a_name_is_refused_or_left_out_of_the_ranking(
     state = client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"]).json
     assert [m["ranked"] for m in state["matches"]] == [False, True]
     assert {row["team"] for row in state["standings"]} == {"Berdeak", "Horiak"}
+    page = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=en").get_data(as_text=True)
+    assert page.count('class="hint not-ranked"') == 1
 
 
 def test_a_deleted_table_leaves_the_tournament(client, tournament, tmp_path) -> None:
