@@ -1,4 +1,4 @@
-"""The SQLite store behind the web app: tables, hand logs, settled hands, photos."""
+"""The SQLite store behind the web app: tables, hand logs, settled hands, photos, tournaments."""
 
 from __future__ import annotations
 
