@@ -195,6 +195,19 @@ def test_a_table_whose_teams_share_a_name_is_refused_or_left_out_of_the_ranking(
     assert page.count('class="hint not-ranked"') == 1
 
 
+def test_a_full_tournament_refuses_another_table(client, tournament, monkeypatch) -> None:
+    import scorer.storage.tournaments as T
+
+    monkeypatch.setattr(T, "MAX_TABLES", 2)
+    tables = [imported(client, [f"A{k}", f"B{k}"], [0]) for k in range(3)]
+    assert [enrol(client, tournament, t).status_code for t in tables[:2]] == [201, 201]
+    r = enrol(client, tournament, tables[2])
+    assert (r.status_code, r.json["error"]["code"]) == (409, "too_many_tables")
+    assert enrol(client, tournament, tables[0]).status_code == 200  # one already in still answers
+    state = client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"]).json
+    assert [m["table"] for m in state["matches"]] == [t["id"] for t in tables[:2]]
+
+
 def test_a_deleted_table_leaves_the_tournament(client, tournament, tmp_path) -> None:
     table = imported(client, ["Gorriak", "Urdinak"], [0, 0])
     assert enrol(client, tournament, table).status_code == 201
