@@ -258,6 +258,11 @@ def test_a_new_table_page_for_a_tournament_needs_the_organisers_token(client, to
     ok = client.get(f"/?tournament={tournament['id']}&ttoken={tournament['token']}&lang=en")
     assert ok.status_code == 200 and 'id="create-tournament"' not in ok.get_data(as_text=True)
     assert "This table will count in the tournament Liga de invierno." in ok.get_data(as_text=True)
+    assert "known-teams" not in ok.get_data(as_text=True)  # no team in it yet
+    assert enrol(client, tournament, imported(client, ["Gorriak", "Urdinak"], [0])).status_code == 201
+    html = client.get(f"/?tournament={tournament['id']}&ttoken={tournament['token']}").get_data(as_text=True)
+    assert '<option value="Gorriak"><option value="Urdinak"></datalist>' in html  # names as the standings know them
+    assert html.count('list="known-teams"') == 2
     assert client.get(f"/?tournament={tournament['id']}&ttoken={tournament['watch_token']}").status_code == 403
     assert client.get("/?tournament=nosuch&ttoken=x").status_code == 404
     plain = client.get("/?lang=en").get_data(as_text=True)

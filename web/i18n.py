@@ -313,6 +313,7 @@ EN: dict[str, str] = {
     "tour.recent": "Your tournaments on this phone",
     "tour.counts_in_now": "This table counts in the tournament {name}.",
     "err.same_team_names": "Both teams of that table have the same name: rename one first.",
+    "tour.same_names": "Write each team as the tournament knows it: the standings go by name.",
 }
 
 ES: dict[str, str] = {
@@ -597,6 +598,7 @@ ES: dict[str, str] = {
     "tour.recent": "Tus torneos en este móvil",
     "tour.counts_in_now": "Esta mesa cuenta en el torneo {name}.",
     "err.same_team_names": "Las dos parejas de esa mesa se llaman igual: cambia el nombre de una antes.",
+    "tour.same_names": "Escribe cada pareja como la conoce el torneo: la clasificación va por nombre.",
 }
 
 EU: dict[str, str] = {
@@ -881,6 +883,7 @@ EU: dict[str, str] = {
     "tour.recent": "Zure txapelketak mugikor honetan",
     "tour.counts_in_now": "Mahai honek {name} txapelketan zenbatzen du.",
     "err.same_team_names": "Mahai horretako bi bikoteek izen bera dute: aldatu baten izena lehenago.",
+    "tour.same_names": "Idatzi bikote bakoitza txapelketak ezagutzen duen bezala: sailkapena izenaren arabera doa.",
 }
 
 FR: dict[str, str] = {
@@ -1165,6 +1168,7 @@ FR: dict[str, str] = {
     "tour.recent": "Vos tournois sur ce téléphone",
     "tour.counts_in_now": "Cette table compte dans le tournoi {name}.",
     "err.same_team_names": "Les deux équipes de cette table ont le même nom : renommez-en une d'abord.",
+    "tour.same_names": "Écrivez chaque équipe comme le tournoi la connaît : le classement suit les noms.",
 }
 
 _TABLES = {"en": EN, "es": ES, "eu": EU, "fr": FR}

@@ -220,7 +220,9 @@ def new_table():
         row, err = _tournament_or_error(request.args["tournament"], request.args.get("ttoken"), organiser=True)
         if err:
             return err
-        tournament = {"id": row["id"], "name": row["name"], "token": row["token"]}
+        known = current_app.extensions["mus_tournaments"].state(row["id"])["standings"]
+        tournament = {"id": row["id"], "name": row["name"], "token": row["token"],
+                      "teams": sorted(r["team"] for r in known)}
     return _render("new.html", page="new", seats=SEATS, tournament=tournament,
                    boot=Markup(_script_json({"tournament": tournament})))
 
