@@ -212,6 +212,16 @@ def main(argv: list[str] | None = None) -> int:
             quick.showdown()
             page.wait_for_selector("#endgame[open]")
             shot("17-match-over")
+
+            # a tournament holding both tables: standings, matches, the organiser's buttons
+            tour = requests.post(f"{server.url}/api/tournaments", json={"name": "Liga de invierno"}).json()
+            for t in (table, quick):
+                requests.post(f"{server.url}/api/tournaments/{tour['id']}/tables",
+                              headers={"Authorization": f"Bearer {tour['token']}"},
+                              json={"table": t.id, "token": t.token}).raise_for_status()
+            page.goto(f"{server.url}/c/{tour['id']}?token={tour['token']}")
+            page.wait_for_selector(".standings-table")
+            shot("18-tournament", full=True)
             ctx.close()
             browser.close()
     finally:
