@@ -137,6 +137,10 @@ def test_only_the_right_tokens_read_or_enrol(client, tournament) -> None:
     assert r.status_code == 404
     r = client.post(path + "/tables", headers=tournament["auth"], json={"table": table["id"]})
     assert (r.status_code, r.json["error"]["field"]) == (400, "token")
+    r = client.post(path + "/tables", headers=tournament["auth"], json={"table": table["id"], "token": [table["token"]]})
+    assert (r.status_code, r.json["error"]["field"]) == (400, "token") and "is not a token" in r.json["error"]["message"]
+    r = client.post(path + "/tables", headers=tournament["auth"], json={"table": {"id": table["id"]}, "token": "x"})
+    assert (r.status_code, r.json["error"]["field"]) == (400, "table")
     r = client.post(path + "/tables", headers=tournament["auth"], data="[1", content_type="application/json")
     assert r.json["error"]["code"] == "bad_json"
     assert client.get(path, headers=tournament["auth"]).json["matches"] == []  # nothing enrolled

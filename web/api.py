@@ -486,8 +486,10 @@ def add_tournament_table(tournament_id: str) -> Response:
     table_id, table_token = body.get("table"), body.get("token")
     if not isinstance(table_id, str) or not table_id:
         raise ApiError(400, "invalid", f"table: {table_id!r} is not a table id", "table")
-    if not isinstance(table_token, str) or not table_token:
+    if table_token is None:
         raise ApiError(400, "invalid", "token: missing (the table's players' token)", "token")
+    if not isinstance(table_token, str) or not table_token:
+        raise ApiError(400, "invalid", f"token: {table_token!r} is not a token (the table's players' token)", "token")
     rt = _store().runtime(table_id)
     if not _same(table_token, rt.token):
         raise ApiError(403, "bad_token", "token: it does not open this table for its players", "token")
