@@ -237,6 +237,8 @@ def test_the_tournament_page_shows_the_standings_to_both_links(client, tournamen
     assert 'data-team="Gorriak"' in watch
     assert a["watch_token"] not in watch and tournament["token"] not in watch  # spectators: no other keys
     assert 'class="btn btn-ghost remove-table' in html and "remove-table" not in watch  # only the organiser
+    assert 'data-url="http://' in html and f'?token={tournament["token"]}"' in html  # the key, to copy
+    assert "copy-link" not in watch
     qr = client.get(f"/c/{tournament['id']}/qr.svg?token={tournament['watch_token']}")
     assert qr.status_code == 200 and qr.mimetype == "image/svg+xml"
 

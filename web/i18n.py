@@ -314,6 +314,7 @@ EN: dict[str, str] = {
     "tour.counts_in_now": "This table counts in the tournament {name}.",
     "err.same_team_names": "Both teams of that table have the same name: rename one first.",
     "tour.same_names": "Write each team as the tournament knows it: the standings go by name.",
+    "tour.keep_link": "This page's link is the organiser's key: keep it (this phone remembers it too).",
 }
 
 ES: dict[str, str] = {
@@ -599,6 +600,7 @@ ES: dict[str, str] = {
     "tour.counts_in_now": "Esta mesa cuenta en el torneo {name}.",
     "err.same_team_names": "Las dos parejas de esa mesa se llaman igual: cambia el nombre de una antes.",
     "tour.same_names": "Escribe cada pareja como la conoce el torneo: la clasificación va por nombre.",
+    "tour.keep_link": "El enlace de esta página es la llave del organizador: guárdalo (este móvil también lo recuerda).",
 }
 
 EU: dict[str, str] = {
@@ -884,6 +886,7 @@ EU: dict[str, str] = {
     "tour.counts_in_now": "Mahai honek {name} txapelketan zenbatzen du.",
     "err.same_team_names": "Mahai horretako bi bikoteek izen bera dute: aldatu baten izena lehenago.",
     "tour.same_names": "Idatzi bikote bakoitza txapelketak ezagutzen duen bezala: sailkapena izenaren arabera doa.",
+    "tour.keep_link": "Orri honen esteka antolatzailearen giltza da: gorde ezazu (mugikor honek ere gogoratzen du).",
 }
 
 FR: dict[str, str] = {
@@ -1169,6 +1172,7 @@ FR: dict[str, str] = {
     "tour.counts_in_now": "Cette table compte dans le tournoi {name}.",
     "err.same_team_names": "Les deux équipes de cette table ont le même nom : renommez-en une d'abord.",
     "tour.same_names": "Écrivez chaque équipe comme le tournoi la connaît : le classement suit les noms.",
+    "tour.keep_link": "Le lien de cette page est la clé de l'organisateur : gardez-le (ce téléphone s'en souvient aussi).",
 }
 
 _TABLES = {"en": EN, "es": ES, "eu": EU, "fr": FR}

@@ -262,6 +262,7 @@ def tournament(tournament_id: str):
         role=row["role"],
         token=token,
         watch_url=public_url(f"/c/{tournament_id}", token=row["watch_token"]),
+        organiser_url=public_url(f"/c/{tournament_id}", token=row["token"]) if organiser else None,
         qr=url_for("pages.tournament_qr", tournament_id=tournament_id, token=token),
         new_table=url_for("pages.new_table", tournament=tournament_id, ttoken=token) if organiser else None,
         boot=Markup(_script_json(boot)),

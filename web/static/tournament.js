@@ -77,3 +77,23 @@ if (form) {
     }
   });
 }
+
+// The organiser's link is the tournament's key: a button copies it (or selects it where
+// the clipboard needs https).
+for (const b of document.querySelectorAll(".copy-link")) {
+  b.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(b.dataset.url);
+      toast(t("inv.copied"));
+    } catch (e) {
+      const shown = document.createElement("span");
+      shown.className = "watch-url";
+      shown.textContent = b.dataset.url;
+      b.replaceWith(shown);
+      const range = document.createRange();
+      range.selectNodeContents(shown);
+      getSelection().removeAllRanges();
+      getSelection().addRange(range);
+    }
+  });
+}
