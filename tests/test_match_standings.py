@@ -127,3 +127,27 @@ def test_bad_results_name_the_field(bad: dict) -> None:
 
 def test_empty() -> None:
     assert standings([]) == []
+
+
+@pytest.mark.parametrize("n", range(2, 13))
+def test_round_robin_meets_every_pair_once_and_nobody_twice_a_round(n: int) -> None:
+    from scorer.engine import round_robin
+
+    teams = [f"T{k}" for k in range(n)]
+    rounds = round_robin(teams)
+    assert len(rounds) == (n - 1 if n % 2 == 0 else n)
+    met = [frozenset(p) for r in rounds for p in r]
+    assert len(met) == len(set(met)) == n * (n - 1) // 2  # every pair once
+    for r in rounds:
+        playing = [t for p in r for t in p]
+        assert len(playing) == len(set(playing)) == n - n % 2  # nobody twice; one rests when n is odd
+    assert round_robin(teams) == rounds  # the same fixtures every time
+    first = [p[0] for r in rounds for p in r]
+    assert 0 < first.count("T0") < n - 1 or n <= 2  # T0 is not always first
+
+
+def test_round_robin_refuses_a_team_named_twice() -> None:
+    from scorer.engine import MalformedError, round_robin
+
+    with pytest.raises(MalformedError, match="names a team twice"):
+        round_robin(["A", "B", "A"])

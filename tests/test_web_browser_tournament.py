@@ -98,3 +98,34 @@ def test_a_tournament_from_the_home_page_counts_its_tables_live(server, browser)
         assert http.get(base).json()["vacas"] == [0, 1]  # the table itself stays
     finally:
         ctx.close()
+
+
+def test_a_league_draws_its_fixtures_and_opens_a_table_for_one(server, browser) -> None:  # noqa: F811
+    import requests
+
+    tour = requests.post(f"{server.url}/api/tournaments", json={"name": "Liga"}).json()
+    ctx = browser.new_context(**PHONE, locale="es", extra_http_headers={"Accept-Language": "es"})
+    ctx.set_default_timeout(8000)
+    page = ctx.new_page()
+    try:
+        page.goto(f"{server.url}/c/{tour['id']}?token={tour['token']}")
+        page.click("#league-teams summary")
+        page.fill("#set-teams textarea", "Gorriak\n  Urdinak \n\nBerdeak\nHoriak")
+        page.click("#set-teams button[type=submit]")
+        page.wait_for_selector("#fixtures .round-title")
+        assert page.locator("#fixtures .round-title").count() == 3
+        assert page.locator("#fixtures .fixture").count() == 6
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        first = page.locator("#fixtures .fixture").first
+        names = [first.locator(f".team-{k} strong").inner_text() for k in (0, 1)]
+        first.locator(".open-fixture").click()
+        page.wait_for_selector("#tournament-note")
+        assert [page.input_value(f"input[name=team{k}]") for k in (0, 1)] == names
+        page.click("#new-table button[type=submit]")
+        page.wait_for_url(re.compile(r"/t/[^/?]+\?token="))
+        page.goto(f"{server.url}/c/{tour['id']}?token={tour['token']}")
+        first = page.locator("#fixtures .fixture").first
+        assert first.locator(".open-fixture").count() == 0  # its table is open: no second one
+        assert page.locator("#fixtures .open-fixture").count() == 5
+    finally:
+        ctx.close()

@@ -4,7 +4,9 @@ follow the tables' hands, and every refusal leaving the tournament as it was."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -72,7 +74,8 @@ def test_a_new_tournament_has_its_name_tokens_links_and_no_matches(client, tourn
     assert tournament["watch_url"].endswith(f"?token={tournament['watch_token']}")
     r = client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"])
     assert r.status_code == 200
-    assert r.json == {"id": tournament["id"], "name": "Liga de invierno", "matches": [], "standings": []}
+    assert r.json == {"id": tournament["id"], "name": "Liga de invierno", "matches": [], "standings": [],
+                      "teams": [], "fixtures": []}
 
 
 def test_standings_rank_the_enrolled_matches_and_follow_them(client, tournament) -> None:
@@ -223,6 +226,38 @@ def test_a_deleted_table_leaves_the_tournament(client, tournament, tmp_path) -> 
     assert state["matches"] == [] and state["standings"] == []
 
 
+def test_a_league_draws_its_fixtures_and_ticks_the_matches_played(client, tournament) -> None:
+    path = f"/api/tournaments/{tournament['id']}/teams"
+    teams = ["Gorriak", "Urdinak", "Berdeak", "Horiak"]
+    r = client.put(path, headers=tournament["auth"], json={"teams": [" Gorriak ", *teams[1:]]})
+    assert r.status_code == 200 and r.json["teams"] == teams
+    rounds = r.json["fixtures"]
+    assert len(rounds) == 3 and all(len(games) == 2 for games in rounds)
+    pairs = {frozenset(g["teams"]) for games in rounds for g in games}
+    assert len(pairs) == 6 and all(g["table"] is None for games in rounds for g in games)
+    # a match between two of them, entered with its teams the other way round, fills its pairing
+    played = imported(client, ["Horiak", "Gorriak"], [0, 0])
+    assert enrol(client, tournament, played).status_code == 201
+    state = client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"]).json
+    (game,) = [g for games in state["fixtures"] for g in games if set(g["teams"]) == {"Gorriak", "Horiak"}]
+    assert game["table"] == played["id"] and game["finished"] and game["winner"] == "Horiak"
+    assert game["vacas"] == ([0, 2] if game["teams"][0] == "Gorriak" else [2, 0])  # in the pairing's order
+    assert sum(g["table"] is not None for games in state["fixtures"] for g in games) == 1
+
+
+@pytest.mark.parametrize(("teams", "field"), [(["A"], "teams"), ("A,B", "teams"), (["A", " A "], "teams[1]"),
+                                              (["A", ""], "teams[1]"), (["A", 3], "teams[1]"),
+                                              ([f"T{k}" for k in range(33)], "teams")])
+def test_bad_teams_are_refused_and_change_nothing(client, tournament, teams, field) -> None:
+    path = f"/api/tournaments/{tournament['id']}/teams"
+    assert client.put(path, headers=tournament["auth"], json={"teams": ["A", "B"]}).status_code == 200
+    r = client.put(path, headers=tournament["auth"], json={"teams": teams})
+    assert (r.status_code, r.json["error"]["field"]) == (422, field)
+    watch = {"Authorization": f"Bearer {tournament['watch_token']}"}
+    assert client.put(path, headers=watch, json={"teams": ["C", "D"]}).json["error"]["code"] == "read_only"
+    assert client.get(f"/api/tournaments/{tournament['id']}", headers=watch).json["teams"] == ["A", "B"]
+
+
 # -- pages ------------------------------------------------------------------------------
 def test_the_tournament_page_shows_the_standings_to_both_links(client, tournament) -> None:
     a = imported(client, ["Gorriak", "Urdinak"], [0, 1, 0])
@@ -252,6 +287,22 @@ def test_a_tables_page_and_sheet_name_the_tournament_it_counts_in(client, tourna
     assert "This table counts in the tournament Liga de invierno." in page
     sheet = client.get(f"/t/{a['id']}/sheet?token={a['watch_token']}&lang=es").get_data(as_text=True)
     assert "<strong>Liga de invierno</strong>" in sheet
+
+
+def test_the_fixtures_show_on_the_page_and_open_their_table_with_its_names(client, tournament) -> None:
+    client.put(f"/api/tournaments/{tournament['id']}/teams", headers=tournament["auth"],
+               json={"teams": ["Gorriak", "Urdinak", "Berdeak"]})
+    html = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=es").get_data(as_text=True)
+    assert html.count('class="round-title"') == 3 and "Jornada 3" in html
+    assert html.count("open-fixture") == 3  # three pairings, none played yet
+    link = re.search(r'class="btn btn-ghost no-print open-fixture" href="([^"]+)"', html).group(1).replace("&amp;", "&")
+    assert "team0=" in link and "team1=" in link and f"ttoken={tournament['token']}" in link
+    page = client.get(link).get_data(as_text=True)
+    q = parse_qs(urlsplit(link).query)
+    for k in (0, 1):
+        assert re.search(rf'name="team{k}"[^>]*value="{q[f"team{k}"][0]}"', page)
+    watch = client.get(f"/c/{tournament['id']}?token={tournament['watch_token']}").get_data(as_text=True)
+    assert 'class="round-title"' in watch and "open-fixture" not in watch and "set-teams" not in watch
 
 
 @pytest.mark.parametrize(("query", "status"), [("", 401), ("?token=nope", 403)])

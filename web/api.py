@@ -497,6 +497,14 @@ def add_tournament_table(tournament_id: str) -> Response:
     return _dump(_tournaments().state(tournament_id, watch_links=True), 201 if added else 200)
 
 
+@bp.put("/tournaments/<tournament_id>/teams")
+def set_tournament_teams(tournament_id: str) -> Response:
+    """The league's teams `{teams: [...]}` (the organiser's token) -> the tournament, with its fixtures."""
+    _tournament(tournament_id, write=True)
+    _tournaments().set_teams(tournament_id, _body())
+    return _dump(_tournaments().state(tournament_id, watch_links=True))
+
+
 @bp.delete("/tournaments/<tournament_id>/tables/<table_id>")
 def remove_tournament_table(tournament_id: str, table_id: str) -> Response:
     """Take a table out of the tournament (the organiser's token; the table stays) -> the tournament."""

@@ -315,6 +315,15 @@ EN: dict[str, str] = {
     "err.same_team_names": "Both teams of that table have the same name: rename one first.",
     "tour.same_names": "Write each team as the tournament knows it: the standings go by name.",
     "tour.keep_link": "This page's link is the organiser's key: keep it (this phone remembers it too).",
+    "tour.fixtures": "Fixtures",
+    "tour.round": "Round {n}",
+    "tour.to_play": "to play",
+    "tour.playing_now": "playing",
+    "tour.open": "Open the table",
+    "tour.teams": "The league's teams (fixtures)",
+    "tour.teams_help": "One team a line: every team meets every other once.",
+    "tour.teams_save": "Draw the fixtures",
+    "tour.teams_saved": "Fixtures drawn.",
 }
 
 ES: dict[str, str] = {
@@ -601,6 +610,15 @@ ES: dict[str, str] = {
     "err.same_team_names": "Las dos parejas de esa mesa se llaman igual: cambia el nombre de una antes.",
     "tour.same_names": "Escribe cada pareja como la conoce el torneo: la clasificación va por nombre.",
     "tour.keep_link": "El enlace de esta página es la llave del organizador: guárdalo (este móvil también lo recuerda).",
+    "tour.fixtures": "Calendario",
+    "tour.round": "Jornada {n}",
+    "tour.to_play": "por jugar",
+    "tour.playing_now": "en juego",
+    "tour.open": "Abrir la mesa",
+    "tour.teams": "Parejas de la liga (calendario)",
+    "tour.teams_help": "Una pareja por línea: cada pareja juega una vez contra cada otra.",
+    "tour.teams_save": "Hacer el calendario",
+    "tour.teams_saved": "Calendario hecho.",
 }
 
 EU: dict[str, str] = {
@@ -887,6 +905,15 @@ EU: dict[str, str] = {
     "err.same_team_names": "Mahai horretako bi bikoteek izen bera dute: aldatu baten izena lehenago.",
     "tour.same_names": "Idatzi bikote bakoitza txapelketak ezagutzen duen bezala: sailkapena izenaren arabera doa.",
     "tour.keep_link": "Orri honen esteka antolatzailearen giltza da: gorde ezazu (mugikor honek ere gogoratzen du).",
+    "tour.fixtures": "Egutegia",
+    "tour.round": "{n}. jardunaldia",
+    "tour.to_play": "jokatzeko",
+    "tour.playing_now": "jokatzen",
+    "tour.open": "Mahaia ireki",
+    "tour.teams": "Ligako bikoteak (egutegia)",
+    "tour.teams_help": "Bikote bat lerro bakoitzean: bikote bakoitzak beste bakoitzaren aurka behin jokatzen du.",
+    "tour.teams_save": "Egutegia egin",
+    "tour.teams_saved": "Egutegia eginda.",
 }
 
 FR: dict[str, str] = {
@@ -1173,6 +1200,15 @@ FR: dict[str, str] = {
     "err.same_team_names": "Les deux équipes de cette table ont le même nom : renommez-en une d'abord.",
     "tour.same_names": "Écrivez chaque équipe comme le tournoi la connaît : le classement suit les noms.",
     "tour.keep_link": "Le lien de cette page est la clé de l'organisateur : gardez-le (ce téléphone s'en souvient aussi).",
+    "tour.fixtures": "Calendrier",
+    "tour.round": "Journée {n}",
+    "tour.to_play": "à jouer",
+    "tour.playing_now": "en cours",
+    "tour.open": "Ouvrir la table",
+    "tour.teams": "Équipes de la ligue (calendrier)",
+    "tour.teams_help": "Une équipe par ligne : chaque équipe rencontre chaque autre une fois.",
+    "tour.teams_save": "Établir le calendrier",
+    "tour.teams_saved": "Calendrier établi.",
 }
 
 _TABLES = {"en": EN, "es": ES, "eu": EU, "fr": FR}

@@ -77,7 +77,8 @@ SCHEMAS: dict[str, Any] = {
     "TournamentCreated": {"type": "object", "required": ["id", "name", "token", "watch_token", "url", "watch_url"],
                           "properties": {k: {"type": "string"} for k in
                                          ("id", "name", "token", "watch_token", "url", "watch_url")}},
-    "Tournament": {"type": "object", "required": ["id", "name", "matches", "standings"], "properties": {
+    "Tournament": {"type": "object", "required": ["id", "name", "matches", "standings", "teams", "fixtures"],
+                   "properties": {
         "id": {"type": "string"}, "name": {"type": "string"},
         "matches": {"type": "array", "items": {"type": "object", "properties": {
             "table": {"type": "string"}, "teams": {"type": "array", "items": {"type": "string"}},
@@ -85,6 +86,12 @@ SCHEMAS: dict[str, Any] = {
             "winner": {"type": ["integer", "null"]}, "finished": {"type": "boolean"},
             "ranked": {"type": "boolean", "description": "false where its two teams share a name (left out)"},
             "watch_token": {"type": "string", "description": "the organiser's answer only"}}}},
+        "teams": {"type": "array", "items": {"type": "string"}},
+        "fixtures": {"type": "array", "description": "rounds of pairings (every team meets every other once)",
+                     "items": {"type": "array", "items": {"type": "object", "properties": {
+                         "teams": {"type": "array", "items": {"type": "string"}},
+                         "table": {"type": ["string", "null"]}, "vacas": {"type": ["array", "null"]},
+                         "finished": {"type": "boolean"}, "winner": {"type": ["string", "null"]}}}}},
         "standings": {"type": "array", "items": {"type": "object", "properties": {
             k: {"type": "string" if k == "team" else "integer"} for k in
             ("rank", "team", "played", "won", "lost", "vacas_won", "vacas_lost", "vacas_won_in_lost", "stones",
@@ -311,6 +318,14 @@ def document() -> dict[str, Any]:
             "responses": {"201": _json(_ref("Tournament"), "enrolled; the tournament"),
                           "200": _json(_ref("Tournament"), "it was enrolled already; the tournament")}
             | _errors(400, 401, 403, 404, 409, 422)}},
+        "/api/tournaments/{tournament_id}/teams": {"put": {
+            "summary": "The league's teams, for its fixtures (the organiser's token)",
+            "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
+            "requestBody": {"required": True, "content": {JSON: {"schema": {
+                "type": "object", "required": ["teams"], "properties": {"teams": {
+                    "type": "array", "minItems": 2, "maxItems": 32, "items": {"type": "string"}}}}}}},
+            "responses": {"200": _json(_ref("Tournament"), "the tournament with its fixtures")}
+            | _errors(400, 401, 403, 404, 422)}},
         "/api/tournaments/{tournament_id}/tables/{table_id}": {"delete": {
             "summary": "Take a table out of the tournament (the organiser's token; the table itself stays)",
             "parameters": [TOURNAMENT_ID, TABLE_ID, TOKEN_Q], "security": SECURE,

@@ -223,7 +223,8 @@ def new_table():
         known = current_app.extensions["mus_tournaments"].state(row["id"])["standings"]
         tournament = {"id": row["id"], "name": row["name"], "token": row["token"],
                       "teams": sorted(r["team"] for r in known)}
-    return _render("new.html", page="new", seats=SEATS, tournament=tournament,
+    prefill = [request.args.get(f"team{k}", "").strip()[:24] if tournament else "" for k in (0, 1)]
+    return _render("new.html", page="new", seats=SEATS, tournament=tournament, prefill=prefill,
                    boot=Markup(_script_json({"tournament": tournament})))
 
 

@@ -13,7 +13,7 @@ from .match import Match, replay_match
 from .record import HandRecord, parse_hand
 from .rules import Rules
 from .settle import settle
-from .standings import standings
+from .standings import round_robin, standings
 
 __all__ = [
     "DECK",
@@ -33,5 +33,6 @@ __all__ = [
     "parse_hand",
     "replay_match",
     "settle",
+    "round_robin",
     "standings",
 ]

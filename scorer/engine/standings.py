@@ -1,7 +1,8 @@
 """Club standings over finished matches (RULES.md "Club standings", seed 002 art. 25 and 31).
 
 Teams are ranked by matches won, then vacas won in the matches they lost, then fewest
-vacas lost, then stones, then their head-to-head.
+vacas lost, then stones, then their head-to-head. `round_robin` draws a league's fixtures:
+every team meets every other once.
 """
 
 from __future__ import annotations
@@ -11,7 +12,28 @@ from typing import Any
 
 from .errors import MalformedError
 
-__all__ = ["standings"]
+__all__ = ["round_robin", "standings"]
+
+
+def round_robin(teams: Sequence[str]) -> list[list[tuple[str, str]]]:
+    """The rounds of a league in which every team meets every other once (the circle
+    method): n - 1 rounds for n teams, n rounds when n is odd (each round one team rests).
+    Each round is a list of pairings, no team twice in a round. The same teams in the
+    same order always give the same fixtures."""
+    if len(set(teams)) != len(teams):
+        raise MalformedError("teams", f"{list(teams)!r} names a team twice", list(teams))
+    ring: list[str | None] = list(teams)
+    if len(ring) % 2:
+        ring.append(None)  # whoever meets None rests that round
+    n = len(ring)
+    rounds = []
+    for r in range(n - 1):
+        pairs = [(ring[i], ring[n - 1 - i]) for i in range(n // 2)]
+        # alternate the first team's side so that it does not always come first
+        rounds.append([(b, a) if (i == 0 and r % 2) else (a, b) for i, (a, b) in enumerate(pairs)
+                       if a is not None and b is not None])
+        ring = [ring[0], ring[-1], *ring[1:-1]]
+    return rounds
 
 
 def _result_winner(i: int, result: Mapping[str, Any], teams: Sequence[str], vacas: Sequence[int]) -> int | None:

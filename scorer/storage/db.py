@@ -71,6 +71,7 @@ MIGRATIONS: list[str] = [
         token       TEXT NOT NULL,           -- the organiser's: adds tables
         watch_token TEXT NOT NULL,           -- anyone's: reads the standings
         name        TEXT NOT NULL,
+        teams       TEXT NOT NULL DEFAULT '[]',  -- JSON: the teams entered, for the fixtures
         created     REAL NOT NULL
     );
     CREATE TABLE tournament_tables (

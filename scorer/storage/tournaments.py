@@ -9,15 +9,17 @@ hand settled at any table moves them at once.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
 from scorer import engine
 from scorer.storage.db import Database
-from scorer.storage.tables import StoreError, TableStore, new_id, new_token
+from scorer.storage.tables import MAX_NAME, StoreError, TableStore, new_id, new_token
 
 MAX_TOURNAMENT_NAME = 60
 MAX_TABLES = 200  # tables in one tournament
+MAX_TEAMS = 32  # teams in a league's fixtures (496 matches)
 
 
 def check_name(body: Any) -> str:
@@ -32,6 +34,25 @@ def check_name(body: Any) -> str:
     if len(name) > MAX_TOURNAMENT_NAME:
         raise StoreError(422, "invalid", f"name: longer than {MAX_TOURNAMENT_NAME} characters", "name")
     return name
+
+
+def check_teams(body: Any) -> list[str]:
+    """The teams of a `{"teams": [...]}` body (2 to 32 different names, spaces tidied), or
+    a 422 that names what is wrong."""
+    teams = body.get("teams") if isinstance(body, dict) else None
+    if not isinstance(teams, list) or not 2 <= len(teams) <= MAX_TEAMS:
+        raise StoreError(422, "invalid", f"teams: expected a list of 2 to {MAX_TEAMS} team names", "teams")
+    out: list[str] = []
+    for i, name in enumerate(teams):
+        if not isinstance(name, str) or not name.strip():
+            raise StoreError(422, "invalid", f"teams[{i}]: expected a non-empty name, got {name!r}", f"teams[{i}]")
+        name = " ".join(name.split())
+        if len(name) > MAX_NAME:
+            raise StoreError(422, "invalid", f"teams[{i}]: longer than {MAX_NAME} characters", f"teams[{i}]")
+        if name in out:
+            raise StoreError(422, "invalid", f"teams[{i}]: {name!r} is named twice", f"teams[{i}]")
+        out.append(name)
+    return out
 
 
 class TournamentStore:
@@ -54,11 +75,20 @@ class TournamentStore:
     def get(self, tournament_id: str) -> dict[str, Any]:
         """`{id, token, watch_token, name}`; a 404 where there is no such tournament."""
         row = self.db.reader().execute(
-            "SELECT id, token, watch_token, name FROM tournaments WHERE id = ?", (tournament_id,)
+            "SELECT id, token, watch_token, name, teams FROM tournaments WHERE id = ?", (tournament_id,)
         ).fetchone()
         if row is None:
             raise StoreError(404, "not_found", f"no tournament {tournament_id!r}")
-        return dict(row)
+        return {**dict(row), "teams": json.loads(row["teams"])}
+
+    def set_teams(self, tournament_id: str, body: Any) -> None:
+        """The league's teams from `{"teams": [...]}`, for its fixtures (the caller has
+        checked the organiser's token)."""
+        teams = check_teams(body)
+        self.get(tournament_id)
+        with self.db.write() as conn:
+            conn.execute("UPDATE tournaments SET teams = ? WHERE id = ?",
+                         (json.dumps(teams, ensure_ascii=False), tournament_id))
 
     def add_table(self, tournament_id: str, table_id: str) -> bool:
         """Enrol a table (the caller has checked both tokens): True if it was not in yet."""
@@ -105,10 +135,11 @@ class TournamentStore:
         return [r["table_id"] for r in rows]
 
     def state(self, tournament_id: str, watch_links: bool = False) -> dict[str, Any]:
-        """`{id, name, matches, standings}`: each table's match as it stands and the
+        """`{id, name, matches, standings, teams, fixtures}`: each table's match as it stands and the
         engine's standings over them (an unfinished match only lists its teams; one whose
         two teams were renamed alike is listed with `ranked` false and left out). With
-        `watch_links`, each match carries its table's watch token (for the organiser)."""
+        `watch_links`, each match carries its table's watch token (for the organiser);
+        `fixtures`, the league's rounds (`fixtures`) where its teams were entered."""
         row = self.get(tournament_id)
         matches, results = [], []
         for table_id in self.table_ids(tournament_id):
@@ -136,4 +167,26 @@ class TournamentStore:
             matches.append(match)
             if ranked:
                 results.append(result)
-        return {"id": row["id"], "name": row["name"], "matches": matches, "standings": engine.standings(results)}
+        return {"id": row["id"], "name": row["name"], "matches": matches, "standings": engine.standings(results),
+                "teams": row["teams"], "fixtures": fixtures(row["teams"], matches)}
+
+
+def fixtures(teams: list[str], matches: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """The league's rounds (`engine.round_robin`), each pairing with the first enrolled
+    table between those two teams, if any: `{teams, table, vacas, finished, winner}`,
+    with `vacas` in the pairing's order and `winner` a team name."""
+    rounds = []
+    for pairs in engine.round_robin(teams) if len(teams) >= 2 else []:
+        out = []
+        for a, b in pairs:
+            m = next((m for m in matches if set(m["teams"]) == {a, b} and m["ranked"]), None)
+            flip = m is not None and m["teams"][0] != a
+            out.append({
+                "teams": [a, b],
+                "table": m["table"] if m else None,
+                "vacas": (m["vacas"][::-1] if flip else m["vacas"]) if m else None,
+                "finished": bool(m and m["finished"]),
+                "winner": m["teams"][m["winner"]] if m and m["winner"] is not None else None,
+            })
+        rounds.append(out)
+    return rounds

@@ -18,10 +18,8 @@ async function refresh() {
   const resp = await fetch(location.href, { cache: "no-store" });
   if (!resp.ok) return;
   const doc = new DOMParser().parseFromString(await resp.text(), "text/html");
-  for (const id of ["standings", "matches"]) {
-    const fresh = doc.getElementById(id);
-    if (fresh) document.getElementById(id).replaceWith(fresh);
-  }
+  const fresh = doc.getElementById("live-sections");
+  if (fresh) document.getElementById("live-sections").replaceWith(fresh);
   last = text;
 }
 setInterval(refresh, REFRESH_MS);
@@ -44,6 +42,23 @@ document.addEventListener("click", async (ev) => {
   }
 });
 document.addEventListener("visibilitychange", () => { if (!document.hidden) refresh(); });
+
+// The league's teams, one a line: the server draws the fixtures.
+const teamsForm = document.getElementById("set-teams");
+if (teamsForm) {
+  teamsForm.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const teams = teamsForm.elements.teams.value.split("\n").map((s) => s.trim()).filter(Boolean);
+    try {
+      await api("PUT", `${boot.api}/teams`, { token: boot.token, json: { teams } });
+      toast(t("tour.teams_saved"));
+      last = "";
+      await refresh();
+    } catch (e) {
+      toast(e.text || e.message || t("err.generic"), "error", 6000);
+    }
+  });
+}
 
 // "/t/<id>?token=<players' token>" from a pasted link (or null)
 export function tableFromLink(text) {
