@@ -15,8 +15,8 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-from tests.test_web_browser_table import _need_browser, browser  # noqa: E402, F401 (browser: a fixture)
-from web.testing import PHONE, LiveServer  # noqa: E402
+from tests.test_web_browser_table import _need_browser, browser, phone  # noqa: E402, F401 (browser: a fixture)
+from web.testing import LiveServer  # noqa: E402
 
 RRRR_HANDS = [["12o", "12c", "12e", "12b"], ["1o", "1c", "4e", "5b"], ["4o", "5o", "6o", "7o"], ["4c", "5c", "6c", "7c"]]
 
@@ -32,8 +32,7 @@ def server():
 def test_a_tournament_from_the_home_page_counts_its_tables_live(server, browser) -> None:  # noqa: F811
     import requests
 
-    ctx = browser.new_context(**PHONE, locale="en", extra_http_headers={"Accept-Language": "en"})
-    ctx.set_default_timeout(8000)
+    ctx = phone(browser, "en")
     page = ctx.new_page()
     try:
         page.goto(f"{server.url}/?lang=en")
@@ -104,8 +103,7 @@ def test_a_league_draws_its_fixtures_and_opens_a_table_for_one(server, browser) 
     import requests
 
     tour = requests.post(f"{server.url}/api/tournaments", json={"name": "Liga"}).json()
-    ctx = browser.new_context(**PHONE, locale="es", extra_http_headers={"Accept-Language": "es"})
-    ctx.set_default_timeout(8000)
+    ctx = phone(browser, "es")
     page = ctx.new_page()
     try:
         page.goto(f"{server.url}/c/{tour['id']}?token={tour['token']}")
