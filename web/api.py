@@ -17,7 +17,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request, url_for
 
 from scorer.storage.tables import Runtime, StoreError, TableStore, check_header
-from scorer.storage.tournaments import TournamentStore
+from scorer.storage.tournaments import TournamentStore, role_of
 from web.errors import ApiError
 from web.live import Hub, stream
 
@@ -441,10 +441,10 @@ def _tournament(tournament_id: str, write: bool) -> tuple[dict[str, Any], bool]:
     if token is None:
         raise ApiError(401, "missing_token", "a token is needed: 'Authorization: Bearer <token>' or ?token=", "token")
     row = _tournaments().get(tournament_id)
-    organiser = _same(token, row["token"])
-    if organiser or (not write and _same(token, row["watch_token"])):
-        return row, organiser
-    if _same(token, row["watch_token"]):
+    role = role_of(row, token)
+    if role == "organise" or (role == "watch" and not write):
+        return row, role == "organise"
+    if role == "watch":
         raise ApiError(403, "read_only", "the watch token only reads this tournament", "token")
     raise ApiError(403, "bad_token", "this token does not open this tournament", "token")
 

@@ -231,6 +231,7 @@ def new_table():
 def _tournament_or_error(tournament_id: str, token: str | None, organiser: bool = False):
     """`(row with role, None)`, or `(None, error page)`: the token checked as the API does."""
     from scorer.storage.tables import StoreError
+    from scorer.storage.tournaments import role_of
 
     if not token:
         return None, _error_page(401, "missing_token")
@@ -238,11 +239,10 @@ def _tournament_or_error(tournament_id: str, token: str | None, organiser: bool 
         row = current_app.extensions["mus_tournaments"].get(tournament_id)
     except StoreError:
         return None, _error_page(404, "tournament_not_found")
-    if _same(token, row["token"]):
-        return {**row, "role": "organise"}, None
-    if _same(token, row["watch_token"]) and not organiser:
-        return {**row, "role": "watch"}, None
-    return None, _error_page(403, "read_only" if _same(token, row["watch_token"]) else "bad_token")
+    role = role_of(row, token)
+    if role == "organise" or (role == "watch" and not organiser):
+        return {**row, "role": role}, None
+    return None, _error_page(403, "read_only" if role == "watch" else "bad_token")
 
 
 @bp.get("/c/<tournament_id>")

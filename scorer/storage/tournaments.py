@@ -9,6 +9,7 @@ hand settled at any table moves them at once.
 
 from __future__ import annotations
 
+import hmac
 import json
 import time
 from typing import Any
@@ -22,18 +23,22 @@ MAX_TABLES = 200  # tables in one tournament
 MAX_TEAMS = 32  # teams in a league's fixtures (496 matches)
 
 
+def _tidy_name(value: Any, field: str, limit: int) -> str:
+    """`value` as a name with its spaces tidied, or a 422 naming `field`."""
+    if not isinstance(value, str) or not value.strip():
+        raise StoreError(422, "invalid", f"{field}: expected a non-empty name, got {value!r}", field)
+    name = " ".join(value.split())
+    if len(name) > limit:
+        raise StoreError(422, "invalid", f"{field}: longer than {limit} characters", field)
+    return name
+
+
 def check_name(body: Any) -> str:
     """The tournament name of a `{"name": ...}` body, or a 422 that says what is wrong
     (as a table's names are checked)."""
     if not isinstance(body, dict):
         raise StoreError(400, "bad_json", f"expected a JSON object with a name, got {type(body).__name__}")
-    name = body.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise StoreError(422, "invalid", f"name: expected a non-empty name, got {name!r}", "name")
-    name = " ".join(name.split())
-    if len(name) > MAX_TOURNAMENT_NAME:
-        raise StoreError(422, "invalid", f"name: longer than {MAX_TOURNAMENT_NAME} characters", "name")
-    return name
+    return _tidy_name(body.get("name"), "name", MAX_TOURNAMENT_NAME)
 
 
 def check_teams(body: Any) -> list[str]:
@@ -43,16 +48,22 @@ def check_teams(body: Any) -> list[str]:
     if not isinstance(teams, list) or not 2 <= len(teams) <= MAX_TEAMS:
         raise StoreError(422, "invalid", f"teams: expected a list of 2 to {MAX_TEAMS} team names", "teams")
     out: list[str] = []
-    for i, name in enumerate(teams):
-        if not isinstance(name, str) or not name.strip():
-            raise StoreError(422, "invalid", f"teams[{i}]: expected a non-empty name, got {name!r}", f"teams[{i}]")
-        name = " ".join(name.split())
-        if len(name) > MAX_NAME:
-            raise StoreError(422, "invalid", f"teams[{i}]: longer than {MAX_NAME} characters", f"teams[{i}]")
+    for i, value in enumerate(teams):
+        name = _tidy_name(value, f"teams[{i}]", MAX_NAME)
         if name in out:
             raise StoreError(422, "invalid", f"teams[{i}]: {name!r} is named twice", f"teams[{i}]")
         out.append(name)
     return out
+
+
+def role_of(row: dict[str, Any], token: str) -> str | None:
+    """What `token` opens of the tournament `row`: "organise", "watch" or None (compared
+    in constant time)."""
+    if hmac.compare_digest(token.encode("utf-8"), row["token"].encode("utf-8")):
+        return "organise"
+    if hmac.compare_digest(token.encode("utf-8"), row["watch_token"].encode("utf-8")):
+        return "watch"
+    return None
 
 
 class TournamentStore:

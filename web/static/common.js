@@ -106,32 +106,29 @@ export function cardName(card) {
   return m[2] ? t("card.of", { rank, suit: t(`suit.${m[2].toLowerCase()}`) }) : rank;
 }
 
-export const RECENT_KEY = "mus-scorer.tables";
-export function rememberTable(entry) {
-  try {
-    const list = JSON.parse(localStorage.getItem(RECENT_KEY) || "[]").filter((e) => e.id !== entry.id);
-    list.unshift({ ...entry, at: Date.now() });
-    localStorage.setItem(RECENT_KEY, JSON.stringify(list.slice(0, 8)));
-  } catch (e) { /* private mode: nothing to remember */ }
+// What this phone opened before, newest first (eight at most), under a localStorage key.
+function recentIn(key) {
+  try { return JSON.parse(localStorage.getItem(key) || "[]"); } catch (e) { return []; }
 }
-export function recentTables() {
-  try { return JSON.parse(localStorage.getItem(RECENT_KEY) || "[]"); } catch (e) { return []; }
+function rememberIn(key, entry) {
+  try {
+    const list = recentIn(key).filter((e) => e.id !== entry.id);
+    list.unshift({ ...entry, at: Date.now() });
+    localStorage.setItem(key, JSON.stringify(list.slice(0, 8)));
+  } catch (e) { /* private mode: nothing to remember */ }
 }
 
-// Tournaments this phone opened: the organiser's link is the only key, so keep it here.
+export const RECENT_KEY = "mus-scorer.tables";
+export const rememberTable = (entry) => rememberIn(RECENT_KEY, entry);
+export const recentTables = () => recentIn(RECENT_KEY);
+
+// Tournaments: the organiser's link is the only key, so a watch link never replaces it.
 export const TOURNAMENTS_KEY = "mus-scorer.tournaments";
 export function rememberTournament(entry) {
-  try {
-    let list = JSON.parse(localStorage.getItem(TOURNAMENTS_KEY) || "[]");
-    const before = list.find((e) => e.id === entry.id);
-    if (before && before.role === "organise" && entry.role !== "organise") {
-      entry = { ...entry, url: before.url, role: before.role }; // a watch link never hides the organiser's
-    }
-    list = list.filter((e) => e.id !== entry.id);
-    list.unshift({ ...entry, at: Date.now() });
-    localStorage.setItem(TOURNAMENTS_KEY, JSON.stringify(list.slice(0, 8)));
-  } catch (e) { /* private mode: nothing to remember */ }
+  const before = recentIn(TOURNAMENTS_KEY).find((e) => e.id === entry.id);
+  if (before && before.role === "organise" && entry.role !== "organise") {
+    entry = { ...entry, url: before.url, role: before.role };
+  }
+  rememberIn(TOURNAMENTS_KEY, entry);
 }
-export function recentTournaments() {
-  try { return JSON.parse(localStorage.getItem(TOURNAMENTS_KEY) || "[]"); } catch (e) { return []; }
-}
+export const recentTournaments = () => recentIn(TOURNAMENTS_KEY);
