@@ -222,6 +222,13 @@ def main(argv: list[str] | None = None) -> int:
             page.goto(f"{server.url}/c/{tour['id']}?token={tour['token']}")
             page.wait_for_selector(".standings-table")
             shot("18-tournament", full=True)
+            # the same league played home and away by three teams: fixtures by round, both legs
+            requests.put(f"{server.url}/api/tournaments/{tour['id']}/teams",
+                         headers={"Authorization": f"Bearer {tour['token']}"},
+                         json={"teams": ["Txuriak", "Beltzak", "Gorriak"], "legs": 2}).raise_for_status()
+            page.goto(f"{server.url}/c/{tour['id']}?token={tour['token']}")
+            page.eval_on_selector("#league-teams", "d => d.open = true")
+            shot("19-league", full=True)
             ctx.close()
             browser.close()
     finally:

@@ -191,3 +191,12 @@ def test_stdin(tmp_path: Path) -> None:
     data = json.loads(proc.stdout)
     assert [(r["team"], r["won"], r["vacas_won_in_lost"]) for r in data["standings"]] == [("B", 1, 0), ("A", 0, 1)]
     assert data["matches"][0]["file"] == "-"
+
+
+def test_one_team_however_spelt(tmp_path: Path) -> None:
+    # "A" beat "b" 2-0; then "a " lost to "B" 0-2: one row each, won 1 and lost 1
+    files = [match_file(tmp_path / "1.jsonl", ("A", "b"), [0, 0]), match_file(tmp_path / "2.jsonl", ("a ", "B"), [1, 1])]
+    proc = standings(*map(str, files), "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)["standings"]
+    assert [(r["team"], r["played"], r["won"], r["lost"]) for r in rows] == [("A", 2, 1, 1), ("b", 2, 1, 1)]

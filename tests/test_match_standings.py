@@ -151,3 +151,78 @@ def test_round_robin_refuses_a_team_named_twice() -> None:
 
     with pytest.raises(MalformedError, match="names a team twice"):
         round_robin(["A", "B", "A"])
+
+
+@pytest.mark.parametrize("n", range(2, 9))
+def test_round_robin_return_leg_swaps_every_pairing(n: int) -> None:
+    from scorer.engine import round_robin
+
+    teams = [f"T{k}" for k in range(n)]
+    one, two = round_robin(teams), round_robin(teams, legs=2)
+    assert two[: len(one)] == one  # the first leg as before
+    assert two[len(one):] == [[(b, a) for a, b in r] for r in one]  # then each pairing with its sides swapped
+    played = [p for r in two for p in r]
+    assert len(played) == len(set(played)) == n * (n - 1)  # every ordered pair once: home and away
+
+
+@pytest.mark.parametrize("legs", [0, 3, True, "2"])
+def test_round_robin_refuses_other_legs(legs: object) -> None:
+    from scorer.engine import MalformedError, round_robin
+
+    with pytest.raises(MalformedError, match=r"legs: .* is neither 1 nor 2"):
+        round_robin(["A", "B"], legs=legs)  # type: ignore[arg-type]
+
+
+def test_team_key_folds_case_accents_and_spaces() -> None:
+    from scorer.engine import team_key
+
+    assert team_key(" Gorriák ") == team_key("GORRIAK") == team_key("gorriak") == "gorriak"
+    assert team_key("Los  de\tArriba") == "los de arriba"
+    assert team_key("Gorriak") != team_key("Gorriak B")
+
+
+def test_round_robin_refuses_a_team_spelt_twice() -> None:
+    from scorer.engine import MalformedError, round_robin
+
+    with pytest.raises(MalformedError, match="names a team twice"):
+        round_robin(["Gorriak", "Beltzak", "gorriak"])
+
+
+def test_spellings_of_one_name_are_one_team() -> None:
+    # Gorriak beat Beltzak 3-1, then "gorriak" (typed on another phone) lost 2-3 to "BELTZAK":
+    # one row each, won 1 lost 1; Gorriak won 2 vacas in its loss, Beltzak 1 in its.
+    rows = standings([
+        {"teams": ["Gorriak", "Beltzak"], "vacas": [3, 1], "stones": [100, 50]},
+        {"teams": ["gorriak ", "BELTZAK"], "vacas": [2, 3], "stones": [70, 90]},
+    ])
+    assert [(r["team"], r["played"], r["won"], r["lost"], r["vacas_won_in_lost"]) for r in rows] == [
+        ("Gorriak", 2, 1, 1, 2), ("Beltzak", 2, 1, 1, 1)]
+    assert [r["stones"] for r in rows] == [170, 140]
+
+
+def test_names_give_the_spelling_shown() -> None:
+    rows = standings([{"teams": ["gorriak", "beltzak"], "vacas": [3, 0]}], names=["Gorriak", "Beltzak", "Urdinak"])
+    assert [r["team"] for r in rows] == ["Gorriak", "Beltzak"]
+
+
+def test_head_to_head_across_spellings() -> None:
+    # A and B tie on every count; "b" beat "a" when they met, spelt otherwise.
+    rows = standings([
+        {"teams": ["A", "C"], "vacas": [3, 0]},
+        {"teams": ["B", "D"], "vacas": [3, 0]},
+        {"teams": ["b", "a"], "vacas": [3, 0]},  # B beat A
+        {"teams": ["a ", "d"], "vacas": [3, 0]},
+        {"teams": ["B", "c"], "vacas": [0, 3]},
+    ])
+    # A: won 2 (C, D) lost 1 (B); B: won 2 (D, A) lost 1 (C); tied on everything else
+    top = rows[:2]
+    assert [r["team"] for r in top] == ["B", "A"]
+    assert [r["head_to_head"] for r in top] == [1, 0]
+    assert [r["rank"] for r in top] == [1, 2]
+
+
+def test_one_team_spelt_twice_in_a_result_is_refused() -> None:
+    from scorer.engine import MalformedError
+
+    with pytest.raises(MalformedError, match=r"results\[0\]\.teams"):
+        standings([{"teams": ["Gorriak", "GORRIAK"], "vacas": [3, 0]}])

@@ -105,3 +105,27 @@ def test_a_version_2_database_gets_tournaments_and_keeps_its_tables(tmp_path) ->
         w.execute("DELETE FROM tables WHERE id = 't1'")
     assert tours.table_ids(tour["id"]) == []
     db.close()
+
+
+def test_a_version_3_league_is_played_once_after_the_migration(tmp_path) -> None:
+    from scorer.storage.db import MIGRATIONS
+    from scorer.storage.tables import TableStore
+    from scorer.storage.tournaments import TournamentStore
+
+    path = tmp_path / "v3.db"
+    conn = sqlite3.connect(path)
+    for script in MIGRATIONS[:3]:
+        conn.executescript(script)
+    conn.execute("INSERT INTO tournaments (id, token, watch_token, name, teams, created) VALUES "
+                 "('c1', 'tok', 'w', 'Liga', '[\"A\", \"B\", \"C\"]', 0)")
+    conn.execute("PRAGMA user_version = 3")
+    conn.commit()
+    conn.close()
+    db = Database(path)
+    assert db.schema_version == SCHEMA_VERSION >= 4
+    tours = TournamentStore(db, TableStore(db))
+    state = tours.state("c1")
+    assert (state["teams"], state["legs"], len(state["fixtures"])) == (["A", "B", "C"], 1, 3)
+    tours.set_teams("c1", {"teams": ["A", "B", "C"], "legs": 2})
+    assert len(tours.state("c1")["fixtures"]) == 6
+    db.close()

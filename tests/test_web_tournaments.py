@@ -75,7 +75,7 @@ def test_a_new_tournament_has_its_name_tokens_links_and_no_matches(client, tourn
     r = client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"])
     assert r.status_code == 200
     assert r.json == {"id": tournament["id"], "name": "Liga de invierno", "matches": [], "standings": [],
-                      "teams": [], "fixtures": []}
+                      "teams": [], "legs": 1, "fixtures": []}
 
 
 def test_standings_rank_the_enrolled_matches_and_follow_them(client, tournament) -> None:
@@ -258,6 +258,113 @@ def test_bad_teams_are_refused_and_change_nothing(client, tournament, teams, fie
     assert client.get(f"/api/tournaments/{tournament['id']}", headers=watch).json["teams"] == ["A", "B"]
 
 
+@pytest.mark.parametrize(("body", "field"), [({"teams": ["A", "B"], "legs": 3}, "legs"),
+                                             ({"teams": ["A", "B"], "legs": "2"}, "legs"),
+                                             ({"teams": ["A", "B"], "legs": True}, "legs"),
+                                             ({"teams": ["Gorriak", "GORRIÁK"]}, "teams[1]")])
+def test_bad_legs_and_one_team_spelt_twice_are_refused(client, tournament, body, field) -> None:
+    path = f"/api/tournaments/{tournament['id']}/teams"
+    r = client.put(path, headers=tournament["auth"], json=body)
+    assert (r.status_code, r.json["error"]["field"]) == (422, field)
+    assert field in r.json["error"]["message"]
+    if field == "teams[1]":
+        assert "'GORRIÁK' is 'Gorriak' again" in r.json["error"]["message"]
+    state = client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"]).json
+    assert (state["teams"], state["legs"]) == ([], 1)
+
+
+def test_a_league_home_and_away_ticks_each_leg_with_its_own_table(client, tournament) -> None:
+    path = f"/api/tournaments/{tournament['id']}/teams"
+    r = client.put(path, headers=tournament["auth"], json={"teams": ["Gorriak", "Urdinak", "Berdeak"], "legs": 2})
+    assert r.status_code == 200 and r.json["legs"] == 2
+    rounds = r.json["fixtures"]
+    assert len(rounds) == 6 and all(len(games) == 1 for games in rounds)  # 3 teams: one rests each round
+    games = [g for games in rounds for g in games]
+    assert sorted(tuple(g["teams"]) for g in games) == sorted(
+        [(a, b) for a in ("Gorriak", "Urdinak", "Berdeak") for b in ("Gorriak", "Urdinak", "Berdeak") if a != b])
+    # Urdinak beat Gorriak, then they meet again: the first table ticks the first leg, the second the other
+    first = imported(client, ["urdinak", "gorriak"], [0, 0])  # typed in lower case on a phone
+    again = imported(client, ["Gorriak", "Urdinak"], [0, 0])
+    for table in (first, again):
+        assert enrol(client, tournament, table).status_code == 201
+    state = client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"]).json
+    legs = [g for games in state["fixtures"] for g in games if set(g["teams"]) == {"Gorriak", "Urdinak"}]
+    assert [g["table"] for g in legs] == [first["id"], again["id"]]
+    assert [g["winner"] for g in legs] == ["Urdinak", "Gorriak"]  # the pairing's own spelling
+    # one row for each team however its table spelt it, shown as the league wrote it
+    rows = {r["team"]: (r["played"], r["won"], r["lost"]) for r in state["standings"]}
+    assert rows == {"Gorriak": (2, 1, 1), "Urdinak": (2, 1, 1)}
+    page = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=en").get_data(as_text=True)
+    assert page.count('class="round-title"') == 6 and page.count("open-fixture") == 4
+    assert 'name="legs" value="2" checked' in page
+
+
+def test_a_table_whose_teams_are_one_name_spelt_twice_is_refused(client, tournament) -> None:
+    table = client.post("/api/tables", json={"teams": ["Gorriak", "gorriak"]}).json
+    r = enrol(client, tournament, table)
+    assert (r.status_code, r.json["error"]["code"]) == (422, "same_team_names")
+    assert "'Gorriak' and 'gorriak'" in r.json["error"]["message"]
+
+
+def test_the_organiser_exports_the_tournament_and_the_command_line_ranks_it_alike(client, tournament, tmp_path) -> None:
+    import csv
+    import io
+    import subprocess
+    import sys
+    import zipfile
+    from pathlib import Path
+
+    tables = [imported(client, ["Gorriak", "Urdinak"], [0, 1, 0]), imported(client, ["=Berdeak", "Peña Txoko"], [1, 1]),
+              imported(client, ["urdinak", "=Berdeak"], [0, 0]), imported(client, ["Horiak", "Gorriak"], [0])]
+    for table in tables:
+        assert enrol(client, tournament, table).status_code == 201
+    state = client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"]).json
+    r = client.get(f"/api/tournaments/{tournament['id']}/export", headers=tournament["auth"])
+    assert r.status_code == 200 and r.mimetype == "application/zip"
+    assert r.headers["Content-Disposition"] == 'attachment; filename="liga-de-invierno.zip"'
+    z = zipfile.ZipFile(io.BytesIO(r.data))
+    names = sorted(z.namelist())
+    assert names == ["matches/01-gorriak-urdinak.jsonl", "matches/02-berdeak-pena-txoko.jsonl",
+                     "matches/03-urdinak-berdeak.jsonl", "matches/04-horiak-gorriak.jsonl",
+                     "standings.csv", "tournament.json"]
+    # each match file is the table's own export
+    for table, name in zip(tables, names[:4], strict=True):
+        own = client.get(f"/api/tables/{table['id']}/export", headers={"Authorization": f"Bearer {table['token']}"})
+        assert z.read(name).decode() == own.get_data(as_text=True)
+    saved = json.loads(z.read("tournament.json"))
+    assert saved["standings"] == state["standings"] and "watch_token" not in json.dumps(saved)
+    rows = list(csv.DictReader(io.StringIO(z.read("standings.csv").decode())))
+    assert [(row["rank"], row["team"], row["won"]) for row in rows] == [
+        (str(s["rank"]), ("'" if s["team"].startswith("=") else "") + s["team"], str(s["won"]))
+        for s in state["standings"]]
+    assert "'=Berdeak" in [row["team"] for row in rows]  # not a formula to a spreadsheet
+    # `mus-scorer standings` over the exported matches ranks as the tournament does
+    z.extractall(tmp_path)
+    files = sorted(str(p) for p in Path(tmp_path, "matches").iterdir())
+    proc = subprocess.run([sys.executable, "-m", "scorer", "standings", *files, "--json"], capture_output=True,
+                          text=True, timeout=60, cwd=Path(__file__).resolve().parent.parent)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["standings"] == state["standings"]
+
+
+def test_only_the_organiser_exports(client, tournament) -> None:
+    path = f"/api/tournaments/{tournament['id']}/export"
+    watch = client.get(path, headers={"Authorization": f"Bearer {tournament['watch_token']}"})
+    assert (watch.status_code, watch.json["error"]["code"], watch.json["error"]["field"]) == (403, "read_only", "token")
+    assert client.get(path).json["error"]["code"] == "missing_token"
+    assert client.get(path + "?token=nope").json["error"]["code"] == "bad_token"
+    assert client.get("/api/tournaments/nope/export", headers=tournament["auth"]).status_code == 404
+    empty = zipfile_names(client.get(path, headers=tournament["auth"]).data)
+    assert empty == ["standings.csv", "tournament.json"]
+
+
+def zipfile_names(data: bytes) -> list[str]:
+    import io
+    import zipfile
+
+    return sorted(zipfile.ZipFile(io.BytesIO(data)).namelist())
+
+
 # -- pages ------------------------------------------------------------------------------
 def test_the_tournament_page_shows_the_standings_to_both_links(client, tournament) -> None:
     a = imported(client, ["Gorriak", "Urdinak"], [0, 1, 0])
@@ -274,6 +381,8 @@ def test_the_tournament_page_shows_the_standings_to_both_links(client, tournamen
     assert 'class="btn btn-ghost remove-table' in html and "remove-table" not in watch  # only the organiser
     assert 'data-url="http://' in html and f'?token={tournament["token"]}"' in html  # the key, to copy
     assert "copy-link" not in watch
+    assert f'/api/tournaments/{tournament["id"]}/export?token={tournament["token"]}"' in html  # the organiser's zip
+    assert "export-tournament" not in watch
     qr = client.get(f"/c/{tournament['id']}/qr.svg?token={tournament['watch_token']}")
     assert qr.status_code == 200 and qr.mimetype == "image/svg+xml"
 

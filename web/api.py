@@ -346,11 +346,7 @@ def events(table_id: str) -> Response:
 def export(table_id: str) -> Response:
     """The match as `mus-match/1` JSON Lines."""
     rt = _table(table_id, write=False)
-    lines = [rt.match.header()]
-    for h in rt.hands:
-        lines.append({k: v for k, v in h["record"].items() if k != "score"})
-    text = "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines)
-    resp = Response(text, mimetype="application/jsonl")
+    resp = Response(rt.match_file(), mimetype="application/jsonl")
     resp.headers["Content-Disposition"] = f'attachment; filename="mus-{table_id}.jsonl"'
     return resp
 
@@ -503,6 +499,21 @@ def set_tournament_teams(tournament_id: str) -> Response:
     _tournament(tournament_id, write=True)
     _tournaments().set_teams(tournament_id, _body())
     return _dump(_tournaments().state(tournament_id, watch_links=True))
+
+
+@bp.get("/tournaments/<tournament_id>/export")
+def export_tournament(tournament_id: str) -> Response:
+    """The whole tournament as a zip (the organiser's token): the standings as CSV and
+    JSON, and each table's match as a `mus-match/1` file."""
+    _, organiser = _tournament(tournament_id, write=False)
+    if not organiser:
+        raise ApiError(403, "read_only", "only the organiser's token exports the tournament (its tables' hands)",
+                       "token")
+    data, filename = _tournaments().export(tournament_id)
+    resp = Response(data, mimetype="application/zip")
+    resp.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    resp.headers["Cache-Control"] = "no-store"
+    return resp
 
 
 @bp.delete("/tournaments/<tournament_id>/tables/<table_id>")

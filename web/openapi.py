@@ -77,17 +77,20 @@ SCHEMAS: dict[str, Any] = {
     "TournamentCreated": {"type": "object", "required": ["id", "name", "token", "watch_token", "url", "watch_url"],
                           "properties": {k: {"type": "string"} for k in
                                          ("id", "name", "token", "watch_token", "url", "watch_url")}},
-    "Tournament": {"type": "object", "required": ["id", "name", "matches", "standings", "teams", "fixtures"],
+    "Tournament": {"type": "object", "required": ["id", "name", "matches", "standings", "teams", "legs", "fixtures"],
                    "properties": {
         "id": {"type": "string"}, "name": {"type": "string"},
         "matches": {"type": "array", "items": {"type": "object", "properties": {
             "table": {"type": "string"}, "teams": {"type": "array", "items": {"type": "string"}},
             "vacas": _PAIR, "games": _PAIR, "score": _PAIR, "stones": _PAIR, "hands": {"type": "integer"},
             "winner": {"type": ["integer", "null"]}, "finished": {"type": "boolean"},
-            "ranked": {"type": "boolean", "description": "false where its two teams share a name (left out)"},
+            "ranked": {"type": "boolean",
+                       "description": "false where its two teams share a name, case and accents aside (left out)"},
             "watch_token": {"type": "string", "description": "the organiser's answer only"}}}},
         "teams": {"type": "array", "items": {"type": "string"}},
-        "fixtures": {"type": "array", "description": "rounds of pairings (every team meets every other once)",
+        "legs": {"type": "integer", "enum": [1, 2], "description": "2: the league is played home and away"},
+        "fixtures": {"type": "array", "description": "rounds of pairings (every team meets every other once, "
+                     "or twice with legs 2: the second leg's rounds follow with the sides swapped)",
                      "items": {"type": "array", "items": {"type": "object", "properties": {
                          "teams": {"type": "array", "items": {"type": "string"}},
                          "table": {"type": ["string", "null"]}, "vacas": {"type": ["array", "null"]},
@@ -322,10 +325,19 @@ def document() -> dict[str, Any]:
             "summary": "The league's teams, for its fixtures (the organiser's token)",
             "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
             "requestBody": {"required": True, "content": {JSON: {"schema": {
-                "type": "object", "required": ["teams"], "properties": {"teams": {
-                    "type": "array", "minItems": 2, "maxItems": 32, "items": {"type": "string"}}}}}}},
+                "type": "object", "required": ["teams"], "properties": {
+                    "teams": {"type": "array", "minItems": 2, "maxItems": 32, "items": {"type": "string"},
+                              "description": "no two alike, case, accents and spacing aside"},
+                    "legs": {"type": "integer", "enum": [1, 2], "default": 1}}}}}},
             "responses": {"200": _json(_ref("Tournament"), "the tournament with its fixtures")}
             | _errors(400, 401, 403, 404, 422)}},
+        "/api/tournaments/{tournament_id}/export": {"get": {
+            "summary": "The whole tournament as a zip (the organiser's token)",
+            "description": "standings.csv, tournament.json (the tournament without tokens) and matches/NN-team-team"
+                           ".jsonl: each table's match as mus-match/1, which `mus-scorer standings` ranks alike.",
+            "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
+            "responses": {"200": {"description": "the zip", "content": {"application/zip": {}}}}
+            | _errors(401, 403, 404)}},
         "/api/tournaments/{tournament_id}/tables/{table_id}": {"delete": {
             "summary": "Take a table out of the tournament (the organiser's token; the table itself stays)",
             "parameters": [TOURNAMENT_ID, TABLE_ID, TOKEN_Q], "security": SECURE,

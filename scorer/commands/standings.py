@@ -1,8 +1,8 @@
 """`mus-scorer standings MATCH.jsonl... [--json] [--lang L]`: rank teams over several matches.
 
 Each file is a `mus-match/1` file, replayed as `replay` does; the results of the matches
-(`Match.result()`) are ranked by the engine's `standings` (RULES.md "Club standings").
-Prints a table (rank, team, played, won, lost, vacas won, vacas lost, stones), then the
+(`Match.result()`) are ranked by the engine's `standings` (RULES.md "Club standings"); a
+team is its name whatever its case, accents and spacing (`engine.team_key`). Prints a table (rank, team, played, won, lost, vacas won, vacas lost, stones), then the
 matches not finished yet, which count for nothing but list their teams. `--json` prints
 one JSON object: `{"standings": [the rows of standings()], "matches": [{"file", "teams",
 "vacas", "stones", "winner"}]}`. Every bad file is reported on standard error with its

@@ -13,7 +13,7 @@ from .match import Match, replay_match
 from .record import HandRecord, parse_hand
 from .rules import Rules
 from .settle import settle
-from .standings import round_robin, standings
+from .standings import round_robin, standings, team_key
 
 __all__ = [
     "DECK",
@@ -35,4 +35,5 @@ __all__ = [
     "settle",
     "round_robin",
     "standings",
+    "team_key",
 ]

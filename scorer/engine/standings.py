@@ -2,25 +2,39 @@
 
 Teams are ranked by matches won, then vacas won in the matches they lost, then fewest
 vacas lost, then stones, then their head-to-head. `round_robin` draws a league's fixtures:
-every team meets every other once.
+every team meets every other once (or twice, home and away). A team is its name as
+`team_key` folds it: "Gorriak", "gorriak" and "GÓRRIAK " are one team, shown as first
+written.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .errors import MalformedError
 
-__all__ = ["round_robin", "standings"]
+__all__ = ["round_robin", "standings", "team_key"]
 
 
-def round_robin(teams: Sequence[str]) -> list[list[tuple[str, str]]]:
+def team_key(name: str) -> str:
+    """What makes two spellings of a team's name one team: case, accents and spacing
+    aside (`team_key(" Gorriák ") == team_key("GORRIAK") == "gorriak"`), since phones
+    capitalise and players type names as they please."""
+    bare = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    return " ".join(bare.casefold().split())
+
+
+def round_robin(teams: Sequence[str], legs: int = 1) -> list[list[tuple[str, str]]]:
     """The rounds of a league in which every team meets every other once (the circle
     method): n - 1 rounds for n teams, n rounds when n is odd (each round one team rests).
-    Each round is a list of pairings, no team twice in a round. The same teams in the
-    same order always give the same fixtures."""
-    if len(set(teams)) != len(teams):
+    Each round is a list of pairings, no team twice in a round. With `legs=2` the rounds
+    are played again with the sides swapped (the return leg). The same teams in the same
+    order always give the same fixtures."""
+    if legs not in (1, 2) or isinstance(legs, bool):
+        raise MalformedError("legs", f"{legs!r} is neither 1 nor 2", legs)
+    if len({team_key(t) for t in teams}) != len(teams):
         raise MalformedError("teams", f"{list(teams)!r} names a team twice", list(teams))
     ring: list[str | None] = list(teams)
     if len(ring) % 2:
@@ -33,6 +47,8 @@ def round_robin(teams: Sequence[str]) -> list[list[tuple[str, str]]]:
         rounds.append([(b, a) if (i == 0 and r % 2) else (a, b) for i, (a, b) in enumerate(pairs)
                        if a is not None and b is not None])
         ring = [ring[0], ring[-1], *ring[1:-1]]
+    if legs == 2:
+        rounds += [[(b, a) for a, b in pairs] for pairs in rounds]
     return rounds
 
 
@@ -67,7 +83,7 @@ def _pair(i: int, result: Mapping[str, Any], key: str, default: list[int] | None
     return [int(value[0]), int(value[1])]
 
 
-def standings(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def standings(results: Iterable[Mapping[str, Any]], names: Sequence[str] = ()) -> list[dict[str, Any]]:
     """Rank the teams of a club or tournament from their match results.
 
     Each result is a dict `{"teams": [name0, name1], "vacas": [v0, v1], "stones": [s0, s1],
@@ -79,16 +95,20 @@ def standings(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     "vacas_won", "vacas_lost", "vacas_won_in_lost", "stones", "head_to_head"}`, where
     `head_to_head` is the number of wins against the teams tied with it on every other
     criterion. Teams still tied after that share a rank and are listed by name.
+    Names are matched by `team_key`; a team is shown as `names` spells it (a league's
+    teams as entered), or else as its first result does.
     A malformed result raises `MalformedError` naming it (`results[2].vacas`).
     """
-    rows: dict[str, dict[str, Any]] = {}
-    meetings: list[tuple[str, str]] = []  # (winner, loser) of every finished match
+    rows: dict[str, dict[str, Any]] = {}  # by team_key
+    meetings: list[tuple[str, str]] = []  # (winner, loser) keys of every finished match
+    spelt = {team_key(n): n for n in reversed(names)}
 
     def row(team: str) -> dict[str, Any]:
-        if team not in rows:
-            rows[team] = {"rank": 0, "team": team, "played": 0, "won": 0, "lost": 0, "vacas_won": 0,
-                          "vacas_lost": 0, "vacas_won_in_lost": 0, "stones": 0, "head_to_head": 0}
-        return rows[team]
+        key = team_key(team)
+        if key not in rows:
+            rows[key] = {"rank": 0, "team": spelt.get(key, team), "played": 0, "won": 0, "lost": 0,
+                         "vacas_won": 0, "vacas_lost": 0, "vacas_won_in_lost": 0, "stones": 0, "head_to_head": 0}
+        return rows[key]
 
     for i, result in enumerate(results):
         if not isinstance(result, Mapping):
@@ -97,8 +117,8 @@ def standings(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
         if (
             not isinstance(teams, list | tuple)
             or len(teams) != 2
-            or not all(isinstance(t, str) and t for t in teams)
-            or teams[0] == teams[1]
+            or not all(isinstance(t, str) and t.strip() for t in teams)
+            or team_key(teams[0]) == team_key(teams[1])
         ):
             raise MalformedError(f"results[{i}].teams", f"{teams!r} is not two different team names", teams)
         vacas = _pair(i, result, "vacas")
@@ -113,10 +133,11 @@ def standings(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
             r["vacas_won"] += vacas[k]
             r["vacas_lost"] += vacas[1 - k]
             r["stones"] += stones[k]
-        rows[teams[winner]]["won"] += 1
-        rows[teams[loser]]["lost"] += 1
-        rows[teams[loser]]["vacas_won_in_lost"] += vacas[loser]
-        meetings.append((teams[winner], teams[loser]))
+        w, lo = (a, b) if winner == 0 else (b, a)
+        w["won"] += 1
+        lo["lost"] += 1
+        lo["vacas_won_in_lost"] += vacas[loser]
+        meetings.append((team_key(w["team"]), team_key(lo["team"])))
 
     def key(r: dict[str, Any]) -> tuple[int, int, int, int]:
         return (-r["won"], -r["vacas_won_in_lost"], r["vacas_lost"], -r["stones"])
@@ -132,9 +153,9 @@ def standings(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     result_rows: list[dict[str, Any]] = []
     for group in groups:
         if len(group) > 1:
-            names = {r["team"] for r in group}
+            keys = {team_key(r["team"]) for r in group}
             for r in group:
-                r["head_to_head"] = sum(1 for w, lo in meetings if w == r["team"] and lo in names)
+                r["head_to_head"] = sum(1 for w, lo in meetings if w == team_key(r["team"]) and lo in keys)
             group.sort(key=lambda r: (-r["head_to_head"], r["team"]))
         result_rows.extend(group)
     for n, r in enumerate(result_rows):

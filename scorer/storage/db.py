@@ -82,6 +82,10 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX tournament_tables_table ON tournament_tables(table_id);
     """,
+    # 3 -> 4: a league played home and away (2 legs) or once (1)
+    """
+    ALTER TABLE tournaments ADD COLUMN legs INTEGER NOT NULL DEFAULT 1;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -77,6 +77,11 @@ class Runtime:
         # computed now, while this runtime's match is still this version's (see `TableStore`)
         self._json = self._state_json()
 
+    def match_file(self) -> str:
+        """The match as a `mus-match/1` file (JSON Lines: the header, then each hand record)."""
+        lines = [self.match.header(), *({k: v for k, v in h["record"].items() if k != "score"} for h in self.hands)]
+        return "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines)
+
     def with_hand(self, **changes: Any) -> Runtime:
         """The next version: `changes` to the fields; `hands_json` follows `hands`."""
         hands = changes.get("hands", self.hands)

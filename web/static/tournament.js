@@ -50,7 +50,8 @@ if (teamsForm) {
     ev.preventDefault();
     const teams = teamsForm.elements.teams.value.split("\n").map((s) => s.trim()).filter(Boolean);
     try {
-      await api("PUT", `${boot.api}/teams`, { token: boot.token, json: { teams } });
+      const legs = Number(teamsForm.elements.legs.value) || 1;
+      await api("PUT", `${boot.api}/teams`, { token: boot.token, json: { teams, legs } });
       toast(t("tour.teams_saved"));
       last = "";
       await refresh();
