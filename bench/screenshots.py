@@ -229,6 +229,19 @@ def main(argv: list[str] | None = None) -> int:
             page.goto(f"{server.url}/c/{tour['id']}?token={tour['token']}")
             page.eval_on_selector("#league-teams", "d => d.open = true")
             shot("19-league", full=True)
+            # its final between the top two, played at a new table (the quick match again): the champions
+            auth = {"Authorization": f"Bearer {tour['token']}"}
+            requests.put(f"{server.url}/api/tournaments/{tour['id']}/knockout", headers=auth,
+                         json={"teams": ["Txuriak", "Beltzak"]}).raise_for_status()
+            played = requests.get(f"{server.url}/api/tables/{quick.id}/export",
+                                  headers={"Authorization": f"Bearer {quick.token}"}).text
+            final = requests.post(f"{server.url}/api/tables/import", data=played.encode(),
+                                  headers={"Content-Type": "application/x-ndjson"}).json()
+            requests.post(f"{server.url}/api/tournaments/{tour['id']}/tables", headers=auth,
+                          json={"table": final["id"], "token": final["token"]}).raise_for_status()
+            page.goto(f"{server.url}/c/{tour['id']}?token={tour['token']}")
+            page.wait_for_selector(".banner.champion")
+            shot("20-final", full=True)
             ctx.close()
             browser.close()
     finally:

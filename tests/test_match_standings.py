@@ -226,3 +226,31 @@ def test_one_team_spelt_twice_in_a_result_is_refused() -> None:
 
     with pytest.raises(MalformedError, match=r"results\[0\]\.teams"):
         standings([{"teams": ["Gorriak", "GORRIAK"], "vacas": [3, 0]}])
+
+
+@pytest.mark.parametrize("n", [2, 4, 8, 16])
+def test_knockout_draw_keeps_the_top_seeds_apart(n: int) -> None:
+    from scorer.engine import knockout_draw
+
+    seeds = [f"S{k}" for k in range(1, n + 1)]
+    pairs = knockout_draw(seeds)
+    assert len(pairs) == n // 2 and sorted(t for p in pairs for t in p) == sorted(seeds)  # every seed once
+    assert pairs[0] == ("S1", f"S{n}")  # the first meets the last
+    assert all(int(a[1:]) + int(b[1:]) == n + 1 for a, b in pairs)  # and so on inwards
+    # seeds 1..2^k sit in 2^k different parts of the bracket: they cannot meet before
+    # the round in which 2^k teams are left
+    k = 1
+    while 2 ** k <= n:
+        part = n // 2 ** k  # teams in one part of the bracket
+        slots = [t for p in pairs for t in p]  # the bracket from top to bottom
+        top = [slots.index(f"S{s}") // part for s in range(1, 2 ** k + 1)]
+        assert len(set(top)) == 2 ** k, (k, top)
+        k += 1
+
+
+@pytest.mark.parametrize("seeds", [["A"], ["A", "B", "C"], [f"T{k}" for k in range(6)], ["A", "a"]])
+def test_knockout_draw_refuses_other_sizes_and_a_team_twice(seeds: list[str]) -> None:
+    from scorer.engine import MalformedError, knockout_draw
+
+    with pytest.raises(MalformedError, match="teams"):
+        knockout_draw(seeds)

@@ -75,7 +75,7 @@ def test_a_new_tournament_has_its_name_tokens_links_and_no_matches(client, tourn
     r = client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"])
     assert r.status_code == 200
     assert r.json == {"id": tournament["id"], "name": "Liga de invierno", "matches": [], "standings": [],
-                      "teams": [], "legs": 1, "fixtures": []}
+                      "teams": [], "legs": 1, "fixtures": [], "knockout": None, "champion": None}
 
 
 def test_standings_rank_the_enrolled_matches_and_follow_them(client, tournament) -> None:
@@ -363,6 +363,110 @@ def zipfile_names(data: bytes) -> list[str]:
     import zipfile
 
     return sorted(zipfile.ZipFile(io.BytesIO(data)).namelist())
+
+
+def state_of(client, tournament) -> dict[str, Any]:
+    return client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"]).json
+
+
+def test_a_final_stage_plays_out_and_names_the_champions(client, tournament) -> None:
+    ko = f"/api/tournaments/{tournament['id']}/knockout"
+    # the league: Gorriak beat Horiak; a league table between the semi-finalists too
+    league = [imported(client, ["Gorriak", "Horiak"], [0, 0]), imported(client, ["Urdinak", "Berdeak"], [1, 1])]
+    for table in league:
+        assert enrol(client, tournament, table).status_code == 201
+    before = state_of(client, tournament)["standings"]
+    r = client.put(ko, headers=tournament["auth"], json={"teams": ["Gorriak", " Urdinak", "Berdeak", "Horiak"]})
+    assert r.status_code == 200, r.json
+    bracket = r.json["knockout"]
+    assert bracket["teams"] == ["Gorriak", "Urdinak", "Berdeak", "Horiak"]
+    assert [[g["teams"] for g in games] for games in bracket["rounds"]] == [
+        [["Gorriak", "Horiak"], ["Urdinak", "Berdeak"]], [[None, None]]]
+    # the league's tables, added before the draw, play no knockout match
+    assert all(g["table"] is None for games in bracket["rounds"] for g in games) and bracket["champion"] is None
+    # semi-finals: Horiak beat Gorriak; "berdeak" (typed so) beat Urdinak
+    semi1, semi2 = imported(client, ["Horiak", "Gorriak"], [0, 0]), imported(client, ["berdeak", "Urdinak"], [0, 0])
+    for table in (semi1, semi2):
+        assert enrol(client, tournament, table).status_code == 201
+    state = state_of(client, tournament)
+    rounds = state["knockout"]["rounds"]
+    assert [g["table"] for g in rounds[0]] == [semi1["id"], semi2["id"]]
+    assert [g["winner"] for g in rounds[0]] == ["Horiak", "Berdeak"]  # the bracket's spelling
+    assert rounds[1][0]["teams"] == ["Horiak", "Berdeak"] and rounds[1][0]["table"] is None
+    assert state["standings"] == before  # knockout matches are not league matches
+    assert {m["table"]: m["stage"] for m in state["matches"]} == {
+        league[0]["id"]: "league", league[1]["id"]: "league", semi1["id"]: "knockout", semi2["id"]: "knockout"}
+    assert state["champion"] is None
+    # the final, being played and then won by Berdeak
+    final = imported(client, ["Berdeak", "Horiak"], [0])
+    assert enrol(client, tournament, final).status_code == 201
+    state = state_of(client, tournament)
+    assert state["knockout"]["rounds"][1][0]["table"] == final["id"] and state["champion"] is None
+    r = client.post(f"/api/tables/{final['id']}/import?client_id=f&version={final['version']}",
+                    headers={"Authorization": f"Bearer {final['token']}", "Content-Type": "application/x-ndjson"},
+                    data=match_file(["Berdeak", "Horiak"], [0, 0], 2))
+    assert r.status_code == 200, r.json
+    state = state_of(client, tournament)
+    assert state["knockout"]["champion"] == state["champion"] == "Berdeak"
+    page = client.get(f"/c/{tournament['id']}?token={tournament['watch_token']}&lang=en").get_data(as_text=True)
+    assert 'class="banner champion"' in page and "Berdeak" in page
+    assert "Semi-finals" in page and "Final</h3>" in page and page.count('<span class="stage">') == 3
+    # taken away, the stage's tables count in the league again
+    watch = {"Authorization": f"Bearer {tournament['watch_token']}"}
+    assert client.delete(ko, headers=watch).json["error"]["code"] == "read_only"
+    r = client.delete(ko, headers=tournament["auth"])
+    assert r.status_code == 200 and r.json["knockout"] is None and r.json["champion"] is None
+    assert {m["stage"] for m in r.json["matches"]} == {"league"}
+    assert sum(row["played"] for row in r.json["standings"]) == 2 * 5
+    assert client.delete(ko, headers=tournament["auth"]).status_code == 404
+
+
+def test_a_bracket_drawn_again_keeps_its_tables(client, tournament) -> None:
+    ko = f"/api/tournaments/{tournament['id']}/knockout"
+    assert client.put(ko, headers=tournament["auth"], json={"teams": ["Gorriak", "Urdinak"]}).status_code == 200
+    final = imported(client, ["Gorriak", "Urdinaak"], [1, 1])
+    assert enrol(client, tournament, final).status_code == 201
+    assert state_of(client, tournament)["knockout"]["rounds"][0][0]["table"] is None  # a typo in the bracket
+    r = client.put(ko, headers=tournament["auth"], json={"teams": ["Gorriak", "Urdinaak"]})  # put right
+    assert r.json["knockout"]["rounds"][0][0]["table"] == final["id"] and r.json["champion"] == "Urdinaak"
+
+
+@pytest.mark.parametrize(("teams", "field"), [(["A", "B", "C"], "teams"), ("A,B", "teams"), (["A", "a"], "teams[1]"),
+                                              (["A", ""], "teams[1]"), ([f"T{k}" for k in range(32)], "teams")])
+def test_a_bad_bracket_is_refused_and_changes_nothing(client, tournament, teams, field) -> None:
+    ko = f"/api/tournaments/{tournament['id']}/knockout"
+    r = client.put(ko, headers=tournament["auth"], json={"teams": teams})
+    assert (r.status_code, r.json["error"]["field"]) == (422, field)
+    assert state_of(client, tournament)["knockout"] is None
+
+
+def test_a_league_played_out_has_a_champion_unless_the_top_is_shared(client, tournament) -> None:
+    path = f"/api/tournaments/{tournament['id']}/teams"
+    assert client.put(path, headers=tournament["auth"], json={"teams": ["A", "B", "C"]}).status_code == 200
+    for teams, winners in ((["A", "B"], [0, 0]), (["B", "C"], [0, 0])):
+        assert enrol(client, tournament, imported(client, teams, winners)).status_code == 201
+    assert state_of(client, tournament)["champion"] is None  # A-C still to play
+    last = imported(client, ["C", "A"], [0, 0])  # C beats A: each won one match 2-0, a three-way tie
+    assert enrol(client, tournament, last).status_code == 201
+    state = state_of(client, tournament)
+    assert {row["rank"] for row in state["standings"]} == {1} and state["champion"] is None
+    r = client.post(f"/api/tables/{last['id']}/import?client_id=l&version={last['version']}",
+                    headers={"Authorization": f"Bearer {last['token']}", "Content-Type": "application/x-ndjson"},
+                    data=match_file(["C", "A"], [1, 1], 2))  # A beats C after all: A won both
+    assert r.status_code == 200, r.json
+    assert state_of(client, tournament)["champion"] == "A"
+
+
+def test_the_bracket_form_offers_the_top_of_the_standings(client, tournament) -> None:
+    for teams, winners in ((["A", "B"], [0, 0]), (["C", "D"], [1, 0, 1]), (["E", "F"], [0, 1, 0])):
+        assert enrol(client, tournament, imported(client, teams, winners)).status_code == 201
+    page = client.get(f"/c/{tournament['id']}?token={tournament['token']}").get_data(as_text=True)
+    form = page[page.index('id="set-knockout"'):]
+    # six teams ranked: the top four (A 2-0, then D and E 2-1 by name, then C: lost 1-2)
+    assert form[form.index("<textarea"):form.index("</textarea>")].split(">", 1)[1] == "A\nD\nE\nC"
+    assert "remove-knockout" not in page  # nothing to remove yet
+    watch = client.get(f"/c/{tournament['id']}?token={tournament['watch_token']}").get_data(as_text=True)
+    assert "set-knockout" not in watch
 
 
 # -- pages ------------------------------------------------------------------------------

@@ -501,6 +501,23 @@ def set_tournament_teams(tournament_id: str) -> Response:
     return _dump(_tournaments().state(tournament_id, watch_links=True))
 
 
+@bp.put("/tournaments/<tournament_id>/knockout")
+def set_tournament_knockout(tournament_id: str) -> Response:
+    """Draw the final stage `{teams: [best seed first]}` (2, 4, 8 or 16; the organiser's
+    token) -> the tournament; the tables added from then on play it."""
+    _tournament(tournament_id, write=True)
+    _tournaments().set_knockout(tournament_id, _body())
+    return _dump(_tournaments().state(tournament_id, watch_links=True))
+
+
+@bp.delete("/tournaments/<tournament_id>/knockout")
+def clear_tournament_knockout(tournament_id: str) -> Response:
+    """Remove the final stage (the organiser's token; its tables count in the league again)."""
+    _tournament(tournament_id, write=True)
+    _tournaments().clear_knockout(tournament_id)
+    return _dump(_tournaments().state(tournament_id, watch_links=True))
+
+
 @bp.get("/tournaments/<tournament_id>/export")
 def export_tournament(tournament_id: str) -> Response:
     """The whole tournament as a zip (the organiser's token): the standings as CSV and

@@ -330,6 +330,20 @@ EN: dict[str, str] = {
     "tour.export_help": "A zip: the standings (CSV) and every match's hands, which mus-scorer standings ranks the same way.",
     "tour.teams_save": "Draw the fixtures",
     "tour.teams_saved": "Fixtures drawn.",
+    "tour.champion": "Champions",
+    "tour.knockout": "Final stage",
+    "tour.ko1": "Final",
+    "tour.ko2": "Semi-finals",
+    "tour.ko4": "Quarter-finals",
+    "tour.ko8": "Round of 16",
+    "tour.waiting": "waiting for the round before",
+    "tour.ko_form": "Final stage (knockout)",
+    "tour.ko_help": "2, 4, 8 or 16 teams, one a line, the best first: the first meets the last. The tables opened from then on play it, not the league.",
+    "tour.ko_draw": "Make the bracket",
+    "tour.ko_drawn": "Bracket made.",
+    "tour.ko_remove": "Remove the bracket",
+    "tour.ko_remove_confirm": "Remove the final stage? Its tables stay and count in the league again.",
+    "tour.ko_removed": "Final stage removed.",
 }
 
 ES: dict[str, str] = {
@@ -631,6 +645,20 @@ ES: dict[str, str] = {
     "tour.export_help": "Un zip: la clasificación (CSV) y las manos de cada partida, que mus-scorer standings clasifica igual.",
     "tour.teams_save": "Hacer el calendario",
     "tour.teams_saved": "Calendario hecho.",
+    "tour.champion": "Campeones",
+    "tour.knockout": "Fase final",
+    "tour.ko1": "Final",
+    "tour.ko2": "Semifinales",
+    "tour.ko4": "Cuartos de final",
+    "tour.ko8": "Octavos de final",
+    "tour.waiting": "a la espera de la ronda anterior",
+    "tour.ko_form": "Fase final (eliminatorias)",
+    "tour.ko_help": "2, 4, 8 o 16 parejas, una por línea, la mejor primero: la primera juega contra la última. Las mesas que se abran desde entonces la juegan, no la liga.",
+    "tour.ko_draw": "Hacer el cuadro",
+    "tour.ko_drawn": "Cuadro hecho.",
+    "tour.ko_remove": "Quitar el cuadro",
+    "tour.ko_remove_confirm": "¿Quitar la fase final? Sus mesas se quedan y vuelven a contar en la liga.",
+    "tour.ko_removed": "Fase final quitada.",
 }
 
 EU: dict[str, str] = {
@@ -932,6 +960,20 @@ EU: dict[str, str] = {
     "tour.export_help": "Zip bat: sailkapena (CSV) eta partida bakoitzaren eskuak, mus-scorer standings-ek berdin sailkatzen dituenak.",
     "tour.teams_save": "Egutegia egin",
     "tour.teams_saved": "Egutegia eginda.",
+    "tour.champion": "Txapeldunak",
+    "tour.knockout": "Azken fasea",
+    "tour.ko1": "Finala",
+    "tour.ko2": "Finalerdiak",
+    "tour.ko4": "Final-laurdenak",
+    "tour.ko8": "Final-zortzirenak",
+    "tour.waiting": "aurreko txandaren zain",
+    "tour.ko_form": "Azken fasea (kanporaketak)",
+    "tour.ko_help": "2, 4, 8 edo 16 bikote, bat lerro bakoitzean, onena lehenik: lehenak azkenaren aurka jokatzen du. Hemendik aurrera irekitako mahaiek hura jokatzen dute, ez liga.",
+    "tour.ko_draw": "Koadroa egin",
+    "tour.ko_drawn": "Koadroa eginda.",
+    "tour.ko_remove": "Koadroa kendu",
+    "tour.ko_remove_confirm": "Azken fasea kendu? Bere mahaiak geratzen dira eta ligan kontatzen dute berriro.",
+    "tour.ko_removed": "Azken fasea kenduta.",
 }
 
 FR: dict[str, str] = {
@@ -1233,6 +1275,20 @@ FR: dict[str, str] = {
     "tour.export_help": "Un zip : le classement (CSV) et les mains de chaque partie, que mus-scorer standings classe de la même façon.",
     "tour.teams_save": "Établir le calendrier",
     "tour.teams_saved": "Calendrier établi.",
+    "tour.champion": "Champions",
+    "tour.knockout": "Phase finale",
+    "tour.ko1": "Finale",
+    "tour.ko2": "Demi-finales",
+    "tour.ko4": "Quarts de finale",
+    "tour.ko8": "Huitièmes de finale",
+    "tour.waiting": "en attente du tour précédent",
+    "tour.ko_form": "Phase finale (élimination directe)",
+    "tour.ko_help": "2, 4, 8 ou 16 équipes, une par ligne, la meilleure d'abord : la première affronte la dernière. Les tables ouvertes ensuite la jouent, pas le championnat.",
+    "tour.ko_draw": "Établir le tableau",
+    "tour.ko_drawn": "Tableau établi.",
+    "tour.ko_remove": "Retirer le tableau",
+    "tour.ko_remove_confirm": "Retirer la phase finale ? Ses tables restent et comptent de nouveau dans le championnat.",
+    "tour.ko_removed": "Phase finale retirée.",
 }
 
 _TABLES = {"en": EN, "es": ES, "eu": EU, "fr": FR}

@@ -77,7 +77,8 @@ SCHEMAS: dict[str, Any] = {
     "TournamentCreated": {"type": "object", "required": ["id", "name", "token", "watch_token", "url", "watch_url"],
                           "properties": {k: {"type": "string"} for k in
                                          ("id", "name", "token", "watch_token", "url", "watch_url")}},
-    "Tournament": {"type": "object", "required": ["id", "name", "matches", "standings", "teams", "legs", "fixtures"],
+    "Tournament": {"type": "object", "required": ["id", "name", "matches", "standings", "teams", "legs", "fixtures",
+                                                  "knockout", "champion"],
                    "properties": {
         "id": {"type": "string"}, "name": {"type": "string"},
         "matches": {"type": "array", "items": {"type": "object", "properties": {
@@ -86,6 +87,8 @@ SCHEMAS: dict[str, Any] = {
             "winner": {"type": ["integer", "null"]}, "finished": {"type": "boolean"},
             "ranked": {"type": "boolean",
                        "description": "false where its two teams share a name, case and accents aside (left out)"},
+            "stage": {"enum": ["league", "knockout"], "description": "knockout: it plays the final stage "
+                      "(left out of the standings)"},
             "watch_token": {"type": "string", "description": "the organiser's answer only"}}}},
         "teams": {"type": "array", "items": {"type": "string"}},
         "legs": {"type": "integer", "enum": [1, 2], "description": "2: the league is played home and away"},
@@ -95,6 +98,14 @@ SCHEMAS: dict[str, Any] = {
                          "teams": {"type": "array", "items": {"type": "string"}},
                          "table": {"type": ["string", "null"]}, "vacas": {"type": ["array", "null"]},
                          "finished": {"type": "boolean"}, "winner": {"type": ["string", "null"]}}}}},
+        "knockout": {"type": ["object", "null"], "description": "the final stage where one was drawn: its teams "
+                     "(best seed first), its rounds of pairings (a team null until the match before it is won; the "
+                     "winners of pairings 2k and 2k + 1 meet next) and its champion",
+                     "properties": {"teams": {"type": "array", "items": {"type": "string"}},
+                                    "rounds": {"type": "array", "items": {"type": "array"}},
+                                    "champion": {"type": ["string", "null"]}}},
+        "champion": {"type": ["string", "null"], "description": "the final's winner, or the league's sole leader "
+                     "once every fixture is finished"},
         "standings": {"type": "array", "items": {"type": "object", "properties": {
             k: {"type": "string" if k == "team" else "integer"} for k in
             ("rank", "team", "played", "won", "lost", "vacas_won", "vacas_lost", "vacas_won_in_lost", "stones",
@@ -331,6 +342,19 @@ def document() -> dict[str, Any]:
                     "legs": {"type": "integer", "enum": [1, 2], "default": 1}}}}}},
             "responses": {"200": _json(_ref("Tournament"), "the tournament with its fixtures")}
             | _errors(400, 401, 403, 404, 422)}},
+        "/api/tournaments/{tournament_id}/knockout": {"put": {
+            "summary": "Draw the final stage (the organiser's token): the tables added from then on play it",
+            "description": "The first seed meets the last; the draw keeps the top seeds apart until the end "
+                           "(engine.knockout_draw). Drawn again, the stage keeps the time of its first draw.",
+            "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
+            "requestBody": {"required": True, "content": {JSON: {"schema": {
+                "type": "object", "required": ["teams"], "properties": {"teams": {
+                    "type": "array", "items": {"type": "string"}, "description": "2, 4, 8 or 16, best seed first"}}}}}},
+            "responses": {"200": _json(_ref("Tournament"), "the tournament with its final stage")}
+            | _errors(400, 401, 403, 404, 422)}, "delete": {
+            "summary": "Remove the final stage (the organiser's token; its tables count in the league again)",
+            "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
+            "responses": {"200": _json(_ref("Tournament"), "the tournament")} | _errors(401, 403, 404)}},
         "/api/tournaments/{tournament_id}/export": {"get": {
             "summary": "The whole tournament as a zip (the organiser's token)",
             "description": "standings.csv, tournament.json (the tournament without tokens) and matches/NN-team-team"

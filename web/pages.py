@@ -23,6 +23,7 @@ from __future__ import annotations
 import hmac
 import json
 import socket
+from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from flask import (
@@ -266,8 +267,18 @@ def tournament(tournament_id: str):
         organiser_url=public_url(f"/c/{tournament_id}", token=row["token"]) if organiser else None,
         qr=url_for("pages.tournament_qr", tournament_id=tournament_id, token=token),
         new_table=url_for("pages.new_table", tournament=tournament_id, ttoken=token) if organiser else None,
+        knockout_teams=_knockout_teams(state),
         boot=Markup(_script_json(boot)),
     )
+
+
+def _knockout_teams(state: dict[str, Any]) -> list[str]:
+    """The final stage's seeds as drawn, else the top of the standings that a bracket
+    would take (8, 4 or 2 teams), for the organiser to put right."""
+    if state["knockout"]:
+        return state["knockout"]["teams"]
+    n = next((n for n in (8, 4, 2) if n <= len(state["standings"])), 0)
+    return [row["team"] for row in state["standings"][:n]]
 
 
 @bp.get("/c/<tournament_id>/qr.svg")

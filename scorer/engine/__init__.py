@@ -13,7 +13,7 @@ from .match import Match, replay_match
 from .record import HandRecord, parse_hand
 from .rules import Rules
 from .settle import settle
-from .standings import round_robin, standings, team_key
+from .standings import knockout_draw, round_robin, standings, team_key
 
 __all__ = [
     "DECK",
@@ -33,6 +33,7 @@ __all__ = [
     "parse_hand",
     "replay_match",
     "settle",
+    "knockout_draw",
     "round_robin",
     "standings",
     "team_key",

@@ -15,7 +15,7 @@ from typing import Any
 
 from .errors import MalformedError
 
-__all__ = ["round_robin", "standings", "team_key"]
+__all__ = ["knockout_draw", "round_robin", "standings", "team_key"]
 
 
 def team_key(name: str) -> str:
@@ -50,6 +50,23 @@ def round_robin(teams: Sequence[str], legs: int = 1) -> list[list[tuple[str, str
     if legs == 2:
         rounds += [[(b, a) for a, b in pairs] for pairs in rounds]
     return rounds
+
+
+def knockout_draw(seeds: Sequence[str]) -> list[tuple[str, str]]:
+    """The first round of a knockout between `seeds`, best first (2, 4, 8 or 16 teams): the
+    first meets the last, and the draw keeps the top seeds apart until the end (1 and 2
+    only in the final, 1 to 4 only from the semi-finals). The winners of pairings 2k
+    and 2k + 1 meet in the next round."""
+    n = len(seeds)
+    if n not in (2, 4, 8, 16):
+        raise MalformedError("teams", f"a knockout takes 2, 4, 8 or 16 teams, got {n}", list(seeds))
+    if len({team_key(t) for t in seeds}) != n:
+        raise MalformedError("teams", f"{list(seeds)!r} names a team twice", list(seeds))
+    order = [1]
+    while len(order) < n:
+        m = 2 * len(order) + 1
+        order = [x for s in order for x in (s, m - s)]
+    return [(seeds[order[i] - 1], seeds[order[i + 1] - 1]) for i in range(0, n, 2)]
 
 
 def _result_winner(i: int, result: Mapping[str, Any], teams: Sequence[str], vacas: Sequence[int]) -> int | None:

@@ -26,6 +26,7 @@ from scorer.storage.tables import MAX_NAME, StoreError, TableStore, new_id, new_
 MAX_TOURNAMENT_NAME = 60
 MAX_TABLES = 200  # tables in one tournament
 MAX_TEAMS = 32  # teams in a league's fixtures (496 matches)
+KNOCKOUT_SIZES = (2, 4, 8, 16)  # teams in a final stage
 
 
 def _tidy_name(value: Any, field: str, limit: int) -> str:
@@ -68,6 +69,15 @@ def check_teams(body: Any) -> tuple[list[str], int]:
     return out, legs
 
 
+def check_knockout(body: Any) -> list[str]:
+    """The seeds of a `{"teams": [...]}` final stage (2, 4, 8 or 16 names, best first, no
+    two alike by `engine.team_key`), or a 422 that names what is wrong."""
+    teams = body.get("teams") if isinstance(body, dict) else None
+    if not isinstance(teams, list) or len(teams) not in KNOCKOUT_SIZES:
+        raise StoreError(422, "invalid", "teams: expected 2, 4, 8 or 16 team names, the best seed first", "teams")
+    return check_teams({"teams": teams})[0]
+
+
 def role_of(row: dict[str, Any], token: str) -> str | None:
     """What `token` opens of the tournament `row`: "organise", "watch" or None (compared
     in constant time)."""
@@ -96,13 +106,16 @@ class TournamentStore:
         return row
 
     def get(self, tournament_id: str) -> dict[str, Any]:
-        """`{id, token, watch_token, name, teams, legs}`; a 404 where there is no such tournament."""
+        """`{id, token, watch_token, name, teams, legs, knockout}`; a 404 where there is no such
+        tournament."""
         row = self.db.reader().execute(
-            "SELECT id, token, watch_token, name, teams, legs FROM tournaments WHERE id = ?", (tournament_id,)
+            "SELECT id, token, watch_token, name, teams, legs, knockout FROM tournaments WHERE id = ?",
+            (tournament_id,),
         ).fetchone()
         if row is None:
             raise StoreError(404, "not_found", f"no tournament {tournament_id!r}")
-        return {**dict(row), "teams": json.loads(row["teams"])}
+        return {**dict(row), "teams": json.loads(row["teams"]),
+                "knockout": json.loads(row["knockout"]) if row["knockout"] else None}
 
     def set_teams(self, tournament_id: str, body: Any) -> None:
         """The league's teams from `{"teams": [...], "legs": 1 | 2}`, for its fixtures (the
@@ -112,6 +125,25 @@ class TournamentStore:
         with self.db.write() as conn:
             conn.execute("UPDATE tournaments SET teams = ?, legs = ? WHERE id = ?",
                          (json.dumps(teams, ensure_ascii=False), legs, tournament_id))
+
+    def set_knockout(self, tournament_id: str, body: Any) -> None:
+        """Draw the final stage from `{"teams": [best seed first]}` (the caller has checked
+        the organiser's token). The tables added from its first draw on play it; drawn
+        again (a name put right), it keeps that time."""
+        seeds = check_knockout(body)
+        row = self.get(tournament_id)
+        drawn = row["knockout"]["drawn"] if row["knockout"] else time.time()
+        with self.db.write() as conn:
+            conn.execute("UPDATE tournaments SET knockout = ? WHERE id = ?",
+                         (json.dumps({"teams": seeds, "drawn": drawn}, ensure_ascii=False), tournament_id))
+
+    def clear_knockout(self, tournament_id: str) -> None:
+        """Remove the final stage (its tables stay, and count in the league again); a 404
+        where none was drawn."""
+        if self.get(tournament_id)["knockout"] is None:
+            raise StoreError(404, "not_found", "this tournament has no final stage drawn", "knockout")
+        with self.db.write() as conn:
+            conn.execute("UPDATE tournaments SET knockout = NULL WHERE id = ?", (tournament_id,))
 
     def add_table(self, tournament_id: str, table_id: str) -> bool:
         """Enrol a table (the caller has checked both tokens): True if it was not in yet."""
@@ -152,20 +184,30 @@ class TournamentStore:
 
     def table_ids(self, tournament_id: str) -> list[str]:
         """The tournament's tables, in the order they were added."""
+        return [table_id for table_id, _ in self._enrolled(tournament_id)]
+
+    def _enrolled(self, tournament_id: str) -> list[tuple[str, float]]:
+        """(table id, when it was added), in the order they were added."""
         rows = self.db.reader().execute(
-            "SELECT table_id FROM tournament_tables WHERE tournament_id = ? ORDER BY added, table_id", (tournament_id,)
+            "SELECT table_id, added FROM tournament_tables WHERE tournament_id = ? ORDER BY added, table_id",
+            (tournament_id,),
         )
-        return [r["table_id"] for r in rows]
+        return [(r["table_id"], r["added"]) for r in rows]
 
     def state(self, tournament_id: str, watch_links: bool = False) -> dict[str, Any]:
-        """`{id, name, matches, standings, teams, fixtures}`: each table's match as it stands and the
-        engine's standings over them (an unfinished match only lists its teams; one whose
-        two teams were renamed alike is listed with `ranked` false and left out). With
-        `watch_links`, each match carries its table's watch token (for the organiser);
-        `fixtures`, the league's rounds (`fixtures`) where its teams were entered."""
+        """`{id, name, matches, standings, teams, legs, fixtures, knockout, champion}`.
+
+        `matches`: each table's match as it stands, with its `stage` ("league", or
+        "knockout" for a table that plays the final stage). `standings`: the engine's
+        over the league's matches (an unfinished one only lists its teams; one whose two
+        teams were renamed alike is listed with `ranked` false and left out).
+        `fixtures`: the league's rounds where its teams were entered. `knockout`: the
+        final stage where one was drawn (`knockout`). `champion`: the final's winner, or
+        the league's sole leader once every fixture is finished, else None. With
+        `watch_links`, each match carries its table's watch token (for the organiser)."""
         row = self.get(tournament_id)
-        matches, results = [], []
-        for table_id in self.table_ids(tournament_id):
+        matches, results, added = [], {}, {}
+        for table_id, when in self._enrolled(tournament_id):
             try:
                 rt = self.tables.runtime(table_id)
             except StoreError:  # deleted since it was listed
@@ -185,15 +227,33 @@ class TournamentStore:
                 "winner": result["winner"],
                 "finished": result["winner"] is not None,
                 "ranked": ranked,
+                "stage": "league",
             }
             if watch_links:
                 match["watch_token"] = rt.watch_token
             matches.append(match)
+            added[table_id] = when
             if ranked:
-                results.append(result)
-        return {"id": row["id"], "name": row["name"], "matches": matches,
-                "standings": engine.standings(results, names=row["teams"]), "teams": row["teams"],
-                "legs": row["legs"], "fixtures": fixtures(row["teams"], matches, row["legs"])}
+                results[table_id] = result
+        ko = row["knockout"]
+        bracket = None
+        if ko is not None:
+            bracket = knockout(ko["teams"], [m for m in matches if added[m["table"]] >= ko["drawn"]])
+            played = {g["table"] for games in bracket["rounds"] for g in games if g["table"]}
+            for m in matches:
+                if m["table"] in played:
+                    m["stage"] = "knockout"
+        league = [m for m in matches if m["stage"] == "league"]
+        table = engine.standings([results[m["table"]] for m in league if m["ranked"]], names=row["teams"])
+        drawn = fixtures(row["teams"], league, row["legs"])
+        if bracket is not None:
+            champion = bracket["champion"]
+        elif drawn and all(g["finished"] for games in drawn for g in games):
+            champion = table[0]["team"] if len(table) < 2 or table[1]["rank"] > 1 else None
+        else:
+            champion = None
+        return {"id": row["id"], "name": row["name"], "matches": matches, "standings": table, "teams": row["teams"],
+                "legs": row["legs"], "fixtures": drawn, "knockout": bracket, "champion": champion}
 
     def export(self, tournament_id: str) -> tuple[bytes, str]:
         """The tournament as a zip and its file name: `standings.csv`, `tournament.json`
@@ -236,30 +296,48 @@ def slug(name: str, empty: str = "team") -> str:
     return re.sub(r"[^a-z0-9]+", "-", bare.lower()).strip("-")[:40].strip("-") or empty
 
 
-def fixtures(teams: list[str], matches: list[dict[str, Any]], legs: int = 1) -> list[list[dict[str, Any]]]:
-    """The league's rounds (`engine.round_robin`), each pairing with an enrolled table
-    between those two teams (names matched by `engine.team_key`), if any: in the order
-    the tables were added, a pairing's first leg takes the first such table and its
-    return leg the next. Each is `{teams, table, vacas, finished, winner}`, with `vacas`
-    in the pairing's order and `winner` one of its `teams`."""
+def _pairing(a: str | None, b: str | None, matches: list[dict[str, Any]], used: set[str]) -> dict[str, Any]:
+    """A pairing `{teams, table, vacas, finished, winner}` with the first ranked table of
+    `matches` between `a` and `b` (by `engine.team_key`) not in `used` (which then
+    holds it), if any: `vacas` in the pairing's order, `winner` `a` or `b`."""
     key = engine.team_key
+    m = None
+    if a is not None and b is not None:
+        m = next((m for m in matches if m["ranked"] and m["table"] not in used
+                  and {key(t) for t in m["teams"]} == {key(a), key(b)}), None)
+    if m is not None:
+        used.add(m["table"])
+    flip = m is not None and key(m["teams"][0]) != key(a or "")
+    won = None if m is None or m["winner"] is None else m["winner"] ^ flip
+    return {
+        "teams": [a, b],
+        "table": m["table"] if m else None,
+        "vacas": (m["vacas"][::-1] if flip else m["vacas"]) if m else None,
+        "finished": bool(m and m["finished"]),
+        "winner": None if won is None else (a, b)[won],
+    }
+
+
+def fixtures(teams: list[str], matches: list[dict[str, Any]], legs: int = 1) -> list[list[dict[str, Any]]]:
+    """The league's rounds (`engine.round_robin`), each pairing (`_pairing`) with an
+    enrolled table between those two teams, if any: in the order the tables were added,
+    a pairing's first leg takes the first such table and its return leg the next."""
     used: set[str] = set()
-    rounds = []
-    for pairs in engine.round_robin(teams, legs) if len(teams) >= 2 else []:
-        out = []
-        for a, b in pairs:
-            m = next((m for m in matches if m["ranked"] and m["table"] not in used
-                      and {key(t) for t in m["teams"]} == {key(a), key(b)}), None)
-            if m is not None:
-                used.add(m["table"])
-            flip = m is not None and key(m["teams"][0]) != key(a)
-            won = None if m is None or m["winner"] is None else m["winner"] ^ flip
-            out.append({
-                "teams": [a, b],
-                "table": m["table"] if m else None,
-                "vacas": (m["vacas"][::-1] if flip else m["vacas"]) if m else None,
-                "finished": bool(m and m["finished"]),
-                "winner": None if won is None else (a, b)[won],
-            })
-        rounds.append(out)
-    return rounds
+    return [[_pairing(a, b, matches, used) for a, b in pairs]
+            for pairs in (engine.round_robin(teams, legs) if len(teams) >= 2 else [])]
+
+
+def knockout(seeds: list[str], matches: list[dict[str, Any]]) -> dict[str, Any]:
+    """The final stage `{teams, rounds, champion}` between `seeds` (`engine.knockout_draw`):
+    each round's pairings (`_pairing`, a team None until the match before it is won)
+    played by `matches`, the first table between those two teams each; the winners of
+    pairings 2k and 2k + 1 meet next; `champion`, the final's winner or None."""
+    used: set[str] = set()
+    rounds: list[list[dict[str, Any]]] = []
+    pairs: list[tuple[str | None, str | None]] = list(engine.knockout_draw(seeds))
+    while True:
+        games = [_pairing(a, b, matches, used) for a, b in pairs]
+        rounds.append(games)
+        if len(games) == 1:
+            return {"teams": seeds, "rounds": rounds, "champion": games[0]["winner"]}
+        pairs = [(games[i]["winner"], games[i + 1]["winner"]) for i in range(0, len(games), 2)]

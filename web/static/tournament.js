@@ -61,6 +61,35 @@ if (teamsForm) {
   });
 }
 
+// The final stage: its teams, the best first; or taken away.
+const koForm = document.getElementById("set-knockout");
+if (koForm) {
+  koForm.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const teams = koForm.elements.teams.value.split("\n").map((s) => s.trim()).filter(Boolean);
+    try {
+      await api("PUT", `${boot.api}/knockout`, { token: boot.token, json: { teams } });
+      toast(t("tour.ko_drawn"));
+      location.reload();
+    } catch (e) {
+      toast(e.text || e.message || t("err.generic"), "error", 6000);
+    }
+  });
+}
+const koRemove = document.getElementById("remove-knockout");
+if (koRemove) {
+  koRemove.addEventListener("click", async () => {
+    if (!confirm(t("tour.ko_remove_confirm"))) return;
+    try {
+      await api("DELETE", `${boot.api}/knockout`, { token: boot.token });
+      toast(t("tour.ko_removed"));
+      location.reload();
+    } catch (e) {
+      toast(e.text || t("err.generic"), "error", 5000);
+    }
+  });
+}
+
 // "/t/<id>?token=<players' token>" from a pasted link (or null)
 export function tableFromLink(text) {
   try {
