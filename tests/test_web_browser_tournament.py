@@ -1,6 +1,7 @@
 """A tournament in a real browser (Debian's Chromium, Playwright, the real app on
 127.0.0.1): started from the home page, a table opened from its page counts in it,
-and the standings follow a hand settled at that table without reloading.
+and the standings follow a hand settled at that table without reloading; a league
+played home and away, its final, the champions and the zip.
 
 Without Chromium these tests skip, unless `CI` is set: then they fail.
 """
@@ -125,5 +126,70 @@ def test_a_league_draws_its_fixtures_and_opens_a_table_for_one(server, browser) 
         first = page.locator("#fixtures .fixture").first
         assert first.locator(".open-fixture").count() == 0  # its table is open: no second one
         assert page.locator("#fixtures .open-fixture").count() == 5
+    finally:
+        ctx.close()
+
+
+def test_home_and_away_then_a_final_whose_champions_show_live_and_a_zip(server, browser) -> None:  # noqa: F811
+    import io
+    import json
+    import zipfile
+
+    import requests
+
+    tour = requests.post(f"{server.url}/api/tournaments", json={"name": "Txapelketa"}).json()
+    ctx = phone(browser, "es")
+    page = ctx.new_page()
+    page.on("dialog", lambda d: d.accept())
+    organiser = f"{server.url}/c/{tour['id']}?token={tour['token']}"
+    try:
+        page.goto(organiser)
+        page.click("#league-teams summary")
+        page.fill("#set-teams textarea", "Gorriak\nUrdinak\nBerdeak")
+        page.check("#set-teams input[name=legs][value='2']", force=True)
+        page.click("#set-teams button[type=submit]")
+        page.wait_for_selector("#fixtures .leg-title")
+        assert page.locator("#fixtures .round-title").count() == 6  # 3 rounds, then the return leg
+        assert page.inner_text("#fixtures .leg-title").lower() == "segunda vuelta"
+
+        # the final stage between two of them, from the organiser's form
+        page.click("#final-stage summary")
+        page.fill("#set-knockout textarea", "Urdinak\nGorriak")
+        page.click("#set-knockout button[type=submit]")
+        page.wait_for_selector("#knockout .open-fixture")
+        assert page.inner_text("#knockout .round-title") == "Final"
+        page.click("#knockout .open-fixture")
+        page.wait_for_selector("#tournament-note")
+        assert [page.input_value(f"input[name=team{k}]") for k in (0, 1)] == ["Urdinak", "Gorriak"]
+        page.select_option("select[name=vacas_to_win]", "1")
+        page.click("#new-table button[type=submit]")
+        page.wait_for_url(re.compile(r"/t/[^/?]+\?token="))
+        table_id = urlsplit(page.url).path.split("/")[2]
+        table_token = parse_qs(urlsplit(page.url).query)["token"][0]
+
+        page.goto(organiser)
+        assert page.locator(".banner.champion").count() == 0
+        # Gorriak (seat 1) accept an órdago holding four kings: the final and the tournament are theirs
+        http = requests.Session()
+        http.headers["Authorization"] = f"Bearer {table_token}"
+        base = f"{server.url}/api/tables/{table_id}"
+        for k, act in enumerate([{"seat": 0, "act": "ordago"}, {"seat": 1, "act": "quiero"}]):
+            v = http.get(base).json()["version"]
+            http.post(f"{base}/actions", json={"client_id": f"a{k}", "version": v, "action": act}).raise_for_status()
+        v = http.get(base).json()["version"]
+        hands = [RRRR_HANDS[1], RRRR_HANDS[0], RRRR_HANDS[2], RRRR_HANDS[3]]
+        http.post(f"{base}/showdown", json={"client_id": "s", "version": v, "hands": hands}).raise_for_status()
+        page.wait_for_selector(".banner.champion", timeout=20000)  # the page's own refresh brings it
+        assert "Gorriak" in page.inner_text(".banner.champion")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
+        # the organiser downloads the tournament
+        with page.expect_download() as got:
+            page.click("#export-tournament")
+        data = open(got.value.path(), "rb").read()
+        z = zipfile.ZipFile(io.BytesIO(data))
+        assert got.value.suggested_filename == "txapelketa.zip"
+        assert sorted(z.namelist()) == ["matches/01-urdinak-gorriak.jsonl", "standings.csv", "tournament.json"]
+        assert json.loads(z.read("tournament.json"))["champion"] == "Gorriak"
     finally:
         ctx.close()
