@@ -173,7 +173,7 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
     stats = {c: {"tp": 0, "fp": 0, "fn": 0} for c in MUS_CARDS}
     confusion = {r: dict.fromkeys(RANK_COLS, 0) for r in map(str, MUS_RANKS)}
     full_right = cards_right = seats_right = 0
-    silent_wrong = wrong_reads = wrong_flagged = right_flagged = 0
+    silent_wrong = wrong_reads = wrong_flagged = right_flagged = unfamiliar = 0
     times: list[float] = []
     scenes = []
     rng0 = np.random.default_rng(seed)
@@ -235,6 +235,7 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
                 wrong_reads += 1
                 wrong_flagged += unsure
                 extras_misread += bool(under) and c["card"] not in NON_MUS_CARDS
+        unfamiliar += any(w["code"] == "unfamiliar_deck" for w in res["warnings"])
         if _fully_right(res, scene.hands):
             full_right += 1
         elif not res["warnings"]:
@@ -273,6 +274,7 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
         "cards_read_right": cards_right / (16 * n) if n else 0.0,
         "cards_right_in_seat": seats_right / (16 * n) if n else 0.0,
         "showdowns_wrong_without_warning": silent_wrong / n if n else 0.0,
+        "showdowns_unfamiliar_deck": unfamiliar / n if n else 0.0,
         "two_photos": {k: v / n for k, v in two.items()} if retake and n else None,
         "flagged": {"wrong_reads": wrong_reads, "wrong_flagged": wrong_flagged,
                     "right_reads": seats_right, "right_flagged": right_flagged},
@@ -369,6 +371,8 @@ def to_markdown(title: str, r: dict) -> str:
         f"| cards read in the right seat | {r['cards_right_in_seat']:.1%} |",
         f"| showdowns read wrong with no warning at all (silent errors) | {r['showdowns_wrong_without_warning']:.1%} |",
         *_two_photo_rows(r),
+        *([f"| showdowns warned that the deck may be one the readers never learnt (`unfamiliar_deck`) | "
+           f"{r['showdowns_unfamiliar_deck']:.1%} |"] if "showdowns_unfamiliar_deck" in r else []),
         f"| wrong reads flagged as unsure (confidence < {LOW_CONFIDENCE}) | {_share(fl['wrong_flagged'], fl['wrong_reads'])} |",
         f"| right reads flagged as unsure | {_share(fl['right_flagged'], fl['right_reads'])} |",
         f"| per-card micro precision / recall / F1 | {f['precision']:.5f} / {f['recall']:.5f} / {f['f1']:.5f} |",

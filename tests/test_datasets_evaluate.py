@@ -74,6 +74,7 @@ def test_evaluate_scores_the_shipped_models_and_writes_the_card(tmp_path) -> Non
     assert fl["right_reads"] == round(r["cards_right_in_seat"] * 16 * 3)
     assert 0 <= fl["wrong_flagged"] <= fl["wrong_reads"] and 0 <= fl["right_flagged"] <= fl["right_reads"]
     assert 0.0 <= r["showdowns_wrong_without_warning"] <= 1.0 - r["showdowns_fully_right"]
+    assert r["showdowns_unfamiliar_deck"] in (0.0, 1 / 3, 2 / 3, 1.0)
     c = r["classifier_on_true_corners"]
     assert c["corners"] >= 16 * 3  # at least one labelled index corner per dealt card
     assert c["top1"] <= min(c["rank"], c["suit"]) <= 1.0  # a right name has a right rank and suit
@@ -89,6 +90,7 @@ def test_evaluate_scores_the_shipped_models_and_writes_the_card(tmp_path) -> Non
     assert "(a) test" in text and f"{r['micro']['f1']:.3f}" in text
     assert f"{c['top1']:.1%} ({c['rank']:.1%}, {c['suit']:.1%}; {c['corners']} corners)" in text
     assert f"| rank reader alone on the true corners' numerals: rank right | {c['reader_rank']:.1%} |" in text
+    assert f"(`unfamiliar_deck`) | {r['showdowns_unfamiliar_deck']:.1%} |" in text
 
 
 def test_ablation_reads_the_same_showdowns_with_each_step_off(capsys) -> None:

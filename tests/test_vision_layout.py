@@ -380,3 +380,41 @@ def test_a_tight_fan_warning_stays_while_its_card_is_still_unsure_there() -> Non
     read = combine([first, _photo(HANDS)])  # the second photo read it sure
     assert not [w for w in read["warnings"] if w["code"] == "tight_fan"]
     assert [sorted(h) for h in read["hands"]] == [sorted(h) for h in HANDS]
+
+
+def _showdown(unsure: dict[str, float], unread: int = 0) -> dict:
+    """`layout` of a full showdown, each card of `unsure` read that sure and the rest 0.95,
+    with `unread` card boxes found but not read."""
+    boxes, edges = _table()
+    names = [f"{r}{s}" for s in "oceb" for r in (1, 2, 3, 4)]
+    cards = [Card(n, unsure.get(n, 0.95), b) for n, b in zip(names, boxes, strict=True)]
+    return layout(cards, 0, [(10 + 300 * k, 10, 200 + 300 * k, 300) for k in range(unread)])
+
+
+def test_a_showdown_read_this_unsure_says_the_deck_may_be_unfamiliar() -> None:
+    from scorer.vision.layout import UNFAMILIAR_DECK
+
+    low = LOW_CONFIDENCE - 0.1
+    few = _showdown({n: low for n in ["1o", "2c", "3e"][: UNFAMILIAR_DECK - 1]})
+    assert "unfamiliar_deck" not in [w["code"] for w in few["warnings"]]  # a known deck's bad photo
+    many = _showdown({n: low for n in ["1o", "2c", "3e", "4b", "2o", "3c"][:UNFAMILIAR_DECK]})
+    (w,) = [w for w in many["warnings"] if w["code"] == "unfamiliar_deck"]
+    assert w["count"] == UNFAMILIAR_DECK and "deck page" in w["message"]
+    # boxes found and not read count as unsure too; a read at the line does not
+    mixed = _showdown({"1o": low, "2c": LOW_CONFIDENCE}, unread=UNFAMILIAR_DECK - 1)
+    assert [w["count"] for w in mixed["warnings"] if w["code"] == "unfamiliar_deck"] == [UNFAMILIAR_DECK]
+    # a close-up of a few cards is no showdown: no such warning
+    alone = layout([Card(n, low, (100 * k, 0, 100 * k + 90, 140)) for k, n in enumerate(["1o", "2o", "3o", "4o"])])
+    assert alone["hands"] is None and "unfamiliar_deck" not in [w["code"] for w in alone["warnings"]]
+
+
+def test_photos_read_together_count_the_reads_still_unsure() -> None:
+    from scorer.vision.layout import UNFAMILIAR_DECK, combine
+
+    names = [n for hand in HANDS for n in hand][:UNFAMILIAR_DECK]
+    unsure = _photo(HANDS, conf=dict.fromkeys(names, 0.5))
+    assert "unfamiliar_deck" in [w["code"] for w in unsure["warnings"]]
+    # a second photo reads them sure: no longer unsure, no longer an unfamiliar deck
+    assert "unfamiliar_deck" not in [w["code"] for w in combine([unsure, _photo(HANDS)])["warnings"]]
+    both = combine([unsure, _photo(HANDS, conf=dict.fromkeys(names, 0.6))])
+    assert [w["count"] for w in both["warnings"] if w["code"] == "unfamiliar_deck"] == [UNFAMILIAR_DECK]

@@ -405,3 +405,27 @@ def test_new_table_form_opens_the_table_with_its_qr_codes(server, browser):
         assert "Iker" in page.inner_text("#speaker")
     finally:
         ctx.close()
+
+
+def test_a_photo_read_this_unsure_points_to_teaching_the_deck(browser, tmp_path):
+    """Five cards read unsure, as an unseen deck reads: the showdown says the deck may be
+    one the reader has not learnt, and links the deck page."""
+    unsure = {"12o", "1o", "7o", "4o", "5c"}
+    srv = LiveServer({"RECOGNIZER": FakeRecognizer(HANDS, low_conf=unsure)})
+    api = Api(srv.url)
+    api.to_showdown()
+    photo = tmp_path / "showdown.jpg"
+    photo.write_bytes(showdown_photo(HANDS, bottom=0))
+    ctx = phone(browser)
+    page = ctx.new_page()
+    try:
+        page.goto(api.url())
+        page.wait_for_selector("#showdown:not([hidden])")
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-warnings a.teach-deck")
+        assert "5 cartas han sido difíciles de leer" in page.inner_text("#photo-warnings")
+        assert page.get_attribute("#photo-warnings a.teach-deck", "href") == "/decks"
+        assert page.inner_text("#photo-warnings a.teach-deck") == "Enseñar al lector"
+    finally:
+        ctx.close()
+        srv.stop()

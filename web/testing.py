@@ -113,7 +113,10 @@ class FakeRecognizer:
         fans = [{"code": "tight_fan", "seat": s, "cards": [c for c in hd if c in tight],
                  "message": f"seat {s}: mostly covered by the next card: spread that hand and add a photo"}
                 for s, hd in enumerate(hands) if tight & set(hd)]
-        return {"cards": cards, "hands": hands, "warnings": warnings + low + unread + fans, "size": [w, h]}
+        from scorer.vision.layout import unfamiliar_deck
+
+        said = warnings + low + unread + fans
+        return {"cards": cards, "hands": hands, "warnings": said + unfamiliar_deck(said, True), "size": [w, h]}
 
 
 class LiveServer:

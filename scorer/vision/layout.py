@@ -21,6 +21,10 @@ SHOWDOWN_MIN_CARDS = 8
 DEAL = 16  # the Mus cards of a showdown: four hands of four
 SEAT_NAMES = ("bottom", "right", "top", "left")
 TIGHT_COVER = 0.6  # an unsure card whose box lies this much inside a hand-mate's lies in a tight fan
+# A showdown with this many unsure reads (cards under LOW_CONFIDENCE and boxes not read) is
+# likely a deck the readers never learnt: on the development showdowns of the thirty-third
+# session, decks the readers know gave at most 2 (96 photos), an unseen deck 3 to 14 (100).
+UNFAMILIAR_DECK = 4
 
 
 @dataclass(frozen=True)
@@ -372,7 +376,20 @@ def layout(cards: list[Card], bottom: int = 0, unread: list[Box] = ()) -> dict:
         for i in order
     ]
     warnings = warnings_for(cards, [seats[i] for i in mus] if hands else None, list(unread))
-    return {"cards": out_cards, "hands": hands, "warnings": warnings + tight_fans(cards, seats)}
+    warnings += tight_fans(cards, seats)
+    return {"cards": out_cards, "hands": hands, "warnings": warnings + unfamiliar_deck(warnings, hands is not None)}
+
+
+def unfamiliar_deck(warnings: list[dict], showdown: bool) -> list[dict]:
+    """An `unfamiliar_deck` warning where a showdown has `UNFAMILIAR_DECK` or more unsure
+    reads (its `low_confidence` warnings): what a deck the readers never learnt looks like,
+    which teaching the deck from four photos of it (the deck page) puts right."""
+    n = sum(w.get("code") == "low_confidence" for w in warnings)
+    if not showdown or n < UNFAMILIAR_DECK:
+        return []
+    return [{"code": "unfamiliar_deck", "count": n,
+             "message": f"{n} cards were hard to read: if the reader has not learnt this deck, teach it "
+                        "from four photos of its cards (the deck page)"}]
 
 
 def tight_fans(cards: list[Card], seats: list[int | None]) -> list[dict]:
@@ -457,6 +474,7 @@ def combine(scans: list[dict]) -> dict:
                     warnings.append({**w, "cards": names, "photo": k})
     if hands is None or sum(map(len, hands)) < DEAL:
         warnings += unread
+    warnings += unfamiliar_deck(warnings, showdown)
     out_cards = [{"card": n, "conf": best[n][0]["conf"], "box": list(best[n][0]["box"]), "seat": s,
                   "photo": best[n][1]} for n, s in zip(order, seats, strict=True)]
     return {"cards": out_cards, "hands": hands, "warnings": warnings, "photos": len(scans)}

@@ -429,10 +429,12 @@ function renderPhoto() {
     if (w.code === "low_confidence") continue;
     if (w.code === "seat_count" && w.count < 4) continue; // the hands below count what is missing, live
     const key = `warn.${w.code}`;
-    const text = t(key) !== key ? t(key, { cards: (w.cards || []).map(cardName).join(", "), player: w.seat != null ? playerName(w.seat) : "" }) : w.message;
+    const text = t(key) !== key ? t(key, { cards: (w.cards || []).map(cardName).join(", "), player: w.seat != null ? playerName(w.seat) : "", n: w.count }) : w.message;
     if (said.has(text)) continue;
     said.add(text);
-    $("photo-warnings").append(h("li", { class: "warning" }, icon("alert"), text));
+    // a deck the reader never learnt: the deck page teaches it from four photos
+    const more = w.code === "unfamiliar_deck" ? [" ", h("a", { href: "/decks", class: "teach-deck" }, t("decks.teach"))] : [];
+    $("photo-warnings").append(h("li", { class: "warning" }, icon("alert"), text, ...more));
   }
   const unnamed = unreadBoxes(scan).filter((_, j) => !show.boxSlot[`u${j}`]).length;
   if (unnamed) $("photo-warnings").append(h("li", { class: "warning" }, icon("alert"), t("show.unread", { n: unnamed })));
