@@ -104,7 +104,8 @@ def test_the_command(tmp_path) -> None:
     r = cli("--photos-days", "30")
     assert r.returncode == 0 and "deleted 0 photo(s)" in r.stdout
     r = cli("--photos-days", "5")
-    assert r.returncode == 0 and "deleted 1 photo(s) (1.0 MB)" in r.stdout and "file size" in r.stdout
+    assert r.returncode == 0 and "deleted 1 photo(s) (1.0 MB), 0 table(s) and 0 tournament(s)" in r.stdout
+    assert "file size" in r.stdout
     r = cli("--photos-days", "-3")
     assert r.returncode == 2 and "photos_days" in r.stderr
     r = subprocess.run([sys.executable, "-m", "scorer", "prune", "--db", str(tmp_path / "none.db")],
@@ -124,3 +125,27 @@ def test_the_photos_of_one_showdown_go_with_the_first(store: TableStore) -> None
         with pytest.raises(StoreError):
             store.photo(tid, gone["photo_id"])
     assert store.photo(tid, alone["photo_id"])[1] == BIG
+
+
+def test_old_tournaments_go_with_their_last_table(store: TableStore) -> None:
+    from scorer.storage.tournaments import TournamentStore
+
+    tours = TournamentStore(store.db, store)
+    idle, busy = store.create({}).id, store.create({}).id
+    gone = tours.create({"name": "Old league, idle tables"})
+    kept = tours.create({"name": "Old league, one table still played"})
+    young = tours.create({"name": "New league, no table yet"})
+    tours.add_table(gone["id"], idle)
+    tours.add_table(kept["id"], idle)
+    tours.add_table(kept["id"], busy)
+    _aged(store, 100, table_id=idle)
+    with store.db.write() as conn:
+        conn.execute("UPDATE tournaments SET created = created - ? WHERE id != ?", (100 * DAY, young["id"]))
+    assert prune(store.db, photos_days=None, tables_days=90, dry_run=True).tournaments == 1
+    assert store.db.reader().execute("SELECT COUNT(*) FROM tournaments").fetchone()[0] == 3
+    done = prune(store.db, photos_days=None, tables_days=90)
+    assert (done.tables, done.tournaments) == (1, 1)
+    ids = {r[0] for r in store.db.reader().execute("SELECT id FROM tournaments")}
+    assert ids == {kept["id"], young["id"]}
+    assert tours.table_ids(kept["id"]) == [busy]
+    assert prune(store.db, photos_days=None).tournaments == 0  # only with tables_days

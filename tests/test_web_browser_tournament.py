@@ -191,5 +191,21 @@ def test_home_and_away_then_a_final_whose_champions_show_live_and_a_zip(server, 
         assert got.value.suggested_filename == "txapelketa.zip"
         assert sorted(z.namelist()) == ["matches/01-urdinak-gorriak.jsonl", "standings.csv", "tournament.json"]
         assert json.loads(z.read("tournament.json"))["champion"] == "Gorriak"
+
+        # renamed, then deleted: the home page forgets it, and its table stays
+        page.click("#tournament-settings summary")
+        page.fill("#rename-tournament input[name=name]", "Txapelketa 2026")
+        page.click("#rename-tournament button[type=submit]")
+        page.wait_for_function("document.getElementById('tournament-name').textContent === 'Txapelketa 2026'")
+        page.goto(f"{server.url}/")
+        page.wait_for_selector("#recent-tournaments a:has-text('Txapelketa 2026')")
+        page.goto(organiser)
+        page.click("#tournament-settings summary")
+        page.click("#delete-tournament")
+        page.wait_for_url(f"{server.url}/")
+        assert page.locator("#recent-tournaments a:has-text('Txapelketa')").count() == 0
+        assert requests.get(f"{server.url}/api/tournaments/{tour['id']}",
+                            headers={"Authorization": f"Bearer {tour['token']}"}).status_code == 404
+        assert http.get(base).json()["vacas"] == [0, 1]
     finally:
         ctx.close()

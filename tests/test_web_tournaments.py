@@ -469,6 +469,30 @@ def test_the_bracket_form_offers_the_top_of_the_standings(client, tournament) ->
     assert "set-knockout" not in watch
 
 
+def test_the_organiser_renames_and_deletes_the_tournament_and_its_tables_stay(client, tournament) -> None:
+    path = f"/api/tournaments/{tournament['id']}"
+    watch = {"Authorization": f"Bearer {tournament['watch_token']}"}
+    table = imported(client, ["Gorriak", "Urdinak"], [0, 0])
+    assert enrol(client, tournament, table).status_code == 201
+    r = client.patch(path, headers=tournament["auth"], json={"name": "  Liga   de primavera "})
+    assert r.status_code == 200 and r.json["name"] == "Liga de primavera"
+    for body in ({"name": ""}, {"name": 3}, {}, ["x"]):
+        bad = client.patch(path, headers=tournament["auth"], json=body)
+        assert bad.status_code in (400, 422), body
+    assert client.patch(path, headers=watch, json={"name": "Mine"}).json["error"]["code"] == "read_only"
+    assert state_of(client, tournament)["name"] == "Liga de primavera"  # nothing changed by the refusals
+    assert client.delete(path, headers=watch).json["error"]["code"] == "read_only"
+    assert client.get(path, headers=tournament["auth"]).status_code == 200
+    r = client.delete(path, headers=tournament["auth"])
+    assert r.status_code == 204 and r.data == b""
+    assert client.get(path, headers=tournament["auth"]).json["error"]["code"] == "not_found"
+    assert client.delete(path, headers=tournament["auth"]).status_code == 404
+    own = client.get(f"/api/tables/{table['id']}", headers={"Authorization": f"Bearer {table['token']}"})
+    assert own.status_code == 200 and own.json["vacas"] == [2, 0]  # the table stays as it was
+    page = client.get(f"/t/{table['id']}/sheet?token={table['token']}").get_data(as_text=True)
+    assert "Liga de primavera" not in page  # and counts in no tournament now
+
+
 # -- pages ------------------------------------------------------------------------------
 def test_the_tournament_page_shows_the_standings_to_both_links(client, tournament) -> None:
     a = imported(client, ["Gorriak", "Urdinak"], [0, 1, 0])
@@ -487,6 +511,7 @@ def test_the_tournament_page_shows_the_standings_to_both_links(client, tournamen
     assert "copy-link" not in watch
     assert f'/api/tournaments/{tournament["id"]}/export?token={tournament["token"]}"' in html  # the organiser's zip
     assert "export-tournament" not in watch
+    assert 'id="rename-tournament"' in html and "delete-tournament" in html and "delete-tournament" not in watch
     qr = client.get(f"/c/{tournament['id']}/qr.svg?token={tournament['watch_token']}")
     assert qr.status_code == 200 and qr.mimetype == "image/svg+xml"
 

@@ -473,6 +473,22 @@ def get_tournament(tournament_id: str) -> Response:
     return _dump(_tournaments().state(tournament_id, watch_links=organiser))
 
 
+@bp.patch("/tournaments/<tournament_id>")
+def rename_tournament(tournament_id: str) -> Response:
+    """A new name `{name}` (the organiser's token) -> the tournament."""
+    _tournament(tournament_id, write=True)
+    _tournaments().rename(tournament_id, _body())
+    return _dump(_tournaments().state(tournament_id, watch_links=True))
+
+
+@bp.delete("/tournaments/<tournament_id>")
+def delete_tournament(tournament_id: str) -> Response:
+    """Delete the tournament (the organiser's token); its tables stay -> 204."""
+    _tournament(tournament_id, write=True)
+    _tournaments().delete(tournament_id)
+    return Response(status=204)
+
+
 @bp.post("/tournaments/<tournament_id>/tables")
 def add_tournament_table(tournament_id: str) -> Response:
     """Enrol a table: `{table, token}` with the table's players' token -> the tournament

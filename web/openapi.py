@@ -322,7 +322,16 @@ def document() -> dict[str, Any]:
             "summary": "Its matches as they stand and the standings (RULES.md, Club standings)",
             "description": "The organiser's token also gets each table's watch_token; the watch token reads only.",
             "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
-            "responses": {"200": _json(_ref("Tournament"), "the tournament")} | _errors(401, 403, 404)}},
+            "responses": {"200": _json(_ref("Tournament"), "the tournament")} | _errors(401, 403, 404)},
+            "patch": {
+            "summary": "Rename the tournament (the organiser's token)",
+            "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
+            "requestBody": {"required": True, "content": {JSON: {"schema": _ref("NewTournament")}}},
+            "responses": {"200": _json(_ref("Tournament"), "the tournament")} | _errors(400, 401, 403, 404, 422)},
+            "delete": {
+            "summary": "Delete the tournament (the organiser's token); its tables stay as they are",
+            "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
+            "responses": {"204": {"description": "deleted"}} | _errors(401, 403, 404)}},
         "/api/tournaments/{tournament_id}/tables": {"post": {
             "summary": "Enrol a table (the organiser's token, and the table's players' token in the body)",
             "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,

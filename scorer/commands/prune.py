@@ -2,7 +2,7 @@
 
 Deletes showdown photos older than N days (30 by default; the hands keep their record
 and settlement) and, only when `--tables-days` is given, the tables not written for that
-long; then gives the space back. Stop the server before pruning tables: it keeps the
+long and the tournaments as old that hold no other table; then gives the space back. Stop the server before pruning tables: it keeps the
 tables it serves in memory.
 """
 
@@ -19,7 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="delete photos older than this many days (default 30)")
     parser.add_argument("--keep-photos", action="store_true", help="delete no photo for their age")
     parser.add_argument("--tables-days", type=float, default=None,
-                        help="also delete the tables not written for this many days, with their hands (default: keep)")
+                        help="also delete the tables not written for this many days, with their hands, and the "
+                        "tournaments as old left with no table (default: keep)")
     parser.add_argument("--dry-run", action="store_true", help="say what would go, delete nothing")
 
 
@@ -50,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         db.close()
     verb = "would delete" if args.dry_run else "deleted"
-    print(f"{path}: {verb} {done.photos} photo(s) ({_mb(done.photo_bytes)}) and {done.tables} table(s)")
+    print(f"{path}: {verb} {done.photos} photo(s) ({_mb(done.photo_bytes)}), {done.tables} table(s) "
+          f"and {done.tournaments} tournament(s)")
     if not args.dry_run:
         print(f"file size {_mb(done.file_bytes_before)} -> {_mb(done.file_bytes_after)}")
     return 0

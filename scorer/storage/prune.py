@@ -4,7 +4,8 @@ A 12 MP photo and its annotated copy weigh several megabytes, and a match can ke
 hand; a club's server grows by hundreds of megabytes a week. `prune` deletes the photos
 older than a number of days (the hands that cited them keep their record and settlement,
 with no photo), the idempotency keys as old, and, only when asked, the tables idle that
-long with all they hold; then gives the space back to the file system (`VACUUM`).
+long with all they hold, and the tournaments as old left with no table; then gives the
+space back to the file system (`VACUUM`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class Pruned:
     tables: int
     file_bytes_before: int
     file_bytes_after: int
+    tournaments: int = 0
 
 
 def _check_days(name: str, days: float | None) -> None:
@@ -37,7 +39,8 @@ def _check_days(name: str, days: float | None) -> None:
 def prune(db: Database, photos_days: float | None = 30, tables_days: float | None = None,
           dry_run: bool = False, now: float | None = None) -> Pruned:
     """Delete photos older than `photos_days` and, if `tables_days` is given, the tables
-    not written for that long (their hands and photos with them). `None` keeps them all."""
+    not written for that long (their hands and photos with them) and the tournaments
+    created that long ago that hold no other table. `None` keeps them all."""
     _check_days("photos_days", photos_days)
     _check_days("tables_days", tables_days)
     now = time.time() if now is None else now
@@ -57,8 +60,14 @@ def prune(db: Database, photos_days: float | None = 30, tables_days: float | Non
             f"FROM photos p JOIN tables t ON t.id = p.table_id WHERE {where}", args).fetchone()
         tables = conn.execute("SELECT COUNT(*) FROM tables WHERE updated < ?", (table_cut,)).fetchone()[0] \
             if table_cut is not None else 0
+        # an old tournament none of whose tables outlives this prune
+        empty = ("FROM tournaments WHERE created < :table_cut AND NOT EXISTS (SELECT 1 FROM tournament_tables tt "
+                 "JOIN tables t ON t.id = tt.table_id WHERE tt.tournament_id = tournaments.id "
+                 "AND t.updated >= :table_cut)")
+        tournaments = conn.execute(f"SELECT COUNT(*) {empty}", args).fetchone()[0] if table_cut is not None else 0
         if not dry_run:
             if table_cut is not None:
+                conn.execute(f"DELETE {empty}", args)
                 conn.execute("DELETE FROM tables WHERE updated < ?", (table_cut,))  # hands, ops, photos cascade
             if photo_cut is not None:
                 conn.execute("UPDATE hands SET photo_id = NULL WHERE photo_id IN "
@@ -67,12 +76,12 @@ def prune(db: Database, photos_days: float | None = 30, tables_days: float | Non
                              (photo_cut,))
                 conn.execute("DELETE FROM photos WHERE created < ?", (photo_cut,))
                 conn.execute("DELETE FROM ops WHERE created < ?", (photo_cut,))
-    if not dry_run and (row["n"] or tables) and db.path != ":memory:":
+    if not dry_run and (row["n"] or tables or tournaments) and db.path != ":memory:":
         with db.lock:  # VACUUM writes the new file through the WAL: fold it in after
             conn = db.locked_conn()
             conn.execute("VACUUM")
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    return Pruned(int(row["n"]), int(row["bytes"]), int(tables), before, _file_bytes(db))
+    return Pruned(int(row["n"]), int(row["bytes"]), int(tables), before, _file_bytes(db), int(tournaments))
 
 
 def _file_bytes(db: Database) -> int:

@@ -117,6 +117,20 @@ class TournamentStore:
         return {**dict(row), "teams": json.loads(row["teams"]),
                 "knockout": json.loads(row["knockout"]) if row["knockout"] else None}
 
+    def rename(self, tournament_id: str, body: Any) -> None:
+        """A new name from `{"name": ...}` (the caller has checked the organiser's token)."""
+        name = check_name(body)
+        self.get(tournament_id)
+        with self.db.write() as conn:
+            conn.execute("UPDATE tournaments SET name = ? WHERE id = ?", (name, tournament_id))
+
+    def delete(self, tournament_id: str) -> None:
+        """Delete the tournament (the caller has checked the organiser's token); its tables
+        stay as they are."""
+        self.get(tournament_id)
+        with self.db.write() as conn:
+            conn.execute("DELETE FROM tournaments WHERE id = ?", (tournament_id,))  # its enrolments cascade
+
     def set_teams(self, tournament_id: str, body: Any) -> None:
         """The league's teams from `{"teams": [...], "legs": 1 | 2}`, for its fixtures (the
         caller has checked the organiser's token)."""

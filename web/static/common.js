@@ -132,3 +132,8 @@ export function rememberTournament(entry) {
   rememberIn(TOURNAMENTS_KEY, entry);
 }
 export const recentTournaments = () => recentIn(TOURNAMENTS_KEY);
+export function forgetTournament(id) {
+  try {
+    localStorage.setItem(TOURNAMENTS_KEY, JSON.stringify(recentIn(TOURNAMENTS_KEY).filter((e) => e.id !== id)));
+  } catch (e) { /* private mode: nothing was remembered */ }
+}

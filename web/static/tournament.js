@@ -1,6 +1,6 @@
 // A tournament's page: the standings and matches follow the tables (the page's own
 // sections, fetched again every few seconds), and the organiser adds an open table by its link.
-import { api, t, toast, rememberTournament } from "./common.js";
+import { api, t, toast, rememberTournament, forgetTournament } from "./common.js";
 
 const boot = JSON.parse(document.getElementById("boot").textContent);
 const REFRESH_MS = 8000;
@@ -84,6 +84,38 @@ if (koRemove) {
       await api("DELETE", `${boot.api}/knockout`, { token: boot.token });
       toast(t("tour.ko_removed"));
       location.reload();
+    } catch (e) {
+      toast(e.text || t("err.generic"), "error", 5000);
+    }
+  });
+}
+
+// The organiser renames the tournament, or deletes it (its tables stay).
+const renameForm = document.getElementById("rename-tournament");
+if (renameForm) {
+  renameForm.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    try {
+      const state = await api("PATCH", boot.api, { token: boot.token, json: { name: renameForm.elements.name.value } });
+      document.getElementById("tournament-name").textContent = state.name;
+      document.title = document.title.replace(boot.state.name, state.name);
+      boot.state.name = state.name;
+      rememberTournament({ id: boot.id, name: state.name, role: boot.role,
+        url: location.pathname + "?token=" + encodeURIComponent(boot.token) });
+      toast(t("tour.renamed"));
+    } catch (e) {
+      toast(e.text || e.message || t("err.generic"), "error", 5000);
+    }
+  });
+}
+const deleteButton = document.getElementById("delete-tournament");
+if (deleteButton) {
+  deleteButton.addEventListener("click", async () => {
+    if (!confirm(t("tour.delete_confirm", { name: boot.state.name }))) return;
+    try {
+      await api("DELETE", boot.api, { token: boot.token });
+      forgetTournament(boot.id);
+      location.href = "/";
     } catch (e) {
       toast(e.text || t("err.generic"), "error", 5000);
     }
