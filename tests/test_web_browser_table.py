@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -255,12 +257,10 @@ def test_photo_upload_correct_a_card_and_settle(server, browser, recognizer, tmp
         ctx.close()
 
 
-def test_a_second_photo_reads_what_the_first_missed(browser, tmp_path):
-    """Glare hid Iker's 10e in the first photo and Maite's 5c in the second, and the
-    first read Iker's 7c unsure, deep in his fan: "add a photo" reads both together, every
-    card comes out right and sure, each photo shows the boxes read in it, and the hand
-    cites the first. A card a person named before stays named."""
-    reader = FakeRecognizer(HANDS, low_conf={"7c"}, unread={"10e"}, later=[{"unread": {"5c"}}], tight={"7c"})
+@contextmanager
+def at_the_showdown(browser, tmp_path: Path, reader: FakeRecognizer) -> Iterator[tuple]:
+    """A server reading photos with `reader`, a table at its showdown, a phone on its page
+    and a photo of the cards to give it: (page, api, photo, server)."""
     srv = LiveServer({"RECOGNIZER": reader})
     api = Api(srv.url)
     api.to_showdown()
@@ -271,6 +271,19 @@ def test_a_second_photo_reads_what_the_first_missed(browser, tmp_path):
     try:
         page.goto(api.url())
         page.wait_for_selector("#showdown:not([hidden])")
+        yield page, api, photo, srv
+    finally:
+        ctx.close()
+        srv.stop()
+
+
+def test_a_second_photo_reads_what_the_first_missed(browser, tmp_path):
+    """Glare hid Iker's 10e in the first photo and Maite's 5c in the second, and the
+    first read Iker's 7c unsure, deep in his fan: "add a photo" reads both together, every
+    card comes out right and sure, each photo shows the boxes read in it, and the hand
+    cites the first. A card a person named before stays named."""
+    reader = FakeRecognizer(HANDS, low_conf={"7c"}, unread={"10e"}, later=[{"unread": {"5c"}}], tight={"7c"})
+    with at_the_showdown(browser, tmp_path, reader) as (page, api, photo, srv):
         assert page.is_hidden("#photo-add")  # nothing to add to yet
         page.set_input_files("#photo-input", str(photo))
         page.wait_for_selector("#photo-add:not([hidden])")
@@ -308,9 +321,6 @@ def test_a_second_photo_reads_what_the_first_missed(browser, tmp_path):
         page.wait_for_selector(".hand-card .hand-photo >> nth=1")
         assert page.locator(".hand-card .hand-photo").count() == 2
         assert page.get_attribute(".hand-photo >> nth=1", "alt").endswith("Foto 2")
-    finally:
-        ctx.close()
-        srv.stop()
 
 
 def test_cards_by_hand_and_settle(server, browser):
@@ -411,21 +421,9 @@ def test_a_photo_read_this_unsure_points_to_teaching_the_deck(browser, tmp_path)
     """Five cards read unsure, as an unseen deck reads: the showdown says the deck may be
     one the reader has not learnt, and links the deck page."""
     unsure = {"12o", "1o", "7o", "4o", "5c"}
-    srv = LiveServer({"RECOGNIZER": FakeRecognizer(HANDS, low_conf=unsure)})
-    api = Api(srv.url)
-    api.to_showdown()
-    photo = tmp_path / "showdown.jpg"
-    photo.write_bytes(showdown_photo(HANDS, bottom=0))
-    ctx = phone(browser)
-    page = ctx.new_page()
-    try:
-        page.goto(api.url())
-        page.wait_for_selector("#showdown:not([hidden])")
+    with at_the_showdown(browser, tmp_path, FakeRecognizer(HANDS, low_conf=unsure)) as (page, _, photo, _):
         page.set_input_files("#photo-input", str(photo))
         page.wait_for_selector("#photo-warnings a.teach-deck")
         assert "5 cartas han sido difíciles de leer" in page.inner_text("#photo-warnings")
         assert page.get_attribute("#photo-warnings a.teach-deck", "href") == "/decks"
         assert page.inner_text("#photo-warnings a.teach-deck") == "Enseñar al lector"
-    finally:
-        ctx.close()
-        srv.stop()

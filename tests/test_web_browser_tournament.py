@@ -22,6 +22,24 @@ from web.testing import LiveServer  # noqa: E402
 RRRR_HANDS = [["12o", "12c", "12e", "12b"], ["1o", "1c", "4e", "5b"], ["4o", "5o", "6o", "7o"], ["4c", "5c", "6c", "7c"]]
 
 
+def seat_1_wins_an_ordago(url: str, table_id: str, token: str):
+    """Through the API (the other phone at the table): seat 0 says órdago at grande, seat 1
+    accepts holding four kings, and the showdown settles it. Returns the players' HTTP
+    session and the table's API address."""
+    import requests
+
+    http = requests.Session()
+    http.headers["Authorization"] = f"Bearer {token}"
+    base = f"{url}/api/tables/{table_id}"
+    for k, act in enumerate([{"seat": 0, "act": "ordago"}, {"seat": 1, "act": "quiero"}]):
+        v = http.get(base).json()["version"]
+        http.post(f"{base}/actions", json={"client_id": f"a{k}", "version": v, "action": act}).raise_for_status()
+    v = http.get(base).json()["version"]
+    hands = [RRRR_HANDS[1], RRRR_HANDS[0], RRRR_HANDS[2], RRRR_HANDS[3]]
+    http.post(f"{base}/showdown", json={"client_id": "s", "version": v, "hands": hands}).raise_for_status()
+    return http, base
+
+
 @pytest.fixture(scope="module")
 def server():
     _need_browser()
@@ -31,7 +49,6 @@ def server():
 
 
 def test_a_tournament_from_the_home_page_counts_its_tables_live(server, browser) -> None:  # noqa: F811
-    import requests
 
     ctx = phone(browser, "en")
     page = ctx.new_page()
@@ -69,15 +86,7 @@ def test_a_tournament_from_the_home_page_counts_its_tables_live(server, browser)
         assert spectator.evaluate("document.documentElement.scrollWidth") <= 360  # no sideways scroll
 
         # an accepted órdago at the table: Urdinak (seat 1) hold four kings and take the match
-        http = requests.Session()
-        http.headers["Authorization"] = f"Bearer {table_token}"
-        base = f"{server.url}/api/tables/{table_id}"
-        for k, act in enumerate([{"seat": 0, "act": "ordago"}, {"seat": 1, "act": "quiero"}]):
-            v = http.get(base).json()["version"]
-            http.post(f"{base}/actions", json={"client_id": f"a{k}", "version": v, "action": act}).raise_for_status()
-        v = http.get(base).json()["version"]
-        hands = [RRRR_HANDS[1], RRRR_HANDS[0], RRRR_HANDS[2], RRRR_HANDS[3]]
-        http.post(f"{base}/showdown", json={"client_id": "s", "version": v, "hands": hands}).raise_for_status()
+        http, base = seat_1_wins_an_ordago(server.url, table_id, table_token)
         start = time.monotonic()
         spectator.wait_for_function(
             "document.querySelector('.match-row .match-vacas')?.textContent === '0–1'", timeout=20000)
@@ -170,15 +179,7 @@ def test_home_and_away_then_a_final_whose_champions_show_live_and_a_zip(server, 
         page.goto(organiser)
         assert page.locator(".banner.champion").count() == 0
         # Gorriak (seat 1) accept an órdago holding four kings: the final and the tournament are theirs
-        http = requests.Session()
-        http.headers["Authorization"] = f"Bearer {table_token}"
-        base = f"{server.url}/api/tables/{table_id}"
-        for k, act in enumerate([{"seat": 0, "act": "ordago"}, {"seat": 1, "act": "quiero"}]):
-            v = http.get(base).json()["version"]
-            http.post(f"{base}/actions", json={"client_id": f"a{k}", "version": v, "action": act}).raise_for_status()
-        v = http.get(base).json()["version"]
-        hands = [RRRR_HANDS[1], RRRR_HANDS[0], RRRR_HANDS[2], RRRR_HANDS[3]]
-        http.post(f"{base}/showdown", json={"client_id": "s", "version": v, "hands": hands}).raise_for_status()
+        http, base = seat_1_wins_an_ordago(server.url, table_id, table_token)
         page.wait_for_selector(".banner.champion", timeout=20000)  # the page's own refresh brings it
         assert "Gorriak" in page.inner_text(".banner.champion")
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
