@@ -225,7 +225,8 @@ def main(argv: list[str] | None = None) -> int:
             # the same league played home and away by three teams: fixtures by round, both legs
             requests.put(f"{server.url}/api/tournaments/{tour['id']}/teams",
                          headers={"Authorization": f"Bearer {tour['token']}"},
-                         json={"teams": ["Txuriak", "Beltzak", "Gorriak"], "legs": 2}).raise_for_status()
+                         json={"teams": ["Txuriak", "Beltzak", "Gorriak"], "legs": 2,
+                               "start": "2026-12-03"}).raise_for_status()
             page.goto(f"{server.url}/c/{tour['id']}?token={tour['token']}")
             page.eval_on_selector("#league-teams", "d => d.open = true")
             shot("19-league", full=True)

@@ -156,9 +156,12 @@ def test_home_and_away_then_a_final_whose_champions_show_live_and_a_zip(server, 
         page.click("#league-teams summary")
         page.fill("#set-teams textarea", "Gorriak\nUrdinak\nBerdeak")
         page.check("#set-teams input[name=legs][value='2']", force=True)
+        page.fill("#set-teams input[name=start]", "2026-12-03")
+        page.fill("#set-teams input[name=every_days]", "14")
         page.click("#set-teams button[type=submit]")
         page.wait_for_selector("#fixtures .leg-title")
         assert page.locator("#fixtures .round-title").count() == 6  # 3 rounds, then the return leg
+        assert page.locator("#fixtures .round-title time").all_text_contents()[:2] == ["jue 3 dic", "jue 17 dic"]
         assert page.inner_text("#fixtures .leg-title").lower() == "segunda vuelta"
 
         # the final stage between two of them, from the organiser's form

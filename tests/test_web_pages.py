@@ -123,3 +123,13 @@ def test_history_sheet_and_the_count_in_words(client, table):
     lines = r.get_json()["lines"]
     assert r.status_code == 200 and lines and any("Ane" in line for line in lines)
     assert client.get(f"/t/{tid}/hands/2/explain?token={tok}").status_code == 404
+
+
+@pytest.mark.parametrize(("lang", "said"), [("en", "Thu Dec 31"), ("es", "jue 31 dic"), ("eu", "abe 31, og"),
+                                            ("fr", "jeu. 31 déc.")])
+def test_a_date_in_each_language(lang: str, said: str) -> None:
+    from web import i18n
+
+    assert i18n.short_date(lang, "2026-12-31") == said
+    for key in ("date.months", "date.weekdays"):  # twelve months, seven days, in every language
+        assert len(i18n.t(lang, key).split(",")) == (12 if key == "date.months" else 7)

@@ -75,7 +75,8 @@ def test_a_new_tournament_has_its_name_tokens_links_and_no_matches(client, tourn
     r = client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"])
     assert r.status_code == 200
     assert r.json == {"id": tournament["id"], "name": "Liga de invierno", "matches": [], "standings": [],
-                      "teams": [], "legs": 1, "fixtures": [], "knockout": None, "champion": None}
+                      "teams": [], "legs": 1, "schedule": None, "fixtures": [], "round_dates": None,
+                      "knockout": None, "champion": None}
 
 
 def test_standings_rank_the_enrolled_matches_and_follow_them(client, tournament) -> None:
@@ -491,6 +492,38 @@ def test_the_organiser_renames_and_deletes_the_tournament_and_its_tables_stay(cl
     assert own.status_code == 200 and own.json["vacas"] == [2, 0]  # the table stays as it was
     page = client.get(f"/t/{table['id']}/sheet?token={table['token']}").get_data(as_text=True)
     assert "Liga de primavera" not in page  # and counts in no tournament now
+
+
+def test_a_league_with_a_start_date_dates_its_rounds(client, tournament) -> None:
+    path = f"/api/tournaments/{tournament['id']}/teams"
+    body = {"teams": ["Gorriak", "Urdinak", "Berdeak", "Horiak"], "legs": 2, "start": "2026-12-03", "every_days": 7}
+    r = client.put(path, headers=tournament["auth"], json=body)
+    assert r.status_code == 200, r.json
+    assert r.json["schedule"] == {"start": "2026-12-03", "every_days": 7}
+    dates = r.json["round_dates"]
+    assert len(dates) == len(r.json["fixtures"]) == 6
+    assert dates[:3] == ["2026-12-03", "2026-12-10", "2026-12-17"] and dates[-1] == "2027-01-07"  # over the new year
+    page = client.get(f"/c/{tournament['id']}?token={tournament['watch_token']}&lang=es").get_data(as_text=True)
+    assert '<time datetime="2026-12-03">jue 3 dic</time>' in page and "jue 31 dic" in page
+    assert "Thu Dec 3" in client.get(f"/c/{tournament['id']}?token={tournament['watch_token']}&lang=en").get_data(
+        as_text=True)
+    # every_days left out: a week; the teams entered again without a start: no dates
+    r = client.put(path, headers=tournament["auth"], json={"teams": body["teams"], "start": "2027-02-01"})
+    assert r.json["round_dates"] == ["2027-02-01", "2027-02-08", "2027-02-15"]
+    r = client.put(path, headers=tournament["auth"], json={"teams": body["teams"]})
+    assert r.json["schedule"] is None and r.json["round_dates"] is None
+
+
+@pytest.mark.parametrize(("extra", "field"), [({"start": "2026-13-01"}, "start"), ({"start": "3/12/2026"}, "start"),
+                                              ({"start": 20261203}, "start"), ({"start": "2026-12-3"}, "start"),
+                                              ({"start": "2026-12-03", "every_days": 0}, "every_days"),
+                                              ({"start": "2026-12-03", "every_days": 61}, "every_days"),
+                                              ({"start": "2026-12-03", "every_days": "7"}, "every_days")])
+def test_a_bad_schedule_is_refused_by_name(client, tournament, extra, field) -> None:
+    path = f"/api/tournaments/{tournament['id']}/teams"
+    r = client.put(path, headers=tournament["auth"], json={"teams": ["A", "B"], **extra})
+    assert (r.status_code, r.json["error"]["field"]) == (422, field)
+    assert state_of(client, tournament)["teams"] == []
 
 
 # -- pages ------------------------------------------------------------------------------

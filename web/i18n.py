@@ -331,6 +331,11 @@ EN: dict[str, str] = {
     "tour.export_help": "A zip: the standings (CSV) and every match's hands, which mus-scorer standings ranks the same way.",
     "tour.teams_save": "Draw the fixtures",
     "tour.teams_saved": "Fixtures drawn.",
+    "date.months": "Jan,Feb,Mar,Apr,May,Jun,Jul,Aug,Sep,Oct,Nov,Dec",
+    "date.weekdays": "Mon,Tue,Wed,Thu,Fri,Sat,Sun",
+    "date.short": "{weekday} {month} {day}",
+    "tour.start": "First round on",
+    "tour.every": "Days between rounds",
     "tour.settings": "Name, or delete the tournament",
     "tour.rename": "Rename",
     "tour.renamed": "Tournament renamed.",
@@ -653,6 +658,11 @@ ES: dict[str, str] = {
     "tour.export_help": "Un zip: la clasificación (CSV) y las manos de cada partida, que mus-scorer standings clasifica igual.",
     "tour.teams_save": "Hacer el calendario",
     "tour.teams_saved": "Calendario hecho.",
+    "date.months": "ene,feb,mar,abr,may,jun,jul,ago,sep,oct,nov,dic",
+    "date.weekdays": "lun,mar,mié,jue,vie,sáb,dom",
+    "date.short": "{weekday} {day} {month}",
+    "tour.start": "Primera jornada el",
+    "tour.every": "Días entre jornadas",
     "tour.settings": "Nombre, o borrar el torneo",
     "tour.rename": "Cambiar el nombre",
     "tour.renamed": "Nombre cambiado.",
@@ -975,6 +985,11 @@ EU: dict[str, str] = {
     "tour.export_help": "Zip bat: sailkapena (CSV) eta partida bakoitzaren eskuak, mus-scorer standings-ek berdin sailkatzen dituenak.",
     "tour.teams_save": "Egutegia egin",
     "tour.teams_saved": "Egutegia eginda.",
+    "date.months": "urt,ots,mar,api,mai,eka,uzt,abu,ira,urr,aza,abe",
+    "date.weekdays": "al,ar,az,og,or,ol,ig",
+    "date.short": "{month} {day}, {weekday}",
+    "tour.start": "Lehen jardunaldia",
+    "tour.every": "Jardunaldien arteko egunak",
     "tour.settings": "Izena, edo txapelketa ezabatu",
     "tour.rename": "Izena aldatu",
     "tour.renamed": "Izena aldatuta.",
@@ -1297,6 +1312,11 @@ FR: dict[str, str] = {
     "tour.export_help": "Un zip : le classement (CSV) et les mains de chaque partie, que mus-scorer standings classe de la même façon.",
     "tour.teams_save": "Établir le calendrier",
     "tour.teams_saved": "Calendrier établi.",
+    "date.months": "janv.,févr.,mars,avr.,mai,juin,juil.,août,sept.,oct.,nov.,déc.",
+    "date.weekdays": "lun.,mar.,mer.,jeu.,ven.,sam.,dim.",
+    "date.short": "{weekday} {day} {month}",
+    "tour.start": "Première journée le",
+    "tour.every": "Jours entre deux journées",
     "tour.settings": "Nom, ou supprimer le tournoi",
     "tour.rename": "Renommer",
     "tour.renamed": "Tournoi renommé.",
@@ -1330,6 +1350,16 @@ def strings(lang: str) -> dict[str, str]:
 def t(lang: str, key: str, **values) -> str:
     text = _TABLES.get(lang, {}).get(key) or EN.get(key) or key
     return text.format(**values) if values else text
+
+
+def short_date(lang: str, iso: str) -> str:
+    """An ISO date as a short day in `lang` ("Thu Dec 3", "jue 3 dic")."""
+    import datetime as dt
+
+    day = dt.date.fromisoformat(iso)
+    month = t(lang, "date.months").split(",")[day.month - 1]
+    weekday = t(lang, "date.weekdays").split(",")[day.weekday()]
+    return t(lang, "date.short", weekday=weekday, day=day.day, month=month)
 
 
 def error_text(lang: str, code: str | None, message: str | None = None) -> str:

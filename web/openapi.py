@@ -77,8 +77,8 @@ SCHEMAS: dict[str, Any] = {
     "TournamentCreated": {"type": "object", "required": ["id", "name", "token", "watch_token", "url", "watch_url"],
                           "properties": {k: {"type": "string"} for k in
                                          ("id", "name", "token", "watch_token", "url", "watch_url")}},
-    "Tournament": {"type": "object", "required": ["id", "name", "matches", "standings", "teams", "legs", "fixtures",
-                                                  "knockout", "champion"],
+    "Tournament": {"type": "object", "required": ["id", "name", "matches", "standings", "teams", "legs", "schedule",
+                                                  "fixtures", "round_dates", "knockout", "champion"],
                    "properties": {
         "id": {"type": "string"}, "name": {"type": "string"},
         "matches": {"type": "array", "items": {"type": "object", "properties": {
@@ -92,6 +92,10 @@ SCHEMAS: dict[str, Any] = {
             "watch_token": {"type": "string", "description": "the organiser's answer only"}}}},
         "teams": {"type": "array", "items": {"type": "string"}},
         "legs": {"type": "integer", "enum": [1, 2], "description": "2: the league is played home and away"},
+        "schedule": {"type": ["object", "null"], "properties": {"start": {"type": "string", "format": "date"},
+                                                                "every_days": {"type": "integer"}}},
+        "round_dates": {"type": ["array", "null"], "items": {"type": "string", "format": "date"},
+                        "description": "each round's date, where a schedule was given"},
         "fixtures": {"type": "array", "description": "rounds of pairings (every team meets every other once, "
                      "or twice with legs 2: the second leg's rounds follow with the sides swapped)",
                      "items": {"type": "array", "items": {"type": "object", "properties": {
@@ -348,7 +352,9 @@ def document() -> dict[str, Any]:
                 "type": "object", "required": ["teams"], "properties": {
                     "teams": {"type": "array", "minItems": 2, "maxItems": 32, "items": {"type": "string"},
                               "description": "no two alike, case, accents and spacing aside"},
-                    "legs": {"type": "integer", "enum": [1, 2], "default": 1}}}}}},
+                    "legs": {"type": "integer", "enum": [1, 2], "default": 1},
+                    "start": {"type": "string", "format": "date", "description": "the first round's date"},
+                    "every_days": {"type": "integer", "minimum": 1, "maximum": 60, "default": 7}}}}}},
             "responses": {"200": _json(_ref("Tournament"), "the tournament with its fixtures")}
             | _errors(400, 401, 403, 404, 422)}},
         "/api/tournaments/{tournament_id}/knockout": {"put": {

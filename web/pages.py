@@ -268,6 +268,7 @@ def tournament(tournament_id: str):
         qr=url_for("pages.tournament_qr", tournament_id=tournament_id, token=token),
         new_table=url_for("pages.new_table", tournament=tournament_id, ttoken=token) if organiser else None,
         knockout_teams=_knockout_teams(state),
+        round_labels=[i18n.short_date(current_lang(), d) for d in state["round_dates"] or []],
         boot=Markup(_script_json(boot)),
     )
 

@@ -82,10 +82,12 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX tournament_tables_table ON tournament_tables(table_id);
     """,
-    # 3 -> 4: a league played home and away (2 legs) or once (1); its final stage (JSON
+    # 3 -> 4: a league played home and away (2 legs) or once (1); the dates of its rounds
+    # (JSON {"start": "YYYY-MM-DD", "every_days": n}) or NULL; its final stage (JSON
     # {"teams": [best seed first], "drawn": time}: the tables added since play it) or NULL
     """
     ALTER TABLE tournaments ADD COLUMN legs INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE tournaments ADD COLUMN schedule TEXT;
     ALTER TABLE tournaments ADD COLUMN knockout TEXT;
     """,
 ]

@@ -10,6 +10,7 @@ hand settled at any table moves them at once.
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import hmac
 import io
 import json
@@ -47,10 +48,12 @@ def check_name(body: Any) -> str:
     return _tidy_name(body.get("name"), "name", MAX_TOURNAMENT_NAME)
 
 
-def check_teams(body: Any) -> tuple[list[str], int]:
-    """The teams of a `{"teams": [...], "legs": 1 | 2}` body (2 to 32 names, spaces tidied,
-    no two alike by `engine.team_key`; `legs` 1 unless given: 2 plays the league home and
-    away), or a 422 that names what is wrong."""
+def check_teams(body: Any) -> tuple[list[str], int, dict[str, Any] | None]:
+    """The teams of a `{"teams": [...], "legs": 1 | 2, "start": "YYYY-MM-DD", "every_days":
+    n}` body (2 to 32 names, spaces tidied, no two alike by `engine.team_key`; `legs` 1
+    unless given: 2 plays the league home and away; `start`, the first round's date, and
+    `every_days` (1 to 60, 7 unless given) date the rounds), as (teams, legs, schedule or
+    None), or a 422 that names what is wrong."""
     teams = body.get("teams") if isinstance(body, dict) else None
     if not isinstance(teams, list) or not 2 <= len(teams) <= MAX_TEAMS:
         raise StoreError(422, "invalid", f"teams: expected a list of 2 to {MAX_TEAMS} team names", "teams")
@@ -66,7 +69,33 @@ def check_teams(body: Any) -> tuple[list[str], int]:
     if legs not in (1, 2) or isinstance(legs, bool) or not isinstance(legs, int):
         raise StoreError(422, "invalid", f"legs: expected 1 (each pair meets once) or 2 (home and away), "
                          f"got {legs!r}", "legs")
-    return out, legs
+    return out, legs, check_schedule(body)
+
+
+def check_schedule(body: dict[str, Any]) -> dict[str, Any] | None:
+    """`{"start", "every_days"}` from a teams body (None without `start`), or a 422."""
+    start, every = body.get("start"), body.get("every_days", 7)
+    if start is None or start == "":
+        return None
+    try:
+        if not isinstance(start, str) or len(start) != 10:
+            raise ValueError
+        day = dt.date.fromisoformat(start)
+    except ValueError:
+        raise StoreError(422, "invalid", f"start: expected the first round's date as YYYY-MM-DD, got {start!r}",
+                         "start") from None
+    if isinstance(every, bool) or not isinstance(every, int) or not 1 <= every <= 60:
+        raise StoreError(422, "invalid", f"every_days: expected a whole number of days from 1 to 60, got {every!r}",
+                         "every_days")
+    return {"start": day.isoformat(), "every_days": every}
+
+
+def round_dates(schedule: dict[str, Any] | None, rounds: int) -> list[str] | None:
+    """The date of each of `rounds` rounds (ISO), or None without a schedule."""
+    if not schedule:
+        return None
+    start = dt.date.fromisoformat(schedule["start"])
+    return [(start + dt.timedelta(days=k * schedule["every_days"])).isoformat() for k in range(rounds)]
 
 
 def check_knockout(body: Any) -> list[str]:
@@ -106,15 +135,16 @@ class TournamentStore:
         return row
 
     def get(self, tournament_id: str) -> dict[str, Any]:
-        """`{id, token, watch_token, name, teams, legs, knockout}`; a 404 where there is no such
-        tournament."""
+        """`{id, token, watch_token, name, teams, legs, schedule, knockout}`; a 404 where there
+        is no such tournament."""
         row = self.db.reader().execute(
-            "SELECT id, token, watch_token, name, teams, legs, knockout FROM tournaments WHERE id = ?",
+            "SELECT id, token, watch_token, name, teams, legs, schedule, knockout FROM tournaments WHERE id = ?",
             (tournament_id,),
         ).fetchone()
         if row is None:
             raise StoreError(404, "not_found", f"no tournament {tournament_id!r}")
         return {**dict(row), "teams": json.loads(row["teams"]),
+                "schedule": json.loads(row["schedule"]) if row["schedule"] else None,
                 "knockout": json.loads(row["knockout"]) if row["knockout"] else None}
 
     def rename(self, tournament_id: str, body: Any) -> None:
@@ -132,13 +162,14 @@ class TournamentStore:
             conn.execute("DELETE FROM tournaments WHERE id = ?", (tournament_id,))  # its enrolments cascade
 
     def set_teams(self, tournament_id: str, body: Any) -> None:
-        """The league's teams from `{"teams": [...], "legs": 1 | 2}`, for its fixtures (the
-        caller has checked the organiser's token)."""
-        teams, legs = check_teams(body)
+        """The league's teams from `{"teams": [...], "legs": 1 | 2, "start", "every_days"}`, for
+        its fixtures (the caller has checked the organiser's token)."""
+        teams, legs, schedule = check_teams(body)
         self.get(tournament_id)
         with self.db.write() as conn:
-            conn.execute("UPDATE tournaments SET teams = ?, legs = ? WHERE id = ?",
-                         (json.dumps(teams, ensure_ascii=False), legs, tournament_id))
+            conn.execute("UPDATE tournaments SET teams = ?, legs = ?, schedule = ? WHERE id = ?",
+                         (json.dumps(teams, ensure_ascii=False), legs, json.dumps(schedule) if schedule else None,
+                          tournament_id))
 
     def set_knockout(self, tournament_id: str, body: Any) -> None:
         """Draw the final stage from `{"teams": [best seed first]}` (the caller has checked
@@ -209,13 +240,15 @@ class TournamentStore:
         return [(r["table_id"], r["added"]) for r in rows]
 
     def state(self, tournament_id: str, watch_links: bool = False) -> dict[str, Any]:
-        """`{id, name, matches, standings, teams, legs, fixtures, knockout, champion}`.
+        """`{id, name, matches, standings, teams, legs, schedule, fixtures, round_dates, knockout,
+        champion}`.
 
         `matches`: each table's match as it stands, with its `stage` ("league", or
         "knockout" for a table that plays the final stage). `standings`: the engine's
         over the league's matches (an unfinished one only lists its teams; one whose two
         teams were renamed alike is listed with `ranked` false and left out).
-        `fixtures`: the league's rounds where its teams were entered. `knockout`: the
+        `fixtures`: the league's rounds where its teams were entered (`round_dates`, their
+        dates where a `schedule` was given). `knockout`: the
         final stage where one was drawn (`knockout`). `champion`: the final's winner, or
         the league's sole leader once every fixture is finished, else None. With
         `watch_links`, each match carries its table's watch token (for the organiser)."""
@@ -267,7 +300,9 @@ class TournamentStore:
         else:
             champion = None
         return {"id": row["id"], "name": row["name"], "matches": matches, "standings": table, "teams": row["teams"],
-                "legs": row["legs"], "fixtures": drawn, "knockout": bracket, "champion": champion}
+                "legs": row["legs"], "schedule": row["schedule"], "fixtures": drawn,
+                "round_dates": round_dates(row["schedule"], len(drawn)) if drawn else None,
+                "knockout": bracket, "champion": champion}
 
     def export(self, tournament_id: str) -> tuple[bytes, str]:
         """The tournament as a zip and its file name: `standings.csv`, `tournament.json`

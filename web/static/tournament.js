@@ -51,7 +51,12 @@ if (teamsForm) {
     const teams = teamsForm.elements.teams.value.split("\n").map((s) => s.trim()).filter(Boolean);
     try {
       const legs = Number(teamsForm.elements.legs.value) || 1;
-      await api("PUT", `${boot.api}/teams`, { token: boot.token, json: { teams, legs } });
+      const body = { teams, legs };
+      if (teamsForm.elements.start.value) {
+        body.start = teamsForm.elements.start.value;
+        body.every_days = Number(teamsForm.elements.every_days.value) || 7;
+      }
+      await api("PUT", `${boot.api}/teams`, { token: boot.token, json: body });
       toast(t("tour.teams_saved"));
       last = "";
       await refresh();
