@@ -193,7 +193,7 @@ def test_home_and_away_then_a_final_whose_champions_show_live_and_a_zip(server, 
         data = open(got.value.path(), "rb").read()
         z = zipfile.ZipFile(io.BytesIO(data))
         assert got.value.suggested_filename == "txapelketa.zip"
-        assert sorted(z.namelist()) == ["matches/01-urdinak-gorriak.jsonl", "standings.csv", "tournament.json"]
+        assert sorted(z.namelist()) == ["knockout/01-urdinak-gorriak.jsonl", "standings.csv", "tournament.json"]
         assert json.loads(z.read("tournament.json"))["champion"] == "Gorriak"
 
         # renamed, then deleted: the home page forgets it, and its table stays

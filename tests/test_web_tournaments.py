@@ -346,6 +346,16 @@ def test_the_organiser_exports_the_tournament_and_the_command_line_ranks_it_alik
                           text=True, timeout=60, cwd=Path(__file__).resolve().parent.parent)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["standings"] == state["standings"]
+    # a final stage's tables go to knockout/, out of the league's files, as out of its standings
+    assert client.put(f"/api/tournaments/{tournament['id']}/knockout", headers=tournament["auth"],
+                      json={"teams": ["Gorriak", "Urdinak"]}).status_code == 200
+    final = imported(client, ["Urdinak", "Gorriak"], [0, 0])
+    assert enrol(client, tournament, final).status_code == 201
+    z = zipfile.ZipFile(io.BytesIO(client.get(f"/api/tournaments/{tournament['id']}/export",
+                                              headers=tournament["auth"]).data))
+    assert "knockout/05-urdinak-gorriak.jsonl" in z.namelist()
+    assert sum(name.startswith("matches/") for name in z.namelist()) == 4
+    assert json.loads(z.read("tournament.json"))["standings"] == state["standings"]
 
 
 def test_only_the_organiser_exports(client, tournament) -> None:

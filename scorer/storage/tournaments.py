@@ -307,7 +307,8 @@ class TournamentStore:
     def export(self, tournament_id: str) -> tuple[bytes, str]:
         """The tournament as a zip and its file name: `standings.csv`, `tournament.json`
         (the answer of `state`, without tokens) and `matches/NN-team-team.jsonl`, each
-        enrolled table's match as `mus-match/1` (what `mus-scorer standings` ranks)."""
+        league table's match as `mus-match/1` (what `mus-scorer standings` ranks), the
+        final stage's in `knockout/`."""
         state = self.state(tournament_id)
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
@@ -318,7 +319,8 @@ class TournamentStore:
                     text = self.tables.runtime(m["table"]).match_file()
                 except StoreError:  # deleted since it was listed
                     continue
-                z.writestr(f"matches/{n:02d}-{slug(m['teams'][0])}-{slug(m['teams'][1])}.jsonl", text)
+                folder = "knockout" if m["stage"] == "knockout" else "matches"
+                z.writestr(f"{folder}/{n:02d}-{slug(m['teams'][0])}-{slug(m['teams'][1])}.jsonl", text)
         return buf.getvalue(), f"{slug(state['name'], 'tournament')}.zip"
 
 
