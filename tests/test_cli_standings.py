@@ -200,3 +200,42 @@ def test_one_team_however_spelt(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)["standings"]
     assert [(r["team"], r["played"], r["won"], r["lost"]) for r in rows] == [("A", 2, 1, 1), ("b", 2, 1, 1)]
+
+
+def test_a_tournaments_zip_ranks_its_league_matches(tmp_path: Path) -> None:
+    import zipfile
+
+    files = club(tmp_path)
+    league = tmp_path / "league.zip"
+    with zipfile.ZipFile(league, "w") as z:
+        for f in files:
+            z.write(f, f"matches/{f.name}")
+        # a final between B and D: not a league match, not ranked
+        z.write(match_file(tmp_path / "final.jsonl", ("B", "D"), [0, 0]), "knockout/01-b-d.jsonl")
+        z.writestr("standings.csv", "rank,team\n")
+    together = standings(str(league), "--json")
+    assert together.returncode == 0, together.stderr
+    alone = json.loads(standings(*map(str, files), "--json").stdout)
+    data = json.loads(together.stdout)
+    assert data["standings"] == alone["standings"]
+    assert [m["file"] for m in data["matches"]] == [f"{league}:matches/{f.name}" for f in sorted(files)]
+
+
+def test_a_bad_zip_is_named(tmp_path: Path) -> None:
+    import zipfile
+
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(b"PK\x03\x04 not really a zip")
+    r = standings(str(broken))
+    assert r.returncode == 2 and "broken.zip" in r.stderr and r.stdout == ""
+    empty = tmp_path / "empty.zip"
+    with zipfile.ZipFile(empty, "w") as z:
+        z.writestr("standings.csv", "rank,team\n")
+    r = standings(str(empty))
+    assert r.returncode == 1 and "no matches/*.jsonl" in r.stderr
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(bad, "w") as z:
+        z.write(match_file(tmp_path / "ab.jsonl", ("A", "B"), [0, 0]), "matches/01-a-b.jsonl")
+        z.writestr("matches/02-x-y.jsonl", '{"format": "mus-match/1"}\n{"hands": 3}\n')
+    r = standings(str(bad))
+    assert r.returncode == 1 and f"{bad}:matches/02-x-y.jsonl" in r.stderr and r.stdout == ""

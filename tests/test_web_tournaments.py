@@ -346,6 +346,10 @@ def test_the_organiser_exports_the_tournament_and_the_command_line_ranks_it_alik
                           text=True, timeout=60, cwd=Path(__file__).resolve().parent.parent)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["standings"] == state["standings"]
+    (tmp_path / "league.zip").write_bytes(r.data)  # the zip itself, as downloaded
+    proc = subprocess.run([sys.executable, "-m", "scorer", "standings", str(tmp_path / "league.zip"), "--json"],
+                          capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parent.parent)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["standings"] == state["standings"], proc.stderr
     # a final stage's tables go to knockout/, out of the league's files, as out of its standings
     assert client.put(f"/api/tournaments/{tournament['id']}/knockout", headers=tournament["auth"],
                       json={"teams": ["Gorriak", "Urdinak"]}).status_code == 200

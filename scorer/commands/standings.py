@@ -1,6 +1,7 @@
 """`mus-scorer standings MATCH.jsonl... [--json] [--lang L]`: rank teams over several matches.
 
-Each file is a `mus-match/1` file, replayed as `replay` does; the results of the matches
+Each file is a `mus-match/1` file, replayed as `replay` does, or a tournament's zip (the
+web app's "Download the tournament"), whose `matches/*.jsonl` are its league's matches; the results of the matches
 (`Match.result()`) are ranked by the engine's `standings` (RULES.md "Club standings"); a
 team is its name whatever its case, accents and spacing (`engine.team_key`). Prints a table (rank, team, played, won, lost, vacas won, vacas lost, stones), then the
 matches not finished yet, which count for nothing but list their teams. `--json` prints
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import zipfile
 from typing import Any
 
 from scorer.commands._io import drop_stdout, read_input
@@ -49,7 +51,8 @@ _COLUMNS = ("rank", "team", "played", "won", "lost", "vacas_won", "vacas_lost", 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The command's options."""
     parser.add_argument("files", nargs="+", metavar="MATCH",
-                        help="mus-match/1 JSON Lines files, one per match ('-': standard input)")
+                        help="mus-match/1 JSON Lines files, one per match ('-': standard input), or a "
+                        "tournament's zip (its matches/*.jsonl)")
     parser.add_argument("--json", action="store_true",
                         help="one JSON object: the standings rows and the result of every match")
     parser.add_argument("--lang", default="en", choices=tuple(_WORDS), help="language of the text (default en)")
@@ -64,14 +67,40 @@ def run(args: argparse.Namespace) -> int:
         return 1
 
 
-def _load(path: str) -> tuple[dict[str, Any] | None, int]:
-    """The result of the match in `path` (`Match.result()`), or None and the exit status
-    after printing why on standard error."""
+MAX_MEMBER = 20_000_000  # bytes of one match file inside a zip
+
+
+def _texts(path: str) -> list[tuple[str, str | None, int]]:
+    """The match files of `path`: (name, text, 0), or (name, None, exit status) after
+    printing why on standard error. A zip gives its `matches/*.jsonl`, named `zip:member`."""
     try:
-        text = read_input(path)
-    except (OSError, UnicodeDecodeError) as exc:
+        if path == "-" or not path.lower().endswith(".zip"):
+            return [(path, read_input(path), 0)]
+        with zipfile.ZipFile(path) as z:
+            members = sorted((i for i in z.infolist() if i.filename.startswith("matches/")
+                              and i.filename.endswith(".jsonl") and not i.is_dir()), key=lambda i: i.filename)
+            if not members:
+                print(f"mus-scorer standings: {path}: no matches/*.jsonl in it (a tournament's zip holds its "
+                      "league's matches there)", file=sys.stderr)
+                return [(path, None, 1)]
+            out: list[tuple[str, str | None, int]] = []
+            for info in members:
+                name = f"{path}:{info.filename}"
+                if info.file_size > MAX_MEMBER:
+                    print(f"mus-scorer standings: {name}: {info.file_size} bytes, more than a match file holds",
+                          file=sys.stderr)
+                    out.append((name, None, 1))
+                else:
+                    out.append((name, z.read(info).decode("utf-8"), 0))
+            return out
+    except (OSError, UnicodeDecodeError, zipfile.BadZipFile) as exc:
         print(f"mus-scorer standings: {path}: {exc}", file=sys.stderr)
-        return None, 2
+        return [(path, None, 2)]
+
+
+def _load(path: str, text: str) -> tuple[dict[str, Any] | None, int]:
+    """The result of the match `text` read from `path` (`Match.result()`), or None and the
+    exit status after printing why on standard error."""
 
     from scorer.engine.errors import MusError
     from scorer.engine.match import Match
@@ -106,11 +135,13 @@ def _table(rows: list[dict[str, Any]], w: dict[str, str]) -> list[str]:
 def _standings(args: argparse.Namespace) -> int:
     status = 0
     matches: list[dict[str, Any]] = []
-    for path in args.files:
-        result, code = _load(path)
-        status = max(status, code)
-        if result is not None:
-            matches.append({"file": path, **result})
+    for given in args.files:
+        for path, text, code in _texts(given):
+            if text is not None:
+                result, code = _load(path, text)
+                if result is not None:
+                    matches.append({"file": path, **result})
+            status = max(status, code)
     if status:
         return status
 
