@@ -166,6 +166,14 @@ def test_home_and_away_then_a_final_whose_champions_show_live_and_a_zip(server, 
 
         # the final stage between two of them, from the organiser's form
         page.click("#final-stage summary")
+        page.fill("#set-knockout textarea", "A\nB\nC\nD\nE\nF\nG\nH")
+        orders = set()
+        for _ in range(4):  # drawing lots: the same eight teams in another order (all four alike: 1 in 40320^3)
+            page.click("#shuffle-knockout")
+            drawn = page.input_value("#set-knockout textarea").split("\n")
+            assert sorted(drawn) == list("ABCDEFGH")
+            orders.add(tuple(drawn))
+        assert len(orders) > 1
         page.fill("#set-knockout textarea", "Urdinak\nGorriak")
         page.click("#set-knockout button[type=submit]")
         page.wait_for_selector("#knockout .open-fixture")

@@ -81,6 +81,19 @@ if (koForm) {
     }
   });
 }
+// Drawing lots: the teams in a random order (the first meets the last, and so on).
+const koShuffle = document.getElementById("shuffle-knockout");
+if (koShuffle) {
+  koShuffle.addEventListener("click", () => {
+    const area = koForm.elements.teams;
+    const teams = area.value.split("\n").map((s) => s.trim()).filter(Boolean);
+    for (let i = teams.length - 1; i > 0; i--) {
+      const j = crypto.getRandomValues(new Uint32Array(1))[0] % (i + 1);
+      [teams[i], teams[j]] = [teams[j], teams[i]];
+    }
+    area.value = teams.join("\n");
+  });
+}
 const koRemove = document.getElementById("remove-knockout");
 if (koRemove) {
   koRemove.addEventListener("click", async () => {
