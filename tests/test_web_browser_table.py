@@ -427,3 +427,42 @@ def test_a_photo_read_this_unsure_points_to_teaching_the_deck(browser, tmp_path)
         assert "5 cartas han sido difíciles de leer" in page.inner_text("#photo-warnings")
         assert page.get_attribute("#photo-warnings a.teach-deck", "href") == "/decks"
         assert page.inner_text("#photo-warnings a.teach-deck") == "Enseñar al lector"
+
+
+def test_a_word_whose_answer_is_lost_is_sent_again_and_counted_once(server, browser):
+    """The bar's wifi drops the answer to "envido": the server applied it, the phone heard
+    nothing. The phone sends it again with the same client_id and the server answers as it
+    did the first time: one envido, not two (nor a stale-table refusal)."""
+    api = Api(server.url)
+    ctx = phone(browser)
+    page = ctx.new_page()
+    seen: list[str] = []
+
+    def lose_the_first_answer(route) -> None:
+        seen.append(route.request.post_data_json["client_id"])
+        if len(seen) == 1:
+            route.fetch()  # it reaches the server...
+            route.abort()  # ...and its answer is lost
+        else:
+            route.continue_()
+
+    try:
+        page.goto(api.url())
+        page.wait_for_selector(".act[data-act=envido]")
+        before = api.state()
+        page.route(re.compile(r".*/api/tables/[^/]+/actions$"), lose_the_first_answer)
+        page.click(".act[data-act=envido]")
+        page.wait_for_selector("#toast.show")
+        for _ in range(50):  # the second try goes out 0.8 s after the first was lost
+            if len(seen) == 2:
+                break
+            page.wait_for_timeout(100)
+        page.wait_for_function(f"window.musTable.state.version > {before['version']}")
+        page.wait_for_selector(".act[data-act=quiero]")
+        after = api.state()
+        assert len(seen) == 2 and seen[0] == seen[1]  # sent again, as the same write
+        assert after["version"] == before["version"] + 1  # applied once
+        assert [a["act"] for a in after["current"]["log"]] == ["envido"]
+        assert "Se ha cortado la conexión" in page.inner_text("#toast")
+    finally:
+        ctx.close()

@@ -51,15 +51,29 @@ function actLabel(a) {
 
 // ------------------------------------------------------------------ the API
 
+// A write lost on the way (the bar's wifi) is sent again with the same client_id, so
+// the server applies it once: a retry of a write it did apply is answered as the first was.
+const RETRY_MS = [800, 2000, 4000];
+
+async function send(path, json) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await api("POST", `${API}/${path}`, { token: TOKEN, json });
+    } catch (e) {
+      const lost = e instanceof ApiError && (e.status === 0 || e.status === 502 || e.status === 503 || e.status === 504);
+      if (!lost || attempt >= RETRY_MS.length) throw e;
+      if (attempt === 0) toast(t("table.resending"), "warn", 3000);
+      await new Promise((done) => setTimeout(done, RETRY_MS[attempt]));
+    }
+  }
+}
+
 async function write(path, body = {}) {
   if (busy) return null;
   busy = true;
   document.body.classList.add("busy");
   try {
-    const next = await api("POST", `${API}/${path}`, {
-      token: TOKEN,
-      json: { client_id: newClientId(), version: state.version, ...body },
-    });
+    const next = await send(path, { client_id: newClientId(), version: state.version, ...body });
     if (next && typeof next === "object" && "version" in next) apply(next);
     else await refresh();
     return next;
