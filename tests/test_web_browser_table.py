@@ -466,3 +466,30 @@ def test_a_word_whose_answer_is_lost_is_sent_again_and_counted_once(server, brow
         assert "Se ha cortado la conexión" in page.inner_text("#toast")
     finally:
         ctx.close()
+
+
+def test_a_photo_whose_answer_is_lost_is_sent_again_and_read_once(browser, tmp_path):
+    """The upload reached the server, which stored and read the photo, but its answer was
+    lost: the phone sends it again with the same client_id and gets the first read back,
+    without the photo stored or read a second time."""
+    reader = FakeRecognizer(HANDS)
+    seen: list[str] = []
+
+    def lose_the_first_answer(route) -> None:
+        seen.append(route.request.url)
+        if len(seen) == 1:
+            route.fetch()
+            route.abort()
+        else:
+            route.continue_()
+
+    with at_the_showdown(browser, tmp_path, reader) as (page, api, photo, srv):
+        page.route(re.compile(r".*/api/tables/[^/]+/photos\?.*"), lose_the_first_answer)
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_function("document.querySelector('#photo-status').textContent.includes('16')", timeout=15000)
+        assert len(seen) == 2 and seen[0] == seen[1] and "client_id=" in seen[0]
+        assert reader.calls == 1  # read once
+        rows = srv.app.extensions["mus_store"].db.reader().execute(
+            "SELECT COUNT(*) FROM photos WHERE table_id = ?", (api.id,)).fetchone()[0]
+        assert rows == 1  # stored once
+        assert page.locator("#photo-boxes g.box").count() == 16

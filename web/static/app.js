@@ -51,14 +51,15 @@ function actLabel(a) {
 
 // ------------------------------------------------------------------ the API
 
-// A write lost on the way (the bar's wifi) is sent again with the same client_id, so
-// the server applies it once: a retry of a write it did apply is answered as the first was.
+// A write or a photo lost on the way (the bar's wifi) is sent again with the same
+// client_id, so the server applies it once: a retry of a write it did apply is answered as
+// the first was, and a photo it stored is not read again.
 const RETRY_MS = [800, 2000, 4000];
 
-async function send(path, json) {
+async function retrying(call) {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await api("POST", `${API}/${path}`, { token: TOKEN, json });
+      return await call();
     } catch (e) {
       const lost = e instanceof ApiError && (e.status === 0 || e.status === 502 || e.status === 503 || e.status === 504);
       if (!lost || attempt >= RETRY_MS.length) throw e;
@@ -73,7 +74,8 @@ async function write(path, body = {}) {
   busy = true;
   document.body.classList.add("busy");
   try {
-    const next = await send(path, { client_id: newClientId(), version: state.version, ...body });
+    const json = { client_id: newClientId(), version: state.version, ...body };
+    const next = await retrying(() => api("POST", `${API}/${path}`, { token: TOKEN, json }));
     if (next && typeof next === "object" && "version" in next) apply(next);
     else await refresh();
     return next;
@@ -585,11 +587,11 @@ async function uploadPhoto(file, add = false) {
   const form = new FormData();
   form.append("photo", file, file.name || "photo.jpg");
   form.append("bottom", String(show.bottom));
-  const query = new URLSearchParams({ bottom: show.bottom });
+  const query = new URLSearchParams({ bottom: show.bottom, client_id: newClientId() });
   if (add) query.set("with", show.photos[0].id);
   const empty = { cards: [], hands: null, warnings: [] };
   try {
-    const res = await api("POST", `${API}/photos?${query}`, { token: TOKEN, body: form });
+    const res = await retrying(() => api("POST", `${API}/photos?${query}`, { token: TOKEN, body: form }));
     if (show !== mine || !show.photos.includes(entry)) return; // the hand moved on meanwhile
     entry.id = res.photo_id;
     entry.scan = res.scan || empty;
