@@ -7,8 +7,8 @@
 "bottom": 0, "hands": [[4 cards] x4], ...}`, the hands as the players settled them
 (after correcting the reader). Each photo is read again by the runtime with those models
 and scored: showdowns read fully right (16 cards, right seats), cards in the right seat,
-cards named anywhere, wrong reads and how many were flagged, per-card precision and
-recall, ms per photo. Where the line keeps what the reader read at the table (`read`),
+cards named anywhere, wrong reads and how many were flagged, photos warned that the deck
+looks unfamiliar, per-card precision and recall, ms per photo. Where the line keeps what the reader read at the table (`read`),
 that is scored too, to compare a new model with the one the photos were taken with.
 """
 
@@ -118,6 +118,7 @@ def evaluate_photos(recognizer: Any, labels: list[dict[str, Any]], progress: boo
         truth = label["hands"]
         s = score(truth, scan.get("hands"), scan.get("cards") or [], scan.get("warnings"))
         totals.update(s)
+        totals["unfamiliar"] += any(w.get("code") == "unfamiliar_deck" for w in scan.get("warnings") or [])
         if isinstance(label.get("read"), list) and len(label["read"]) == 4:
             then.update(score(truth, label["read"]))
             then["photos"] += 1
@@ -139,6 +140,7 @@ def evaluate_photos(recognizer: Any, labels: list[dict[str, Any]], progress: boo
         "photos": n, "unreadable": unreadable,
         "full": totals["full"], "seated": totals["seated"], "named": totals["named"],
         "wrong": totals["wrong"], "wrong_flagged": totals["wrong_flagged"], "right_flagged": totals["right_flagged"],
+        "unfamiliar": totals["unfamiliar"],
         "precision": round(p_all, 5), "recall": round(r_all, 5),
         "f1": round(2 * p_all * r_all / max(1e-9, p_all + r_all), 5),
         "per_card": {c: {"tp": tp[c], "fp": fp[c], "fn": fn[c]} for c in sorted(set(tp) | set(fp) | set(fn))},
@@ -165,6 +167,8 @@ def to_markdown(r: dict[str, Any]) -> str:
              f"| wrong reads flagged as unsure | {_pct(r['wrong_flagged'], r['wrong']) if r['wrong'] else 'none read wrong'} |",
              f"| right reads flagged as unsure | {_pct(r['right_flagged'], r['named'])} |",
              f"| per-card micro precision / recall / F1 | {r['precision']} / {r['recall']} / {r['f1']} |",
+             f"| photos warned that the deck may be one the readers never learnt (`unfamiliar_deck`: "
+             f"teach it on the deck page) | {_pct(r.get('unfamiliar', 0), n)} |",
              f"| ms per photo (median / mean) | {r['ms_median']} / {r['ms_mean']} |"]
     if r.get("unreadable"):
         lines.append(f"| photos left out: not readable as images | {r['unreadable']} |")

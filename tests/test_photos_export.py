@@ -103,8 +103,12 @@ def test_evaluate_photos_scores_a_reader_against_the_labels(db: Database, tmp_pa
     md = to_markdown(r)
     assert "| showdowns read fully right (16 cards, right seats) | 0 of 1 (0.0%) |" in md
     assert "| cards in the right seat | 15 of 16 (93.8%) |" in md
+    assert r["unfamiliar"] == 0 and "(`unfamiliar_deck`: teach it on the deck page) | 0 of 1 (0.0%) |" in md
     right = evaluate_photos(FakeRecognizer(DEAL), labels)
     assert (right["full"], right["seated"], right["wrong"]) == (1, 16, 0)
+    # a reader unsure of five cards says the deck looks unfamiliar, and the figures count it
+    unsure = evaluate_photos(FakeRecognizer(DEAL, low_conf={"1o", "2o", "3o", "1c", "2c"}), labels)
+    assert unsure["unfamiliar"] == 1 and "| 1 of 1 (100.0%) |" in to_markdown(unsure)
 
 
 def test_a_seat_swap_reads_every_card_but_no_seat_right() -> None:
