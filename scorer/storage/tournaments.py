@@ -16,7 +16,6 @@ import io
 import json
 import re
 import time
-import unicodedata
 import zipfile
 from typing import Any
 
@@ -57,6 +56,17 @@ def check_teams(body: Any) -> tuple[list[str], int, dict[str, Any] | None]:
     teams = body.get("teams") if isinstance(body, dict) else None
     if not isinstance(teams, list) or not 2 <= len(teams) <= MAX_TEAMS:
         raise StoreError(422, "invalid", f"teams: expected a list of 2 to {MAX_TEAMS} team names", "teams")
+    out = _team_names(teams)
+    legs = body.get("legs", 1)
+    if legs not in (1, 2) or isinstance(legs, bool) or not isinstance(legs, int):
+        raise StoreError(422, "invalid", f"legs: expected 1 (each pair meets once) or 2 (home and away), "
+                         f"got {legs!r}", "legs")
+    return out, legs, check_schedule(body)
+
+
+def _team_names(teams: list[Any]) -> list[str]:
+    """`teams` as names, spaces tidied, no two alike by `engine.team_key`, or a 422 naming
+    the first wrong one (`teams[i]`)."""
     out: list[str] = []
     for i, value in enumerate(teams):
         name = _tidy_name(value, f"teams[{i}]", MAX_NAME)
@@ -65,11 +75,7 @@ def check_teams(body: Any) -> tuple[list[str], int, dict[str, Any] | None]:
             told = f"{name!r} is named twice" if same == name else f"{name!r} is {same!r} again"
             raise StoreError(422, "invalid", f"teams[{i}]: {told}", f"teams[{i}]")
         out.append(name)
-    legs = body.get("legs", 1)
-    if legs not in (1, 2) or isinstance(legs, bool) or not isinstance(legs, int):
-        raise StoreError(422, "invalid", f"legs: expected 1 (each pair meets once) or 2 (home and away), "
-                         f"got {legs!r}", "legs")
-    return out, legs, check_schedule(body)
+    return out
 
 
 def check_schedule(body: dict[str, Any]) -> dict[str, Any] | None:
@@ -104,7 +110,7 @@ def check_knockout(body: Any) -> list[str]:
     teams = body.get("teams") if isinstance(body, dict) else None
     if not isinstance(teams, list) or len(teams) not in KNOCKOUT_SIZES:
         raise StoreError(422, "invalid", "teams: expected 2, 4, 8 or 16 team names, the best seed first", "teams")
-    return check_teams({"teams": teams})[0]
+    return _team_names(teams)
 
 
 def role_of(row: dict[str, Any], token: str) -> str | None:
@@ -341,10 +347,10 @@ def standings_csv(rows: list[dict[str, Any]]) -> str:
 
 
 def slug(name: str, empty: str = "team") -> str:
-    """A name as a file name: ASCII letters, digits and dashes ("Peña Txoko" -> "pena-txoko"),
-    `empty` where none is left."""
-    bare = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", bare.lower()).strip("-")[:40].strip("-") or empty
+    """A name as a file name: its `engine.team_key` in ASCII letters, digits and dashes
+    ("Peña Txoko" -> "pena-txoko"), `empty` where none is left."""
+    bare = engine.team_key(name).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", bare).strip("-")[:40].strip("-") or empty
 
 
 def _pairing(a: str | None, b: str | None, matches: list[dict[str, Any]], used: set[str]) -> dict[str, Any]:

@@ -43,12 +43,15 @@ document.addEventListener("click", async (ev) => {
 });
 document.addEventListener("visibilitychange", () => { if (!document.hidden) refresh(); });
 
+// The names of a textarea, one a line, blank lines left out.
+const linesOf = (area) => area.value.split("\n").map((s) => s.trim()).filter(Boolean);
+
 // The league's teams, one a line: the server draws the fixtures.
 const teamsForm = document.getElementById("set-teams");
 if (teamsForm) {
   teamsForm.addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    const teams = teamsForm.elements.teams.value.split("\n").map((s) => s.trim()).filter(Boolean);
+    const teams = linesOf(teamsForm.elements.teams);
     try {
       const legs = Number(teamsForm.elements.legs.value) || 1;
       const body = { teams, legs };
@@ -71,7 +74,7 @@ const koForm = document.getElementById("set-knockout");
 if (koForm) {
   koForm.addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    const teams = koForm.elements.teams.value.split("\n").map((s) => s.trim()).filter(Boolean);
+    const teams = linesOf(koForm.elements.teams);
     try {
       await api("PUT", `${boot.api}/knockout`, { token: boot.token, json: { teams } });
       toast(t("tour.ko_drawn"));
@@ -86,7 +89,7 @@ const koShuffle = document.getElementById("shuffle-knockout");
 if (koShuffle) {
   koShuffle.addEventListener("click", () => {
     const area = koForm.elements.teams;
-    const teams = area.value.split("\n").map((s) => s.trim()).filter(Boolean);
+    const teams = linesOf(area);
     for (let i = teams.length - 1; i > 0; i--) {
       const j = crypto.getRandomValues(new Uint32Array(1))[0] % (i + 1);
       [teams[i], teams[j]] = [teams[j], teams[i]];
