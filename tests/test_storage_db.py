@@ -62,17 +62,26 @@ def test_readers_are_read_only(tmp_path) -> None:
     db.close()
 
 
-def test_a_version_1_database_is_migrated_and_keeps_its_photos(tmp_path) -> None:
+def _database_at(path, version: int, *inserts: str) -> Database:
+    """A database file made by the first `version` migrations, holding `inserts`, opened
+    by this mus-scorer (which migrates it)."""
     from scorer.storage.db import MIGRATIONS
 
-    path = tmp_path / "old.db"
     conn = sqlite3.connect(path)
-    conn.executescript(MIGRATIONS[0])
-    conn.execute("INSERT INTO photos (id, mime, data, created) VALUES ('p', 'image/jpeg', x'00', 0)")
-    conn.execute("PRAGMA user_version = 1")
+    for script in MIGRATIONS[:version]:
+        conn.executescript(script)
+    for sql in inserts:
+        conn.execute(sql)
+    conn.execute(f"PRAGMA user_version = {version}")
     conn.commit()
     conn.close()
-    db = Database(path)
+    return Database(path)
+
+
+def test_a_version_1_database_is_migrated_and_keeps_its_photos(tmp_path) -> None:
+
+    db = _database_at(tmp_path / "old.db", 1,
+                      "INSERT INTO photos (id, mime, data, created) VALUES ('p', 'image/jpeg', x'00', 0)")
     assert db.schema_version == SCHEMA_VERSION >= 2
     row = db.reader().execute("SELECT id, data, first_id FROM photos").fetchone()
     assert (row["id"], row["data"], row["first_id"]) == ("p", b"\x00", None)
@@ -80,21 +89,13 @@ def test_a_version_1_database_is_migrated_and_keeps_its_photos(tmp_path) -> None
 
 
 def test_a_version_2_database_gets_tournaments_and_keeps_its_tables(tmp_path) -> None:
-    from scorer.storage.db import MIGRATIONS
     from scorer.storage.tables import TableStore
     from scorer.storage.tournaments import TournamentStore
 
-    path = tmp_path / "v2.db"
-    conn = sqlite3.connect(path)
-    for script in MIGRATIONS[:2]:
-        conn.executescript(script)
-    conn.execute("INSERT INTO tables (id, token, watch_token, header, version, current, created, updated) VALUES "
-                 "('t1', 'tok', 'w', '{\"teams\": [\"A\", \"B\"], \"players\": [\"a\", \"b\", \"c\", \"d\"], "
-                 "\"rules\": {\"kings\": 8, \"target\": 40}, \"esku\": 0}', 3, '{\"log\": []}', 0, 0)")
-    conn.execute("PRAGMA user_version = 2")
-    conn.commit()
-    conn.close()
-    db = Database(path)
+    db = _database_at(tmp_path / "v2.db", 2,
+                      "INSERT INTO tables (id, token, watch_token, header, version, current, created, updated) VALUES "
+                      "('t1', 'tok', 'w', '{\"teams\": [\"A\", \"B\"], \"players\": [\"a\", \"b\", \"c\", \"d\"], "
+                      "\"rules\": {\"kings\": 8, \"target\": 40}, \"esku\": 0}', 3, '{\"log\": []}', 0, 0)")
     assert db.schema_version == SCHEMA_VERSION >= 3
     tables = TableStore(db)
     tours = TournamentStore(db, tables)
@@ -108,20 +109,11 @@ def test_a_version_2_database_gets_tournaments_and_keeps_its_tables(tmp_path) ->
 
 
 def test_a_version_3_league_is_played_once_after_the_migration(tmp_path) -> None:
-    from scorer.storage.db import MIGRATIONS
     from scorer.storage.tables import TableStore
     from scorer.storage.tournaments import TournamentStore
 
-    path = tmp_path / "v3.db"
-    conn = sqlite3.connect(path)
-    for script in MIGRATIONS[:3]:
-        conn.executescript(script)
-    conn.execute("INSERT INTO tournaments (id, token, watch_token, name, teams, created) VALUES "
-                 "('c1', 'tok', 'w', 'Liga', '[\"A\", \"B\", \"C\"]', 0)")
-    conn.execute("PRAGMA user_version = 3")
-    conn.commit()
-    conn.close()
-    db = Database(path)
+    db = _database_at(tmp_path / "v3.db", 3, "INSERT INTO tournaments (id, token, watch_token, name, teams, created) "
+                      "VALUES ('c1', 'tok', 'w', 'Liga', '[\"A\", \"B\", \"C\"]', 0)")
     assert db.schema_version == SCHEMA_VERSION >= 4
     tours = TournamentStore(db, TableStore(db))
     state = tours.state("c1")

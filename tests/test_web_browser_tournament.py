@@ -22,6 +22,13 @@ from web.testing import LiveServer  # noqa: E402
 RRRR_HANDS = [["12o", "12c", "12e", "12b"], ["1o", "1c", "4e", "5b"], ["4o", "5o", "6o", "7o"], ["4c", "5c", "6c", "7c"]]
 
 
+def open_the_table(page) -> tuple[str, str]:
+    """Submit the new-table form on `page` and wait for the table: its id and players' token."""
+    page.click("#new-table button[type=submit]")
+    page.wait_for_url(re.compile(r"/t/[^/?]+\?token="))
+    return urlsplit(page.url).path.split("/")[2], parse_qs(urlsplit(page.url).query)["token"][0]
+
+
 def seat_1_wins_an_ordago(url: str, table_id: str, token: str):
     """Through the API (the other phone at the table): seat 0 says órdago at grande, seat 1
     accepts holding four kings, and the showdown settles it. Returns the players' HTTP
@@ -69,10 +76,7 @@ def test_a_tournament_from_the_home_page_counts_its_tables_live(server, browser)
         page.fill("input[name=team0]", "Gorriak")
         page.fill("input[name=team1]", "Urdinak")
         page.select_option("select[name=vacas_to_win]", "1")  # one game decides the match
-        page.click("#new-table button[type=submit]")
-        page.wait_for_url(re.compile(r"/t/[^/?]+\?token="))
-        table_id = urlsplit(page.url).path.split("/")[2]
-        table_token = parse_qs(urlsplit(page.url).query)["token"][0]
+        table_id, table_token = open_the_table(page)
 
         # a spectator follows the standings with the watch link
         page.goto(organiser)
@@ -129,8 +133,7 @@ def test_a_league_draws_its_fixtures_and_opens_a_table_for_one(server, browser) 
         first.locator(".open-fixture").click()
         page.wait_for_selector("#tournament-note")
         assert [page.input_value(f"input[name=team{k}]") for k in (0, 1)] == names
-        page.click("#new-table button[type=submit]")
-        page.wait_for_url(re.compile(r"/t/[^/?]+\?token="))
+        open_the_table(page)
         page.goto(f"{server.url}/c/{tour['id']}?token={tour['token']}")
         first = page.locator("#fixtures .fixture").first
         assert first.locator(".open-fixture").count() == 0  # its table is open: no second one
@@ -182,10 +185,7 @@ def test_home_and_away_then_a_final_whose_champions_show_live_and_a_zip(server, 
         page.wait_for_selector("#tournament-note")
         assert [page.input_value(f"input[name=team{k}]") for k in (0, 1)] == ["Urdinak", "Gorriak"]
         page.select_option("select[name=vacas_to_win]", "1")
-        page.click("#new-table button[type=submit]")
-        page.wait_for_url(re.compile(r"/t/[^/?]+\?token="))
-        table_id = urlsplit(page.url).path.split("/")[2]
-        table_token = parse_qs(urlsplit(page.url).query)["token"][0]
+        table_id, table_token = open_the_table(page)
 
         page.goto(organiser)
         assert page.locator(".banner.champion").count() == 0
