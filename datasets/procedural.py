@@ -289,9 +289,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n", type=int, default=24, help="decks to draw (default 24)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--sheet", action="store_true", help="also write sheet.jpg: a few faces of each deck")
+    p.add_argument("--workers", type=int, default=1, help="decks drawn at once (each deck is the same either way)")
     a = p.parse_args(argv)
     out = Path(a.out)
-    folders = [write_deck(out, a.seed, k) for k in range(a.n)]
+    if a.workers > 1:
+        from functools import partial
+        from multiprocessing import Pool
+
+        with Pool(a.workers) as pool:
+            folders = pool.map(partial(write_deck, out, a.seed), range(a.n))
+    else:
+        folders = [write_deck(out, a.seed, k) for k in range(a.n)]
     if a.sheet:
         names = ("1o", "4c", "7e", "5b", "10o", "11c", "12e", "11b")
         tw, th = SIZE[0] // 2, SIZE[1] // 2

@@ -66,3 +66,13 @@ def test_the_command_writes_decks_the_renderer_draws(tmp_path, capsys) -> None:
     scene = render_scene(np.random.default_rng(2), size=(800, 600), deck=str(folder), decks=(str(folder),))
     assert len(scene.cards) >= 16 and all(c["card"] in MUS_CARDS for c in scene.cards if c["card"])
     assert "1 decks" in capsys.readouterr().out
+
+
+def test_decks_drawn_at_once_are_the_decks_drawn_in_turn(tmp_path) -> None:
+    """`--workers` draws several decks at once; each deck depends on its seed and number alone."""
+    assert main(["--out", str(tmp_path / "one"), "--n", "2", "--seed", "3"]) == 0
+    assert main(["--out", str(tmp_path / "two"), "--n", "2", "--seed", "3", "--workers", "2"]) == 0
+    for deck in ("p000", "p001"):
+        for name in ("1o", "12b", "deck.json"):
+            f = name if name.endswith(".json") else f"{name}.png"
+            assert (tmp_path / "one" / deck / f).read_bytes() == (tmp_path / "two" / deck / f).read_bytes()
