@@ -151,3 +151,21 @@ def test_a_start_of_other_classes_is_refused(shapes, tmp_path):
     with pytest.raises(SystemExit, match="names"):
         fasttrain.main(["cls", "--data", str(shapes), "--device", "cpu", "--minutes", "0.01",
                         "--init", "models/cards-cls.onnx", "--out", str(tmp_path / "x.pt")])
+
+
+def test_halve_stores_half_the_weights_and_reads_the_same(tmp_path):
+    from datasets.train import ROOT
+
+    src = ROOT / "models" / "cards-index.onnx"
+    dest = fasttrain.halve(src, tmp_path / "cards-index.onnx")
+    assert dest.stat().st_size < 0.6 * src.stat().st_size
+    x = np.random.default_rng(4).random((8, 3, 32, 32), dtype=np.float32)
+    a = ort.InferenceSession(str(src), providers=["CPUExecutionProvider"])
+    b = ort.InferenceSession(str(dest), providers=["CPUExecutionProvider"])
+    pa = a.run(None, {a.get_inputs()[0].name: x})[0]
+    pb = b.run(None, {b.get_inputs()[0].name: x})[0]
+    assert pa.shape == pb.shape and np.abs(pa - pb).max() < 2e-3
+    assert (pa.argmax(1) == pb.argmax(1)).all()
+    with pytest.raises(SystemExit, match="moves its outputs"):
+        fasttrain.halve(src, tmp_path / "strict.onnx", tolerance=0.0)
+    assert not (tmp_path / "strict.onnx").exists()
