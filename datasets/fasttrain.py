@@ -39,6 +39,8 @@ def class_names(folders: list[Path]) -> list[str]:
     """The classes of the folders' `train/` sets, sorted as ultralytics sorts them."""
     names: set[str] = set()
     for f in folders:
+        if not (f / "train").is_dir():
+            raise SystemExit(f"fasttrain: {f} has no train/ folder (expected train/<class>/*.png)")
         names |= {d.name for d in (f / "train").iterdir() if d.is_dir()}
     return sorted(names)
 
@@ -268,7 +270,7 @@ def fit(a: argparse.Namespace) -> dict:
             continue
         break
     acc = accuracy(model, xva_d, yva_d)
-    if seen:  # the time ran out within an epoch
+    if seen or not log:  # the time ran out within an epoch (or before the first)
         log.append({"epoch": epoch + 1, "partial": True, "val_top1": round(acc, 4), "steps": step,
                     "minutes": round((time.time() - start) / 60, 2)})
         print(json.dumps(log[-1]), flush=True)

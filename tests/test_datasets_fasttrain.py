@@ -147,7 +147,9 @@ def test_an_onnx_start_keeps_what_it_read(shapes, tmp_path):
     assert np.allclose(got, want, atol=1e-3)
 
 
-def test_a_start_of_other_classes_is_refused(shapes, tmp_path):
+def test_a_start_of_other_classes_and_a_folder_without_crops_are_refused(shapes, tmp_path):
+    with pytest.raises(SystemExit, match="has no train/ folder"):
+        fasttrain.main(["index", "--data", str(tmp_path), "--device", "cpu", "--out", str(tmp_path / "x.pt")])
     with pytest.raises(SystemExit, match="names"):
         fasttrain.main(["cls", "--data", str(shapes), "--device", "cpu", "--minutes", "0.01",
                         "--init", "models/cards-cls.onnx", "--out", str(tmp_path / "x.pt")])
