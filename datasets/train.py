@@ -161,6 +161,12 @@ def unfuse(task: str, onnx_path: Path, out: Path) -> Path:
 
     if task not in FILES:
         raise SystemExit(f"unfuse: {task!r}: expected one of {', '.join(FILES)}")
+    # weights stored in half precision (`datasets.fasttrain halve`) are read back as float
+    inits = {}
+    for i in onnx.load(str(onnx_path)).graph.initializer:
+        arr = numpy_helper.to_array(i)
+        inits[i.name[:-4] if i.name.endswith("_f16") else i.name] = arr.astype(np.float32) \
+            if arr.dtype == np.float16 else arr
     if task == "det":
         names, size, kind = ["card", "corner"], DET_IMGSZ, "detect"
         model = DetectionModel("yolo11n.yaml", nc=len(names), verbose=False)
@@ -168,8 +174,13 @@ def unfuse(task: str, onnx_path: Path, out: Path) -> Path:
         meta = json.loads((onnx_path.parent / FILES[task][1]).read_text())
         names, kind = meta["names"], "classify"
         size = int(meta.get("imgsz", IMGSZ[task]))
-        model = ClassificationModel("yolo11n-cls.yaml", nc=len(names), verbose=False)
-    inits = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(onnx_path)).graph.initializer}
+        # the model's size (yolo11n-cls is shipped; the cross-deck models are yolo11s-cls): the
+        # first one whose first convolution has the ONNX's shape
+        first = inits.get("model.0.conv.weight")
+        for scale in "nsml":
+            model = ClassificationModel(f"yolo11{scale}-cls.yaml", nc=len(names), verbose=False)
+            if first is None or tuple(model.state_dict()["model.0.conv.weight"].shape) == first.shape:
+                break
     state, used = model.state_dict(), set()
     for key, value in state.items():
         base, _, leaf = key.rpartition(".")

@@ -100,11 +100,13 @@ def test_generate_train_export(tmp_path, monkeypatch):
     assert q.shape == (3, len(meta["names"])) and set(meta["names"]) <= set(SUIT_NAMES)
 
 
-@pytest.mark.parametrize("task, size", [("index", 32), ("det", 320)])
-def test_unfuse_rebuilds_the_shipped_models_exactly(tmp_path, task, size):
+@pytest.mark.parametrize("task, size, folder", [("index", 32, "models"), ("det", 320, "models"),
+                                               ("index", 32, "models/cross-deck")])
+def test_unfuse_rebuilds_the_shipped_models_exactly(tmp_path, task, size, folder):
+    """The shipped models, and the cross-deck reader: a yolo11s-cls stored in half precision."""
     from datasets.train import FILES, ROOT, export, unfuse
 
-    shipped = ROOT / "models" / FILES[task][0]
+    shipped = ROOT / folder / FILES[task][0]
     pt = unfuse(task, shipped, tmp_path / f"{task}.pt")
     exported = export(task, pt, tmp_path / "back")
     x = np.random.default_rng(5).random((1 if task == "det" else 6, 3, size, size), dtype=np.float32)
@@ -115,7 +117,7 @@ def test_unfuse_rebuilds_the_shipped_models_exactly(tmp_path, task, size):
     assert got.shape == want.shape and np.abs(got - want).max() <= 1e-4 * max(1.0, np.abs(want).max())
     if task == "index":
         assert json.loads((tmp_path / "back" / "cards-index.json").read_text())["names"] == \
-            json.loads((ROOT / "models" / "cards-index.json").read_text())["names"]
+            json.loads((ROOT / folder / "cards-index.json").read_text())["names"]
 
 
 def test_unfuse_refuses_an_unknown_task_and_a_model_of_another_shape(tmp_path):
