@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from datasets.train import FILES, IMGSZ, offline_env, unfuse
+from datasets.train import FILES, HALF_SUFFIX, IMGSZ, offline_env, unfuse
 
 SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
 
@@ -269,7 +269,8 @@ def fit(a: argparse.Namespace) -> dict:
             save(model, out, {"names": names, "imgsz": size, "epoch": epoch, "arch": arch, "log": log})
             continue
         break
-    acc = accuracy(model, xva_d, yva_d)
+    # the last epoch's figure stands unless steps were taken since
+    acc = accuracy(model, xva_d, yva_d) if seen or not log else log[-1]["val_top1"]
     if seen or not log:  # the time ran out within an epoch (or before the first)
         log.append({"epoch": epoch + 1, "partial": True, "val_top1": round(acc, 4), "steps": step,
                     "minutes": round((time.time() - start) / 60, 2)})
@@ -309,8 +310,9 @@ def halve(src: Path, dest: Path, tolerance: float = 2e-3) -> Path:
     for init in graph.initializer:
         arr = numpy_helper.to_array(init)
         if arr.dtype == np.float32 and arr.size > 16:
-            kept.append(numpy_helper.from_array(arr.astype(np.float16), init.name + "_f16"))
-            casts.append(helper.make_node("Cast", [init.name + "_f16"], [init.name], to=onnx.TensorProto.FLOAT,
+            half = init.name + HALF_SUFFIX
+            kept.append(numpy_helper.from_array(arr.astype(np.float16), half))
+            casts.append(helper.make_node("Cast", [half], [init.name], to=onnx.TensorProto.FLOAT,
                                           name=init.name + "_cast"))
         else:
             kept.append(init)
@@ -359,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--epochs", type=int, default=0, help="stop after this many epochs, if sooner (0: time alone)")
     p.add_argument("--device", default="cuda")
     p.add_argument("--arch", default="n", choices=list("nsml"), help="yolo11<arch>-cls.yaml (n is shipped)")
-    p.add_argument("--init", help="start from a .pt checkpoint or a shipped .onnx (beside its json)")
+    p.add_argument("--init", help="start from a .pt checkpoint, a .state.pt, or a shipped .onnx (beside its json)")
     p.add_argument("--imgsz", type=int, default=0)
     p.add_argument("--batch", type=int, default=512)
     p.add_argument("--lr0", type=float, default=0.002)

@@ -34,6 +34,9 @@ CLS_IMGSZ = 64
 INDEX_IMGSZ = 32
 IMGSZ = {"det": DET_IMGSZ, "cls": CLS_IMGSZ, "index": INDEX_IMGSZ, "suit": CLS_IMGSZ}
 """Each model's input size (a classifier's json may say otherwise)."""
+HALF_SUFFIX = "_f16"
+"""How a weight stored in half precision is named (`datasets.fasttrain halve`): its float
+name is the output of the `Cast` that reads it."""
 FILES = {"det": ("cards-det.onnx", None), "cls": ("cards-cls.onnx", "cards-cls.json"),
          "index": ("cards-index.onnx", "cards-index.json"), "suit": ("cards-suit.onnx", "cards-suit.json")}
 
@@ -165,8 +168,8 @@ def unfuse(task: str, onnx_path: Path, out: Path) -> Path:
     inits = {}
     for i in onnx.load(str(onnx_path)).graph.initializer:
         arr = numpy_helper.to_array(i)
-        inits[i.name[:-4] if i.name.endswith("_f16") else i.name] = arr.astype(np.float32) \
-            if arr.dtype == np.float16 else arr
+        name = i.name.removesuffix(HALF_SUFFIX) if arr.dtype == np.float16 else i.name
+        inits[name] = arr.astype(np.float32) if arr.dtype == np.float16 else arr
     if task == "det":
         names, size, kind = ["card", "corner"], DET_IMGSZ, "detect"
         model = DetectionModel("yolo11n.yaml", nc=len(names), verbose=False)

@@ -79,7 +79,6 @@ def _database_at(path, version: int, *inserts: str) -> Database:
 
 
 def test_a_version_1_database_is_migrated_and_keeps_its_photos(tmp_path) -> None:
-
     db = _database_at(tmp_path / "old.db", 1,
                       "INSERT INTO photos (id, mime, data, created) VALUES ('p', 'image/jpeg', x'00', 0)")
     assert db.schema_version == SCHEMA_VERSION >= 2
