@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # One round of cross-deck training on a GPU machine that has torch but no registry:
 # render crops on every core, then train the corner classifier and the rank reader on the
-# GPU with datasets.fasttrain, several runs at once. No Fournier 1878 face is rendered:
-# the decks are the drawn deck and made-up ones (datasets.procedural).
+# GPU with datasets.fasttrain, several runs at once. The cross-deck runs see no Fournier
+# 1878 face: the decks are the drawn deck and made-up ones (datasets.procedural). The runs
+# fc and fi, candidates for the shipped models, also see a third set, f: both real decks,
+# lightly restyled.
 #
 #   bash datasets/gpu_round.sh OUT_DIR
 #
@@ -12,7 +14,7 @@
 # Knobs (environment): RENDER_S (seconds of rendering, 200), TRAIN_MIN (minutes of each
 # training run, 4), SEED (80), RUNS (which runs, "xi xc si sc"); INIT_INDEX, INIT_CLS (a
 # .state.pt of an earlier round, carried, for the runs wi and wc), SWAP (0.5: the drawn
-# deck's numerals on other cards' art).
+# deck's numerals on other cards' art), DEVICE (cuda).
 set -uo pipefail
 OUT=${1:?usage: gpu_round.sh OUT_DIR}
 RENDER_S=${RENDER_S:-200}
@@ -34,19 +36,27 @@ python3 -c "from datasets.restyle import fonts; print(len(fonts()), 'typefaces')
 stamp "made-up decks"
 python3 -m datasets.procedural --out $W/pdecks --n 24 --seed 1 --workers 16 || exit 1
 decks=$(ls -d $W/pdecks/p0* | paste -sd,)
-half=$(( $(nproc) / 2 ))
+sets="a b"
+case " $RUNS " in *" fc "*|*" fi "*) sets="a b f" ;; esac
+share=$(( $(nproc) / $(echo $sets | wc -w) )); [ "$share" -ge 1 ] || share=1
 stamp "rendering for ${RENDER_S} s on $(nproc) cores"
 # the drawn deck, numerals redrawn, swapped onto other cards' art, faded, zoomed out, art recoloured
 timeout "$RENDER_S" python3 -m datasets.generate --out $W/a --seed "$SEED" --n 0 --cls-scenes 20000 --crops both \
   --restyle 0.8 --recolor 0.6 --fade 0.4 --swap "${SWAP:-0.5}" --index-zoom 0.6 --zoom-max 2.3 \
-  --decks naipes-libres --workers "$half" > $W/a.log 2>&1 &
+  --decks naipes-libres --workers "$share" > $W/a.log 2>&1 &
 # the made-up decks, some numerals redrawn too
 timeout "$RENDER_S" python3 -m datasets.generate --out $W/b --seed $((SEED + 1)) --n 0 --cls-scenes 20000 --crops both \
   --restyle 0.3 --recolor 0.3 --fade 0.3 --swap 0.3 --index-zoom 0.6 --zoom-max 2.3 \
-  --decks "$decks" --workers "$half" > $W/b.log 2>&1 &
+  --decks "$decks" --workers "$share" > $W/b.log 2>&1 &
+# both real decks, mostly as printed (the shipped models' candidates only)
+case $sets in *f*)
+timeout "$RENDER_S" python3 -m datasets.generate --out $W/f --seed $((SEED + 2)) --n 0 --cls-scenes 20000 --crops both \
+  --restyle 0.3 --recolor 0.2 --fade 0.2 --swap 0.2 --index-zoom 0.6 --zoom-max 2.3 \
+  --decks fournier-1878,naipes-libres --workers "$share" > $W/f.log 2>&1 & ;;
+esac
 wait
-tail -c 300 $W/a.log; tail -c 300 $W/b.log
-for d in a b; do for k in cls index; do echo "$d/$k: $(find $W/$d/$k -name '*.png' | wc -l) crops"; done; done
+for d in $sets; do tail -c 300 $W/$d.log; echo; done
+for d in $sets; do for k in cls index; do echo "$d/$k: $(find $W/$d/$k -name '*.png' | wc -l) crops"; done; done
 stamp "training ${TRAIN_MIN} min: $RUNS"
 for run in $RUNS; do
   case $run in
@@ -58,10 +68,12 @@ for run in $RUNS; do
     xc) args="cls --data $W/a/cls $W/b/cls --init models/cross-deck/cards-cls.onnx --lr0 0.0005 --warmup 0.1 --hue 0.5" ;;
     sc) args="cls --data $W/a/cls $W/b/cls --arch s --lr0 0.002 --hue 0.5" ;;
     nc) args="cls --data $W/a/cls $W/b/cls --arch n --lr0 0.002 --hue 0.5" ;;
+    fc) args="cls --data $W/a/cls $W/b/cls $W/f/cls --arch n --lr0 0.002 --hue 0.5" ;;
+    fi) args="index --data $W/a/index $W/b/index $W/f/index --arch n --lr0 0.002" ;;
     *) echo "unknown run $run"; continue ;;
   esac
   # shellcheck disable=SC2086
-  python3 -m datasets.fasttrain $args --seed "$SEED" --minutes "$TRAIN_MIN" --device cuda --workers 4 --out $W/runs/$run.pt > $W/$run.log 2>&1 &
+  python3 -m datasets.fasttrain $args --seed "$SEED" --minutes "$TRAIN_MIN" --device "${DEVICE:-cuda}" --workers 4 --out $W/runs/$run.pt > $W/$run.log 2>&1 &
 done
 wait
 for run in $RUNS; do echo "== $run"; grep -v "^unfused" $W/$run.log | tail -n 6; cp $W/runs/$run.state.pt "$OUT/" 2>/dev/null; done
