@@ -269,13 +269,13 @@ def fit(a: argparse.Namespace) -> dict:
             save(model, out, {"names": names, "imgsz": size, "epoch": epoch, "arch": arch, "log": log})
             continue
         break
-    # the last epoch's figure stands unless steps were taken since
-    acc = accuracy(model, xva_d, yva_d) if seen or not log else log[-1]["val_top1"]
     if seen or not log:  # the time ran out within an epoch (or before the first)
+        acc = accuracy(model, xva_d, yva_d)
         log.append({"epoch": epoch + 1, "partial": True, "val_top1": round(acc, 4), "steps": step,
                     "minutes": round((time.time() - start) / 60, 2)})
         print(json.dumps(log[-1]), flush=True)
         save(model, out, {"names": names, "imgsz": size, "epoch": epoch, "arch": arch, "log": log})
+    # otherwise acc is the last epoch's, no step taken since
     print(f"fasttrain: {out} ({len(xtr)} crops, {step} steps, val top-1 {acc:.4f})")
     return {"train": len(xtr), "val": len(xva), "val_top1": acc, "steps": step, "log": log}
 
