@@ -120,3 +120,20 @@ def test_a_version_3_league_is_played_once_after_the_migration(tmp_path) -> None
     tours.set_teams("c1", {"teams": ["A", "B", "C"], "legs": 2})
     assert len(tours.state("c1")["fixtures"]) == 6
     db.close()
+
+
+def test_a_version_4_tournament_keeps_its_bracket_and_gains_groups(tmp_path) -> None:
+    from scorer.storage.tables import TableStore
+    from scorer.storage.tournaments import TournamentStore
+
+    db = _database_at(tmp_path / "v4.db", 4, "INSERT INTO tournaments (id, token, watch_token, name, teams, created, "
+                      "knockout) VALUES ('c1', 'tok', 'w', 'Liga', '[\"A\", \"B\"]', 0, "
+                      "'{\"teams\": [\"A\", \"B\", \"C\", \"D\"], \"drawn\": 0}')")
+    assert db.schema_version == SCHEMA_VERSION >= 5
+    tours = TournamentStore(db, TableStore(db))
+    state = tours.state("c1")
+    assert state["groups"] is None and state["knockout"]["third_place"] is None  # drawn before third places
+    assert [g["teams"] for g in state["knockout"]["rounds"][0]] == [["A", "D"], ["B", "C"]]
+    tours.set_teams("c1", {"groups": [["A", "B"], ["C", "D"]]})
+    assert [g["name"] for g in tours.state("c1")["groups"]] == ["A", "B"]
+    db.close()

@@ -221,3 +221,40 @@ def test_home_and_away_then_a_final_whose_champions_show_live_and_a_zip(server, 
         assert http.get(base).json()["vacas"] == [0, 1]
     finally:
         ctx.close()
+
+
+def test_a_league_in_groups_from_the_form_then_a_bracket_with_a_third_place(server, browser) -> None:  # noqa: F811
+    import requests
+
+    tour = requests.post(f"{server.url}/api/tournaments", json={"name": "Udazkena"}).json()
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+    organiser = f"{server.url}/c/{tour['id']}?token={tour['token']}"
+    try:
+        page.goto(organiser)
+        page.click("#league-teams summary")
+        page.fill("#set-teams textarea", "Gorriak\nUrdinak\n\n\nBerdeak\n Horiak \n")
+        page.check("#set-teams input[name=format][value='groups']", force=True)
+        page.click("#set-teams button[type=submit]")
+        page.wait_for_selector("#group-B")
+        assert page.locator("#standings .group h3").all_inner_texts() == ["Group A", "Group B"]
+        assert page.locator("#fixtures .group-tag").all_inner_texts() == ["A", "B"]
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        state = requests.get(f"{server.url}/api/tournaments/{tour['id']}",
+                             headers={"Authorization": f"Bearer {tour['token']}"}).json()
+        assert [g["teams"] for g in state["groups"]] == [["Gorriak", "Urdinak"], ["Berdeak", "Horiak"]]
+
+        # the bracket the form offers crosses the groups; the switch adds a third-place match
+        page.goto(organiser)
+        page.click("#final-stage summary")
+        assert page.input_value("#set-knockout textarea").split("\n") == ["Gorriak", "Berdeak", "Urdinak", "Horiak"]
+        page.check("#set-knockout input[name=third_place]", force=True)
+        page.click("#set-knockout button[type=submit]")
+        page.wait_for_selector("#knockout .third-place")
+        assert page.locator("#knockout .round-title").all_inner_texts() == ["Semi-finals", "Third place", "Final"]
+        state = requests.get(f"{server.url}/api/tournaments/{tour['id']}",
+                             headers={"Authorization": f"Bearer {tour['token']}"}).json()
+        assert state["knockout"]["third_place"]["teams"] == [None, None]
+        assert [g["teams"] for g in state["knockout"]["rounds"][0]] == [["Gorriak", "Horiak"], ["Berdeak", "Urdinak"]]
+    finally:
+        ctx.close()

@@ -75,7 +75,7 @@ def test_a_new_tournament_has_its_name_tokens_links_and_no_matches(client, tourn
     r = client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"])
     assert r.status_code == 200
     assert r.json == {"id": tournament["id"], "name": "Liga de invierno", "matches": [], "standings": [],
-                      "teams": [], "legs": 1, "schedule": None, "fixtures": [], "round_dates": None,
+                      "teams": [], "legs": 1, "schedule": None, "fixtures": [], "round_dates": None, "groups": None,
                       "knockout": None, "champion": None}
 
 
@@ -609,3 +609,146 @@ def test_a_new_table_page_for_a_tournament_needs_the_organisers_token(client, to
     assert client.get("/?tournament=nosuch&ttoken=x").status_code == 404
     plain = client.get("/?lang=en").get_data(as_text=True)
     assert 'id="create-tournament"' in plain and 'id="tournament-note"' not in plain
+
+
+def test_a_league_in_groups_plays_each_group_its_own_fixtures_and_standings(client, tournament) -> None:
+    path = f"/api/tournaments/{tournament['id']}/teams"
+    groups = [["Gorriak", "Urdinak", "Berdeak"], ["Horiak", "Beltzak", "Zuriak", "Moreak"]]
+    r = client.put(path, headers=tournament["auth"], json={"groups": groups, "start": "2026-12-03"})
+    assert r.status_code == 200, r.json
+    state = r.json
+    assert state["teams"] == groups[0] + groups[1]
+    assert [(g["name"], g["teams"], g["standings"]) for g in state["groups"]] == [("A", groups[0], []),
+                                                                                 ("B", groups[1], [])]
+    # three rounds: A's three (one team resting each) beside B's three
+    assert [len(games) for games in state["fixtures"]] == [3, 3, 3] and len(state["round_dates"]) == 3
+    met = {}
+    for games in state["fixtures"]:
+        playing = [t for g in games for t in g["teams"]]
+        assert len(playing) == len(set(playing))  # nobody twice in a round
+        for g in games:
+            met[frozenset(g["teams"])] = g["group"]
+    assert met == {frozenset((a, b)): name for name, teams in zip("AB", groups, strict=True)
+                   for i, a in enumerate(teams) for b in teams[i + 1:]}
+    # a match in each group, and one between two groups (a friendly: in no group's standings)
+    a = imported(client, ["Gorriak", "Urdinak"], [0, 0])
+    b = imported(client, ["Beltzak", "horiak"], [1, 1])
+    friendly = imported(client, ["Gorriak", "Horiak"], [1, 1])
+    for table in (a, b, friendly):
+        assert enrol(client, tournament, table).status_code == 201
+    state = state_of(client, tournament)
+    assert [[(row["team"], row["won"]) for row in g["standings"]] for g in state["groups"]] == [
+        [("Gorriak", 1), ("Urdinak", 0)], [("Horiak", 1), ("Beltzak", 0)]]
+    assert sum(row["played"] for row in state["standings"]) == 6  # the friendly counts in the whole league's
+    ticked = {frozenset(g["teams"]): g["table"] for games in state["fixtures"] for g in games if g["table"]}
+    assert ticked == {frozenset(("Gorriak", "Urdinak")): a["id"], frozenset(("Horiak", "Beltzak")): b["id"]}
+    assert state["champion"] is None
+    # the page: a standings table a group, the teams yet to play named, each fixture tagged
+    page = client.get(f"/c/{tournament['id']}?token={tournament['watch_token']}&lang=en").get_data(as_text=True)
+    assert "Group A</h3>" in page and "Group B</h3>" in page and page.count("standings-table") == 2
+    assert "Yet to play: Berdeak" in page and "Yet to play: Zuriak, Moreak" in page
+    assert page.count('class="group-tag"') == 9
+    # the zip: each group's standings beside the whole league's
+    r = client.get(f"/api/tournaments/{tournament['id']}/export", headers=tournament["auth"])
+    names = zipfile_names(r.data)
+    assert {"standings.csv", "standings-group-A.csv", "standings-group-B.csv"} <= set(names)
+    # one league again: the groups are gone, the tables stay
+    r = client.put(path, headers=tournament["auth"], json={"teams": groups[0]})
+    assert r.json["groups"] is None and len(r.json["fixtures"]) == 3 and "group" not in r.json["fixtures"][0][0]
+    assert len(r.json["matches"]) == 3
+
+
+def test_groups_played_out_name_no_champion_and_offer_a_crossed_bracket(client, tournament) -> None:
+    path = f"/api/tournaments/{tournament['id']}/teams"
+    groups = [["A1", "A2", "A3"], ["B1", "B2", "B3"]]
+    assert client.put(path, headers=tournament["auth"], json={"groups": groups}).status_code == 200
+    for teams, winners in ((["A1", "A2"], [0, 0]), (["A2", "A3"], [0, 0]), (["A1", "A3"], [0, 0]),
+                           (["B3", "B1"], [1, 1]), (["B1", "B2"], [0, 0]), (["B2", "B3"], [0, 1, 0])):
+        assert enrol(client, tournament, imported(client, teams, winners)).status_code == 201
+    state = state_of(client, tournament)
+    assert all(g["finished"] for games in state["fixtures"] for g in games)
+    assert state["champion"] is None  # a league in groups goes on to a final stage
+    page = client.get(f"/c/{tournament['id']}?token={tournament['token']}").get_data(as_text=True)
+    form = page[page.index('id="set-knockout"'):]
+    seeds = form[form.index("<textarea"):form.index("</textarea>")].split(">", 1)[1].split("\n")
+    assert seeds == ["A1", "B1", "A2", "B2"]  # each group's winner meets the other's runner-up
+    teams_form = page[page.index('id="set-teams"'):]
+    assert teams_form[teams_form.index("<textarea"):teams_form.index("</textarea>")].split(">", 1)[1] == \
+        "A1\nA2\nA3\n\nB1\nB2\nB3"
+    r = client.put(f"/api/tournaments/{tournament['id']}/knockout", headers=tournament["auth"], json={"teams": seeds})
+    assert [g["teams"] for g in r.json["knockout"]["rounds"][0]] == [["A1", "B2"], ["B1", "A2"]]
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ({"groups": "A,B"}, "groups"), ({"groups": [["A", "B"]]}, "groups"),
+    ({"groups": [["A", "B"], ["C"]]}, "groups[1]"), ({"groups": [["A", "B"], "C,D"]}, "groups[1]"),
+    ({"groups": [["A", "B"], ["C", "a"]]}, "groups[1][1]"), ({"groups": [["A", "B"], ["C", ""]]}, "groups[1][1]"),
+    ({"groups": [["A", "A "], ["C", "D"]]}, "groups[0][1]"),
+    ({"groups": [[f"T{k}", f"U{k}"] for k in range(9)]}, "groups"),
+    ({"groups": [[f"T{k}-{j}" for j in range(11)] for k in range(3)]}, "groups"),
+    ({"groups": [["A", "B"], ["C", "D"]], "teams": ["A", "B", "C", "D"]}, "groups"),
+    ({"groups": [["A", "B"], ["C", "D"]], "legs": 3}, "legs"),
+])
+def test_bad_groups_are_refused_by_name_and_change_nothing(client, tournament, body, field) -> None:
+    path = f"/api/tournaments/{tournament['id']}/teams"
+    assert client.put(path, headers=tournament["auth"], json={"groups": [["X", "Y"], ["Z", "W"]]}).status_code == 200
+    r = client.put(path, headers=tournament["auth"], json=body)
+    assert (r.status_code, r.json["error"]["field"]) == (422, field), r.json
+    state = state_of(client, tournament)
+    assert [g["teams"] for g in state["groups"]] == [["X", "Y"], ["Z", "W"]]
+
+
+def test_the_semi_finals_losers_play_for_third_place(client, tournament) -> None:
+    ko = f"/api/tournaments/{tournament['id']}/knockout"
+    seeds = ["Gorriak", "Urdinak", "Berdeak", "Horiak"]
+    r = client.put(ko, headers=tournament["auth"], json={"teams": seeds, "third_place": True})
+    assert r.status_code == 200, r.json
+    assert r.json["knockout"]["third_place"] == {"teams": [None, None], "table": None, "vacas": None,
+                                                 "finished": False, "winner": None}
+    # semi-finals: Gorriak and Urdinak go through; Horiak and Berdeak meet for third place
+    for table in (imported(client, ["Gorriak", "Horiak"], [0, 0]), imported(client, ["Berdeak", "Urdinak"], [1, 1])):
+        assert enrol(client, tournament, table).status_code == 201
+    assert state_of(client, tournament)["knockout"]["third_place"]["teams"] == ["Horiak", "Berdeak"]
+    third = imported(client, ["Berdeak", "Horiak"], [0, 1, 0])
+    final = imported(client, ["Urdinak", "Gorriak"], [0, 0])
+    for table in (third, final):
+        assert enrol(client, tournament, table).status_code == 201
+    state = state_of(client, tournament)
+    bracket = state["knockout"]
+    assert bracket["third_place"]["table"] == third["id"] and bracket["third_place"]["vacas"] == [1, 2]
+    assert (bracket["third"], bracket["champion"], state["champion"]) == ("Berdeak", "Urdinak", "Urdinak")
+    assert bracket["rounds"][1][0]["table"] == final["id"]
+    assert {m["stage"] for m in state["matches"]} == {"knockout"} and state["standings"] == []
+    page = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=en").get_data(as_text=True)
+    assert "Third place</h3>" in page and "Third place: Berdeak" in page
+    assert page.index("Third place</h3>") < page.index("Final</h3>")
+    assert 'name="third_place" checked' in page
+    # drawn again without it, the third-place table counts in the league
+    r = client.put(ko, headers=tournament["auth"], json={"teams": seeds})
+    assert r.json["knockout"]["third_place"] is None and r.json["knockout"]["third"] is None
+    assert {m["table"]: m["stage"] for m in r.json["matches"]}[third["id"]] == "league"
+
+
+@pytest.mark.parametrize(("body", "field"), [({"teams": ["A", "B"], "third_place": True}, "third_place"),
+                                             ({"teams": ["A", "B", "C", "D"], "third_place": "yes"}, "third_place"),
+                                             ({"teams": ["A", "B", "C", "D"], "third_place": 1}, "third_place")])
+def test_a_bad_third_place_is_refused_by_name(client, tournament, body, field) -> None:
+    r = client.put(f"/api/tournaments/{tournament['id']}/knockout", headers=tournament["auth"], json=body)
+    assert (r.status_code, r.json["error"]["field"]) == (422, field)
+    assert state_of(client, tournament)["knockout"] is None
+
+
+@pytest.mark.parametrize(("groups", "size"), [(2, 2), (2, 4), (4, 2), (4, 4), (8, 2)])
+def test_a_bracket_from_groups_keeps_each_groups_teams_apart_in_its_first_round(groups, size) -> None:
+    from scorer.engine import knockout_draw
+    from scorer.storage.tournaments import qualifiers
+
+    named = [[f"{'ABCDEFGH'[g]}{k}" for k in range(1, size + 1)] for g in range(groups)]
+    # every group ranked as entered, its last team yet to play
+    state = {"groups": [{"name": t[0][0], "teams": t, "standings": [{"team": x} for x in t[:-1]]} for t in named]}
+    seeds = qualifiers(state)
+    assert len(seeds) == min(16, groups * size) and len(set(seeds)) == len(seeds)
+    assert seeds[:groups] == [t[0] for t in named]  # the winners are the top seeds
+    for a, b in knockout_draw(seeds):
+        assert a[0] != b[0], (a, b)  # no two of one group meet in the first round
+        assert int(a[1:]) + int(b[1:]) == size + 1  # a winner meets the last qualifier of another group

@@ -78,7 +78,7 @@ SCHEMAS: dict[str, Any] = {
                           "properties": {k: {"type": "string"} for k in
                                          ("id", "name", "token", "watch_token", "url", "watch_url")}},
     "Tournament": {"type": "object", "required": ["id", "name", "matches", "standings", "teams", "legs", "schedule",
-                                                  "fixtures", "round_dates", "knockout", "champion"],
+                                                  "fixtures", "round_dates", "groups", "knockout", "champion"],
                    "properties": {
         "id": {"type": "string"}, "name": {"type": "string"},
         "matches": {"type": "array", "items": {"type": "object", "properties": {
@@ -101,15 +101,24 @@ SCHEMAS: dict[str, Any] = {
                      "items": {"type": "array", "items": {"type": "object", "properties": {
                          "teams": {"type": "array", "items": {"type": "string"}},
                          "table": {"type": ["string", "null"]}, "vacas": {"type": ["array", "null"]},
-                         "finished": {"type": "boolean"}, "winner": {"type": ["string", "null"]}}}}},
+                         "finished": {"type": "boolean"}, "winner": {"type": ["string", "null"]},
+                         "group": {"type": "string", "description": "a league in groups: the pairing's group"}}}}},
+        "groups": {"type": ["array", "null"], "description": "a league played in groups (A, B, ...): each group's "
+                   "teams and its standings over the league's matches between two of them; round k of `fixtures` "
+                   "holds round k of every group", "items": {"type": "object", "properties": {
+                       "name": {"type": "string"}, "teams": {"type": "array", "items": {"type": "string"}},
+                       "standings": {"type": "array", "items": {"type": "object"}}}}},
         "knockout": {"type": ["object", "null"], "description": "the final stage where one was drawn: its teams "
                      "(best seed first), its rounds of pairings (a team null until the match before it is won; the "
-                     "winners of pairings 2k and 2k + 1 meet next) and its champion",
+                     "winners of pairings 2k and 2k + 1 meet next), its champion, and where the semi-finals' "
+                     "losers play for third place, that pairing and its winner",
                      "properties": {"teams": {"type": "array", "items": {"type": "string"}},
                                     "rounds": {"type": "array", "items": {"type": "array"}},
-                                    "champion": {"type": ["string", "null"]}}},
+                                    "third_place": {"type": ["object", "null"]},
+                                    "champion": {"type": ["string", "null"]},
+                                    "third": {"type": ["string", "null"]}}},
         "champion": {"type": ["string", "null"], "description": "the final's winner, or the league's sole leader "
-                     "once every fixture is finished"},
+                     "once every fixture is finished (not in a league played in groups)"},
         "standings": {"type": "array", "items": {"type": "object", "properties": {
             k: {"type": "string" if k == "team" else "integer"} for k in
             ("rank", "team", "played", "won", "lost", "vacas_won", "vacas_lost", "vacas_won_in_lost", "stones",
@@ -349,9 +358,12 @@ def document() -> dict[str, Any]:
             "summary": "The league's teams, for its fixtures (the organiser's token)",
             "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
             "requestBody": {"required": True, "content": {JSON: {"schema": {
-                "type": "object", "required": ["teams"], "properties": {
+                "type": "object", "properties": {
                     "teams": {"type": "array", "minItems": 2, "maxItems": 32, "items": {"type": "string"},
                               "description": "no two alike, case, accents and spacing aside"},
+                    "groups": {"type": "array", "minItems": 2, "maxItems": 8, "description": "in place of teams: "
+                               "the league in groups A, B, ... (2 teams or more each, 32 in all, no team twice)",
+                               "items": {"type": "array", "minItems": 2, "items": {"type": "string"}}},
                     "legs": {"type": "integer", "enum": [1, 2], "default": 1},
                     "start": {"type": "string", "format": "date", "description": "the first round's date"},
                     "every_days": {"type": "integer", "minimum": 1, "maximum": 60, "default": 7}}}}}},
@@ -364,7 +376,9 @@ def document() -> dict[str, Any]:
             "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
             "requestBody": {"required": True, "content": {JSON: {"schema": {
                 "type": "object", "required": ["teams"], "properties": {"teams": {
-                    "type": "array", "items": {"type": "string"}, "description": "2, 4, 8 or 16, best seed first"}}}}}},
+                    "type": "array", "items": {"type": "string"}, "description": "2, 4, 8 or 16, best seed first"},
+                    "third_place": {"type": "boolean", "default": False, "description": "the semi-finals' losers "
+                                    "play for third place (4 teams or more)"}}}}}},
             "responses": {"200": _json(_ref("Tournament"), "the tournament with its final stage")}
             | _errors(400, 401, 403, 404, 422)}, "delete": {
             "summary": "Remove the final stage (the organiser's token; its tables count in the league again)",

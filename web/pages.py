@@ -274,12 +274,13 @@ def tournament(tournament_id: str):
 
 
 def _knockout_teams(state: dict[str, Any]) -> list[str]:
-    """The final stage's seeds as drawn, else the top of the standings that a bracket
-    would take (8, 4 or 2 teams), for the organiser to put right."""
+    """The final stage's seeds as drawn, else the teams a bracket would take from the
+    league or its groups (`qualifiers`), for the organiser to put right."""
+    from scorer.storage.tournaments import qualifiers
+
     if state["knockout"]:
         return state["knockout"]["teams"]
-    n = next((n for n in (8, 4, 2) if n <= len(state["standings"])), 0)
-    return [row["team"] for row in state["standings"][:n]]
+    return qualifiers(state)
 
 
 @bp.get("/c/<tournament_id>/qr.svg")

@@ -90,6 +90,11 @@ MIGRATIONS: list[str] = [
     ALTER TABLE tournaments ADD COLUMN schedule TEXT;
     ALTER TABLE tournaments ADD COLUMN knockout TEXT;
     """,
+    # 4 -> 5: a league played in groups (JSON [[team, ...], ...], each group its own
+    # fixtures and standings; `teams` holds them all) or NULL for one league
+    """
+    ALTER TABLE tournaments ADD COLUMN groups TEXT;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

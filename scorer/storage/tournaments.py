@@ -26,7 +26,9 @@ from scorer.storage.tables import MAX_NAME, StoreError, TableStore, new_id, new_
 MAX_TOURNAMENT_NAME = 60
 MAX_TABLES = 200  # tables in one tournament
 MAX_TEAMS = 32  # teams in a league's fixtures (496 matches)
+MAX_GROUPS = 8  # groups in a league played in groups, named A to H
 KNOCKOUT_SIZES = (2, 4, 8, 16)  # teams in a final stage
+GROUP_NAMES = "ABCDEFGH"
 
 
 def _tidy_name(value: Any, field: str, limit: int) -> str:
@@ -47,33 +49,64 @@ def check_name(body: Any) -> str:
     return _tidy_name(body.get("name"), "name", MAX_TOURNAMENT_NAME)
 
 
-def check_teams(body: Any) -> tuple[list[str], int, dict[str, Any] | None]:
+def check_teams(body: Any) -> tuple[list[str], int, dict[str, Any] | None, list[list[str]] | None]:
     """The teams of a `{"teams": [...], "legs": 1 | 2, "start": "YYYY-MM-DD", "every_days":
     n}` body (2 to 32 names, spaces tidied, no two alike by `engine.team_key`; `legs` 1
     unless given: 2 plays the league home and away; `start`, the first round's date, and
     `every_days` (1 to 60, 7 unless given) date the rounds), as (teams, legs, schedule or
-    None), or a 422 that names what is wrong."""
-    teams = body.get("teams") if isinstance(body, dict) else None
-    if not isinstance(teams, list) or not 2 <= len(teams) <= MAX_TEAMS:
-        raise StoreError(422, "invalid", f"teams: expected a list of 2 to {MAX_TEAMS} team names", "teams")
-    out = _team_names(teams)
+    None, None), or a 422 that names what is wrong. `{"groups": [[...], [...]], ...}` in
+    place of `teams` plays the league in 2 to 8 groups of 2 teams or more (32 in all),
+    each its own round robin: (all the teams, legs, schedule, groups)."""
+    if not isinstance(body, dict):
+        raise StoreError(400, "bad_json", f"expected a JSON object with teams, got {type(body).__name__}")
+    groups = None
+    if "groups" in body:
+        if "teams" in body:
+            raise StoreError(422, "invalid", "groups: give the teams or the groups, not both", "groups")
+        groups = check_groups(body["groups"])
+        out = [team for group in groups for team in group]
+    else:
+        teams = body.get("teams")
+        if not isinstance(teams, list) or not 2 <= len(teams) <= MAX_TEAMS:
+            raise StoreError(422, "invalid", f"teams: expected a list of 2 to {MAX_TEAMS} team names", "teams")
+        out = _team_names(teams)
     legs = body.get("legs", 1)
     if legs not in (1, 2) or isinstance(legs, bool) or not isinstance(legs, int):
         raise StoreError(422, "invalid", f"legs: expected 1 (each pair meets once) or 2 (home and away), "
                          f"got {legs!r}", "legs")
-    return out, legs, check_schedule(body)
+    return out, legs, check_schedule(body), groups
 
 
-def _team_names(teams: list[Any]) -> list[str]:
-    """`teams` as names, spaces tidied, no two alike by `engine.team_key`, or a 422 naming
-    the first wrong one (`teams[i]`)."""
+def check_groups(groups: Any) -> list[list[str]]:
+    """The groups of a league (`check_teams`): 2 to 8 lists of 2 or more names, 32 in all,
+    no name in two groups or twice in one, or a 422 naming the first wrong one
+    (`groups[i]` or `groups[i][j]`)."""
+    if not isinstance(groups, list) or not 2 <= len(groups) <= MAX_GROUPS:
+        raise StoreError(422, "invalid", f"groups: expected a list of 2 to {MAX_GROUPS} groups, each a list of "
+                         "team names", "groups")
+    out: list[list[str]] = []
+    seen: list[str] = []
+    for i, group in enumerate(groups):
+        if not isinstance(group, list) or len(group) < 2:
+            raise StoreError(422, "invalid", f"groups[{i}]: expected a list of 2 team names or more, got {group!r}",
+                             f"groups[{i}]")
+        out.append(_team_names(group, f"groups[{i}]", seen))
+        seen += out[-1]
+    if len(seen) > MAX_TEAMS:
+        raise StoreError(422, "invalid", f"groups: {len(seen)} teams, {MAX_TEAMS} at most", "groups")
+    return out
+
+
+def _team_names(teams: list[Any], field: str = "teams", taken: list[str] = ()) -> list[str]:
+    """`teams` as names, spaces tidied, no two alike by `engine.team_key` nor like one of
+    `taken`, or a 422 naming the first wrong one (`teams[i]`)."""
     out: list[str] = []
     for i, value in enumerate(teams):
-        name = _tidy_name(value, f"teams[{i}]", MAX_NAME)
-        same = next((o for o in out if engine.team_key(o) == engine.team_key(name)), None)
+        name = _tidy_name(value, f"{field}[{i}]", MAX_NAME)
+        same = next((o for o in (*taken, *out) if engine.team_key(o) == engine.team_key(name)), None)
         if same is not None:
             told = f"{name!r} is named twice" if same == name else f"{name!r} is {same!r} again"
-            raise StoreError(422, "invalid", f"teams[{i}]: {told}", f"teams[{i}]")
+            raise StoreError(422, "invalid", f"{field}[{i}]: {told}", f"{field}[{i}]")
         out.append(name)
     return out
 
@@ -104,13 +137,21 @@ def round_dates(schedule: dict[str, Any] | None, rounds: int) -> list[str] | Non
     return [(start + dt.timedelta(days=k * schedule["every_days"])).isoformat() for k in range(rounds)]
 
 
-def check_knockout(body: Any) -> list[str]:
-    """The seeds of a `{"teams": [...]}` final stage (2, 4, 8 or 16 names, best first, no
-    two alike by `engine.team_key`), or a 422 that names what is wrong."""
+def check_knockout(body: Any) -> tuple[list[str], bool]:
+    """The seeds of a `{"teams": [...], "third_place": false}` final stage (2, 4, 8 or 16
+    names, best first, no two alike by `engine.team_key`) and whether the semi-finals'
+    losers play for third place (4 teams or more), or a 422 that names what is wrong."""
     teams = body.get("teams") if isinstance(body, dict) else None
     if not isinstance(teams, list) or len(teams) not in KNOCKOUT_SIZES:
         raise StoreError(422, "invalid", "teams: expected 2, 4, 8 or 16 team names, the best seed first", "teams")
-    return _team_names(teams)
+    seeds = _team_names(teams)
+    third = body.get("third_place", False)
+    if not isinstance(third, bool):
+        raise StoreError(422, "invalid", f"third_place: expected true or false, got {third!r}", "third_place")
+    if third and len(seeds) < 4:
+        raise StoreError(422, "invalid", "third_place: a final between two teams has no semi-finals to lose",
+                         "third_place")
+    return seeds, third
 
 
 def role_of(row: dict[str, Any], token: str) -> str | None:
@@ -141,17 +182,18 @@ class TournamentStore:
         return row
 
     def get(self, tournament_id: str) -> dict[str, Any]:
-        """`{id, token, watch_token, name, teams, legs, schedule, knockout}`; a 404 where there
-        is no such tournament."""
+        """`{id, token, watch_token, name, teams, legs, schedule, knockout, groups}`; a 404
+        where there is no such tournament."""
         row = self.db.reader().execute(
-            "SELECT id, token, watch_token, name, teams, legs, schedule, knockout FROM tournaments WHERE id = ?",
-            (tournament_id,),
+            "SELECT id, token, watch_token, name, teams, legs, schedule, knockout, groups FROM tournaments"
+            " WHERE id = ?", (tournament_id,),
         ).fetchone()
         if row is None:
             raise StoreError(404, "not_found", f"no tournament {tournament_id!r}")
         return {**dict(row), "teams": json.loads(row["teams"]),
                 "schedule": json.loads(row["schedule"]) if row["schedule"] else None,
-                "knockout": json.loads(row["knockout"]) if row["knockout"] else None}
+                "knockout": json.loads(row["knockout"]) if row["knockout"] else None,
+                "groups": json.loads(row["groups"]) if row["groups"] else None}
 
     def rename(self, tournament_id: str, body: Any) -> None:
         """A new name from `{"name": ...}` (the caller has checked the organiser's token)."""
@@ -168,25 +210,26 @@ class TournamentStore:
             conn.execute("DELETE FROM tournaments WHERE id = ?", (tournament_id,))  # its enrolments cascade
 
     def set_teams(self, tournament_id: str, body: Any) -> None:
-        """The league's teams from `{"teams": [...], "legs": 1 | 2, "start", "every_days"}`, for
-        its fixtures (the caller has checked the organiser's token)."""
-        teams, legs, schedule = check_teams(body)
+        """The league's teams from `{"teams" or "groups", "legs": 1 | 2, "start", "every_days"}`
+        (`check_teams`), for its fixtures (the caller has checked the organiser's token)."""
+        teams, legs, schedule, groups = check_teams(body)
         self.get(tournament_id)
         with self.db.write() as conn:
-            conn.execute("UPDATE tournaments SET teams = ?, legs = ?, schedule = ? WHERE id = ?",
+            conn.execute("UPDATE tournaments SET teams = ?, legs = ?, schedule = ?, groups = ? WHERE id = ?",
                          (json.dumps(teams, ensure_ascii=False), legs, json.dumps(schedule) if schedule else None,
-                          tournament_id))
+                          json.dumps(groups, ensure_ascii=False) if groups else None, tournament_id))
 
     def set_knockout(self, tournament_id: str, body: Any) -> None:
-        """Draw the final stage from `{"teams": [best seed first]}` (the caller has checked
-        the organiser's token). The tables added from its first draw on play it; drawn
-        again (a name put right), it keeps that time."""
-        seeds = check_knockout(body)
+        """Draw the final stage from `{"teams": [best seed first], "third_place": bool}` (the
+        caller has checked the organiser's token). The tables added from its first draw on
+        play it; drawn again (a name put right), it keeps that time."""
+        seeds, third = check_knockout(body)
         row = self.get(tournament_id)
         drawn = row["knockout"]["drawn"] if row["knockout"] else time.time()
+        stage = {"teams": seeds, "drawn": drawn, "third_place": third}
         with self.db.write() as conn:
             conn.execute("UPDATE tournaments SET knockout = ? WHERE id = ?",
-                         (json.dumps({"teams": seeds, "drawn": drawn}, ensure_ascii=False), tournament_id))
+                         (json.dumps(stage, ensure_ascii=False), tournament_id))
 
     def clear_knockout(self, tournament_id: str) -> None:
         """Remove the final stage (its tables stay, and count in the league again); a 404
@@ -246,17 +289,20 @@ class TournamentStore:
         return [(r["table_id"], r["added"]) for r in rows]
 
     def state(self, tournament_id: str, watch_links: bool = False) -> dict[str, Any]:
-        """`{id, name, matches, standings, teams, legs, schedule, fixtures, round_dates, knockout,
-        champion}`.
+        """`{id, name, matches, standings, teams, legs, schedule, fixtures, round_dates, groups,
+        knockout, champion}`.
 
         `matches`: each table's match as it stands, with its `stage` ("league", or
         "knockout" for a table that plays the final stage). `standings`: the engine's
         over the league's matches (an unfinished one only lists its teams; one whose two
         teams were renamed alike is listed with `ranked` false and left out).
         `fixtures`: the league's rounds where its teams were entered (`round_dates`, their
-        dates where a `schedule` was given). `knockout`: the
-        final stage where one was drawn (`knockout`). `champion`: the final's winner, or
-        the league's sole leader once every fixture is finished, else None. With
+        dates where a `schedule` was given). `groups`: a league played in groups, each
+        `{name, teams, standings}` (its standings over the league's matches between two of
+        its teams), round k of every group played in round k of `fixtures`, each pairing
+        naming its `group`; else None. `knockout`: the final stage where one was drawn
+        (`knockout`). `champion`: the final's winner, or the league's sole leader once
+        every fixture is finished (never a league in groups), else None. With
         `watch_links`, each match carries its table's watch token (for the organiser)."""
         row = self.get(tournament_id)
         matches, results, added = [], {}, {}
@@ -291,27 +337,37 @@ class TournamentStore:
         ko = row["knockout"]
         bracket = None
         if ko is not None:
-            bracket = knockout(ko["teams"], [m for m in matches if added[m["table"]] >= ko["drawn"]])
-            played = {g["table"] for games in bracket["rounds"] for g in games if g["table"]}
+            bracket = knockout(ko["teams"], [m for m in matches if added[m["table"]] >= ko["drawn"]],
+                               ko.get("third_place", False))
+            played = {g["table"] for g in bracket_pairings(bracket) if g["table"]}
             for m in matches:
                 if m["table"] in played:
                     m["stage"] = "knockout"
         league = [m for m in matches if m["stage"] == "league"]
-        table = engine.standings([results[m["table"]] for m in league if m["ranked"]], names=row["teams"])
-        drawn = fixtures(row["teams"], league, row["legs"])
+        ranked = [results[m["table"]] for m in league if m["ranked"]]
+        table = engine.standings(ranked, names=row["teams"])
+        groups = None
+        if row["groups"]:
+            drawn = group_fixtures(row["groups"], league, row["legs"])
+            groups = [{"name": name, "teams": teams, "standings": engine.standings(
+                [r for r in ranked if {engine.team_key(t) for t in r["teams"]} <= {engine.team_key(t) for t in teams}],
+                names=teams)} for name, teams in zip(GROUP_NAMES, row["groups"], strict=False)]
+        else:
+            drawn = fixtures(row["teams"], league, row["legs"])
         if bracket is not None:
             champion = bracket["champion"]
-        elif drawn and all(g["finished"] for games in drawn for g in games):
+        elif groups is None and drawn and all(g["finished"] for games in drawn for g in games):
             champion = table[0]["team"] if len(table) < 2 or table[1]["rank"] > 1 else None
         else:
             champion = None
         return {"id": row["id"], "name": row["name"], "matches": matches, "standings": table, "teams": row["teams"],
                 "legs": row["legs"], "schedule": row["schedule"], "fixtures": drawn,
                 "round_dates": round_dates(row["schedule"], len(drawn)) if drawn else None,
-                "knockout": bracket, "champion": champion}
+                "groups": groups, "knockout": bracket, "champion": champion}
 
     def export(self, tournament_id: str) -> tuple[bytes, str]:
-        """The tournament as a zip and its file name: `standings.csv`, `tournament.json`
+        """The tournament as a zip and its file name: `standings.csv` (and
+        `standings-group-A.csv`, ... for a league in groups), `tournament.json`
         (the answer of `state`, without tokens) and `matches/NN-team-team.jsonl`, each
         league table's match as `mus-match/1` (what `mus-scorer standings` ranks), the
         final stage's in `knockout/`."""
@@ -319,6 +375,8 @@ class TournamentStore:
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
             z.writestr("standings.csv", standings_csv(state["standings"]))
+            for group in state["groups"] or []:
+                z.writestr(f"standings-group-{group['name']}.csv", standings_csv(group["standings"]))
             z.writestr("tournament.json", json.dumps(state, ensure_ascii=False, indent=1) + "\n")
             for n, m in enumerate(state["matches"], 1):
                 try:
@@ -375,20 +433,43 @@ def _pairing(a: str | None, b: str | None, matches: list[dict[str, Any]], used: 
     }
 
 
-def fixtures(teams: list[str], matches: list[dict[str, Any]], legs: int = 1) -> list[list[dict[str, Any]]]:
+def fixtures(teams: list[str], matches: list[dict[str, Any]], legs: int = 1,
+             used: set[str] | None = None) -> list[list[dict[str, Any]]]:
     """The league's rounds (`engine.round_robin`), each pairing (`_pairing`) with an
     enrolled table between those two teams, if any: in the order the tables were added,
-    a pairing's first leg takes the first such table and its return leg the next."""
-    used: set[str] = set()
+    a pairing's first leg takes the first such table and its return leg the next (the
+    tables in `used` are taken already)."""
+    used = set() if used is None else used
     return [[_pairing(a, b, matches, used) for a, b in pairs]
             for pairs in (engine.round_robin(teams, legs) if len(teams) >= 2 else [])]
 
 
-def knockout(seeds: list[str], matches: list[dict[str, Any]]) -> dict[str, Any]:
-    """The final stage `{teams, rounds, champion}` between `seeds` (`engine.knockout_draw`):
-    each round's pairings (`_pairing`, a team None until the match before it is won)
-    played by `matches`, the first table between those two teams each; the winners of
-    pairings 2k and 2k + 1 meet next; `champion`, the final's winner or None."""
+def group_fixtures(groups: list[list[str]], matches: list[dict[str, Any]], legs: int = 1) -> list[list[dict[str, Any]]]:
+    """The rounds of a league in groups: round k holds round k of every group (`fixtures`),
+    each pairing naming its `group` ("A", "B", ...); a group of fewer rounds sits the
+    last ones out."""
+    used: set[str] = set()
+    per_group = []
+    for name, teams in zip(GROUP_NAMES, groups, strict=False):
+        per_group.append([[{**g, "group": name} for g in games] for games in fixtures(teams, matches, legs, used)])
+    return [[g for rounds in per_group if k < len(rounds) for g in rounds[k]]
+            for k in range(max(len(rounds) for rounds in per_group))]
+
+
+def _loser(game: dict[str, Any]) -> str | None:
+    """The team that lost a pairing, or None before it is won."""
+    if game["winner"] is None:
+        return None
+    return game["teams"][1] if game["winner"] == game["teams"][0] else game["teams"][0]
+
+
+def knockout(seeds: list[str], matches: list[dict[str, Any]], third_place: bool = False) -> dict[str, Any]:
+    """The final stage `{teams, rounds, third_place, champion, third}` between `seeds`
+    (`engine.knockout_draw`): each round's pairings (`_pairing`, a team None until the
+    match before it is won) played by `matches`, the first table between those two teams
+    each; the winners of pairings 2k and 2k + 1 meet next; `champion`, the final's winner
+    or None. With `third_place`, the semi-finals' losers meet too: `third_place`, that
+    pairing (else None), and `third`, its winner or None."""
     used: set[str] = set()
     rounds: list[list[dict[str, Any]]] = []
     pairs: list[tuple[str | None, str | None]] = list(engine.knockout_draw(seeds))
@@ -396,5 +477,35 @@ def knockout(seeds: list[str], matches: list[dict[str, Any]]) -> dict[str, Any]:
         games = [_pairing(a, b, matches, used) for a, b in pairs]
         rounds.append(games)
         if len(games) == 1:
-            return {"teams": seeds, "rounds": rounds, "champion": games[0]["winner"]}
+            break
         pairs = [(games[i]["winner"], games[i + 1]["winner"]) for i in range(0, len(games), 2)]
+    third = None
+    if third_place and len(rounds) >= 2:
+        third = _pairing(_loser(rounds[-2][0]), _loser(rounds[-2][1]), matches, used)
+    return {"teams": seeds, "rounds": rounds, "third_place": third, "champion": rounds[-1][0]["winner"],
+            "third": third["winner"] if third else None}
+
+
+def bracket_pairings(bracket: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every pairing of a final stage (`knockout`), the third-place one included."""
+    games = [g for games in bracket["rounds"] for g in games]
+    return games + ([bracket["third_place"]] if bracket["third_place"] else [])
+
+
+def qualifiers(state: dict[str, Any]) -> list[str]:
+    """The teams a final stage would take from the league as it stands, best seed first:
+    2, 4 or 8 of them from one league, the top of its standings; 2 to 16 from groups: the
+    winners of every group (A, B, ...), then the runners-up, and so on, so that
+    `engine.knockout_draw` pairs a group's winner with another group's lower place (a
+    team not yet ranked follows its group's ranked ones, as entered)."""
+    if state["groups"]:
+        ranked = []
+        for group in state["groups"]:
+            rows = [r["team"] for r in group["standings"]]
+            keys = {engine.team_key(t) for t in rows}
+            ranked.append(rows + [t for t in group["teams"] if engine.team_key(t) not in keys])
+        order = [teams[k] for k in range(max(map(len, ranked))) for teams in ranked if k < len(teams)]
+        sizes = (16, 8, 4, 2)
+    else:
+        order, sizes = [r["team"] for r in state["standings"]], (8, 4, 2)
+    return order[:next((n for n in sizes if n <= len(order)), 0)]

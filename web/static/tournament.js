@@ -46,15 +46,22 @@ document.addEventListener("visibilitychange", () => { if (!document.hidden) refr
 // The names of a textarea, one a line, blank lines left out.
 const linesOf = (area) => area.value.split("\n").map((s) => s.trim()).filter(Boolean);
 
-// The league's teams, one a line: the server draws the fixtures.
+// The names of a textarea in groups: a blank line (or more) ends a group.
+export function groupsOf(text) {
+  return text.split(/\n\s*\n/).map((block) => block.split("\n").map((s) => s.trim()).filter(Boolean))
+    .filter((group) => group.length);
+}
+
+// The league's teams, one a line (a blank line between groups): the server draws the fixtures.
 const teamsForm = document.getElementById("set-teams");
 if (teamsForm) {
   teamsForm.addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    const teams = linesOf(teamsForm.elements.teams);
+    const groups = groupsOf(teamsForm.elements.teams.value);
     try {
       const legs = Number(teamsForm.elements.legs.value) || 1;
-      const body = { teams, legs };
+      const inGroups = teamsForm.elements.format.value === "groups";
+      const body = inGroups ? { groups, legs } : { teams: groups.flat(), legs };
       if (teamsForm.elements.start.value) {
         body.start = teamsForm.elements.start.value;
         body.every_days = Number(teamsForm.elements.every_days.value) || 7;
@@ -76,7 +83,8 @@ if (koForm) {
     ev.preventDefault();
     const teams = linesOf(koForm.elements.teams);
     try {
-      await api("PUT", `${boot.api}/knockout`, { token: boot.token, json: { teams } });
+      const third_place = koForm.elements.third_place.checked;
+      await api("PUT", `${boot.api}/knockout`, { token: boot.token, json: { teams, third_place } });
       toast(t("tour.ko_drawn"));
       location.reload();
     } catch (e) {
