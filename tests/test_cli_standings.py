@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from scorer.engine.match import Match
 from scorer.engine.rules import Rules
 
@@ -239,3 +241,29 @@ def test_a_bad_zip_is_named(tmp_path: Path) -> None:
         z.writestr("matches/02-x-y.jsonl", '{"format": "mus-match/1"}\n{"hands": 3}\n')
     r = standings(str(bad))
     assert r.returncode == 1 and f"{bad}:matches/02-x-y.jsonl" in r.stderr and r.stdout == ""
+
+
+@pytest.mark.parametrize("saved", ['{"teams": ["a", "b", "c", "d"], "groups": [{"name": "A", "teams": ["A", "B"]}, '
+                                   '{"name": "B", "teams": ["c", "D"]}]}', "not json", '["A"]',
+                                   '{"groups": [{"name": "A", "teams": "A,B"}]}'])
+def test_a_zip_in_groups_ranks_each_group_and_a_bad_tournament_json_is_passed_over(tmp_path: Path, saved) -> None:
+    import zipfile
+
+    files = club(tmp_path)
+    league = tmp_path / "league.zip"
+    with zipfile.ZipFile(league, "w") as z:
+        for f in files:
+            z.write(f, f"matches/{f.name}")
+        z.writestr("tournament.json", saved)
+    proc = standings(str(league), "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    if saved.startswith('{"teams"'):
+        # A beat B (A-B is group A's one match); C-D in group B is not played: only D-A, across groups
+        assert [(g["name"], [(r["team"], r["won"]) for r in g["standings"]]) for g in data["groups"]] == [
+            ("A", [("A", 1), ("B", 0)]), ("B", [])]
+        assert {r["team"] for r in data["standings"]} == {"a", "b", "c", "d"}  # spelt as the league entered them
+        text = standings(str(league), "--lang", "fr").stdout.splitlines()
+        assert text[0] == "Groupe A" and "Groupe B" in text and "Toutes les parties" in text
+    else:
+        assert "groups" not in data and {r["team"] for r in data["standings"]} == {"A", "B", "C", "D"}

@@ -611,7 +611,11 @@ def test_a_new_table_page_for_a_tournament_needs_the_organisers_token(client, to
     assert 'id="create-tournament"' in plain and 'id="tournament-note"' not in plain
 
 
-def test_a_league_in_groups_plays_each_group_its_own_fixtures_and_standings(client, tournament) -> None:
+def test_a_league_in_groups_plays_each_group_its_own_fixtures_and_standings(client, tournament, tmp_path) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
     path = f"/api/tournaments/{tournament['id']}/teams"
     groups = [["Gorriak", "Urdinak", "Berdeak"], ["Horiak", "Beltzak", "Zuriak", "Moreak"]]
     r = client.put(path, headers=tournament["auth"], json={"groups": groups, "start": "2026-12-03"})
@@ -648,10 +652,22 @@ def test_a_league_in_groups_plays_each_group_its_own_fixtures_and_standings(clie
     assert "Group A</h3>" in page and "Group B</h3>" in page and page.count("standings-table") == 2
     assert "Yet to play: Berdeak" in page and "Yet to play: Zuriak, Moreak" in page
     assert page.count('class="group-tag"') == 9
-    # the zip: each group's standings beside the whole league's
+    # the zip: each group's standings beside the whole league's, and the command line ranks them alike
     r = client.get(f"/api/tournaments/{tournament['id']}/export", headers=tournament["auth"])
     names = zipfile_names(r.data)
     assert {"standings.csv", "standings-group-A.csv", "standings-group-B.csv"} <= set(names)
+    (tmp_path / "groups.zip").write_bytes(r.data)
+    proc = subprocess.run([sys.executable, "-m", "scorer", "standings", str(tmp_path / "groups.zip"), "--json"],
+                          capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parent.parent)
+    assert proc.returncode == 0, proc.stderr
+    ranked = json.loads(proc.stdout)
+    assert ranked["standings"] == state["standings"]
+    assert ranked["groups"] == [{k: g[k] for k in ("name", "teams", "standings")} for g in state["groups"]]
+    proc = subprocess.run([sys.executable, "-m", "scorer", "standings", str(tmp_path / "groups.zip"), "--lang", "es"],
+                          capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parent.parent)
+    text = proc.stdout.splitlines()
+    assert proc.returncode == 0 and text[0] == "Grupo A" and "Grupo B" in text and "Todas las partidas" in text
+    assert text[text.index("Grupo B") + 2].split()[:2] == ["1", "Horiak"]
     # one league again: the groups are gone, the tables stay
     r = client.put(path, headers=tournament["auth"], json={"teams": groups[0]})
     assert r.json["groups"] is None and len(r.json["fixtures"]) == 3 and "group" not in r.json["fixtures"][0][0]

@@ -4,9 +4,13 @@ Each file is a `mus-match/1` file, replayed as `replay` does, or a tournament's 
 web app's "Download the tournament"), whose `matches/*.jsonl` are its league's matches; the results of the matches
 (`Match.result()`) are ranked by the engine's `standings` (RULES.md "Club standings"); a
 team is its name whatever its case, accents and spacing (`engine.team_key`). Prints a table (rank, team, played, won, lost, vacas won, vacas lost, stones), then the
-matches not finished yet, which count for nothing but list their teams. `--json` prints
+matches not finished yet, which count for nothing but list their teams. A single zip of a
+league played in groups (its `tournament.json` names them) ranks each group first, over
+the matches between two of its teams, then every match; a single zip's teams are spelt as
+its league entered them. `--json` prints
 one JSON object: `{"standings": [the rows of standings()], "matches": [{"file", "teams",
-"vacas", "stones", "winner"}]}`. Every bad file is reported on standard error with its
+"vacas", "stones", "winner"}]}`, and `"groups": [{"name", "teams", "standings"}]` for a
+league in groups. Every bad file is reported on standard error with its
 name (and line); then nothing is printed on standard output, as standings over part of
 the matches would mislead, and the exit status is 1 (2 if a file could not be read).
 """
@@ -26,21 +30,25 @@ _WORDS: dict[str, dict[str, str]] = {
     "en": {
         "rank": "Rank", "team": "Team", "played": "Played", "won": "Won", "lost": "Lost",
         "vacas_won": "Vacas won", "vacas_lost": "Vacas lost", "stones": "Stones",
+        "group": "Group {name}", "all": "All matches",
         "unfinished_1": "1 match not finished: {m}", "unfinished_n": "{n} matches not finished: {m}",
     },
     "es": {
         "rank": "Puesto", "team": "Equipo", "played": "Jugadas", "won": "Ganadas", "lost": "Perdidas",
         "vacas_won": "Vacas ganadas", "vacas_lost": "Vacas perdidas", "stones": "Piedras",
+        "group": "Grupo {name}", "all": "Todas las partidas",
         "unfinished_1": "1 partida sin terminar: {m}", "unfinished_n": "{n} partidas sin terminar: {m}",
     },
     "eu": {
         "rank": "Postua", "team": "Taldea", "played": "Jokatuak", "won": "Irabaziak", "lost": "Galduak",
         "vacas_won": "Bakak irabazi", "vacas_lost": "Bakak galdu", "stones": "Harriak",
+        "group": "{name} multzoa", "all": "Partida guztiak",
         "unfinished_1": "Partida bat amaitu gabe: {m}", "unfinished_n": "{n} partida amaitu gabe: {m}",
     },
     "fr": {
         "rank": "Rang", "team": "Équipe", "played": "Jouées", "won": "Gagnées", "lost": "Perdues",
         "vacas_won": "Manches gagnées", "vacas_lost": "Manches perdues", "stones": "Pierres",
+        "group": "Groupe {name}", "all": "Toutes les parties",
         "unfinished_1": "1 partie non terminée : {m}", "unfinished_n": "{n} parties non terminées : {m}",
     },
 }
@@ -98,6 +106,33 @@ def _texts(path: str) -> list[tuple[str, str | None, int]]:
         return [(path, None, 2)]
 
 
+def _league(path: str) -> tuple[list[str], list[dict[str, Any]] | None]:
+    """The teams as a tournament's zip spells them and its groups `[{name, teams}]`, from
+    its `tournament.json`: ([], None) where it names none (not a zip, no such member, a
+    league not played in groups)."""
+    if not path.lower().endswith(".zip"):
+        return [], None
+    try:
+        with zipfile.ZipFile(path) as z:
+            if "tournament.json" not in z.namelist() or z.getinfo("tournament.json").file_size > MAX_MEMBER:
+                return [], None
+            saved = json.loads(z.read("tournament.json").decode("utf-8"))
+    except (OSError, ValueError, zipfile.BadZipFile):
+        return [], None
+    saved = saved if isinstance(saved, dict) else {}
+    teams, groups = saved.get("teams"), saved.get("groups")
+    if not isinstance(groups, list) or not groups or not all(
+            isinstance(g, dict) and isinstance(g.get("name"), str) and _names(g.get("teams")) for g in groups):
+        groups = None
+    return (teams if _names(teams) else []), (
+        [{"name": g["name"], "teams": g["teams"]} for g in groups] if groups else None)
+
+
+def _names(value: Any) -> bool:
+    """Whether `value` is a list of team names."""
+    return isinstance(value, list) and all(isinstance(t, str) for t in value)
+
+
 def _load(path: str, text: str) -> tuple[dict[str, Any] | None, int]:
     """The result of the match `text` read from `path` (`Match.result()`), or None and the
     exit status after printing why on standard error."""
@@ -145,15 +180,28 @@ def _standings(args: argparse.Namespace) -> int:
     if status:
         return status
 
-    from scorer.engine.standings import standings
+    from scorer.engine.standings import standings, team_key
 
-    rows = standings(matches)  # the extra "file" key is not read
+    teams, groups = _league(args.files[0]) if len(args.files) == 1 else ([], None)
+    rows = standings(matches, names=teams)  # the extra "file" key is not read
+    for group in groups or []:
+        keys = {team_key(t) for t in group["teams"]}
+        group["standings"] = standings([m for m in matches if {team_key(t) for t in m["teams"]} <= keys],
+                                       names=group["teams"])
     out = sys.stdout
     if args.json:
         dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-        out.write(dumps({"standings": rows, "matches": matches}) + "\n")
+        answer = {"standings": rows, "matches": matches} | ({"groups": groups} if groups else {})
+        out.write(dumps(answer) + "\n")
         return 0
     w = _WORDS[args.lang]
+    for group in groups or []:
+        out.write(w["group"].format(name=group["name"]) + "\n")
+        for line in _table(group["standings"], w):
+            out.write(line + "\n")
+        out.write("\n")
+    if groups:
+        out.write(w["all"] + "\n")
     for line in _table(rows, w):
         out.write(line + "\n")
     unfinished = [m for m in matches if m["winner"] is None]
