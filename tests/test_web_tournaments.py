@@ -754,17 +754,26 @@ def test_a_bad_third_place_is_refused_by_name(client, tournament, body, field) -
     assert state_of(client, tournament)["knockout"] is None
 
 
-@pytest.mark.parametrize(("groups", "size"), [(2, 2), (2, 4), (4, 2), (4, 4), (8, 2)])
-def test_a_bracket_from_groups_keeps_each_groups_teams_apart_in_its_first_round(groups, size) -> None:
+@pytest.mark.parametrize(("groups", "size", "n"), [(2, 2, 4), (2, 5, 4), (3, 3, 4), (4, 2, 8), (4, 4, 8), (5, 3, 8),
+                                                   (6, 2, 8), (7, 4, 8), (8, 2, 16), (8, 4, 16)])
+def test_a_bracket_from_groups_takes_about_two_a_group_and_keeps_each_groups_apart(groups, size, n) -> None:
     from scorer.engine import knockout_draw
     from scorer.storage.tournaments import qualifiers
 
     named = [[f"{'ABCDEFGH'[g]}{k}" for k in range(1, size + 1)] for g in range(groups)]
-    # every group ranked as entered, its last team yet to play
-    state = {"groups": [{"name": t[0][0], "teams": t, "standings": [{"team": x} for x in t[:-1]]} for t in named]}
+    # every group ranked as entered, its last team yet to play; across groups, later groups' teams first
+    standings = sorted((t for teams in named for t in teams[:-1]), key=lambda t: (t[1:], -ord(t[0])))
+    state = {"standings": [{"team": t} for t in standings],
+             "groups": [{"name": t[0][0], "teams": t, "standings": [{"team": x} for x in t[:-1]]} for t in named]}
     seeds = qualifiers(state)
-    assert len(seeds) == min(16, groups * size) and len(set(seeds)) == len(seeds)
-    assert seeds[:groups] == [t[0] for t in named]  # the winners are the top seeds
+    assert len(seeds) == n and len(set(seeds)) == n
+    assert {t[0] for t in named} <= set(seeds)  # every group's winner goes through
+    places = [int(t[1:]) for t in seeds]
+    assert places == sorted(places) or groups * 2 == n  # swapped only where groups pair whole places
+    if n - groups < groups and size > 2:  # a place that does not fit whole: its best by the whole league's standings
+        assert sorted(t for t in seeds if t[1:] == "2") == sorted(f"{'ABCDEFGH'[g]}2" for g in
+                                                                  range(groups - (n - groups), groups))
     for a, b in knockout_draw(seeds):
-        assert a[0] != b[0], (a, b)  # no two of one group meet in the first round
-        assert int(a[1:]) + int(b[1:]) == size + 1  # a winner meets the last qualifier of another group
+        assert a[0] != b[0], (seeds, a, b)  # no two of one group meet in the first round
+        if groups * 2 == n:
+            assert {a[1:], b[1:]} == {"1", "2"}  # a winner meets another group's runner-up

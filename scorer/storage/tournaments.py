@@ -17,6 +17,7 @@ import json
 import re
 import time
 import zipfile
+from collections.abc import Callable
 from typing import Any
 
 from scorer import engine
@@ -493,19 +494,50 @@ def bracket_pairings(bracket: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def qualifiers(state: dict[str, Any]) -> list[str]:
-    """The teams a final stage would take from the league as it stands, best seed first:
-    2, 4 or 8 of them from one league, the top of its standings; 2 to 16 from groups: the
-    winners of every group (A, B, ...), then the runners-up, and so on, so that
-    `engine.knockout_draw` pairs a group's winner with another group's lower place (a
-    team not yet ranked follows its group's ranked ones, as entered)."""
-    if state["groups"]:
-        ranked = []
-        for group in state["groups"]:
-            rows = [r["team"] for r in group["standings"]]
-            keys = {engine.team_key(t) for t in rows}
-            ranked.append(rows + [t for t in group["teams"] if engine.team_key(t) not in keys])
-        order = [teams[k] for k in range(max(map(len, ranked))) for teams in ranked if k < len(teams)]
-        sizes = (16, 8, 4, 2)
-    else:
-        order, sizes = [r["team"] for r in state["standings"]], (8, 4, 2)
-    return order[:next((n for n in sizes if n <= len(order)), 0)]
+    """The teams a final stage would take from the league as it stands, best seed first,
+    for the organiser to put right. From one league, the top 8, 4 or 2 of its standings.
+    From groups, about the top two of each (4 from 2 or 3 groups, 8 from 4 to 7, 16 from
+    8): every group's winner (A, B, ...), then its runner-up, and so on; where a place
+    does not fit whole, its best by the whole league's standings. A team not yet ranked
+    follows its group's ranked ones, as entered. The seeds are then put so that no two
+    of one group meet in the first round where that can be helped (`apart`)."""
+    if not state["groups"]:
+        order = [r["team"] for r in state["standings"]]
+        return order[:next((n for n in (8, 4, 2) if n <= len(order)), 0)]
+    key = engine.team_key
+    overall = {key(r["team"]): i for i, r in enumerate(state["standings"])}
+    ranked, group_of = [], {}
+    for group in state["groups"]:
+        rows = [r["team"] for r in group["standings"]]
+        keys = {key(t) for t in rows}
+        ranked.append(rows + [t for t in group["teams"] if key(t) not in keys])
+        group_of.update({key(t): group["name"] for t in group["teams"]})
+    total = sum(map(len, ranked))
+    n = next(n for n in (16, 8, 4, 2) if n <= min(2 * len(ranked), total))
+    seeds: list[str] = []
+    for place in range(max(map(len, ranked))):
+        tier = [teams[place] for teams in ranked if place < len(teams)]
+        if len(seeds) + len(tier) > n:
+            tier = sorted(tier, key=lambda t: overall.get(key(t), len(overall)))[:n - len(seeds)]
+        seeds += tier
+        if len(seeds) == n:
+            break
+    return apart(seeds, lambda t: group_of[key(t)])
+
+
+def apart(seeds: list[str], group: Callable[[str], str]) -> list[str]:
+    """`seeds` with lower seeds swapped, the fewest and nearest first, so that no first-round
+    pairing of `engine.knockout_draw` puts two teams of one `group(team)` together where a
+    swap between two pairings can help it."""
+    seeds = list(seeds)
+    slot = {a: i for i, a in enumerate(seeds)}
+    pairs = [(slot[a], slot[b]) for a, b in engine.knockout_draw(seeds)]
+    for i, (top, low) in enumerate(pairs):
+        if group(seeds[top]) != group(seeds[low]):
+            continue
+        for j in sorted(range(len(pairs)), key=lambda j: abs(j - i)):
+            top2, low2 = pairs[j]
+            if j != i and group(seeds[top]) != group(seeds[low2]) and group(seeds[top2]) != group(seeds[low]):
+                seeds[low], seeds[low2] = seeds[low2], seeds[low]
+                break
+    return seeds
