@@ -101,6 +101,20 @@ def test_json_lines_with_bad_lines_settle_the_others() -> None:
     assert rows[3] == EXPECTED
 
 
+def test_json_no_reader_takes_is_an_error_line_not_a_crash() -> None:
+    lines = [json.dumps(SIMPLE), '{"esku": ' + "1" * 5000 + "}", '{"a": ' + "[" * 5000 + "]" * 5000 + "}",
+             json.dumps(SIMPLE)]
+    proc = settle(stdin="\n".join(lines) + "\n")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    rows = out_lines(proc)
+    assert [r["format"] for r in rows] == ["mus-settlement/1", "mus-error/1", "mus-error/1", "mus-settlement/1"]
+    assert rows[1]["error"] == "invalid JSON: a number of more than 4300 digits"
+    assert rows[2]["error"] == "invalid JSON: arrays or objects nested too deep"
+    pretty = json.dumps(SIMPLE, indent=1) + "\n" + '{"esku":\n ' + "1" * 5000 + "}\n" + json.dumps(SIMPLE, indent=1)
+    rows = out_lines(settle(stdin=pretty))
+    assert [r["format"] for r in rows] == ["mus-settlement/1", "mus-error/1", "mus-settlement/1"]
+
+
 def test_all_lines_bad_still_one_error_each() -> None:
     proc = settle(stdin="nope\n{}\n")
     assert proc.returncode == 1

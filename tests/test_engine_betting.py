@@ -177,6 +177,9 @@ def test_an_ordago_cannot_be_raised():
     ({"seat": 0, "act": "envido", "n": 1}, "n"),
     ({"seat": 0, "act": "envido", "n": "2"}, "n"),
     ({"seat": 0, "act": "envido", "n": True}, "n"),
+    ({"seat": 0, "act": "envido", "n": 1001}, "n"),
+    ({"seat": 0, "act": "envido", "n": 10**30}, "n"),
+    ({"seat": 0, "act": "envido", "n": 10**5000}, "n"),
     ({"seat": 0, "act": "paso", "n": 2}, "n"),
     ({"seat": 0, "act": "paso", "who": 1}, "who"),
     ({"seat": 0, "act": "declare"}, "act"),
@@ -186,6 +189,16 @@ def test_malformed_actions(action, field):
     with pytest.raises(MalformedError) as err:
         start().check(action)
     assert err.value.field == field
+
+
+def test_a_bet_is_at_most_a_thousand_stones_and_a_huge_one_is_quoted_short():
+    assert start().apply({"seat": 0, "act": "envido", "n": 1000}).log[-1]["n"] == 1000
+    with pytest.raises(MalformedError, match=r"^n: 1000000000000000000000000000000 is not a whole number of stones "
+                                             r"from 2 to 1000"):
+        start().check({"seat": 0, "act": "envido", "n": 10**30})
+    with pytest.raises(MalformedError) as err:
+        start().check({"seat": 0, "act": "mas", "n": int("7" * 200)})
+    assert len(str(err.value)) < 200
 
 
 def test_check_does_not_change_the_hand():

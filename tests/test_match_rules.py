@@ -251,6 +251,8 @@ def test_replay_skips_blank_lines_and_counts_them() -> None:
     ("bad", "message"),
     [
         ('{"hands": [["8o"]]', "line 3: not JSON"),
+        ('{"esku": ' + "9" * 5000 + "}", "line 3: not JSON: a number of more than 4300 digits"),
+        ('{"hands": ' + "[" * 5000 + "]" * 5000 + "}", "line 3: not JSON: arrays or objects nested too deep"),
         (json.dumps({"hands": [["8o", "12c", "12e", "12b"], ASES, HORSES, FOURS]}), "line 3: hands[0][0]: '8o'"),
         (json.dumps(strong(0, esku=7)), "line 3: esku"),
     ],

@@ -137,3 +137,24 @@ def test_a_version_4_tournament_keeps_its_bracket_and_gains_groups(tmp_path) -> 
     tours.set_teams("c1", {"groups": [["A", "B"], ["C", "D"]]})
     assert [g["name"] for g in tours.state("c1")["groups"]] == ["A", "B"]
     db.close()
+
+
+def test_a_version_5_database_keeps_its_writes_as_retries(tmp_path) -> None:
+    from scorer.storage.tables import TableStore
+
+    db = _database_at(tmp_path / "v5.db", 5,
+                      "INSERT INTO tables (id, token, watch_token, header, version, current, created, updated) VALUES "
+                      "('t1', 'tok', 'w', '{\"teams\": [\"A\", \"B\"], \"players\": [\"a\", \"b\", \"c\", \"d\"], "
+                      "\"rules\": {\"kings\": 8, \"target\": 40}, \"esku\": 0}', 3, '{\"log\": []}', 0, 0)",
+                      "INSERT INTO ops (table_id, client_id, kind, version, created) VALUES ('t1', 'old', 'action', 3, 0)")
+    assert db.schema_version == SCHEMA_VERSION >= 6
+    store = TableStore(db)
+    legal = store.runtime("t1").live.legal()[0]
+    # written before digests were kept: a retry by kind alone; another kind is refused
+    assert store.act("t1", "old", 3, legal)[1] is True
+    with pytest.raises(Exception, match="client_id 'old' was sent already"):
+        store.mus("t1", "old", 3)
+    rt, replayed = store.act("t1", "new", 3, legal)
+    assert not replayed and rt.version == 4
+    assert db.reader().execute("SELECT digest FROM ops WHERE client_id = 'new'").fetchone()[0]
+    db.close()

@@ -116,6 +116,15 @@ def test_photo_retry_with_client_id_stores_once(app, client, table, rec) -> None
     assert r1.json["photo_id"] == r2.json["photo_id"] and r1.json == r2.json
     assert app.extensions["mus_store"].counts(table["id"])["photos"] == 1
     assert len(rec.calls) == 1  # the retry is not read again
+    # another photo under the same client_id is not taken for a retry
+    r3 = client.post(url, headers=table["auth"], data=photo_bytes("PNG"), content_type="image/png")
+    assert (r3.status_code, r3.json["error"]["code"], r3.json["error"]["field"]) == (409, "client_id_reused",
+                                                                                     "client_id")
+    s = client.get(f"/api/tables/{table['id']}", headers=table["auth"]).json
+    r4 = client.post(f"/api/tables/{table['id']}/actions", headers=table["auth"],
+                     json={"client_id": "p1", "version": s["version"], "action": s["current"]["legal"][0]})
+    assert (r4.status_code, r4.json["error"]["code"]) == (409, "client_id_reused")
+    assert app.extensions["mus_store"].counts(table["id"])["photos"] == 1 and len(rec.calls) == 1
 
 
 def gif() -> bytes:

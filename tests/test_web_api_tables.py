@@ -167,6 +167,54 @@ def test_create_refuses_bad_json(client, data) -> None:
     assert_error(client.post("/api/tables", data=data, content_type="application/json"), 400, "bad_json")
 
 
+@pytest.mark.parametrize(("data", "said"), [
+    (b'{"teams": ["A", "\\ud800"]}', "lone surrogate \\ud800"),
+    (b'{"esku": ' + b"1" * 5000 + b"}", "more than 4300 digits"),
+    (b'{"a": ' + b"[" * 2000 + b"]" * 2000 + b"}", "nested more than 64 deep"),
+    (b'{"a": ' + b"[" * 64 + b"]" * 64 + b"}", "nested more than 64 deep"),
+    ('{"teams": ["A", "B"]}'.encode("utf-16"), "not UTF-8"),
+])
+def test_json_no_parser_should_take_is_a_400_that_says_why(app, client, table, data, said) -> None:
+    before = snapshot(app, client, table)
+    for path in ("/api/tables", f"/api/tables/{table['id']}/actions", "/api/tournaments"):
+        r = client.post(path, data=data, content_type="application/json", headers=table["auth"])
+        assert said in assert_error(r, 400, "bad_json")["message"]
+    r = client.post(f"/api/tables/{table['id']}/import?client_id=i&version=1", headers=table["auth"],
+                    data=b'{"format": "mus-match/1", "teams": ["A", "B"]}\n' + data.replace(b"\n", b" ") + b"\n",
+                    content_type="application/x-ndjson")
+    assert r.status_code in (400, 422) and r.json["error"]["code"] in ("invalid", "bad_file")
+    assert snapshot(app, client, table) == before
+    # a body nested as deep as a hand record ever is, is read
+    r = client.post("/api/tables", json={"teams": ["A", "B"], "rules": {"kings": 8}, "x": [[[[1]]]]})
+    assert r.status_code in (201, 422) and r.json.get("error", {}).get("code") != "bad_json"
+
+
+def test_a_huge_value_is_quoted_short_in_its_error(app, client, table) -> None:
+    r = client.post("/api/tables", json={"esku": "x" * 1_000_000})
+    err = assert_error(r, 422, field="esku")
+    assert len(r.data) < 1000 and err["message"].startswith("esku: expected a seat 0..3, got 'xxx")
+    assert "characters in all)" in err["message"]
+    s = state(client, table)
+    r = act(client, table, s["version"], {"seat": 0, "act": "y" * 100_000})
+    assert len(r.data) < 1000 and assert_error(r, 422)["field"]
+
+
+@pytest.mark.parametrize("name", ["\u200b", "\u0000", "\ufeff \u202e", " \u200d "])
+def test_a_name_of_invisible_characters_is_refused(app, client, name) -> None:
+    err = assert_error(client.post("/api/tables", json={"teams": ["A", name]}), 422, "invalid", "teams[1]")
+    assert "invisible" in err["message"]
+
+
+def test_names_lose_their_invisible_characters_and_keep_an_emoji(client) -> None:
+    family = "\U0001F468\u200d\U0001F469\u200d\U0001F467"  # one emoji, joined
+    r = client.post("/api/tables", json={"teams": ["Gorri\u200bak", f"Familia {family}"],
+                                         "players": ["\ufeffAne", "B", "C", "D\u202e"]})
+    assert r.status_code == 201, r.json
+    t = {**r.json, "auth": {"Authorization": f"Bearer {r.json['token']}"}}
+    s = state(client, t)
+    assert s["teams"] == ["Gorriak", f"Familia {family}"] and s["players"] == ["Ane", "B", "C", "D"]
+
+
 # -- tokens --------------------------------------------------------------------------
 def test_without_a_token_nothing_is_read_or_written(app, client, table) -> None:
     before = snapshot(app, client, table)
@@ -228,6 +276,25 @@ def test_retry_with_same_client_id_applies_once(app, client, table) -> None:
     assert r2.headers.get("Idempotent-Replayed") == "true"
     assert r1.json == r2.json
     assert len(r2.json["current"]["log"]) == 1 and r2.json["version"] == s["version"] + 1
+
+
+def test_a_client_id_sent_again_with_another_request_is_409(app, client, table) -> None:
+    s = state(client, table)
+    legal = s["current"]["legal"]
+    assert act(client, table, s["version"], legal[0], client_id="once").status_code == 200
+    before = snapshot(app, client, table)
+    after = state(client, table)
+    other = next(a for a in after["current"]["legal"] if a != legal[0])
+    err = assert_error(act(client, table, after["version"], other, client_id="once"), 409, "client_id_reused",
+                       "client_id")
+    assert "'once'" in err["message"] and "another request (action, other content)" in err["message"]
+    r = client.post(f"/api/tables/{table['id']}/mus", headers=table["auth"],
+                    json={"client_id": "once", "version": after["version"]})
+    assert "another request (action)" in assert_error(r, 409, "client_id_reused", "client_id")["message"]
+    assert snapshot(app, client, table) == before
+    # the same request again is still a retry
+    r = act(client, table, s["version"], legal[0], client_id="once")
+    assert r.status_code == 200 and r.headers.get("Idempotent-Replayed") == "true"
 
 
 def test_stale_version_is_409_and_changes_nothing(app, client, table) -> None:

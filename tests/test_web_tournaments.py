@@ -529,6 +529,8 @@ def test_a_league_with_a_start_date_dates_its_rounds(client, tournament) -> None
 
 
 @pytest.mark.parametrize(("extra", "field"), [({"start": "2026-13-01"}, "start"), ({"start": "3/12/2026"}, "start"),
+                                              ({"start": "2024-W01-1"}, "start"), ({"start": "20240101T0"}, "start"),
+                                              ({"start": "9999-12-31", "legs": 2}, "start"),
                                               ({"start": 20261203}, "start"), ({"start": "2026-12-3"}, "start"),
                                               ({"start": "2026-12-03", "every_days": 0}, "every_days"),
                                               ({"start": "2026-12-03", "every_days": 61}, "every_days"),
@@ -777,3 +779,17 @@ def test_a_bracket_from_groups_takes_about_two_a_group_and_keeps_each_groups_apa
         assert a[0] != b[0], (seeds, a, b)  # no two of one group meet in the first round
         if groups * 2 == n:
             assert {a[1:], b[1:]} == {"1", "2"}  # a winner meets another group's runner-up
+
+
+@pytest.mark.parametrize(("body", "field"), [({"name": "\u200b"}, "name"), ({"name": "\ufeff \u0000"}, "name")])
+def test_a_tournament_name_of_invisible_characters_is_refused(client, body, field) -> None:
+    r = client.post("/api/tournaments", json=body)
+    assert (r.status_code, r.json["error"]["field"]) == (422, field) and "invisible" in r.json["error"]["message"]
+
+
+def test_a_team_with_an_invisible_character_is_the_same_team(client, tournament) -> None:
+    path = f"/api/tournaments/{tournament['id']}/teams"
+    r = client.put(path, headers=tournament["auth"], json={"teams": ["Gorriak", "Gorri\u200bak "]})
+    assert (r.status_code, r.json["error"]["field"]) == (422, "teams[1]")
+    r = client.put(path, headers=tournament["auth"], json={"teams": ["Gorriak", "\u202eUrdinak"]})
+    assert r.status_code == 200 and r.json["teams"] == ["Gorriak", "Urdinak"]

@@ -60,14 +60,56 @@ def _body() -> dict[str, Any]:
     if not raw.strip():
         raise ApiError(400, "bad_json", "the body is empty; expected a JSON object")
     try:
-        obj = json.loads(raw)
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ApiError(400, "bad_json", "the body is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise ApiError(400, "bad_json", f"the body is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    try:
+        obj = parse_json(text)
+    except ValueError as exc:
+        raise ApiError(400, "bad_json", f"the body is not JSON: {exc}") from None
     if not isinstance(obj, dict):
         raise ApiError(400, "bad_json", f"expected a JSON object, got {type(obj).__name__}")
     return obj
+
+
+MAX_DEPTH = 64  # arrays and objects inside one another in a request
+
+
+def parse_json(text: str) -> Any:
+    """`text` as JSON, or a ValueError that says what is wrong with it: where it breaks, a
+    number of more than 4,300 digits, nesting deeper than `MAX_DEPTH`, or a lone
+    surrogate escape (`"\\ud800"`), which no UTF-8 text can hold."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}" if exc.lineno > 1 else f"column {exc.colno}"
+        raise ValueError(f"{exc.msg} at {where}") from None
+    except RecursionError:
+        raise ValueError(f"arrays or objects nested more than {MAX_DEPTH} deep") from None
+    except ValueError:  # int() refused a number too long to read safely
+        raise ValueError("a number of more than 4300 digits") from None
+    stack = [(obj, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict | list):
+            if depth >= MAX_DEPTH:
+                raise ValueError(f"arrays or objects nested more than {MAX_DEPTH} deep")
+            items = list(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
+            for key, v in items:
+                if key is not None:
+                    _utf8(key)
+                stack.append((v, depth + 1))
+        elif isinstance(value, str):
+            _utf8(value)
+    return obj
+
+
+def _utf8(text: str) -> None:
+    """A ValueError where `text` holds a lone surrogate."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"a lone surrogate \\u{ord(text[exc.start]):04x} in a string, which is not text") from None
 
 
 # -- tokens --------------------------------------------------------------------
@@ -259,13 +301,13 @@ def post_photo(table_id: str) -> Response:
     form = request.form if request.mimetype.startswith("multipart/") else {}
     client_id = request.args.get("client_id") or form.get("client_id")
     with_id = request.args["with"] if "with" in request.args else form.get("with")
+    data = _photo_bytes()
     if client_id is not None:
-        done = _store().photo_for(table_id, client_id)
+        done = _store().photo_for(table_id, client_id, data, with_id)
         if done is not None:  # a retry: the photo is stored and read already
             return _dump(_photo_links(table_id, done), 201)
     if with_id is not None:
         _store().first_photo(table_id, with_id, adding=True)  # before the work of reading it
-    data = _photo_bytes()
     image, scan = _scan(data)
     from scorer import vision
 
@@ -372,9 +414,9 @@ def _import_lines() -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ApiError(422, "invalid", f"line {i}: not JSON: {exc.msg} at column {exc.colno}", f"line {i}") from None
+            obj = parse_json(line)
+        except ValueError as exc:
+            raise ApiError(422, "invalid", f"line {i}: not JSON: {exc}", f"line {i}") from None
         if not isinstance(obj, dict):
             raise ApiError(422, "invalid", f"line {i}: expected a JSON object", f"line {i}")
         objs.append((i, obj))

@@ -44,8 +44,19 @@ class ApiError(Exception):
         self.field = field
 
 
+MAX_MESSAGE = 400  # characters of an error message; a long input it quotes is cut short
+MAX_FIELD = 100
+
+
+def _short(text: str, limit: int) -> str:
+    """`text`, or its first `limit` characters and how long it was."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters in all)"
+
+
 def error_body(status: int, code: str, message: str, field: str | None = None) -> dict[str, Any]:
-    return {"error": {"status": status, "code": code, "message": message, "field": field}}
+    """The one JSON error shape; a message (or field) that quotes a huge input quotes its start."""
+    return {"error": {"status": status, "code": code, "message": _short(message, MAX_MESSAGE),
+                      "field": None if field is None else _short(field, MAX_FIELD)}}
 
 
 def error_response(status: int, code: str, message: str, field: str | None = None) -> Response:

@@ -401,7 +401,7 @@ def document() -> dict[str, Any]:
     }
     responses = {f"E{s}": _json(_ref("Error"), d) for s, d in {
         400: "bad request", 401: "no token", 403: "wrong token or read-only token", 404: "not found",
-        409: "stale_version or match_over", 413: "body too large", 415: "unsupported image",
+        409: "stale_version, match_over or client_id_reused (a client_id sent already with another request)", 413: "body too large", 415: "unsupported image",
         422: "refused by the engine", 503: "too many live connections, or no card recognizer"}.items()}
     responses["Error"] = _json(_ref("Error"), "any other error, same shape")
     return {

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from scorer.commands._io import drop_stdout, read_input
+from scorer.engine.errors import json_problem
 
 ERROR_FORMAT = "mus-error/1"
 CHUNK = 4096  # lines settled (and written) at a time
@@ -51,8 +52,8 @@ def _json_lines(lines: list[str], first: int = 1) -> Iterator[tuple[int, Any, st
             continue
         try:
             yield n, loads(line), None
-        except json.JSONDecodeError as exc:
-            yield n, None, f"invalid JSON: {exc.msg} (column {exc.colno})"
+        except (ValueError, RecursionError) as exc:
+            yield n, None, f"invalid JSON: {json_problem(exc)}"
 
 
 def _documents(text: str) -> Iterator[tuple[int, Any, str | None]]:
@@ -68,8 +69,10 @@ def _documents(text: str) -> Iterator[tuple[int, Any, str | None]]:
         line = text.count("\n", 0, pos) + 1
         try:
             value, end = decoder.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
-            yield line, None, f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        except (ValueError, RecursionError) as exc:
+            syntax = isinstance(exc, json.JSONDecodeError)
+            why = f"{exc.msg} (line {exc.lineno}, column {exc.colno})" if syntax else json_problem(exc)
+            yield line, None, f"invalid JSON: {why}"
             resume = text.find("\n{", pos)
             if resume < 0:
                 return
@@ -87,6 +90,8 @@ def is_json_lines(lines: list[str]) -> bool:
         json.loads(first)
     except json.JSONDecodeError as exc:
         return exc.pos < len(first)
+    except (ValueError, RecursionError):  # complete, but no reader takes it: each line stands alone
+        return True
     return True
 
 

@@ -18,6 +18,16 @@ LANCES = ("grande", "chica", "pares", "juego", "punto")
 PHASES = ("grande", "chica", "pares_declare", "pares", "juego_declare", "juego", "punto", "showdown", "over")
 BET_ACTS = ("paso", "envido", "mas", "ordago", "quiero", "no_quiero")
 _ACTION_KEYS = {"seat", "act", "n", "pares", "juego"}
+MAX_BET = 1000  # stones in one envido or raise: far past any game's 40, within what every JSON reader keeps exact
+
+
+def _short(value: Any) -> str:
+    """`repr(value)`, its first 40 characters where it is longer."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int too long to print
+        return "a number of more than 4300 digits"
+    return text if len(text) <= 40 else text[:40] + "…"
 _NEXT = {"grande": "chica", "chica": "pares_declare", "pares": "juego_declare", "juego": "showdown", "punto": "showdown"}
 
 
@@ -61,8 +71,8 @@ class Action(NamedTuple):
             return Action(seat, act)
         n = obj.get("n", 2)
         least = 2 if act == "envido" else 1
-        if type(n) is not int or n < least:
-            raise MalformedError("n", f"{n!r} is not a whole number of stones >= {least}", n)
+        if type(n) is not int or not least <= n <= MAX_BET:
+            raise MalformedError("n", f"{_short(n)} is not a whole number of stones from {least} to {MAX_BET}", n)
         return Action(seat, act, n)
 
     def to_json(self) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 
@@ -28,3 +29,13 @@ class MalformedError(MusError):
 
 class IllegalError(MusError):
     """Well formed but not allowed: same card twice, action out of turn, raise with no bet."""
+
+
+def json_problem(exc: Exception) -> str:
+    """Why `json.loads` refused a text, in words: where it broke (`JSONDecodeError`), a
+    number too long to read (`ValueError`) or arrays nested too deep (`RecursionError`)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} (column {exc.colno})"
+    if isinstance(exc, RecursionError):
+        return "arrays or objects nested too deep"
+    return "a number of more than 4300 digits"

@@ -10,7 +10,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from .errors import IllegalError, MalformedError, MusError
+from .errors import IllegalError, MalformedError, MusError, json_problem
 from .rules import Rules
 from .settle import settle
 
@@ -215,8 +215,8 @@ def _parse_lines(lines: Iterable[str | dict[str, Any]]) -> Iterator[tuple[int, A
                 continue
             try:
                 obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise _at_line(MalformedError("", f"not JSON: {exc.msg} (column {exc.colno})"), n) from None
+            except (ValueError, RecursionError) as exc:
+                raise _at_line(MalformedError("", f"not JSON: {json_problem(exc)}"), n) from None
             yield n, obj
         else:
             yield n, line

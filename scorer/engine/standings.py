@@ -21,8 +21,10 @@ __all__ = ["knockout_draw", "round_robin", "standings", "team_key"]
 def team_key(name: str) -> str:
     """What makes two spellings of a team's name one team: case, accents and spacing
     aside (`team_key(" Gorriák ") == team_key("GORRIAK") == "gorriak"`), since phones
-    capitalise and players type names as they please."""
-    bare = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    capitalise and players type names as they please; invisible characters (a zero-width
+    space, a byte order mark) aside too."""
+    bare = "".join(c for c in unicodedata.normalize("NFKD", name)
+                   if not unicodedata.combining(c) and unicodedata.category(c) not in ("Cc", "Cf"))
     return " ".join(bare.casefold().split())
 
 

@@ -95,6 +95,11 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE tournaments ADD COLUMN groups TEXT;
     """,
+    # 5 -> 6: what a write asked for (a digest of its kind and body), so that a client_id
+    # sent again with another request is refused rather than answered as a retry
+    """
+    ALTER TABLE ops ADD COLUMN digest TEXT;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -11,10 +11,12 @@ legal, then the new version committed and published.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import secrets
 import threading
 import time
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -144,6 +146,12 @@ class Runtime:
         return self._json
 
 
+def visible(text: str) -> str:
+    """`text` without control and invisible format characters (zero-width spaces, byte
+    order marks, direction overrides; the joiner inside an emoji stays), stripped."""
+    return "".join(c for c in text if c == "\u200d" or unicodedata.category(c) not in ("Cc", "Cf")).strip()
+
+
 def _check_names(obj: Any, key: str, n: int, default: list[str]) -> list[str]:
     if obj is None:
         return list(default)
@@ -151,11 +159,12 @@ def _check_names(obj: Any, key: str, n: int, default: list[str]) -> list[str]:
         raise StoreError(422, "invalid", f"{key}: expected a list of {n} names", key)
     out = []
     for i, name in enumerate(obj):
-        if not isinstance(name, str) or not name.strip():
-            raise StoreError(422, "invalid", f"{key}[{i}]: expected a non-empty name, got {name!r}", f"{key}[{i}]")
+        if not isinstance(name, str) or not visible(name).strip("\u200d"):
+            raise StoreError(422, "invalid", f"{key}[{i}]: expected a name, not blank nor only invisible characters, got {name!r}",
+                             f"{key}[{i}]")
         if len(name) > MAX_NAME:
             raise StoreError(422, "invalid", f"{key}[{i}]: longer than {MAX_NAME} characters", f"{key}[{i}]")
-        out.append(name.strip())
+        out.append(visible(name))
     return out
 
 
@@ -320,26 +329,26 @@ class TableStore:
 
     # -- writing -------------------------------------------------------------------
     def write(
-        self, table_id: str, client_id: Any, version: Any, kind: str, change: Callable[[Runtime], dict[str, Any]]
+        self, table_id: str, client_id: Any, version: Any, kind: str, change: Callable[[Runtime], dict[str, Any]],
+        request: Any = None,
     ) -> tuple[Runtime, bool]:
         """Apply one write: `(new runtime, replayed)`.
 
         `change(rt)` returns what to store: `{"live": LiveHand, "mus_rounds": n}` and
         optionally `"settle": {...}` (a hand to add) or `"unsettle": True`; it raises
         `engine.MusError` (422) or `StoreError` and nothing changes. A `client_id` seen
-        before answers the table as it is now, without applying anything (`replayed`).
+        before with the same `kind` and `request` answers the table as it is now, without
+        applying anything (`replayed`); seen with another, it is a 409 (`_seen`).
         """
         client_id = check_client_id(client_id)
         if isinstance(version, bool) or not isinstance(version, int):
             raise StoreError(400, "invalid", f"version: expected an integer, got {version!r}", "version")
+        digest = _digest(kind, request)
         rt = self.runtime(table_id)  # 404 before taking the lock
         with self.db.lock:
             rt = self.runtime(table_id)
             conn = self.db.locked_conn()
-            seen = conn.execute(
-                "SELECT version FROM ops WHERE table_id = ? AND client_id = ?", (table_id, client_id)
-            ).fetchone()
-            if seen is not None:
+            if _seen(conn, table_id, client_id, kind, digest) is not None:
                 return rt, True
             if version != rt.version:
                 raise StoreError(
@@ -356,7 +365,7 @@ class TableStore:
                 self._forget(table_id)
                 raise
             try:
-                new = self._commit(rt, client_id, kind, out)
+                new = self._commit(rt, client_id, kind, out, digest)
             except BaseException:
                 self._forget(table_id)
                 raise
@@ -369,7 +378,7 @@ class TableStore:
         for listener in list(self.listeners):
             listener(table_id, version)
 
-    def _commit(self, rt: Runtime, client_id: str, kind: str, out: dict[str, Any]) -> Runtime:
+    def _commit(self, rt: Runtime, client_id: str, kind: str, out: dict[str, Any], digest: str) -> Runtime:
         now = time.time()
         version = rt.version + 1
         hands, logs, match = rt.hands, rt.logs, rt.match
@@ -399,8 +408,8 @@ class TableStore:
             if cur.rowcount != 1:  # another process wrote this table
                 raise StoreError(409, "stale_version", "the table changed meanwhile; reload it", "version")
             conn.execute(
-                "INSERT INTO ops (table_id, client_id, kind, version, created) VALUES (?, ?, ?, ?, ?)",
-                (rt.id, client_id, kind, version, now),
+                "INSERT INTO ops (table_id, client_id, kind, version, created, digest) VALUES (?, ?, ?, ?, ?, ?)",
+                (rt.id, client_id, kind, version, now, digest),
             )
         return rt.with_hand(version=version, match=match, live=live, mus_rounds=mus_rounds, hands=hands, logs=logs)
 
@@ -414,7 +423,7 @@ class TableStore:
                 raise StoreError(422, "invalid", f"action: expected an object, got {action!r}", "action")
             return {"live": live.apply(action), "mus_rounds": rt.mus_rounds}
 
-        return self.write(table_id, client_id, version, "action", change)
+        return self.write(table_id, client_id, version, "action", change, action)
 
     def mus(self, table_id: str, client_id: Any, version: Any) -> tuple[Runtime, bool]:
         """One more mus round (only before the first word of the hand)."""
@@ -477,7 +486,7 @@ class TableStore:
                            "mus_rounds": rt.mus_rounds, "photo_id": cited, "match": match},
             }
 
-        return self.write(table_id, client_id, version, "showdown", change)
+        return self.write(table_id, client_id, version, "showdown", change, [hands, photo_id])
 
     def replace(self, table_id: str, client_id: Any, version: Any, header: dict[str, Any],
                 records: list[dict[str, Any]]) -> tuple[Runtime, bool]:
@@ -485,12 +494,11 @@ class TableStore:
         client_id = check_client_id(client_id)
         if isinstance(version, bool) or not isinstance(version, int):
             raise StoreError(400, "invalid", f"version: expected an integer, got {version!r}", "version")
+        digest = _digest("import", [header, records])
         rt = self.runtime(table_id)
         with self.db.lock:
             rt = self.runtime(table_id)
-            if self.db.locked_conn().execute(
-                "SELECT 1 FROM ops WHERE table_id = ? AND client_id = ?", (table_id, client_id)
-            ).fetchone():
+            if _seen(self.db.locked_conn(), table_id, client_id, "import", digest) is not None:
                 return rt, True
             if version != rt.version:
                 raise StoreError(409, "stale_version", f"version {version} is not the table's version {rt.version}",
@@ -506,8 +514,8 @@ class TableStore:
                         (_dumps(header), new.version, _dumps({"log": [], "mus_rounds": 0}), now, rt.id),
                     )
                     conn.execute(
-                        "INSERT INTO ops (table_id, client_id, kind, version, created) VALUES (?, ?, 'import', ?, ?)",
-                        (rt.id, client_id, new.version, now),
+                        "INSERT INTO ops (table_id, client_id, kind, version, created, digest)"
+                        " VALUES (?, ?, 'import', ?, ?, ?)", (rt.id, client_id, new.version, now, digest),
                     )
             except BaseException:
                 self._forget(table_id)
@@ -528,18 +536,17 @@ class TableStore:
         photo_id = new_id() + new_id()
         response = {"photo_id": photo_id, "scan": scan}
         now = time.time()
+        digest = _photo_digest(data, with_id)
         with self.db.write() as conn:
             if client_id is not None:
-                seen = conn.execute(
-                    "SELECT response FROM ops WHERE table_id = ? AND client_id = ?", (table_id, client_id)
-                ).fetchone()
+                seen = _seen(conn, table_id, client_id, "photo", digest)
                 if seen is not None:
                     return json.loads(seen["response"] or "null"), True
             first_id = self._first_of(conn, table_id, with_id, adding=True) if with_id is not None else None
             if client_id is not None:
                 conn.execute(
-                    "INSERT INTO ops (table_id, client_id, kind, response, created) VALUES (?, ?, 'photo', ?, ?)",
-                    (table_id, client_id, _dumps(response), now),
+                    "INSERT INTO ops (table_id, client_id, kind, response, created, digest)"
+                    " VALUES (?, ?, 'photo', ?, ?, ?)", (table_id, client_id, _dumps(response), now, digest),
                 )
             conn.execute(
                 "INSERT INTO photos (id, table_id, mime, data, annotated, scan, created, first_id)"
@@ -579,12 +586,11 @@ class TableStore:
                             "ORDER BY first_id IS NOT NULL, created, rowid", (first, first)).fetchall()
         return [(r["id"], json.loads(r["scan"] or "null")) for r in rows]
 
-    def photo_for(self, table_id: str, client_id: Any) -> dict[str, Any] | None:
-        """The answer already given to a photo upload with this `client_id`, if any."""
+    def photo_for(self, table_id: str, client_id: Any, data: bytes, with_id: str | None = None) -> dict[str, Any] | None:
+        """The answer already given to this upload (`data`, `with_id`) with this `client_id`,
+        if any; a 409 where the `client_id` was sent with another request."""
         client_id = check_client_id(client_id)
-        row = self.db.reader().execute(
-            "SELECT response FROM ops WHERE table_id = ? AND client_id = ? AND kind = 'photo'", (table_id, client_id)
-        ).fetchone()
+        row = _seen(self.db.reader(), table_id, client_id, "photo", _photo_digest(data, with_id))
         return json.loads(row["response"]) if row is not None else None
 
     def counts(self, table_id: str) -> dict[str, int]:
@@ -594,6 +600,30 @@ class TableStore:
             t: conn.execute(f"SELECT count(*) FROM {t} WHERE table_id = ?", (table_id,)).fetchone()[0]
             for t in ("hands", "ops", "photos")
         }
+
+
+def _digest(kind: str, request: Any) -> str:
+    """What a write asked for, in 32 hex digits: its kind and its body."""
+    text = json.dumps([kind, request], sort_keys=True, ensure_ascii=False, default=repr)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _photo_digest(data: bytes, with_id: str | None) -> str:
+    """What a photo upload asked for: its bytes and the photo it goes with."""
+    return _digest("photo", [hashlib.sha256(data).hexdigest(), with_id])
+
+
+def _seen(conn: Any, table_id: str, client_id: str, kind: str, digest: str) -> Any:
+    """The ops row of a write this table took with `client_id` already (None if none): a
+    retry of it, or a 409 where that write was another (another kind or another body;
+    a row written before digests were kept is compared by kind)."""
+    row = conn.execute("SELECT kind, digest, response FROM ops WHERE table_id = ? AND client_id = ?",
+                       (table_id, client_id)).fetchone()
+    if row is not None and (row["kind"] != kind or (row["digest"] is not None and row["digest"] != digest)):
+        told = row["kind"] if row["kind"] != kind else f"{kind}, other content"
+        raise StoreError(409, "client_id_reused", f"client_id {client_id!r} was sent already with another request "
+                         f"({told}): a new request needs a new client_id", "client_id")
+    return row
 
 
 def check_client_id(client_id: Any) -> str:

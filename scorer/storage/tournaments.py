@@ -22,7 +22,7 @@ from typing import Any
 
 from scorer import engine
 from scorer.storage.db import Database
-from scorer.storage.tables import MAX_NAME, StoreError, TableStore, new_id, new_token
+from scorer.storage.tables import MAX_NAME, StoreError, TableStore, new_id, new_token, visible
 
 MAX_TOURNAMENT_NAME = 60
 MAX_TABLES = 200  # tables in one tournament
@@ -34,9 +34,9 @@ GROUP_NAMES = "ABCDEFGH"
 
 def _tidy_name(value: Any, field: str, limit: int) -> str:
     """`value` as a name with its spaces tidied, or a 422 naming `field`."""
-    if not isinstance(value, str) or not value.strip():
-        raise StoreError(422, "invalid", f"{field}: expected a non-empty name, got {value!r}", field)
-    name = " ".join(value.split())
+    name = " ".join(visible(value).split()) if isinstance(value, str) else ""
+    if not name.strip("\u200d"):
+        raise StoreError(422, "invalid", f"{field}: expected a name, not blank nor only invisible characters, got {value!r}", field)
     if len(name) > limit:
         raise StoreError(422, "invalid", f"{field}: longer than {limit} characters", field)
     return name
@@ -75,7 +75,14 @@ def check_teams(body: Any) -> tuple[list[str], int, dict[str, Any] | None, list[
     if legs not in (1, 2) or isinstance(legs, bool) or not isinstance(legs, int):
         raise StoreError(422, "invalid", f"legs: expected 1 (each pair meets once) or 2 (home and away), "
                          f"got {legs!r}", "legs")
-    return out, legs, check_schedule(body), groups
+    schedule = check_schedule(body)
+    rounds = max(len(g) - 1 + len(g) % 2 for g in (groups or [out])) * legs
+    try:
+        round_dates(schedule, rounds)
+    except OverflowError:
+        raise StoreError(422, "invalid", f"start: the league's {rounds} rounds from {schedule['start']} every "
+                         f"{schedule['every_days']} days run past the year 9999", "start") from None
+    return out, legs, schedule, groups
 
 
 def check_groups(groups: Any) -> list[list[str]]:
@@ -118,7 +125,7 @@ def check_schedule(body: dict[str, Any]) -> dict[str, Any] | None:
     if start is None or start == "":
         return None
     try:
-        if not isinstance(start, str) or len(start) != 10:
+        if not isinstance(start, str) or not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", start):
             raise ValueError
         day = dt.date.fromisoformat(start)
     except ValueError:
