@@ -178,7 +178,7 @@ def test_the_organiser_takes_a_table_out_and_the_table_stays(client, tournament)
 def test_a_tournament_body_must_be_an_object(client) -> None:
     r = client.post("/api/tournaments", json=["Liga"])
     assert (r.status_code, r.json["error"]["code"]) == (400, "bad_json")
-    assert "list" in r.json["error"]["message"]
+    assert "an array" in r.json["error"]["message"]
 
 
 def test_a_table_whose_teams_share_a_name_is_refused_or_left_out_of_the_ranking(client, tournament) -> None:

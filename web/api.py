@@ -66,10 +66,17 @@ def _body() -> dict[str, Any]:
     try:
         obj = parse_json(text)
     except ValueError as exc:
-        raise ApiError(400, "bad_json", f"the body is not JSON: {exc}") from None
+        raise ApiError(400, "bad_json", f"the body is not JSON that can be read: {exc}") from None
     if not isinstance(obj, dict):
-        raise ApiError(400, "bad_json", f"expected a JSON object, got {type(obj).__name__}")
+        raise ApiError(400, "bad_json", f"expected a JSON object, got {json_type(obj)}")
     return obj
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a parsed value's type: "array", "string", "null", ..."""
+    names = {list: "an array", str: "a string", bool: "true or false", int: "a number", float: "a number",
+             dict: "an object", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
 
 
 MAX_DEPTH = 64  # arrays and objects inside one another in a request
@@ -88,28 +95,30 @@ def parse_json(text: str) -> Any:
         raise ValueError(f"arrays or objects nested more than {MAX_DEPTH} deep") from None
     except ValueError:  # int() refused a number too long to read safely
         raise ValueError("a number of more than 4300 digits") from None
-    stack = [(obj, 0)]
+    stack: list[tuple[Any, str, int]] = [(obj, "", 0)]
     while stack:
-        value, depth = stack.pop()
+        value, path, depth = stack.pop()
         if isinstance(value, dict | list):
             if depth >= MAX_DEPTH:
-                raise ValueError(f"arrays or objects nested more than {MAX_DEPTH} deep")
-            items = list(value.items()) if isinstance(value, dict) else [(None, v) for v in value]
-            for key, v in items:
-                if key is not None:
-                    _utf8(key)
-                stack.append((v, depth + 1))
+                raise ValueError(f"{path or 'the body'}: arrays or objects nested more than {MAX_DEPTH} deep")
+            if isinstance(value, dict):
+                for key, v in value.items():
+                    _utf8(key, f"{path}.{key!r}" if path else repr(key))
+                    stack.append((v, f"{path}.{key}" if path else key, depth + 1))
+            else:
+                stack += [(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
         elif isinstance(value, str):
-            _utf8(value)
+            _utf8(value, path)
     return obj
 
 
-def _utf8(text: str) -> None:
-    """A ValueError where `text` holds a lone surrogate."""
+def _utf8(text: str, path: str) -> None:
+    """A ValueError naming `path` where `text` holds a lone surrogate."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise ValueError(f"a lone surrogate \\u{ord(text[exc.start]):04x} in a string, which is not text") from None
+        raise ValueError(f"{path or 'the body'}: a lone surrogate \\u{ord(text[exc.start]):04x}, which is not "
+                         "text") from None
 
 
 # -- tokens --------------------------------------------------------------------
