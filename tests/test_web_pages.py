@@ -122,6 +122,10 @@ def test_history_sheet_and_the_count_in_words(client, table):
     r = client.get(f"/t/{tid}/hands/1/explain?token={tok}&lang=eu")
     lines = r.get_json()["lines"]
     assert r.status_code == 200 and lines and any("Ane" in line for line in lines)
+    # the count names the teams as the table does, not a pair of partners
+    teams = client.get(f"/api/tables/{tid}?token={tok}").get_json()["teams"]
+    said = " ".join(client.get(f"/t/{tid}/hands/1/explain?token={tok}&lang=en").get_json()["lines"])
+    assert any(team in said for team in teams) and " and " not in said.split(":")[0]
     assert client.get(f"/t/{tid}/hands/2/explain?token={tok}").status_code == 404
 
 
@@ -133,3 +137,39 @@ def test_a_date_in_each_language(lang: str, said: str) -> None:
     assert i18n.short_date(lang, "2026-12-31") == said
     for key in ("date.months", "date.weekdays"):  # twelve months, seven days, in every language
         assert len(i18n.t(lang, key).split(",")) == (12 if key == "date.months" else 7)
+
+
+@pytest.mark.parametrize(("lang", "said"), [("es", "No hay ninguna página"), ("en", "There is no page")])
+def test_an_unknown_address_gets_the_apps_own_page_in_the_readers_language(client, lang, said) -> None:
+    for path in ("/nope", "/t/", "/c/", "/static/nope.js"):
+        r = client.get(f"{path}?lang={lang}")
+        page = r.get_data(as_text=True)
+        assert r.status_code == 404 and r.mimetype == "text/html", path
+        assert said in page and 'name="viewport"' in page and 'data-code="page_not_found"' in page
+    r = client.post(f"/?lang={lang}")  # a page that only reads
+    assert r.status_code == 405 and "GET" in r.headers["Allow"] and 'class="panel error-panel"' in r.get_data(as_text=True)
+    assert client.get("/api/nope").mimetype == "application/json"  # the API keeps its JSON errors
+
+
+def test_the_history_lists_what_was_said_in_the_order_it_was_said(client, table):
+    st = _write(client, table, "actions", {"action": {"seat": 0, "act": "paso"}})
+    while st["current"]["phase"] not in ("showdown", "over"):
+        cur = st["current"]
+        decl = [a for a in cur["legal"] if a["act"] == "declare"]
+        seat = cur["to_speak"]
+        if decl:
+            lance = "pares" if "pares" in decl[0] else "juego"
+            action = {"seat": seat, "act": "declare", lance: HOLDS[lance][seat]}
+        elif cur["phase"] == "pares" and any(a["act"] == "envido" for a in cur["legal"]):
+            action = {"seat": seat, "act": "envido", "n": 2}
+        elif any(a["act"] == "no_quiero" for a in cur["legal"]):
+            action = {"seat": seat, "act": "no_quiero"}
+        else:
+            action = {"seat": seat, "act": "paso"}
+        st = _write(client, table, "actions", {"action": action})
+    _write(client, table, "showdown", {"hands": HANDS})
+    page = client.get(f"/t/{table['id']}/history?token={table['token']}&lang=en").get_data(as_text=True)
+    said = page[page.index('class="said-list"'):page.index("</ul>", page.index('class="said-list"'))]
+    labels = re.findall(r'<span class="said-lance">([^<]+)</span>', said)
+    assert labels.index("Pares?") + 1 == labels.index("Pares")  # the declarations, then the bets on them
+    assert labels[0] == "Grande" and 'class="hint"' not in said

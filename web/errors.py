@@ -80,7 +80,7 @@ def register(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Any:
         if not _is_api():
-            return exc
+            return _page(exc.code or 500, exc)
         status = exc.code or 500
         code = HTTP_CODES.get(status, (exc.name or "error").lower().replace(" ", "_"))
         message = exc.description or exc.name
@@ -98,5 +98,21 @@ def register(app: Flask) -> None:
     def _unexpected(exc: Exception) -> Any:
         app.logger.exception("unexpected error on %s %s", request.method, request.path)
         if not _is_api():
-            return InternalServerError()
+            return _page(500, InternalServerError())
         return error_response(500, "internal_error", "internal server error", None)
+
+    def _page(status: int, exc: HTTPException) -> Any:
+        """The app's own error page, in the reader's language (Werkzeug's plain one if
+        even that cannot be drawn)."""
+        from web.pages import _error_page
+
+        code = {404: "page_not_found", 500: "internal"}.get(status, "generic")
+        try:
+            resp = _error_page(status, code)
+        except Exception:  # the page itself failed: say it plainly
+            app.logger.exception("the error page could not be drawn")
+            return exc
+        resp.status_code = status
+        if status == 405 and getattr(exc, "valid_methods", None):
+            resp.headers["Allow"] = ", ".join(exc.valid_methods)
+        return resp

@@ -443,7 +443,8 @@ def explain_lines(state: dict, hand: dict, lang: str) -> list[str]:
     except ImportError:
         return []
     try:
-        return list(explain(hand.get("settlement") or {}, hand.get("record") or {}, list(state.get("players") or []), lang))
+        return list(explain(hand.get("settlement") or {}, hand.get("record") or {}, list(state.get("players") or []),
+                            lang, list(state.get("teams") or []) or None))
     except Exception:  # the words are a nicety; the page shows the events anyway
         current_app.logger.exception("explain failed")
         return []
@@ -458,7 +459,14 @@ def _hand_rows(state: dict) -> list[dict]:
         record = hand.get("record") or {}
         settlement = hand.get("settlement") or {}
         bets = record.get("bets") or {}
-        said = [(lance, bets[lance]) for lance in LANCES if bets.get(lance)]
+        declared = record.get("declared") or {}
+        # what was said in the order it is said at the table: each declaration before its lance's bets
+        said: list[tuple[str, str, list]] = []
+        for lance in LANCES:
+            if lance in ("pares", "juego") and declared.get(lance):
+                said.append(("declare", lance, list(declared[lance])))
+            if bets.get(lance):
+                said.append(("bets", lance, bets[lance]))
         points = {lance: [0, 0] for lance in LANCES}
         for ev in settlement.get("events") or []:
             lance, team = ev.get("lance"), ev.get("team")
@@ -471,7 +479,8 @@ def _hand_rows(state: dict) -> list[dict]:
                 "record": record,
                 "settlement": settlement,
                 "said": said,
-                "declared": record.get("declared") or {},
+                "quiet": not any(bets.get(lance) for lance in LANCES),
+                "declared": declared,
                 "hands": record.get("hands"),
                 "points": points,
                 "photo_id": hand.get("photo_id"),
