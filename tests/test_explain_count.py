@@ -123,7 +123,7 @@ def test_ordago_without_an_event_still_told() -> None:
 @pytest.mark.parametrize(
     ("lang", "juego", "dispute"),
     [
-        ("en", "Juego: false declaration, the bets are void: Beltzak count: Bixente 31, +3 → 7–4 (4)",
+        ("en", "Juego: false declaration, the bets are void: Beltzak count: Bixente 31, +3 → 7–4",
          "Dispute: Iker declared juego without holding it (seed 002 art. 17"),
         ("es", "Juego: declaración falsa, apuestas anuladas: cobran Beltzak: Bixente 31, +3",
          "Disputa: Iker dijo juego sin tenerlo"),
@@ -224,3 +224,14 @@ def test_undeclared_pares_gives_the_opponents_a_tira(lang: str, text: str) -> No
     out = explain(settlement, record, PLAYERS, lang, TEAMS)
     assert any(line.startswith(text) for line in out), out
     assert "Ane" in out[-1] and "seed 002 art. 16" in out[-1]
+
+
+def test_the_count_names_amarrakos_only_from_five_stones():
+    import re
+
+    record = copy.deepcopy(RECORD)
+    record["score"] = [0, 0]
+    out = explain(settle(record), record, PLAYERS, "en", TEAMS)
+    counted = [line for line in out if "→" in line]
+    assert counted and not any(re.search(r"→ \d+–\d+ \(\d\)", line) for line in counted)  # never a bare "(2)"
+    assert any("(1 amarrako 2)" in line for line in counted)  # 7 stones: one amarrako and 2

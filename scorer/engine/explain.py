@@ -301,7 +301,8 @@ def explain(
     def tail(event: dict[str, Any]) -> str:
         score = event.get("score") or settlement.get("score") or [0, 0]
         team = event.get("team")
-        amarr = f" ({amarrakos_words(score[team], lang)})" if team in (0, 1) else ""
+        # the stones as amarrakos where there is one (5 stones) or more: "(2)" would only say the score again
+        amarr = f" ({amarrakos_words(score[team], lang)})" if team in (0, 1) and score[team] >= 5 else ""
         return f"+{event.get('stones', 0)} → {format_score(score)}{amarr}"
 
     def winner_with(lance: str, info: dict[str, Any]) -> str | None:
