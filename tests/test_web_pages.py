@@ -119,6 +119,9 @@ def test_history_sheet_and_the_count_in_words(client, table):
     assert "Mano 1" in h and "R-R-R-C" in h and "Rey de oros" in h
     s = client.get(f"/t/{tid}/sheet?token={tok}").get_data(as_text=True)
     assert "@media print" not in s and "sheet-table" in s and "Txuriak" in s
+    games = client.get(f"/api/tables/{tid}?token={tok}").get_json()["rules"].get("games_per_vaca") or 1
+    en = client.get(f"/t/{tid}/sheet?token={tok}&lang=en").get_data(as_text=True)
+    assert ("one game a vaca" if games == 1 else f"{games} games a vaca") in en and "(s)" not in en
     r = client.get(f"/t/{tid}/hands/1/explain?token={tok}&lang=eu")
     lines = r.get_json()["lines"]
     assert r.status_code == 200 and lines and any("Ane" in line for line in lines)
