@@ -146,9 +146,12 @@ SCHEMAS: dict[str, Any] = {
     "Action": {"type": "object", "required": ["seat", "act"], "properties": {
         "seat": {"type": "integer", "minimum": 0, "maximum": 3},
         "act": {"enum": ["paso", "envido", "mas", "ordago", "quiero", "no_quiero", "declare"]},
-        "n": {"type": "integer", "minimum": 1}, "pares": {"type": "boolean"}, "juego": {"type": "boolean"}}},
+        "n": {"type": "integer", "minimum": 1, "maximum": 1000}, "pares": {"type": "boolean"},
+        "juego": {"type": "boolean"}}},
     "Write": {"type": "object", "required": ["client_id", "version"], "properties": {
-        "client_id": {"type": "string", "minLength": 1, "maxLength": 100},
+        "client_id": {"type": "string", "minLength": 1, "maxLength": 100, "description": "new for each request: "
+                      "the same request sent again with it is applied once (a retry); another request with it is "
+                      "a 409 client_id_reused"},
         "version": {"type": "integer"}}},
     "ActionWrite": {"allOf": [_ref("Write"), {"type": "object", "required": ["action"],
                                               "properties": {"action": _ref("Action")}}]},

@@ -750,10 +750,12 @@ function chartSvg(points) {
     grid.push(svg("text", { class: "axis", x: L - 5, y: y(v) + 3.5, "text-anchor": "end" }, String(v)));
   }
   grid.push(svg("line", { class: "adentro-line", x1: L, x2: W - R, y1: y(tgt - 5), y2: y(tgt - 5) }));
+  grid.push(svg("text", { class: "axis adentro-label", x: W - R, y: y(tgt - 5) - 3, "text-anchor": "end" }, t("chart.adentro")));
+  // the first team's dots are larger, so a score both teams share shows both colours
   const lines = [0, 1].map((tm) => {
     const d = points.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)} ${y(p[tm]).toFixed(1)}`).join(" ");
     return svg("g", { class: `series team-${tm}` }, svg("path", { d }),
-      ...points.map((p, i) => svg("circle", { cx: x(i), cy: y(p[tm]), r: 3 })));
+      ...points.map((p, i) => svg("circle", { cx: x(i), cy: y(p[tm]), r: tm ? 2.5 : 4 })));
   });
   const labels = [];
   for (let i = 1; i < points.length; i++) if (points.length < 14 || i % 2 === 0) labels.push(svg("text", { class: "axis", x: x(i), y: H - 5, "text-anchor": "middle" }, String(i)));
