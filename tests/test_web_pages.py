@@ -37,16 +37,26 @@ def _write(client, table, path, body):
     return r.get_json()
 
 
-def _play_hand(client, table):
-    st = _write(client, table, "actions", {"action": {"seat": 0, "act": "envido", "n": 2}})
-    st = _write(client, table, "actions", {"action": {"seat": 1, "act": "quiero"}})
+def _play_hand(client, table, bet_at_pares: bool = False):
+    """Envido and quiero at grande, then paso to the showdown (with `bet_at_pares`, paso
+    at grande, an envido at pares and no quiero to it), pares and juego declared truly."""
+    if bet_at_pares:
+        st = _write(client, table, "actions", {"action": {"seat": 0, "act": "paso"}})
+    else:
+        st = _write(client, table, "actions", {"action": {"seat": 0, "act": "envido", "n": 2}})
+        st = _write(client, table, "actions", {"action": {"seat": 1, "act": "quiero"}})
     while st["current"]["phase"] not in ("showdown", "over"):
         cur = st["current"]
+        acts = {a["act"] for a in cur["legal"]}
         decl = [a for a in cur["legal"] if a["act"] == "declare"]
         seat = cur["to_speak"]
         if decl:
             lance = "pares" if "pares" in decl[0] else "juego"
             action = {"seat": seat, "act": "declare", lance: HOLDS[lance][seat]}
+        elif bet_at_pares and cur["phase"] == "pares" and "envido" in acts:
+            action = {"seat": seat, "act": "envido", "n": 2}
+        elif bet_at_pares and "no_quiero" in acts:
+            action = {"seat": seat, "act": "no_quiero"}
         else:
             action = {"seat": seat, "act": "paso"}
         st = _write(client, table, "actions", {"action": action})
@@ -155,22 +165,7 @@ def test_an_unknown_address_gets_the_apps_own_page_in_the_readers_language(clien
 
 
 def test_the_history_lists_what_was_said_in_the_order_it_was_said(client, table):
-    st = _write(client, table, "actions", {"action": {"seat": 0, "act": "paso"}})
-    while st["current"]["phase"] not in ("showdown", "over"):
-        cur = st["current"]
-        decl = [a for a in cur["legal"] if a["act"] == "declare"]
-        seat = cur["to_speak"]
-        if decl:
-            lance = "pares" if "pares" in decl[0] else "juego"
-            action = {"seat": seat, "act": "declare", lance: HOLDS[lance][seat]}
-        elif cur["phase"] == "pares" and any(a["act"] == "envido" for a in cur["legal"]):
-            action = {"seat": seat, "act": "envido", "n": 2}
-        elif any(a["act"] == "no_quiero" for a in cur["legal"]):
-            action = {"seat": seat, "act": "no_quiero"}
-        else:
-            action = {"seat": seat, "act": "paso"}
-        st = _write(client, table, "actions", {"action": action})
-    _write(client, table, "showdown", {"hands": HANDS})
+    _play_hand(client, table, bet_at_pares=True)
     page = client.get(f"/t/{table['id']}/history?token={table['token']}&lang=en").get_data(as_text=True)
     said = page[page.index('class="said-list"'):page.index("</ul>", page.index('class="said-list"'))]
     labels = re.findall(r'<span class="said-lance">([^<]+)</span>', said)

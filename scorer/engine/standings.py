@@ -24,7 +24,7 @@ def team_key(name: str) -> str:
     capitalise and players type names as they please; invisible characters (a zero-width
     space, a byte order mark) aside too."""
     bare = "".join(c for c in unicodedata.normalize("NFKD", name)
-                   if not unicodedata.combining(c) and unicodedata.category(c) not in ("Cc", "Cf"))
+                   if not unicodedata.combining(c) and (c.isspace() or unicodedata.category(c) not in ("Cc", "Cf")))
     return " ".join(bare.casefold().split())
 
 

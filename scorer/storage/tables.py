@@ -148,8 +148,10 @@ class Runtime:
 
 def visible(text: str) -> str:
     """`text` without control and invisible format characters (zero-width spaces, byte
-    order marks, direction overrides; the joiner inside an emoji stays), stripped."""
-    return "".join(c for c in text if c == "\u200d" or unicodedata.category(c) not in ("Cc", "Cf")).strip()
+    order marks, direction overrides; spaces and tabs stay, and the joiner inside an
+    emoji), stripped."""
+    return "".join(c for c in text if c == "\u200d" or c.isspace()
+                   or unicodedata.category(c) not in ("Cc", "Cf")).strip()
 
 
 def _check_names(obj: Any, key: str, n: int, default: list[str]) -> list[str]:
