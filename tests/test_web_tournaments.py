@@ -653,6 +653,8 @@ def test_a_league_in_groups_plays_each_group_its_own_fixtures_and_standings(clie
     page = client.get(f"/c/{tournament['id']}?token={tournament['watch_token']}&lang=en").get_data(as_text=True)
     assert "Group A</h3>" in page and "Group B</h3>" in page and page.count("standings-table") == 2
     assert "Yet to play: Berdeak" in page and "Yet to play: Zuriak, Moreak" in page
+    assert {m["table"]: m["group"] for m in state["matches"]} == {a["id"]: "A", b["id"]: "B", friendly["id"]: None}
+    assert page.count('class="hint no-group"') == 1 and "In no group" in page
     assert page.count('class="group-tag"') == 9
     # the zip: each group's standings beside the whole league's, and the command line ranks them alike
     r = client.get(f"/api/tournaments/{tournament['id']}/export", headers=tournament["auth"])

@@ -89,7 +89,9 @@ SCHEMAS: dict[str, Any] = {
                        "description": "false where its two teams share a name, case and accents aside (left out)"},
             "stage": {"enum": ["league", "knockout"], "description": "knockout: it plays the final stage "
                       "(left out of the standings)"},
-            "watch_token": {"type": "string", "description": "the organiser's answer only"}}}},
+            "watch_token": {"type": "string", "description": "the organiser's answer only"},
+            "group": {"type": ["string", "null"], "description": "a league in groups: the group both its teams are "
+                      "in (null: in none, and in no group's standings)"}}}},
         "teams": {"type": "array", "items": {"type": "string"}},
         "legs": {"type": "integer", "enum": [1, 2], "description": "2: the league is played home and away"},
         "schedule": {"type": ["object", "null"], "properties": {"start": {"type": "string", "format": "date"},

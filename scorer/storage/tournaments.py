@@ -308,7 +308,8 @@ class TournamentStore:
         dates where a `schedule` was given). `groups`: a league played in groups, each
         `{name, teams, standings}` (its standings over the league's matches between two of
         its teams), round k of every group played in round k of `fixtures`, each pairing
-        naming its `group`; else None. `knockout`: the final stage where one was drawn
+        naming its `group`, and each league match its `group` (None where its teams are
+        not both in one); else None. `knockout`: the final stage where one was drawn
         (`knockout`). `champion`: the final's winner, or the league's sole leader once
         every fixture is finished (never a league in groups), else None. With
         `watch_links`, each match carries its table's watch token (for the organiser)."""
@@ -356,10 +357,15 @@ class TournamentStore:
         table = engine.standings(ranked, names=row["teams"])
         groups = None
         if row["groups"]:
+            key = engine.team_key
+            group_of = {key(t): name for name, teams in zip(GROUP_NAMES, row["groups"], strict=False) for t in teams}
+            for m in league:  # the group both its teams are in, else None (a friendly, or a name mistyped)
+                a, b = (group_of.get(key(t)) for t in m["teams"])
+                m["group"] = a if a == b else None
             drawn = group_fixtures(row["groups"], league, row["legs"])
             groups = [{"name": name, "teams": teams, "standings": engine.standings(
-                [r for r in ranked if {engine.team_key(t) for t in r["teams"]} <= {engine.team_key(t) for t in teams}],
-                names=teams)} for name, teams in zip(GROUP_NAMES, row["groups"], strict=False)]
+                [results[m["table"]] for m in league if m["ranked"] and m["group"] == name], names=teams)}
+                for name, teams in zip(GROUP_NAMES, row["groups"], strict=False)]
         else:
             drawn = fixtures(row["teams"], league, row["legs"])
         if bracket is not None:
