@@ -92,8 +92,8 @@ def test_sigkill_keeps_every_answered_write(serve, db) -> None:
                               json={"client_id": f"s{i}", "version": state["version"], "hands": DEAL})
             hands_done += 1
         else:
-            r = requests.post(f"{url}/actions", headers=auth, timeout=5,
-                              json={"client_id": f"a{i}", "version": state["version"], "action": cur["legal"][0]})
+            last = {"client_id": f"a{i}", "version": state["version"], "action": cur["legal"][0]}
+            r = requests.post(f"{url}/actions", headers=auth, timeout=5, json=last)
         assert r.status_code == 200, r.text
         state = r.json()
         answered.append(state["version"])
@@ -107,9 +107,13 @@ def test_sigkill_keeps_every_answered_write(serve, db) -> None:
     assert again == state
     assert again["version"] == answered[-1]
     # a retry of the last write (its answer lost with the process) does not apply twice
-    r = requests.post(f"{s2.base}/api/tables/{t['id']}/actions", headers=auth, timeout=5,
-                      json={"client_id": f"a{i}", "version": answered[-2], "action": {"seat": 0, "act": "paso"}})
+    assert last["version"] == answered[-2]
+    r = requests.post(f"{s2.base}/api/tables/{t['id']}/actions", headers=auth, timeout=5, json=last)
     assert r.status_code == 200 and r.json()["version"] == answered[-1]
+    # the same client_id with another action is not taken for that retry
+    other = {**last, "action": {"seat": 0, "act": "ordago"}}
+    r = requests.post(f"{s2.base}/api/tables/{t['id']}/actions", headers=auth, timeout=5, json=other)
+    assert r.status_code == 409 and r.json()["error"]["code"] == "client_id_reused"
     s2.kill()
 
 
