@@ -32,7 +32,7 @@ def test_replay_text() -> None:
     assert hands[0].startswith("Hand 1, esku Ane: ")
     assert sum("game to" in line for line in hands) == 5
     assert "Beltzak win the match" in hands[-1]
-    assert "Hand 6, esku Bixente: 34–37; Beltzak adentro (37)" in hands  # 37 of 40, game not won
+    assert "Hand 6, esku Bixente: 33–38; Beltzak adentro (38)" in hands  # 38 of 40, game not won
     assert lines[-1] == "Winner: Beltzak, vacas 2–3"
 
 

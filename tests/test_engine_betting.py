@@ -71,9 +71,11 @@ WORKED = [
 @pytest.mark.parametrize("text,steps,outcome,stones", WORKED, ids=[w[0] for w in WORKED])
 def test_worked_examples(text, steps, outcome, stones):
     hand = act(start(), *steps)
+    bets = [s for s in steps if s != "quiero"]  # seats 0, 1, 2... in turn: the teams alternate
     if outcome == "refused":
         hand = refuse(hand)
         assert hand.events[-1]["stones"] == stones
+        assert hand.events[-1]["team"] == (len(bets) - 1) % 2  # the deje goes to the last bet's team
         assert hand.events[-1]["why"].startswith("deje: ")
         assert sum(hand.score) == stones
     assert hand.phase == "chica"
@@ -82,6 +84,8 @@ def test_worked_examples(text, steps, outcome, stones):
     grande = settled["lances"]["grande"]
     assert (grande["status"], grande["stake"]) == (outcome, stones)
     assert grande["stones"] == stones
+    # accepted, the stake goes to the best grande (seat 0's reyes); refused, to the bettors
+    assert grande["team"] == (0 if outcome == "accepted" else (len(bets) - 1) % 2)
 
 
 def test_speaking_order_from_esku_counterclockwise():

@@ -42,11 +42,14 @@ def bonus(cards, lance, kings):
 
 
 def outcome(actions):
-    """(status, stake or deje, betting team, ordago) of one lance's complete list of actions."""
+    """(status, stake or deje, betting team, ordago, the seats that refused) of one lance's
+    complete list of actions: a seat that refuses a bet is out of the lance."""
     stake = agreed = 0
-    team, ordago = None, False
+    team, ordago, out = None, False, set()
     for a in actions:
-        if a["act"] == "envido":
+        if a["act"] in ("no_quiero", "paso") and team is not None:
+            out.add(a["seat"])
+        elif a["act"] == "envido":
             stake, agreed, team = a["n"], 1, a["seat"] % 2
         elif a["act"] == "mas":
             stake, agreed, team = stake + a["n"], stake, a["seat"] % 2
@@ -54,8 +57,8 @@ def outcome(actions):
             agreed, team, ordago = (1 if team is None else stake), a["seat"] % 2, True
     last = actions[-1]["act"] if actions else "paso"
     if team is None:
-        return "paso", 0, None, False
-    return ("accepted", stake, team, ordago) if last == "quiero" else ("refused", agreed, team, ordago)
+        return "paso", 0, None, False, out
+    return ("accepted", stake, team, ordago, out) if last == "quiero" else ("refused", agreed, team, ordago, out)
 
 
 def oracle(record):
@@ -78,8 +81,9 @@ def oracle(record):
         top = max(strength(hands[s], lance, kings) for s in seats)
         return next(s for s in seats if strength(hands[s], lance, kings) == top)
 
-    def team_bonus(lance, team):
-        return sum(bonus(hands[s], lance, kings) for s in order if s % 2 == team and strength(hands[s], lance, kings))
+    def team_bonus(lance, team, out=()):
+        return sum(bonus(hands[s], lance, kings) for s in order
+                   if s % 2 == team and s not in out and strength(hands[s], lance, kings))
 
     holders = {lance: [s for s in order if bonus(hands[s], lance, kings)] for lance in ("pares", "juego")}
     played = []
@@ -89,27 +93,28 @@ def oracle(record):
             if lance == "juego" and not teams:
                 lance = "punto"
             elif len(teams) < 2:
-                played.append((lance, ("uncontested" if teams else "none", 0, teams.pop() if teams else None, False)))
+                played.append((lance, ("uncontested" if teams else "none", 0, teams.pop() if teams else None, False,
+                                       set())))
                 continue
         played.append((lance, outcome(bets.get(lance, []))))
-    for lance, (status, stake, team, ordago) in played:  # dejes, as they happen
+    for lance, (status, stake, team, ordago, out) in played:  # dejes, as they happen
         if status == "refused":
             pay(team, stake)
         if winner is not None:
             return score, winner
         if status == "accepted" and ordago:
-            w = best(lance, holders.get(lance, order)) % 2
+            w = best(lance, [s for s in holders.get(lance, order) if s not in out]) % 2
             pay(w, target - score[w])
             return score, winner
-    for lance, (status, stake, team, _) in played:  # the count
-        seats = holders.get(lance, order)
+    for lance, (status, stake, team, _, out) in played:  # the count
+        seats = [s for s in holders.get(lance, order) if s not in out or status != "accepted"]
         if status == "none" or (status == "refused" and lance in ("grande", "chica")):
             continue
         if status in ("refused", "uncontested"):
-            pay(team, 1 if lance == "punto" else team_bonus(lance, team))
+            pay(team, 1 if lance == "punto" else team_bonus(lance, team, out))
             continue
         w = best(lance, seats) % 2
-        extra = team_bonus(lance, w) if lance in ("pares", "juego") else 1 if lance == "punto" else 0
+        extra = team_bonus(lance, w, out) if lance in ("pares", "juego") else 1 if lance == "punto" else 0
         pay(w, (stake + extra) if status == "accepted" else (extra or 1))
     return score, winner
 

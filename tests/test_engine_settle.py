@@ -285,3 +285,50 @@ def test_esku_breaks_ties():
     hands = ["12o 12c 1e 4b", "12e 12b 1c 4o", "7o 6c 5o 4c", "10o 6o 2e 4e"]
     assert settle(rec(hands, esku=0))["lances"]["grande"]["best"] == 0
     assert settle(rec(hands, esku=1))["lances"]["grande"]["best"] == 1
+
+
+# -- a player who refused a bet gives up the lance (RULES.md "Betting inside a lance": out of
+# that lance; seeds 000 and 003: "renonce à tout gain ... même si ... il avait le meilleur jeu")
+OUT = ["4o 5c 6e 7b", "11o 11c 5e 6b", "12o 12c 12e 1b", "10o 1c 2e 4c"]
+
+
+def test_a_refuser_whose_partner_accepts_counts_for_nothing_in_the_lance():
+    s = settle(rec(OUT, {"grande": seq(0, "paso", 1, "envido", 2, "no_quiero", 0, "quiero")}))
+    # seat 2 holds the best grande but refused: seat 1 (caballos) beats seat 0 and wins the stake
+    assert line(s, "grande") == [(1, 2, "envido 2, accepted; best grande seat 1")]
+    assert s["lances"]["grande"]["best"] == 1
+    # all passed, the same cards: seat 2 wins as ever
+    assert line(settle(rec(OUT)), "grande") == [(0, 1, "all passed; best grande seat 2")]
+
+
+def test_a_refusers_pares_neither_win_nor_add_to_the_partners_bonus():
+    # a pareja each: reyes (seat 0), caballos, ases (seat 2), sotas; seat 2 refuses, seat 0 accepts
+    hands = ["12o 12c 4e 5b", "11o 11c 5e 6b", "1o 1c 4o 7c", "10o 10c 6e 7e"]
+    s = settle(rec(hands, {"pares": seq(0, "paso", 1, "envido", 2, "no_quiero", 0, "quiero")}))
+    assert line(s, "pares") == [(0, 3, "envido 2, accepted; best pares seat 0; bonus: seat 0 pareja")]
+    # without the refusal both of team 0's parejas count
+    s = settle(rec(hands, {"pares": seq(0, "paso", 1, "envido", 2, "quiero")}))
+    assert line(s, "pares") == [(0, 4, "envido 2, accepted; best pares seat 0; bonus: seat 0 pareja, seat 2 pareja")]
+
+
+def test_an_accepted_ordago_goes_past_a_refuser_with_the_best_cards():
+    s = settle(rec(OUT, {"grande": seq(0, "paso", 1, "ordago", 2, "no_quiero", 0, "quiero")}))
+    assert s["winner"] == 1 and s["lances"]["grande"]["best"] == 1
+
+
+# -- seed 004 art. 12 and seed 002 art. 15: combinations of equal worth, and the last hand
+def test_seed_004_art_12_two_onze_two_sept_beat_two_onze_two_six_even_from_the_last_seat():
+    # "2 onze + 2 sept même en dernière main sont supérieurs à 2 onze + 2 six"
+    hands = ["11o 11c 6e 6b", "1o 4c 5e 10b", "1c 4o 5c 10c", "11e 11b 7o 7c"]
+    s = settle(rec(hands, declared={"pares": [True, False, False, True]},
+                   bets={"pares": seq(0, "envido", 3, "quiero")}))
+    assert s["lances"]["pares"]["best"] == 3 and line(s, "pares")[0][0] == 1
+
+
+@pytest.mark.parametrize("esku", [1, 3])
+def test_seed_002_art_15_equal_duples_go_to_the_seat_closer_to_esku(esku):
+    # rey-rey and caballo-caballo against tres-tres (a rey with 8 kings) and caballo-caballo
+    hands = ["1o 4c 5e 6b", "12o 12c 11o 11c", "1c 4o 5c 7c", "3o 3c 11e 11b"]
+    s = settle(rec(hands, declared={"pares": [False, True, False, True]}, esku=esku))
+    assert s["lances"]["pares"]["status"] == "uncontested"
+    assert s["lances"]["pares"]["best"] == esku

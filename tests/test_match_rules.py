@@ -178,6 +178,19 @@ def test_esku_named_by_a_line_and_the_turn_goes_on_from_there() -> None:
     assert m.history[-1]["record"]["esku"] == 1
 
 
+def test_a_hand_inside_a_game_may_not_name_another_esku() -> None:
+    m = Match(Rules())
+    m.play(strong(0))  # esku 0; the game goes on
+    assert m.state()["esku"] == 1
+    with pytest.raises(IllegalError, match=r"^esku: 3 is not the esku in turn \(1\): only the first hand of a game"):
+        m.play(strong(1, esku=3))
+    assert len(m.history) == 1 and m.state()["esku"] == 1  # nothing changed
+    m.play(strong(1, esku=1))  # naming the esku in turn is fine
+    assert m.history[-1]["record"]["esku"] == 1
+    with pytest.raises(IllegalError, match="line 3: esku"):
+        Match.from_lines(lines_of(HEADER, strong(0), strong(1, esku=3)))
+
+
 # -- errors change nothing ---------------------------------------------------------------------
 
 @pytest.mark.parametrize(
@@ -279,7 +292,7 @@ def test_replay_needs_a_header() -> None:
 
 
 def test_header_and_lines_round_trip() -> None:
-    m = Match.from_lines(lines_of(HEADER, strong(0), strong(1, esku=2)))
+    m = Match.from_lines(lines_of(HEADER, strong(0), strong(1, esku=0)))  # the esku in turn, named
     assert m.header() == {**HEADER, "rules": Rules(vacas_to_win=1).to_json()}
     again = Match.from_lines(m.to_lines())
     assert again.state() == m.state()

@@ -166,6 +166,7 @@ class Done(NamedTuple):
     chain: tuple[str, ...] = ()
     bettors: tuple[int, ...] = ()
     ordago: bool = False
+    out: frozenset[int] = frozenset()  # the seats that refused a bet: out of the lance's count
 
 
 _ALL_PASSED = {name: Done(name, "paso") for name in LANCES}
@@ -308,7 +309,7 @@ class HandState:
         status, bettor = lance.status, lance.bettor
         team = None if bettor is None else bettor % 2
         stake = lance.agreed if status == "refused" else lance.stake if status == "accepted" else 0
-        self.done += (Done(lance.name, status or "", team, stake, lance.chain, lance.bettors, lance.ordago),)
+        self.done += (Done(lance.name, status or "", team, stake, lance.chain, lance.bettors, lance.ordago, lance.out),)
         self.lance = None
         if status == "refused" and team is not None:
             score = self.score

@@ -96,8 +96,14 @@ class Match:
                 if key in mine and value != mine[key]:
                     raise IllegalError(f"rules.{key}", f"{value!r} differs from the match rules ({mine[key]!r})", value)
         record["rules"] = mine
-        if hand.get("esku") is None:
+        named = hand.get("esku")
+        if named is None:
             record["esku"] = self.esku
+        elif type(named) is int and 0 <= named <= 3 and named != self.esku and self.score != [0, 0]:
+            # RULES.md "Seats and teams": the esku turns each hand; only a game's first hand
+            # may name another (mus corrido: the player who cut the mus speaks first)
+            raise IllegalError("esku", f"{named} is not the esku in turn ({self.esku}): only the first hand of a "
+                               "game may name another (mus corrido)", named)
         return record
 
     def play(self, hand: dict[str, Any]) -> dict[str, Any]:

@@ -63,14 +63,16 @@ class _Count:
             self.winner = team
         return stones
 
-    def holders(self, claim: str, team: int) -> list[int]:
-        """The seats of `team` (speaking order) that declared `claim` and whose cards, if shown, hold it."""
-        return [s for s in self.holding[claim] if s % 2 == team]
+    def holders(self, claim: str, team: int, out: frozenset[int] = frozenset()) -> list[int]:
+        """The seats of `team` (speaking order) that declared `claim` and whose cards, if shown,
+        hold it, less the seats `out` of the lance."""
+        return [s for s in self.holding[claim] if s % 2 == team and s not in out]
 
-    def bonus(self, claim: str, team: int) -> tuple[int, str] | None:
-        """The combinations `team` counts in `claim`, in stones and words; `None` if cards are missing."""
+    def bonus(self, claim: str, team: int, out: frozenset[int] = frozenset()) -> tuple[int, str] | None:
+        """The combinations `team` counts in `claim` (less those of seats `out` of the lance),
+        in stones and words; `None` if cards are missing."""
         stones, words = 0, []
-        for seat in self.holders(claim, team):
+        for seat in self.holders(claim, team, out):
             value = self.values[seat]
             if value is None:
                 return None
@@ -78,9 +80,12 @@ class _Count:
             words.append(f"seat {seat} {value.describe(claim)}")
         return stones, ", ".join(words)
 
-    def best(self, lance: str) -> int | None:
-        """The seat whose cards win `lance` among those taking part (`None` if unknown or nobody)."""
-        return best_seat(self.values, lance, self.holding.get(lance, self.st.order))
+    def best(self, lance: str, out: frozenset[int] = frozenset()) -> int | None:
+        """The seat whose cards win `lance` among those taking part and not `out` of it (a
+        seat that refused a bet gives up the lance, RULES.md "Betting inside a lance"; `None`
+        if unknown or nobody)."""
+        seats = self.holding.get(lance, self.st.order)
+        return best_seat(self.values, lance, tuple([s for s in seats if s not in out]))
 
 
 def settlement(rec: HandRecord) -> dict[str, Any]:
@@ -109,7 +114,9 @@ def settlement(rec: HandRecord) -> dict[str, Any]:
 
 def _count_lance(c: _Count, done: Done, rulings: dict[str, Ruling | None]) -> dict[str, Any]:
     lance = done.name
-    best = c.best(lance)
+    # a seat that refused gives up the lance: out of an accepted bet's showdown (a refused
+    # lance's `best` still names whose cards were best, for the record)
+    best = c.best(lance, done.out if done.status == "accepted" else frozenset())
     deje = done.stake if done.status == "refused" else 0
     entry = {"best": best, "team": done.team if deje else None, "status": done.status, "stake": done.stake,
              "stones": deje}
@@ -152,7 +159,7 @@ def _line(c: _Count, done: Done, best: int | None) -> tuple[int, int, str] | Non
         team = done.team if status in ("refused", "uncontested") else None if best is None else best % 2
         if team is None:
             return None
-        bonus = c.bonus(lance, team)
+        bonus = c.bonus(lance, team, done.out)
         if bonus is None:
             return None
         stones, words = bonus
