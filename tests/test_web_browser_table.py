@@ -493,3 +493,33 @@ def test_a_photo_whose_answer_is_lost_is_sent_again_and_read_once(browser, tmp_p
             "SELECT COUNT(*) FROM photos WHERE table_id = ?", (api.id,)).fetchone()[0]
         assert rows == 1  # stored once
         assert page.locator("#photo-boxes g.box").count() == 16
+
+
+def test_a_keyboard_player_keeps_the_focus_and_hears_who_speaks(server, browser):
+    """Enter on a word leaves the keyboard's focus among the words (the grid is rebuilt);
+    one short status line says the score and who speaks; a card picked for a place gives
+    the focus back to that place."""
+    api = Api(server.url)
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+    try:
+        page.goto(api.url())
+        page.wait_for_selector("#live[data-state=live]")
+        page.focus("#action-grid button[data-act='paso']")
+        page.keyboard.press("Enter")
+        page.wait_for_function("document.querySelector('#sr-status').textContent.includes('Bixente')")
+        assert page.evaluate("document.activeElement.closest('#action-grid') !== null")
+        assert page.evaluate("document.activeElement.dataset.act") == "paso"
+        said = page.inner_text("#sr-status")
+        assert said.startswith("Txuriak 0, Beltzak 0") and "Bixente" in said
+        assert page.get_attribute("#scoreboard", "aria-live") is None  # read in one line, not whole
+        api.to_showdown()
+        page.wait_for_selector("#showdown:not([hidden])")
+        page.focus(".card-slot[data-seat='1'][data-slot='2']")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#picker[open]")
+        page.focus(f"#picker .pick[data-card='{HANDS[1][2]}']")
+        page.keyboard.press("Enter")
+        page.wait_for_function("document.activeElement.matches(\".card-slot[data-seat='1'][data-slot='2']\")")
+    finally:
+        ctx.close()

@@ -293,12 +293,29 @@ function actionClass(a) {
   return { paso: "act-paso", envido: "act-envido", mas: "act-mas", ordago: "act-ordago", quiero: "act-quiero", no_quiero: "act-noquiero" }[a.act] || "";
 }
 
+// The button that had the keyboard's focus in the action grid, to give it back after a
+// render rebuilds the grid (else focus falls to the page and a keyboard player starts over).
+function focusedAction(grid) {
+  const el = document.activeElement;
+  if (!el || !grid.contains(el)) return null;
+  return { act: el.dataset.act || null, value: el.dataset.value || null, n: el.dataset.n || null, step: el.dataset.step || null };
+}
+
+function refocusAction(grid, had) {
+  if (!had) return;
+  const buttons = [...grid.querySelectorAll("button")];
+  const same = buttons.find((b) => (had.step ? b.dataset.step === had.step
+    : b.dataset.act === had.act && (b.dataset.value || null) === had.value && (b.dataset.n || null) === had.n));
+  (same || buttons.find((b) => b.dataset.act === had.act) || buttons[0])?.focus();
+}
+
 function renderActions() {
   if (!CAN_PLAY) return;
   const cur = current();
   const grid = $("action-grid");
   const phase = cur.phase || "";
   const legal = cur.legal || [];
+  const had = focusedAction(grid);
   grid.replaceChildren();
   const seat = cur.to_speak;
   const section = $("actions");
@@ -323,15 +340,16 @@ function renderActions() {
         yes ? t("act.declare_yes") : t("act.declare_no")));
     } else if (a.act === "mas") {
       const stepper = h("div", { class: "mas-stepper" },
-        h("button", { type: "button", class: "btn step", "aria-label": "−", onclick: () => { masN = Math.max(1, masN - 1); renderActions(); } }, "−"),
+        h("button", { type: "button", class: "btn step", "aria-label": t("act.mas_less"), dataset: { step: "less" }, onclick: () => { masN = Math.max(1, masN - 1); renderActions(); } }, "−"),
         h("button", { type: "button", class: "btn act act-mas", dataset: { act: "mas" }, onclick: () => write("actions", { action: { ...a, n: masN } }) }, t("act.mas_n", { n: masN })),
-        h("button", { type: "button", class: "btn step", "aria-label": "+", onclick: () => { masN = Math.min(40, masN + 1); renderActions(); } }, "+"));
+        h("button", { type: "button", class: "btn step", "aria-label": t("act.mas_more"), dataset: { step: "more" }, onclick: () => { masN = Math.min(40, masN + 1); renderActions(); } }, "+"));
       grid.append(stepper);
     } else {
       grid.append(h("button", { type: "button", class: `btn act ${actionClass(a)}`, dataset: { act: a.act, n: a.n ?? null }, onclick: () => write("actions", { action: a }) },
         actLabel(a)));
     }
   }
+  refocusAction(grid, had);
   const musBtn = $("btn-mus");
   const log = cur.log || [];
   musBtn.hidden = !(phase === "grande" && log.length === 0);
@@ -545,6 +563,8 @@ function pickForSlot(seat, i) {
     show.slots[seat][i] = card;
     show.unsure.delete(slotKey([seat, i]));
     renderShowdown();
+    // the grid was rebuilt: the keyboard's focus goes back to the place just filled
+    document.querySelector(`.card-slot[data-seat="${seat}"][data-slot="${i}"]`)?.focus();
   },
     k === undefined ? [] : maybeFor(k));
 }
@@ -821,6 +841,22 @@ function renderLog() {
 
 // ------------------------------------------------------------------ render
 
+// One short sentence for screen readers when the score or the speaker changes (the
+// score card and the buttons themselves are not live regions: they would be read whole).
+let lastSaid = "";
+function announce() {
+  const cur = current();
+  const score = cur.score || state.score || [0, 0];
+  const parts = [`${teamName(0)} ${score[0]}, ${teamName(1)} ${score[1]}`];
+  if (cur.to_speak !== null && cur.to_speak !== undefined) parts.push(t("table.to_speak", { name: playerName(cur.to_speak) }));
+  const text = parts.join(". ");
+  if (text !== lastSaid) {
+    lastSaid = text;
+    const box = $("sr-status");
+    if (box) box.textContent = text;
+  }
+}
+
 function render(prev) {
   document.body.dataset.phase = current().phase || "";
   renderScore();
@@ -832,6 +868,7 @@ function render(prev) {
   renderLog();
   announceDejes(prev);
   renderEndgame();
+  announce();
 }
 
 // ------------------------------------------------------------------ wiring

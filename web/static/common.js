@@ -58,14 +58,14 @@ let toastTimer = null;
 export function toast(text, kind = "info", ms = 2600) {
   const el = document.getElementById("toast");
   if (!el) return;
+  // the toast stays in the page (only faded out), so that a screen reader hears each new text
   el.textContent = text;
   el.dataset.kind = kind;
-  el.hidden = false;
   el.classList.remove("show");
   void el.offsetWidth;
   el.classList.add("show");
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { el.classList.remove("show"); el.hidden = true; }, ms);
+  toastTimer = setTimeout(() => { el.classList.remove("show"); el.textContent = ""; }, ms);
 }
 
 export function h(tag, attrs = {}, ...children) {
