@@ -393,6 +393,13 @@ def test_new_table_form_opens_the_table_with_its_qr_codes(server, browser):
     try:
         page.goto(server.url + "/")
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        # a name of nothing to see is refused: the field says so and takes the focus
+        page.fill("input[name=team1]", "\u200b")
+        page.click("button[type=submit]")
+        page.wait_for_selector("#new-table-error:not([hidden])")
+        assert page.get_attribute("input[name=team1]", "aria-invalid") == "true"
+        assert page.evaluate("document.activeElement.name") == "team1"
+        page.fill("input[name=team1]", "")
         page.fill("input[name=team0]", "Gorriak")
         page.fill("#player2", "Iker")
         page.check("input[name=esku][value='2']", force=True)

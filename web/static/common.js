@@ -137,3 +137,12 @@ export function forgetTournament(id) {
     localStorage.setItem(TOURNAMENTS_KEY, JSON.stringify(recentIn(TOURNAMENTS_KEY).filter((e) => e.id !== id)));
   } catch (e) { /* private mode: nothing was remembered */ }
 }
+
+// Escape closes the language menu (a <details>) and gives the focus back to its button.
+document.addEventListener("keydown", (ev) => {
+  if (ev.key !== "Escape") return;
+  const menu = document.querySelector("details.lang-menu[open]");
+  if (!menu) return;
+  menu.open = false;
+  menu.querySelector("summary")?.focus();
+});

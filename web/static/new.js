@@ -47,9 +47,18 @@ function go(created, teams) {
   location.assign(keepLang(tableUrl(created)) + "#invite"); // the table opens on its QR codes
 }
 
+// The form field an API error names (`teams[1]` is team1, `players[3]` player3), if any.
+function fieldFor(name) {
+  const m = /^(teams|players)\[(\d)\]$/.exec(name || "");
+  const key = m ? `${m[1] === "teams" ? "team" : "player"}${m[2]}` : name;
+  const el = key ? form.elements[key] : null;
+  return el instanceof HTMLElement ? el : null;
+}
+
 form.addEventListener("submit", async (ev) => {
   ev.preventDefault();
   errorBox.hidden = true;
+  for (const el of form.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
   const button = form.querySelector("button[type=submit]");
   button.disabled = true;
   const teams = [value("team0"), value("team1")];
@@ -73,6 +82,15 @@ form.addEventListener("submit", async (ev) => {
     errorBox.textContent = e.text || t("err.generic");
     errorBox.hidden = false;
     button.disabled = false;
+    // the field at fault says so, points to the message, and takes the focus
+    const bad = fieldFor(e.field);
+    if (bad) {
+      bad.setAttribute("aria-invalid", "true");
+      bad.setAttribute("aria-describedby", errorBox.id);
+      bad.focus();
+    } else {
+      button.focus();
+    }
   }
 });
 
