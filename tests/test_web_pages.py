@@ -132,6 +132,7 @@ def test_history_sheet_and_the_count_in_words(client, table):
     games = client.get(f"/api/tables/{tid}?token={tok}").get_json()["rules"].get("games_per_vaca") or 1
     en = client.get(f"/t/{tid}/sheet?token={tok}&lang=en").get_data(as_text=True)
     assert ("one game a vaca" if games == 1 else f"{games} games a vaca") in en and "(s)" not in en
+    assert "Txuriak (left)" in en  # the pairs read left and right, not by colour alone (a printed sheet)
     r = client.get(f"/t/{tid}/hands/1/explain?token={tok}&lang=eu")
     lines = r.get_json()["lines"]
     assert r.status_code == 200 and lines and any("Ane" in line for line in lines)
