@@ -480,7 +480,6 @@ def _hand_rows(state: dict) -> list[dict]:
                 "settlement": settlement,
                 "said": said,
                 "quiet": not any(bets.get(lance) for lance in LANCES),
-                "declared": declared,
                 "hands": record.get("hands"),
                 "points": points,
                 "photo_id": hand.get("photo_id"),

@@ -19,6 +19,7 @@ PHASES = ("grande", "chica", "pares_declare", "pares", "juego_declare", "juego",
 BET_ACTS = ("paso", "envido", "mas", "ordago", "quiero", "no_quiero")
 _ACTION_KEYS = {"seat", "act", "n", "pares", "juego"}
 MAX_BET = 1000  # stones in one envido or raise: far past any game's 40, within what every JSON reader keeps exact
+_NEXT = {"grande": "chica", "chica": "pares_declare", "pares": "juego_declare", "juego": "showdown", "punto": "showdown"}
 
 
 def _short(value: Any) -> str:
@@ -28,7 +29,6 @@ def _short(value: Any) -> str:
     except ValueError:  # an int too long to print
         return "a number of more than 4300 digits"
     return text if len(text) <= 40 else text[:40] + "…"
-_NEXT = {"grande": "chica", "chica": "pares_declare", "pares": "juego_declare", "juego": "showdown", "punto": "showdown"}
 
 
 class Action(NamedTuple):

@@ -18,13 +18,18 @@ from .errors import MalformedError
 __all__ = ["knockout_draw", "round_robin", "standings", "team_key"]
 
 
+def invisible(c: str) -> bool:
+    """Whether the character `c` shows nothing: a control or format character (a zero-width
+    space, a byte order mark, a direction override), spaces and tabs aside."""
+    return not c.isspace() and unicodedata.category(c) in ("Cc", "Cf")
+
+
 def team_key(name: str) -> str:
     """What makes two spellings of a team's name one team: case, accents and spacing
     aside (`team_key(" Gorriák ") == team_key("GORRIAK") == "gorriak"`), since phones
     capitalise and players type names as they please; invisible characters (a zero-width
     space, a byte order mark) aside too."""
-    bare = "".join(c for c in unicodedata.normalize("NFKD", name)
-                   if not unicodedata.combining(c) and (c.isspace() or unicodedata.category(c) not in ("Cc", "Cf")))
+    bare = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c) and not invisible(c))
     return " ".join(bare.casefold().split())
 
 

@@ -16,13 +16,13 @@ import json
 import secrets
 import threading
 import time
-import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from scorer import engine
+from scorer.engine.standings import invisible
 from scorer.storage.db import Database
 
 MAX_NAME = 40
@@ -150,8 +150,7 @@ def visible(text: str) -> str:
     """`text` without control and invisible format characters (zero-width spaces, byte
     order marks, direction overrides; spaces and tabs stay, and the joiner inside an
     emoji), stripped."""
-    return "".join(c for c in text if c == "\u200d" or c.isspace()
-                   or unicodedata.category(c) not in ("Cc", "Cf")).strip()
+    return "".join(c for c in text if c == "\u200d" or not invisible(c)).strip()
 
 
 def _check_names(obj: Any, key: str, n: int, default: list[str]) -> list[str]:
@@ -161,12 +160,13 @@ def _check_names(obj: Any, key: str, n: int, default: list[str]) -> list[str]:
         raise StoreError(422, "invalid", f"{key}: expected a list of {n} names", key)
     out = []
     for i, name in enumerate(obj):
-        if not isinstance(name, str) or not visible(name).strip("\u200d"):
+        shown = visible(name) if isinstance(name, str) else ""
+        if not shown.strip("\u200d"):
             raise StoreError(422, "invalid", f"{key}[{i}]: expected a name, not blank nor only invisible characters, got {name!r}",
                              f"{key}[{i}]")
         if len(name) > MAX_NAME:
             raise StoreError(422, "invalid", f"{key}[{i}]: longer than {MAX_NAME} characters", f"{key}[{i}]")
-        out.append(visible(name))
+        out.append(shown)
     return out
 
 
