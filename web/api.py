@@ -16,7 +16,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request, url_for
 
-from scorer.storage.tables import Runtime, StoreError, TableStore, check_header
+from scorer.storage.tables import Runtime, StoreError, TableStore, check_header, photo_digest
 from scorer.storage.tournaments import TournamentStore, role_of
 from web.errors import ApiError
 from web.live import Hub, stream
@@ -311,8 +311,10 @@ def post_photo(table_id: str) -> Response:
     client_id = request.args.get("client_id") or form.get("client_id")
     with_id = request.args["with"] if "with" in request.args else form.get("with")
     data = _photo_bytes()
+    digest = None
     if client_id is not None:
-        done = _store().photo_for(table_id, client_id, data, with_id)
+        digest = photo_digest(data, with_id)  # the photo hashed once, for the retry check and the record
+        done = _store().photo_for(table_id, client_id, digest)
         if done is not None:  # a retry: the photo is stored and read already
             return _dump(_photo_links(table_id, done), 201)
     if with_id is not None:
@@ -321,7 +323,7 @@ def post_photo(table_id: str) -> Response:
     from scorer import vision
 
     annotated = vision.annotate(image, scan, max_side=ANNOTATED_SIDE)
-    out, _ = _store().add_photo(table_id, client_id, _sniff(data), data, annotated, scan, with_id)
+    out, _ = _store().add_photo(table_id, client_id, _sniff(data), data, annotated, scan, with_id, digest)
     return _dump(_photo_links(table_id, out), 201)
 
 

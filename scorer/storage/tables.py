@@ -528,17 +528,19 @@ class TableStore:
 
     def add_photo(
         self, table_id: str, client_id: Any, mime: str, data: bytes, annotated: bytes | None, scan: dict[str, Any],
-        with_id: str | None = None,
+        with_id: str | None = None, digest: str | None = None,
     ) -> tuple[dict[str, Any], bool]:
         """Store a showdown photo with its scan; `({photo_id, scan}, replayed)`. With
-        `with_id` it is another photo of the showdown that photo is of (`photo_set`)."""
+        `with_id` it is another photo of the showdown that photo is of (`photo_set`).
+        `digest`: the upload's `photo_digest`, where the caller has it already."""
         self.runtime(table_id)  # 404
         if client_id is not None:
             client_id = check_client_id(client_id)
         photo_id = new_id() + new_id()
         response = {"photo_id": photo_id, "scan": scan}
         now = time.time()
-        digest = _photo_digest(data, with_id)
+        if client_id is not None and digest is None:
+            digest = photo_digest(data, with_id)
         with self.db.write() as conn:
             if client_id is not None:
                 seen = _seen(conn, table_id, client_id, "photo", digest)
@@ -588,11 +590,11 @@ class TableStore:
                             "ORDER BY first_id IS NOT NULL, created, rowid", (first, first)).fetchall()
         return [(r["id"], json.loads(r["scan"] or "null")) for r in rows]
 
-    def photo_for(self, table_id: str, client_id: Any, data: bytes, with_id: str | None = None) -> dict[str, Any] | None:
-        """The answer already given to this upload (`data`, `with_id`) with this `client_id`,
-        if any; a 409 where the `client_id` was sent with another request."""
+    def photo_for(self, table_id: str, client_id: Any, digest: str) -> dict[str, Any] | None:
+        """The answer already given to the upload whose `photo_digest` is `digest` with this
+        `client_id`, if any; a 409 where the `client_id` was sent with another request."""
         client_id = check_client_id(client_id)
-        row = _seen(self.db.reader(), table_id, client_id, "photo", _photo_digest(data, with_id))
+        row = _seen(self.db.reader(), table_id, client_id, "photo", digest)
         return json.loads(row["response"]) if row is not None else None
 
     def counts(self, table_id: str) -> dict[str, int]:
@@ -610,7 +612,7 @@ def _digest(kind: str, request: Any) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-def _photo_digest(data: bytes, with_id: str | None) -> str:
+def photo_digest(data: bytes, with_id: str | None) -> str:
     """What a photo upload asked for: its bytes and the photo it goes with."""
     return _digest("photo", [hashlib.sha256(data).hexdigest(), with_id])
 
