@@ -47,6 +47,21 @@ def seat_1_wins_an_ordago(url: str, table_id: str, token: str):
     return http, base
 
 
+def new_tournament(url: str, name: str) -> tuple[dict, str]:
+    """A tournament made through the API, and its organiser's page."""
+    import requests
+
+    tour = requests.post(f"{url}/api/tournaments", json={"name": name}).json()
+    return tour, f"{url}/c/{tour['id']}?token={tour['token']}"
+
+
+def tournament_api(url: str, tour: dict):
+    """GET the tournament through the API with the organiser's token (the response)."""
+    import requests
+
+    return requests.get(f"{url}/api/tournaments/{tour['id']}", headers={"Authorization": f"Bearer {tour['token']}"})
+
+
 @pytest.fixture(scope="module")
 def server():
     _need_browser()
@@ -114,13 +129,11 @@ def test_a_tournament_from_the_home_page_counts_its_tables_live(server, browser)
 
 
 def test_a_league_draws_its_fixtures_and_opens_a_table_for_one(server, browser) -> None:  # noqa: F811
-    import requests
-
-    tour = requests.post(f"{server.url}/api/tournaments", json={"name": "Liga"}).json()
+    tour, organiser = new_tournament(server.url, "Liga")
     ctx = phone(browser, "es")
     page = ctx.new_page()
     try:
-        page.goto(f"{server.url}/c/{tour['id']}?token={tour['token']}")
+        page.goto(organiser)
         page.click("#league-teams summary")
         page.fill("#set-teams textarea", "Gorriak\n  Urdinak \n\nBerdeak\nHoriak")
         page.click("#set-teams button[type=submit]")
@@ -134,7 +147,7 @@ def test_a_league_draws_its_fixtures_and_opens_a_table_for_one(server, browser) 
         page.wait_for_selector("#tournament-note")
         assert [page.input_value(f"input[name=team{k}]") for k in (0, 1)] == names
         open_the_table(page)
-        page.goto(f"{server.url}/c/{tour['id']}?token={tour['token']}")
+        page.goto(organiser)
         first = page.locator("#fixtures .fixture").first
         assert first.locator(".open-fixture").count() == 0  # its table is open: no second one
         assert page.locator("#fixtures .open-fixture").count() == 5
@@ -147,13 +160,10 @@ def test_home_and_away_then_a_final_whose_champions_show_live_and_a_zip(server, 
     import json
     import zipfile
 
-    import requests
-
-    tour = requests.post(f"{server.url}/api/tournaments", json={"name": "Txapelketa"}).json()
+    tour, organiser = new_tournament(server.url, "Txapelketa")
     ctx = phone(browser, "es")
     page = ctx.new_page()
     page.on("dialog", lambda d: d.accept())
-    organiser = f"{server.url}/c/{tour['id']}?token={tour['token']}"
     try:
         page.goto(organiser)
         page.click("#league-teams summary")
@@ -216,20 +226,16 @@ def test_home_and_away_then_a_final_whose_champions_show_live_and_a_zip(server, 
         page.click("#delete-tournament")
         page.wait_for_url(f"{server.url}/")
         assert page.locator("#recent-tournaments a:has-text('Txapelketa')").count() == 0
-        assert requests.get(f"{server.url}/api/tournaments/{tour['id']}",
-                            headers={"Authorization": f"Bearer {tour['token']}"}).status_code == 404
+        assert tournament_api(server.url, tour).status_code == 404
         assert http.get(base).json()["vacas"] == [0, 1]
     finally:
         ctx.close()
 
 
 def test_a_league_in_groups_from_the_form_then_a_bracket_with_a_third_place(server, browser) -> None:  # noqa: F811
-    import requests
-
-    tour = requests.post(f"{server.url}/api/tournaments", json={"name": "Udazkena"}).json()
+    tour, organiser = new_tournament(server.url, "Udazkena")
     ctx = phone(browser, "en")
     page = ctx.new_page()
-    organiser = f"{server.url}/c/{tour['id']}?token={tour['token']}"
     try:
         page.goto(organiser)
         page.click("#league-teams summary")
@@ -240,8 +246,7 @@ def test_a_league_in_groups_from_the_form_then_a_bracket_with_a_third_place(serv
         assert page.locator("#standings .group h3").all_inner_texts() == ["Group A", "Group B"]
         assert page.locator("#fixtures .group-tag").all_inner_texts() == ["A", "B"]
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
-        state = requests.get(f"{server.url}/api/tournaments/{tour['id']}",
-                             headers={"Authorization": f"Bearer {tour['token']}"}).json()
+        state = tournament_api(server.url, tour).json()
         assert [g["teams"] for g in state["groups"]] == [["Gorriak", "Urdinak"], ["Berdeak", "Horiak"]]
 
         # the bracket the form offers crosses the groups; the switch adds a third-place match
@@ -252,8 +257,7 @@ def test_a_league_in_groups_from_the_form_then_a_bracket_with_a_third_place(serv
         page.click("#set-knockout button[type=submit]")
         page.wait_for_selector("#knockout .third-place")
         assert page.locator("#knockout .round-title").all_inner_texts() == ["Semi-finals", "Third place", "Final"]
-        state = requests.get(f"{server.url}/api/tournaments/{tour['id']}",
-                             headers={"Authorization": f"Bearer {tour['token']}"}).json()
+        state = tournament_api(server.url, tour).json()
         assert state["knockout"]["third_place"]["teams"] == [None, None]
         assert [g["teams"] for g in state["knockout"]["rounds"][0]] == [["Gorriak", "Horiak"], ["Berdeak", "Urdinak"]]
     finally:
