@@ -178,17 +178,29 @@ def test_esku_named_by_a_line_and_the_turn_goes_on_from_there() -> None:
     assert m.history[-1]["record"]["esku"] == 1
 
 
-def test_a_hand_inside_a_game_may_not_name_another_esku() -> None:
+def test_a_hand_inside_a_game_may_name_another_esku() -> None:
+    # HAND-RECORD.md "A match": "a line may still name its esku ..., and the turn goes on from there"
     m = Match(Rules())
     m.play(strong(0))  # esku 0; the game goes on
-    assert m.state()["esku"] == 1
-    with pytest.raises(IllegalError, match=r"^esku: 3 is not the esku in turn \(1\): only the first hand of a game"):
-        m.play(strong(1, esku=3))
-    assert len(m.history) == 1 and m.state()["esku"] == 1  # nothing changed
-    m.play(strong(1, esku=1))  # naming the esku in turn is fine
-    assert m.history[-1]["record"]["esku"] == 1
-    with pytest.raises(IllegalError, match="line 3: esku"):
-        Match.from_lines(lines_of(HEADER, strong(0), strong(1, esku=3)))
+    assert m.state()["esku"] == 1 and m.score != [0, 0]
+    m.play(strong(1, esku=3))
+    assert m.history[-1]["record"]["esku"] == 3
+    assert m.state()["esku"] == 0  # the turn goes on from the named seat
+    replayed = Match.from_lines(lines_of(HEADER, strong(0), strong(1, esku=1), strong(1)))
+    assert [e["record"]["esku"] for e in replayed.history] == [3, 1, 2]  # the header's 3, then 0 named 1
+
+
+def test_match_records_carry_a_hands_rules_and_refuse_others() -> None:
+    m = Match(Rules(games_per_vaca=2, vacas_to_win=1))
+    m.play({**strong(0), "rules": {"kings": 8, "games_per_vaca": 2}})  # the match's own: fine
+    assert m.history[-1]["record"]["rules"] == {"kings": 8, "target": 40, "real31": False}
+    with pytest.raises(IllegalError, match=r"^rules\.games_per_vaca: 3 differs from the match rules \(2\)"):
+        m.play({**strong(1), "rules": {"games_per_vaca": 3}})
+    with pytest.raises(MalformedError, match=r"^rules\.kigns: 'kigns' is not a rule"):
+        m.play({**strong(1), "rules": {"kigns": 8}})
+    assert len(m.history) == 1
+    line = json.loads(m.to_lines()[1])
+    assert "rules" not in line and "score" not in line
 
 
 # -- errors change nothing ---------------------------------------------------------------------

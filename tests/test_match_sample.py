@@ -33,7 +33,7 @@ def test_sample_match_carries_the_score_and_the_esku() -> None:
         named = '"esku"' in lines[row["line"] - 1]
         if not named:
             assert row["record"]["esku"] == (prev["record"]["esku"] + 1) % 4
-        else:  # mus corrido: only the first hand of a game names its esku
+        else:  # the sample names an esku only in a game's first hand (mus corrido)
             assert prev["settlement"]["game_over"]
     for row in rows:
         target = 40

@@ -93,17 +93,15 @@ class Match:
             if not isinstance(given, dict):
                 raise MalformedError("rules", f"{given!r} is not an object", given)
             for key, value in given.items():
-                if key in mine and value != mine[key]:
+                if key not in mine:
+                    raise MalformedError(f"rules.{key}", f"{key!r} is not a rule (known: {', '.join(mine)})", key)
+                if value != mine[key]:
                     raise IllegalError(f"rules.{key}", f"{value!r} differs from the match rules ({mine[key]!r})", value)
-        record["rules"] = mine
-        named = hand.get("esku")
-        if named is None:
+        record["rules"] = self.rules.hand_json()
+        if hand.get("esku") is None:
+            # HAND-RECORD.md "A match": the esku turns each hand, and a line may still name
+            # its own (mus corrido); the turn goes on from there
             record["esku"] = self.esku
-        elif type(named) is int and 0 <= named <= 3 and named != self.esku and self.score != [0, 0]:
-            # RULES.md "Seats and teams": the esku turns each hand; only a game's first hand
-            # may name another (mus corrido: the player who cut the mus speaks first)
-            raise IllegalError("esku", f"{named} is not the esku in turn ({self.esku}): only the first hand of a "
-                               "game may name another (mus corrido)", named)
         return record
 
     def play(self, hand: dict[str, Any]) -> dict[str, Any]:

@@ -52,8 +52,13 @@ class Rules:
         return rules
 
     def to_json(self) -> dict[str, Any]:
-        """All the rules as a JSON object."""
+        """All the rules as a JSON object (a table's or a `mus-match/1` header's)."""
         return asdict(self)
+
+    def hand_json(self) -> dict[str, Any]:
+        """The rules a `mus-hand/1` record carries: `kings`, `target` and `real31`
+        (HAND-RECORD.md "A hand"; the match's length belongs to its header)."""
+        return {"kings": self.kings, "target": self.target, "real31": self.real31}
 
 
 _FIELDS = tuple(Rules.__dataclass_fields__)

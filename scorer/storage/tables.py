@@ -81,7 +81,8 @@ class Runtime:
 
     def match_file(self) -> str:
         """The match as a `mus-match/1` file (JSON Lines: the header, then each hand record)."""
-        lines = [self.match.header(), *({k: v for k, v in h["record"].items() if k != "score"} for h in self.hands)]
+        lines = [self.match.header(),
+                 *({k: v for k, v in h["record"].items() if k not in ("score", "rules")} for h in self.hands)]
         return "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines)
 
     def with_hand(self, **changes: Any) -> Runtime:
