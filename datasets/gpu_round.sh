@@ -67,6 +67,8 @@ for run in $RUNS; do
     wc) args="cls --data $W/a/cls $W/b/cls --init $INIT_CLS --lr0 0.001 --warmup 0.1 --hue 0.5" ;;
     xc) args="cls --data $W/a/cls $W/b/cls --init models/cross-deck/cards-cls.onnx --lr0 0.0005 --warmup 0.1 --hue 0.5" ;;
     sc) args="cls --data $W/a/cls $W/b/cls --arch s --lr0 0.002 --hue 0.5" ;;
+    mc) args="cls --data $W/a/cls $W/b/cls --arch m --lr0 0.0015 --hue 0.5" ;;
+    mi) args="index --data $W/a/index $W/b/index --arch m --lr0 0.0015" ;;
     nc) args="cls --data $W/a/cls $W/b/cls --arch n --lr0 0.002 --hue 0.5" ;;
     fc) args="cls --data $W/a/cls $W/b/cls $W/f/cls --arch n --lr0 0.002 --hue 0.5" ;;
     fi) args="index --data $W/a/index $W/b/index $W/f/index --arch n --lr0 0.002" ;;

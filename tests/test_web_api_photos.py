@@ -377,3 +377,21 @@ def test_the_hand_cites_the_first_photo_of_its_showdown(tmp_path) -> None:
     assert [p.photo_id for p in labels] == [first, second]
     assert all(p.hands == DEAL for p in labels)
     assert "4o" not in labels[0].read[0] and "4o" in labels[1].read[0]
+
+
+def test_no_photo_joins_a_showdown_already_settled(tmp_path) -> None:
+    app, client, t, _ = _two_reads_app(tmp_path)
+    first = _upload(client, t).json["photo_id"]
+    s = _to_showdown(client, t)
+    r = client.post(f"/api/tables/{t['id']}/showdown", headers=t["auth"],
+                    json={"client_id": "sd", "version": s["version"], "hands": DEAL, "photo_id": first})
+    assert r.status_code == 200, r.json
+    before = app.extensions["mus_store"].counts(t["id"])
+    late = _upload(client, t, f"?with={first}")  # a stale phone adds to the settled showdown
+    err = assert_error(late, 409, "showdown_settled")
+    assert "settled already (hand 1)" in err["message"] and err["field"] == "with"
+    assert app.extensions["mus_store"].counts(t["id"]) == before  # nothing stored
+    from scorer.storage.photos import labelled_photos
+
+    assert [p.photo_id for p in labelled_photos(app.extensions["mus_store"].db)] == [first]
+    assert _upload(client, t).status_code == 201  # a photo of its own starts the next showdown

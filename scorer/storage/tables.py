@@ -563,13 +563,18 @@ class TableStore:
     @staticmethod
     def _first_of(conn: Any, table_id: str, photo_id: Any, adding: bool = False) -> str:
         """The first photo of the showdown `photo_id` is of; with `adding`, refused when
-        that showdown has its `MAX_PHOTOS` already."""
+        that showdown has its `MAX_PHOTOS` already or a settled hand cites it."""
         if not isinstance(photo_id, str) or (row := conn.execute(
             "SELECT coalesce(first_id, id) AS first FROM photos WHERE id = ? AND table_id = ?", (photo_id, table_id)
         ).fetchone()) is None:
             raise StoreError(422, "invalid", f"with: no photo {photo_id!r} at this table", "with")
         first = row["first"]
         if adding:
+            settled = conn.execute("SELECT n FROM hands WHERE table_id = ? AND photo_id = ?", (table_id, first)).fetchone()
+            if settled is not None:
+                raise StoreError(409, "showdown_settled",
+                                 f"with: the showdown of photo {photo_id!r} is settled already (hand {settled['n']}): "
+                                 "a photo of another showdown starts a new one", "with")
             n = conn.execute("SELECT count(*) FROM photos WHERE id = ? OR first_id = ?", (first, first)).fetchone()[0]
             if n >= MAX_PHOTOS:
                 raise StoreError(422, "too_many_photos",
