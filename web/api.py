@@ -16,6 +16,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request, url_for
 
+from scorer.engine.errors import TOO_LONG
 from scorer.storage.tables import Runtime, StoreError, TableStore, check_header, photo_digest
 from scorer.storage.tournaments import TournamentStore, role_of
 from web.errors import ApiError
@@ -84,7 +85,7 @@ MAX_DEPTH = 64  # arrays and objects inside one another in a request
 
 def parse_json(text: str) -> Any:
     """`text` as JSON, or a ValueError that says what is wrong with it: where it breaks, a
-    number of more than 4,300 digits, nesting deeper than `MAX_DEPTH`, or a lone
+    number too long to read (`TOO_LONG`), nesting deeper than `MAX_DEPTH`, or a lone
     surrogate escape (`"\\ud800"`), which no UTF-8 text can hold."""
     try:
         obj = json.loads(text)
@@ -94,7 +95,7 @@ def parse_json(text: str) -> Any:
     except RecursionError:
         raise ValueError(f"arrays or objects nested more than {MAX_DEPTH} deep") from None
     except ValueError:  # int() refused a number too long to read safely
-        raise ValueError("a number of more than 4300 digits") from None
+        raise ValueError(TOO_LONG) from None
     stack: list[tuple[Any, str, int]] = [(obj, "", 0)]
     while stack:
         value, path, depth = stack.pop()

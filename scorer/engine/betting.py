@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from .cards import parse_hands
-from .errors import IllegalError, MalformedError, MusError
+from .errors import TOO_LONG, IllegalError, MalformedError, MusError
 from .rules import Rules, check_esku, check_score
 
 LANCES = ("grande", "chica", "pares", "juego", "punto")
@@ -27,7 +27,7 @@ def _short(value: Any) -> str:
     try:
         text = repr(value)
     except ValueError:  # an int too long to print
-        return "a number of more than 4300 digits"
+        return TOO_LONG
     return text if len(text) <= 40 else text[:40] + "…"
 
 

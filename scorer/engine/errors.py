@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
+
+# what Python's int() refuses to read from text (sys.set_int_max_str_digits; 4300 by default)
+TOO_LONG = f"a number of more than {sys.get_int_max_str_digits() or 4300} digits"
 
 
 class MusError(ValueError):
@@ -38,4 +42,4 @@ def json_problem(exc: Exception) -> str:
         return f"{exc.msg} (column {exc.colno})"
     if isinstance(exc, RecursionError):
         return "arrays or objects nested too deep"
-    return "a number of more than 4300 digits"
+    return TOO_LONG
