@@ -90,3 +90,22 @@ def test_replay_without_header() -> None:
 def test_replay_missing_file() -> None:
     proc = replay("/nonexistent/match.jsonl")
     assert proc.returncode == 2 and "/nonexistent/match.jsonl" in proc.stderr
+
+
+def test_names_cannot_drive_the_terminal() -> None:
+    # a team named with escape sequences (retitle the window, turn the text red) is
+    # printed with its control characters escaped, in replay's text and in standings
+    evil = "\x1b]0;pwned\x07\x1b[31mRED\u202e"
+    header = {"format": "mus-match/1", "teams": [evil, "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"]}
+    hand = {"hands": [["12o", "12c", "12e", "12b"], ["1o", "1c", "1e", "1b"], ["11o", "11c", "11e", "11b"],
+                      ["4o", "4c", "4e", "4b"]], "esku": 0,
+            "bets": {"grande": [{"seat": 0, "act": "ordago"}, {"seat": 1, "act": "quiero"}]}}
+    text = json.dumps(header) + "\n" + json.dumps(hand) + "\n"
+    for cmd in ("replay", "standings"):
+        r = subprocess.run([sys.executable, "-m", "scorer", cmd, "-"], input=text, capture_output=True, text=True,
+                           timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert "\x1b" not in r.stdout and "\x07" not in r.stdout and "\u202e" not in r.stdout
+        assert "\\x1b]0;pwned\\x07\\x1b[31mRED\\u202e" in r.stdout  # still there, as escapes
+    r = replay("--json", "-", stdin=text)
+    assert json.loads(r.stdout.splitlines()[0])["settlement"]["winner"] == 0  # JSON is left to JSON's escapes

@@ -1,9 +1,35 @@
-"""What the text commands (`settle`, `replay`) share about their input and output."""
+"""What the text commands (`settle`, `replay`, `standings`) share about their input and output."""
 
 from __future__ import annotations
 
 import os
 import sys
+from typing import TextIO
+
+from scorer.engine.standings import invisible
+
+
+def shown(text: str) -> str:
+    """`text` safe for a terminal: each control or invisible format character but newline
+    and tab written as its escape (`\\x1b`), so that a name in a file cannot retitle,
+    recolour or rewrite the reader's terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c.encode("unicode_escape").decode("ascii") if c not in "\n\t" and invisible(c) else c
+                   for c in text)
+
+
+class Shown:
+    """A text stream that writes through `shown` (the commands' text output)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(shown(text))
+
+    def flush(self) -> None:
+        self.stream.flush()
 
 
 def read_input(path: str) -> str:

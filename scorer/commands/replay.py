@@ -13,7 +13,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from scorer.commands._io import drop_stdout, read_input
+from scorer.commands._io import Shown, drop_stdout, read_input, shown
 
 if TYPE_CHECKING:
     from scorer.engine.match import Match
@@ -74,7 +74,7 @@ def _replay(args: argparse.Namespace) -> int:
 
     w = words(args.lang)
     dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-    out = sys.stdout
+    out = sys.stdout if args.json else Shown(sys.stdout)  # JSON escapes control characters itself
     match = None
     try:
         for row, match in iter_match(text.split("\n")):
@@ -98,7 +98,7 @@ def _replay(args: argparse.Namespace) -> int:
                      "error": str(getattr(exc, "original", exc))}
             out.write(dumps(error) + "\n")
         else:
-            print(f"mus-scorer replay: {exc}", file=sys.stderr)
+            print(shown(f"mus-scorer replay: {exc}"), file=sys.stderr)
         return 1
     if not args.json and match is not None:
         state = match.state()

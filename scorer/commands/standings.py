@@ -23,7 +23,7 @@ import sys
 import zipfile
 from typing import Any
 
-from scorer.commands._io import drop_stdout, read_input
+from scorer.commands._io import Shown, drop_stdout, read_input, shown
 
 # The table's words, per language: column headings, then the unfinished matches.
 _WORDS: dict[str, dict[str, str]] = {
@@ -102,7 +102,7 @@ def _texts(path: str) -> list[tuple[str, str | None, int]]:
                     out.append((name, z.read(info).decode("utf-8"), 0))
             return out
     except (OSError, UnicodeDecodeError, zipfile.BadZipFile) as exc:
-        print(f"mus-scorer standings: {path}: {exc}", file=sys.stderr)
+        print(shown(f"mus-scorer standings: {path}: {exc}"), file=sys.stderr)
         return [(path, None, 2)]
 
 
@@ -144,13 +144,13 @@ def _load(path: str, text: str) -> tuple[dict[str, Any] | None, int]:
     try:
         match = Match.from_lines(text.split("\n"))  # split as replay does, so the line numbers agree
     except MusError as exc:
-        print(f"mus-scorer standings: {path}: {exc}", file=sys.stderr)
+        print(shown(f"mus-scorer standings: {path}: {exc}"), file=sys.stderr)
         return None, 1
     result = match.result()
     try:  # what standings() would refuse in this match alone (the same team twice, a blank name)
         standings([result])
     except MusError as exc:
-        print(f"mus-scorer standings: {path}: teams: {exc.reason}", file=sys.stderr)
+        print(shown(f"mus-scorer standings: {path}: teams: {exc.reason}"), file=sys.stderr)
         return None, 1
     return result, 0
 
@@ -195,6 +195,7 @@ def _standings(args: argparse.Namespace) -> int:
         out.write(dumps(answer) + "\n")
         return 0
     w = _WORDS[args.lang]
+    out = Shown(out)  # names from files, safe for the terminal (the JSON above escapes them itself)
     for group in groups or []:
         out.write(w["group"].format(name=group["name"]) + "\n")
         for line in _table(group["standings"], w):
