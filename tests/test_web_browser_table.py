@@ -23,6 +23,7 @@ from web.testing import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
     PHONE,
+    STRICT_PHONE,
     FakeRecognizer,
     LiveServer,
     showdown_photo,
@@ -530,3 +531,25 @@ def test_a_keyboard_player_keeps_the_focus_and_hears_who_speaks(server, browser)
         page.wait_for_function("document.activeElement.matches(\".card-slot[data-seat='1'][data-slot='2']\")")
     finally:
         ctx.close()
+
+
+def test_no_page_breaks_the_content_security_policy(server, browser):
+    """Every page of a table, in a real browser, under the server's CSP: the browser
+    reports no refused script, style or image, and the print button still prints."""
+    api = Api(server.url)
+    ctx = browser.new_context(**STRICT_PHONE)
+    refused: list[str] = []
+    pg = ctx.new_page()
+    pg.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
+    for url in (api.url("t"), api.url("w"), f"{server.url}/t/{api.id}/history?token={api.token}",
+                f"{server.url}/t/{api.id}/sheet?token={api.watch}", f"{server.url}/", f"{server.url}/decks",
+                f"{server.url}/no-such-page"):
+        pg.goto(url)
+        pg.wait_for_load_state("networkidle")
+    assert refused == []
+    pg.goto(f"{server.url}/t/{api.id}/sheet?token={api.watch}")
+    pg.evaluate("window.print = () => { window.printed = true; }")
+    pg.locator("[data-print]").first.click()
+    assert pg.evaluate("window.printed") is True
+    pg.keyboard.press("Escape")  # common.js is on the sheet too
+    ctx.close()

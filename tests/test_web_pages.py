@@ -172,3 +172,28 @@ def test_the_history_lists_what_was_said_in_the_order_it_was_said(client, table)
     labels = re.findall(r'<span class="said-lance">([^<]+)</span>', said)
     assert labels.index("Pares?") + 1 == labels.index("Pares")  # the declarations, then the bets on them
     assert labels[0] == "Grande" and 'class="hint"' not in said
+
+
+def test_every_response_carries_the_security_headers(tmp_path) -> None:
+    from web import create_app
+
+    app = create_app({"DATABASE": str(tmp_path / "h.db"), "TESTING": True})
+    c = app.test_client()
+    t = c.post("/api/tables", json={}).json
+    for url in ("/", f"/t/{t['id']}/sheet?token={t['watch_token']}", "/api/nothing-here", "/static/style.css",
+                f"/api/tables/{t['id']}/export?token={t['token']}"):
+        r = c.get(url)
+        csp = r.headers.get("Content-Security-Policy", "")
+        assert "default-src 'self'" in csp and "frame-ancestors 'none'" in csp, url
+        assert "unsafe-inline" not in csp, url
+        assert r.headers["X-Content-Type-Options"] == "nosniff", url
+        assert r.headers["Referrer-Policy"] == "no-referrer", url
+    assert r.status_code == 200 and r.headers["Cache-Control"] == "no-store"  # the export
+    # pages hold no inline script or style for that CSP to refuse
+    for url in ("/", f"/t/{t['id']}/sheet?token={t['watch_token']}", "/decks"):
+        html = c.get(url).get_data(as_text=True)
+        assert " style=" not in html and " onclick=" not in html, url
+        import re
+
+        inline = [m for m in re.findall(r"<script([^>]*)>", html) if "src=" not in m and "application/json" not in m]
+        assert inline == [], (url, inline)

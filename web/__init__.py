@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask
+from flask import Flask, request
 
 DEFAULTS: dict[str, Any] = {
     "DATABASE": None,
@@ -52,4 +52,24 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(decks.bp)
     app.register_blueprint(pages.bp)
+    app.after_request(_security_headers)
     return app
+
+
+# Pages load their scripts, styles and images from this server only (photos shown before
+# upload are blob: URLs; the icon is a data: URL); no page may be framed by another site,
+# and no address (a table's token may be in it) goes out in a Referer.
+CSP = ("default-src 'self'; img-src 'self' data: blob:; object-src 'none'; base-uri 'none'; "
+       "frame-ancestors 'none'; form-action 'self'")
+HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
+           "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY"}
+
+
+def _security_headers(response: Any) -> Any:
+    """The security headers of every response; exports (a match, a tournament's zip) are
+    not kept in caches."""
+    for key, value in HEADERS.items():
+        response.headers.setdefault(key, value)
+    if request.path.endswith("/export"):
+        response.headers["Cache-Control"] = "no-store"
+    return response

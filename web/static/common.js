@@ -146,3 +146,8 @@ document.addEventListener("keydown", (ev) => {
   menu.open = false;
   menu.querySelector("summary")?.focus();
 });
+
+// Print buttons (`data-print`): no inline handler, which the pages' CSP would refuse.
+document.addEventListener("click", (ev) => {
+  if (ev.target.closest?.("[data-print]")) window.print();
+});
