@@ -541,7 +541,13 @@ def test_no_page_breaks_the_content_security_policy(server, browser):
     refused: list[str] = []
     pg = ctx.new_page()
     pg.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
+    import requests
+
+    tour = requests.post(f"{server.url}/api/tournaments", json={"name": "Liga"}).json()
+    requests.post(f"{server.url}/api/tournaments/{tour['id']}/tables", json={"table": api.id, "token": api.token},
+                  headers={"Authorization": f"Bearer {tour['token']}"}).raise_for_status()
     for url in (api.url("t"), api.url("w"), f"{server.url}/t/{api.id}/history?token={api.token}",
+                f"{server.url}/c/{tour['id']}?token={tour['token']}", f"{server.url}/c/{tour['id']}",
                 f"{server.url}/t/{api.id}/sheet?token={api.watch}", f"{server.url}/", f"{server.url}/decks",
                 f"{server.url}/no-such-page"):
         pg.goto(url)
