@@ -197,3 +197,19 @@ def test_every_response_carries_the_security_headers(tmp_path) -> None:
 
         inline = [m for m in re.findall(r"<script([^>]*)>", html) if "src=" not in m and "application/json" not in m]
         assert inline == [], (url, inline)
+
+
+def test_the_history_reads_with_the_watch_token(tmp_path) -> None:
+    # its export and photo links only read: they carry the watch token, so that a copied
+    # link or a proxy's log never holds the token that writes
+    from web import create_app
+
+    app = create_app({"DATABASE": str(tmp_path / "w.db"), "TESTING": True})
+    c = app.test_client()
+    t = c.post("/api/tables", json={}).json
+    html = c.get(f"/t/{t['id']}/history?token={t['token']}").get_data(as_text=True)
+    assert f"export?token={t['watch_token']}" in html
+    assert f"export?token={t['token']}" not in html
+    assert f"/t/{t['id']}?token={t['token']}" in html  # the way back is still the players' page
+    page = c.get(f"/t/{t['id']}?token={t['token']}").get_data(as_text=True)
+    assert t["watch_token"] in page  # the players' page streams with it (app.js)

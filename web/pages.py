@@ -394,6 +394,7 @@ def history(table_id: str):
         state=state,
         table_id=table_id,
         token=token,
+        read_token=state.get("watch_token") or token,  # links that only read carry the watch token
         role=role,
         back=back,
         hands=list(reversed(_with_photos(table_id, _hand_rows(state)))),

@@ -122,7 +122,8 @@ function setLive(mode) {
 
 function connect() {
   if (!("EventSource" in window)) { startPolling(); return; }
-  const url = `${API}/events?token=${encodeURIComponent(TOKEN || "")}`;
+  // the stream only reads: it carries the watch token, so no address holds the players' one
+  const url = `${API}/events?token=${encodeURIComponent(BOOT.state?.watch_token || TOKEN || "")}`;
   source = new EventSource(url);
   source.onopen = () => { setLive("live"); stopPolling(); retryMs = 2000; };
   source.onmessage = (ev) => {
