@@ -6,7 +6,7 @@ cards, `combine(results)` reads several photos of one showdown as one,
 """
 
 from scorer.vision.annotate import annotate
-from scorer.vision.image import ImageError, load_image, open_photo
+from scorer.vision.image import ImageError, check_scannable, load_image, open_photo
 from scorer.vision.layout import combine
 from scorer.vision.model import ModelError, default_model_dir
 from scorer.vision.pipeline import Recognizer, default_recognizer
@@ -16,6 +16,7 @@ __all__ = [
     "ModelError",
     "Recognizer",
     "annotate",
+    "check_scannable",
     "combine",
     "default_model_dir",
     "default_recognizer",

@@ -15,18 +15,24 @@ WARN = (231, 76, 60)
 
 
 def annotate(image: Image.Image | bytes | str | Path, result: dict, quality: int = 85,
-             max_side: int | None = None) -> bytes:
+             max_side: int | None = None, full: tuple[int, int] | None = None) -> bytes:
     """A JPEG of `image` with the boxes, card names and seats of a scan `result`;
     cards a warning names are outlined in red. With `max_side`, a bigger photo is shrunk
-    to that longer side first (a copy for people to look at need not weigh 12 MP)."""
-    img = image.convert("RGB") if isinstance(image, Image.Image) else load_image(image)
-    scale = 1.0
-    if max_side and max(img.size) > max_side:
-        scale = max_side / max(img.size)
-        img = img.resize((max(1, round(img.width * scale)), max(1, round(img.height * scale))),
-                         Image.Resampling.BILINEAR)
+    to that longer side first (a copy for people to look at need not weigh 12 MP).
+    `full`: the size of the photo the result's boxes are in, where `image` is a copy of
+    it decoded smaller (`Photo.decode(k)`); the drawing is at `image`'s size or less."""
+    if isinstance(image, Image.Image):
+        img, shared = (image, True) if image.mode == "RGB" else (image.convert("RGB"), False)
     else:
-        img = img.copy()
+        img, shared = load_image(image), False
+    full_w = full[0] if full else img.width
+    if max_side and max(img.size) > max_side:
+        shrink = max_side / max(img.size)
+        img = img.resize((max(1, round(img.width * shrink)), max(1, round(img.height * shrink))),
+                         Image.Resampling.BILINEAR)
+    elif shared:
+        img = img.copy()  # drawn on: the caller's image stays as it was
+    scale = img.width / full_w if full_w else 1.0
     result = _scaled(result, scale) if scale != 1.0 else result
     draw = ImageDraw.Draw(img)
     long = max(img.size)

@@ -3,18 +3,34 @@
 `open_photo` reads only the header, so a decompression bomb is refused before a pixel
 is decoded; `Photo.decode(reduce)` then decodes at a fraction of the full size (JPEG
 through `Image.draft`, i.e. DCT scaling, which is much faster than a full decode).
+A path is read only when it is a regular file, and at most `MAX_FILE_BYTES` of it;
+`check_scannable` refuses a photo too small to hold a card (`MIN_SIDE`). The messages
+speak of the photo in the product's terms, never of Pillow's.
 """
 
 from __future__ import annotations
 
 import io
+import os
+import re
+import stat
+import struct
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 from PIL import Image
 
 MAX_PIXELS = 50_000_000
+MAX_FILE_BYTES = 200 * 1024 * 1024
+"""The most bytes read from a path: more than any photo of up to `MAX_PIXELS` holds (a
+50 MP PNG of noise is about 150 MB)."""
+MIN_SIDE = 64
+"""The least shorter side, px, of a photo whose cards are read: in less, no card's corner
+index can be read (`check_scannable`)."""
 SUPPORTED = ("JPEG", "PNG", "WEBP")
 ORIENTATION_TAG = 0x0112
 _TRANSPOSE = {
@@ -45,7 +61,8 @@ _HEIF_BRANDS = {b"heic": "HEIC", b"heix": "HEIC", b"hevc": "HEIC", b"heim": "HEI
 
 class ImageError(ValueError):
     """A photo that cannot be read; `.code` is `empty`, `not_image`,
-    `unsupported_format`, `too_large` or `corrupt`."""
+    `unsupported_format`, `too_large`, `corrupt`, `too_small` (`check_scannable`) or
+    `not_a_file` (a path to a folder, a FIFO or a device)."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -73,6 +90,51 @@ def _unsupported(name: str) -> ImageError:
     return ImageError("unsupported_format", f"{name} images are not supported: send a JPEG, PNG or WebP photo")
 
 
+def _corrupt(fmt: str | None) -> ImageError:
+    name = {"JPEG": "JPEG", "PNG": "PNG", "WEBP": "WebP"}.get(fmt or "", "JPEG/PNG/WebP")
+    return ImageError("corrupt", f"not a readable {name} image (damaged or truncated)")
+
+
+def _too_large(w: int, h: int) -> ImageError:
+    return ImageError("too_large", f"the image is {w}x{h} ({w * h / 1e6:,.0f} megapixels); the limit is "
+                                   f"{MAX_PIXELS // 10**6}")
+
+
+def _bomb(data: bytes, fmt: str | None, exc: Exception) -> ImageError:
+    """Pillow's decompression-bomb refusal in the product's words: the size the header
+    declares (read again by the format's plugin, which leaves the check to `Image.open`),
+    else the pixel count Pillow's message gives."""
+    try:
+        Image.init()
+        w, h = Image.OPEN[fmt or ""][0](io.BytesIO(data)).size
+        return _too_large(w, h)
+    except Exception:  # noqa: BLE001 - only the message is at stake
+        pass
+    found = re.search(r"\((\d+) pixels\)", str(exc))
+    many = f"{int(found.group(1)) / 1e6:,.0f} megapixels" if found else "too large"
+    return ImageError("too_large", f"the image is {many}; the limit is {MAX_PIXELS // 10**6} megapixels")
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """Pillow's warnings silenced: the pixel count is checked here (`MAX_PIXELS`), and a
+    damaged EXIF block ("Corrupt EXIF data", a tag past the end) is read past: the photo
+    is read as stored."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+        warnings.filterwarnings("ignore", category=UserWarning, module=r"PIL(\.|$)")
+        yield
+
+
+def check_scannable(size: tuple[int, int]) -> None:
+    """`ImageError("too_small")` when a photo of `size` (w, h) is too small to hold a card
+    whose index can be read (shorter side under `MIN_SIDE`)."""
+    w, h = size
+    if min(w, h) < MIN_SIDE:
+        raise ImageError("too_small", f"the image is {w}x{h}: too small to read cards in; a photo needs at least "
+                                      f"{MIN_SIDE} px on its shorter side")
+
+
 @dataclass(frozen=True)
 class Photo:
     """A photo whose header has been checked; decode it with `decode`."""
@@ -90,11 +152,11 @@ class Photo:
 
     def decode(self, reduce: int = 1) -> Image.Image:
         """The upright RGB image at about 1/`reduce` of the full size (JPEG: 1, 2, 4 or 8
-        through DCT scaling; other formats: box reduction)."""
+        through DCT scaling; other formats: box reduction). 16-bit greyscale is scaled to
+        8 bits, not clipped; transparency lies on white."""
         reduce = max(1, int(reduce))
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with _quiet():
                 img = Image.open(io.BytesIO(self.data), formats=[self.format])
                 if self.format == "JPEG" and reduce > 1:
                     w, h = img.size
@@ -102,29 +164,75 @@ class Photo:
                               (max(1, w // min(reduce, 8)), max(1, h // min(reduce, 8))))
                 img.load()
         except Image.DecompressionBombError as exc:
-            raise ImageError("too_large", f"image refused as a decompression bomb: {exc}") from None
-        except (OSError, ValueError, SyntaxError, EOFError) as exc:
-            raise ImageError("corrupt", f"the {self.format} image is damaged or truncated ({exc})") from None
+            raise _bomb(self.data, self.format, exc) from None
+        except (OSError, ValueError, SyntaxError, EOFError, struct.error):
+            raise _corrupt(self.format) from None
+        img = _eight_bit(img)
         done = round(self.raw_size[0] / img.width) if img.width else 1
         if reduce > done and reduce // done > 1:
             img = img.reduce(reduce // done)
-        if img.mode != "RGB":
-            if img.mode in ("RGBA", "LA", "PA") or (img.mode == "P" and "transparency" in img.info):
-                back = Image.new("RGB", img.size, (255, 255, 255))
-                back.paste(img.convert("RGBA"), mask=img.convert("RGBA").getchannel("A"))
-                img = back
-            else:
-                img = img.convert("RGB")
+        img = _rgb(img)
         if self.orientation in _TRANSPOSE:
             img = img.transpose(_TRANSPOSE[self.orientation])
         return img
 
 
+def _eight_bit(img: Image.Image) -> Image.Image:
+    """`img` in a mode of 8-bit bands that `Image.reduce` takes: L, LA, RGB or RGBA.
+    Greyscale of 16 bits (I;16, or I as older Pillow opens it) is scaled down (>> 8):
+    `convert` would clip every value over 255 to white."""
+    if img.mode in ("L", "LA", "RGB", "RGBA"):
+        return img
+    if img.mode.startswith("I;16") or img.mode == "I":
+        grey = np.asarray(img)
+        if grey.dtype.kind != "u":  # I: 32-bit signed, holding 0..65535
+            grey = np.clip(grey, 0, 65535)
+        return Image.fromarray((grey >> 8).astype(np.uint8))
+    alpha = img.mode in ("PA", "La", "RGBa") or (img.mode == "P" and "transparency" in img.info)
+    return img.convert("RGBA" if alpha else "RGB")
+
+
+def _rgb(img: Image.Image) -> Image.Image:
+    """An L, LA, RGB or RGBA image as RGB, what is transparent on white."""
+    if img.mode == "RGB":
+        return img
+    if img.mode in ("LA", "RGBA"):
+        back = Image.new("RGB", img.size, (255, 255, 255))
+        back.paste(img.convert("RGB") if img.mode == "LA" else img, mask=img.getchannel("A"))
+        return back
+    return img.convert("RGB")
+
+
+def _read(path: str | Path) -> bytes:
+    """The bytes of the file at `path`: a regular file of at most `MAX_FILE_BYTES`
+    (an `OSError` if it cannot be opened). A FIFO, a device or a folder is refused
+    before a byte is read (opened without blocking, so a FIFO with no writer does not
+    hang)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+                else "not a regular file")
+        raise ImageError("not_a_file", f"{path} is {kind}, not a photo file")
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise ImageError("too_large", f"the file is larger than {MAX_FILE_BYTES // 2**20} MB, the most a photo (up "
+                                      f"to {MAX_PIXELS // 10**6} megapixels) may weigh")
+    return data
+
+
 def open_photo(data: bytes | str | Path) -> Photo:
     """Check a photo's format and size from its header, without decoding it.
-    A path is read from disk (an `OSError` if it cannot be)."""
+    A path is read from disk (see `_read`; an `OSError` if it cannot be)."""
     if isinstance(data, (str, Path)):
-        data = Path(data).read_bytes()
+        data = _read(data)
     data = bytes(data)
     if not data:
         raise ImageError("empty", "the file is empty")
@@ -132,14 +240,13 @@ def open_photo(data: bytes | str | Path) -> Photo:
     if sniffed is not None and sniffed not in SUPPORTED:
         raise _unsupported(sniffed)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+        with _quiet():
             img = Image.open(io.BytesIO(data))
     except Image.DecompressionBombError as exc:
-        raise ImageError("too_large", f"image refused as a decompression bomb: {exc}") from None
-    except Exception as exc:  # noqa: BLE001 - Pillow raises many kinds on bad headers
+        raise _bomb(data, sniffed, exc) from None
+    except Exception:  # noqa: BLE001 - Pillow raises many kinds on bad headers
         if sniffed in SUPPORTED:
-            raise ImageError("corrupt", f"the {sniffed} image is damaged or truncated ({exc})") from None
+            raise _corrupt(sniffed) from None
         raise ImageError("not_image", "the file is not an image (JPEG, PNG or WebP expected)") from None
     with img:
         fmt = img.format or "unknown"
@@ -151,14 +258,41 @@ def open_photo(data: bytes | str | Path) -> Photo:
         if w < 1 or h < 1:
             raise ImageError("corrupt", f"the {fmt} image has no pixels ({w}x{h})")
         if w * h > MAX_PIXELS:
-            raise ImageError(
-                "too_large", f"the image is {w}x{h} ({w * h / 1e6:.0f} megapixels); the limit is {MAX_PIXELS // 10**6}"
-            )
+            raise _too_large(w, h)
         try:
-            orientation = int(img.getexif().get(ORIENTATION_TAG, 1))
+            with _quiet():
+                orientation = _orientation(img, data, fmt)
         except Exception:  # noqa: BLE001 - a damaged EXIF block: read the photo as stored
             orientation = 1
     return Photo(data, fmt, (w, h), orientation if orientation in range(1, 9) else 1)
+
+
+def _orientation(img: Image.Image, data: bytes, fmt: str) -> int:
+    """The EXIF orientation tag, 1 without one. A PNG's eXIf chunk may follow its pixels,
+    and Pillow's `getexif` then decodes them all to reach it: it is looked for here among
+    the chunks instead, so that checking a photo's header decodes nothing."""
+    if fmt == "PNG" and "exif" not in img.info:
+        raw = _png_chunk(data, b"eXIf")
+        if raw is None:
+            return 1
+        exif = Image.Exif()
+        exif.load(raw)
+        return int(exif.get(ORIENTATION_TAG, 1))
+    return int(img.getexif().get(ORIENTATION_TAG, 1))
+
+
+def _png_chunk(data: bytes, kind: bytes) -> bytes | None:
+    """The data of a PNG's first chunk of `kind`, walking the chunks' lengths (nothing
+    decompressed), or None."""
+    i = 8
+    while i + 8 <= len(data):
+        length = int.from_bytes(data[i:i + 4], "big")
+        if data[i + 4:i + 8] == kind:
+            return data[i + 8:i + 8 + length]
+        if data[i + 4:i + 8] == b"IEND":
+            break
+        i += 12 + length
+    return None
 
 
 def load_image(data: bytes | str | Path) -> Image.Image:

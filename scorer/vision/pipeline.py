@@ -30,7 +30,7 @@ import numpy as np
 from PIL import Image
 
 from scorer.vision.crops import corner_crop, far_end, index_crop
-from scorer.vision.image import Photo, open_photo
+from scorer.vision.image import Photo, check_scannable, open_photo
 from scorer.vision.layout import (
     DEAL,
     LOW_CONFIDENCE,
@@ -85,7 +85,7 @@ class _Source:
 
     def __init__(self, image: Image.Image | Photo) -> None:
         self.photo = image if isinstance(image, Photo) else None
-        self.image = None if self.photo else image.convert("RGB")
+        self.image = None if self.photo else image if image.mode == "RGB" else image.convert("RGB")
         self.size = self.photo.size if self.photo else self.image.size
 
     def at(self, reduce: int) -> Image.Image:
@@ -570,13 +570,16 @@ def scan(models: Models, image: Image.Image | Photo | bytes | str | Path, bottom
     receives seconds per stage: decode, coarse, fine, classify, layout; `trace`, the image
     the corners were read in (`image`), the photo's size (`full`) and the corner and card
     boxes found, in photo pixels (`corners`, `cards`), for cutting training crops
-    (`datasets.harvest`) and for tracing a miss."""
+    (`datasets.harvest`) and for tracing a miss. A photo under `image.MIN_SIDE` px on its
+    shorter side is `ImageError("too_small")`; one with no card found has a `no_cards`
+    warning."""
     t = timings if timings is not None else {}
     for k in ("decode", "coarse", "fine", "classify", "layout"):
         t[k] = 0.0
     start = perf_counter()
     if not isinstance(image, (Image.Image, Photo)):
         image = open_photo(image)
+    check_scannable(image.size)  # a photo too small to hold a card: ImageError("too_small")
     src = _Source(image)
     full = src.size
     jpeg = src.photo is not None and src.photo.format == "JPEG"
