@@ -377,7 +377,18 @@ def layout(cards: list[Card], bottom: int = 0, unread: list[Box] = ()) -> dict:
     ]
     warnings = warnings_for(cards, [seats[i] for i in mus] if hands else None, list(unread))
     warnings += tight_fans(cards, seats)
+    if not cards and not unread:
+        warnings.append(no_cards())
     return {"cards": out_cards, "hands": hands, "warnings": warnings + unfamiliar_deck(warnings, hands is not None)}
+
+
+def no_cards(photos: int = 1) -> dict:
+    """The `no_cards` warning: nothing in the photo (or in any of `photos` photos) was
+    found to be a card, read or not: no cards, cards face down, or a photo too dark,
+    blurred or far to show them."""
+    where = "the photo" if photos == 1 else f"any of the {photos} photos"
+    return {"code": "no_cards", "message": f"no card was found in {where}: lay the cards face up, each hand "
+                                           "spread, and take the photo from above, close enough to fill it"}
 
 
 def unfamiliar_deck(warnings: list[dict], showdown: bool) -> list[dict]:
@@ -474,6 +485,8 @@ def combine(scans: list[dict]) -> dict:
                     warnings.append({**w, "cards": names, "photo": k})
     if hands is None or sum(map(len, hands)) < DEAL:
         warnings += unread
+    if not best and not unread and scans:
+        warnings.append(no_cards(len(scans)))
     warnings += unfamiliar_deck(warnings, showdown)
     out_cards = [{"card": n, "conf": best[n][0]["conf"], "box": list(best[n][0]["box"]), "seat": s,
                   "photo": best[n][1]} for n, s in zip(order, seats, strict=True)]
