@@ -41,7 +41,7 @@ class FakeRecognizer:
         return {"cards": cards, "hands": DEAL, "warnings": [], "size": list(image.size)}
 
 
-def photo_bytes(fmt: str = "JPEG", size: tuple[int, int] = (64, 48)) -> bytes:
+def photo_bytes(fmt: str = "JPEG", size: tuple[int, int] = (96, 72)) -> bytes:
     buf = io.BytesIO()
     Image.new("RGB", size, (30, 120, 60)).save(buf, fmt)
     return buf.getvalue()
@@ -90,13 +90,13 @@ def test_multipart_upload_stores_photo_and_annotation(client, table, rec) -> Non
     assert r.status_code == 201, r.json
     out = r.json
     assert out["scan"]["hands"] == DEAL and len(out["scan"]["cards"]) == 16
-    assert rec.calls == [((64, 48), 2)]
+    assert rec.calls == [((96, 72), 2)]
     assert out["scan"]["bottom"] == 2  # kept with the photo, for its labels' seats (export-photos)
     got = client.get(out["url"], headers=table["auth"])
     assert got.status_code == 200 and got.data == data and got.mimetype == "image/jpeg"
     ann = client.get(f"{out['annotated_url']}?token={table['watch_token']}")
     assert ann.status_code == 200 and ann.mimetype == "image/jpeg"
-    assert Image.open(io.BytesIO(ann.data)).size == (64, 48)
+    assert Image.open(io.BytesIO(ann.data)).size == (96, 72)
     # a photo is not a table change: the version stays
     assert client.get(f"/api/tables/{table['id']}", headers=table["auth"]).json["version"] == table["version"]
 
@@ -203,8 +203,8 @@ def test_photo_routes_need_the_token(app, client, table) -> None:
 def test_scan_answers_the_scan_object(client, rec) -> None:
     r = client.post("/api/scan?bottom=1", data=photo_bytes(), content_type="image/jpeg")
     assert r.status_code == 200
-    assert set(r.json) >= {"cards", "hands", "warnings", "size"} and r.json["size"] == [64, 48]
-    assert rec.calls == [((64, 48), 1)]
+    assert set(r.json) >= {"cards", "hands", "warnings", "size"} and r.json["size"] == [96, 72]
+    assert rec.calls == [((96, 72), 1)]
 
 
 def _to_showdown(client, table: dict) -> dict:

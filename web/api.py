@@ -12,7 +12,9 @@ from __future__ import annotations
 import hmac
 import json
 import threading
-from typing import Any
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
 from flask import Blueprint, Response, current_app, request, url_for
 
@@ -23,16 +25,12 @@ from web.errors import ApiError
 from web.live import Hub, stream
 
 bp = Blueprint("api", __name__, url_prefix="/api")
+T = TypeVar("T")
 
 ANNOTATED_SIDE = 2048  # the stored annotated copy of a photo, longer side at most (px)
 
-# image formats the recognizer reads, by magic bytes
-MAGIC = [
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"RIFF", "image/webp"),
-    (b"BM", "image/bmp"),
-]
+MIME = {"JPEG": "image/jpeg", "PNG": "image/png", "WEBP": "image/webp"}
+"""The formats the reader takes (`scorer.vision.image.SUPPORTED`), as stored."""
 
 
 def _store() -> TableStore:
@@ -249,14 +247,55 @@ def _photo_bytes() -> bytes:
     return request.get_data(cache=False)
 
 
-def _sniff(data: bytes) -> str:
-    for magic, mime in MAGIC:
-        if data.startswith(magic):
-            return mime
-    return "application/octet-stream"
+_IMAGE_STATUS = {"empty": 400, "not_image": 415, "unsupported_format": 415, "too_large": 413, "corrupt": 400,
+                 "too_small": 400}
 
 
-_IMAGE_STATUS = {"empty": 400, "not_image": 415, "unsupported_format": 415, "too_large": 413, "corrupt": 400}
+def image_error(exc: Exception, field: str = "photo", prefix: str = "") -> ApiError:
+    """A photo's `ImageError` as the API's refusal (`empty_image`, `corrupt_image`,
+    `too_small_image`: 400; `too_large`: 413; `not_image`, `unsupported_format`: 415)."""
+    code = getattr(exc, "code", "corrupt")
+    return ApiError(_IMAGE_STATUS.get(code, 400),
+                    f"{code}_image" if code in ("empty", "corrupt", "too_small") else code,
+                    prefix + (getattr(exc, "message", None) or str(exc)), field)
+
+
+def open_upload(data: bytes, field: str = "photo", prefix: str = "") -> Any:
+    """The uploaded photo's header checked (`scorer.vision.Photo`): its format, at most
+    50 megapixels, big enough to hold a card; nothing decoded yet. A 4xx naming `field`."""
+    from scorer import vision
+
+    try:
+        photo = vision.open_photo(data)
+        vision.check_scannable(photo.size)
+    except vision.ImageError as exc:
+        raise image_error(exc, field, prefix) from None
+    return photo
+
+
+def _reduction(photo: Any, side: int | None) -> int:
+    """The decode that checks a photo whole: a JPEG at the smallest DCT scale keeping its
+    longer side at least `side` (1/8 without one: every byte is still decoded), another
+    format whole (no scaled decode: the reader would decode it whole anyway)."""
+    if photo.format != "JPEG":
+        return 1
+    if not side:
+        return 8
+    return max(k for k in (1, 2, 4, 8) if k == 1 or max(photo.size) / k >= side)
+
+
+SCAN_THREAD = "mus-scan"
+"""The name the scan workers' threads start with."""
+
+
+def in_scan_slot(work: Callable[..., T], *args: Any) -> T:
+    """`work(*args)` run on one of the `SCAN_CONCURRENCY` (2) scan workers, the caller
+    waiting its turn: every photo is decoded, read and annotated there, for a table's
+    photos, `/api/scan` and a deck's photos alike. So no more photos are decoded at once
+    than there are workers, and only those threads ever hold a decoded photo: the memory
+    the C allocator keeps for a thread after a big photo is freed is kept by two threads,
+    not by every request's (on 8 uploads at once, 1.1 GB against 0.35 GB)."""
+    return current_app.extensions["mus_scan_workers"].submit(work, *args).result()
 
 
 def _recognizer() -> Any:
@@ -278,29 +317,42 @@ def _recognizer() -> Any:
         return ext["mus_recognizer"]
 
 
-def _scan(data: bytes) -> tuple[Any, dict[str, Any]]:
-    """Load and recognise a photo: `(image, scan)`; bad images are clear 4xx errors."""
+def _scan(data: bytes, annotate_side: int | None = None) -> tuple[Any, dict[str, Any], bytes | None]:
+    """Check, decode and read a photo: `(photo, scan, annotated JPEG or None)`; bad
+    images are clear 4xx errors. The header is checked first (format, megapixels, least
+    size); the decode, the reading and the annotation all happen inside one of the
+    `scan_slot` slots, so no more photos are decoded at once than there are slots."""
     from scorer import vision
 
     bottom_arg = request.args.get("bottom", "0")
     if bottom_arg not in ("0", "1", "2", "3"):
         raise ApiError(400, "invalid", f"bottom: expected the seat 0..3 at the photo's bottom edge, got {bottom_arg!r}",
                        "bottom")
+    photo = open_upload(data)
     try:
-        image = vision.load_image(data)
-        try:
-            recognizer = _recognizer()
-        except vision.ModelError as exc:
-            raise ApiError(503, "recognizer_unavailable",
-                           f"the card recognizer is not available ({exc}); type the cards instead", None) from None
-        with current_app.extensions["mus_scan_slots"]:  # bounded: scans are CPU and memory heavy
-            scan = recognizer.scan(image, bottom=int(bottom_arg))
-        scan = {**scan, "bottom": int(bottom_arg)}  # kept with the photo: its labels' seats follow from it
+        recognizer = _recognizer()
+    except vision.ModelError as exc:
+        raise ApiError(503, "recognizer_unavailable",
+                       f"the card recognizer is not available ({exc}); type the cards instead", None) from None
+    try:  # bounded: decoding and reading are CPU and memory heavy
+        scan, annotated = in_scan_slot(_read_photo, recognizer, photo, int(bottom_arg), annotate_side)
     except vision.ImageError as exc:
-        code = getattr(exc, "code", "corrupt")
-        raise ApiError(_IMAGE_STATUS.get(code, 400), f"{code}_image" if code in ("empty", "corrupt") else code,
-                       str(exc), "photo") from None
-    return image, scan
+        raise image_error(exc) from None
+    scan = {**scan, "bottom": int(bottom_arg)}  # kept with the photo: its labels' seats follow from it
+    return photo, scan, annotated
+
+
+def _read_photo(recognizer: Any, photo: Any, bottom: int, annotate_side: int | None) -> tuple[dict, bytes | None]:
+    """On a scan worker: the photo decoded whole, so that a damaged file is refused before
+    it is read (a JPEG at the scale its annotated copy needs, the reader decoding it at its
+    own scales as the command line does; another format at full size, which the reader
+    then reads), read, and annotated when `annotate_side` is given."""
+    from scorer import vision
+
+    image = photo.decode(_reduction(photo, annotate_side))
+    scan = recognizer.scan(photo if photo.format == "JPEG" else image, bottom=bottom)
+    annotated = vision.annotate(image, scan, max_side=annotate_side, full=photo.size) if annotate_side else None
+    return scan, annotated
 
 
 @bp.post("/tables/<table_id>/photos")
@@ -320,11 +372,8 @@ def post_photo(table_id: str) -> Response:
             return _dump(_photo_links(table_id, done), 201)
     if with_id is not None:
         _store().first_photo(table_id, with_id, adding=True)  # before the work of reading it
-    image, scan = _scan(data)
-    from scorer import vision
-
-    annotated = vision.annotate(image, scan, max_side=ANNOTATED_SIDE)
-    out, _ = _store().add_photo(table_id, client_id, _sniff(data), data, annotated, scan, with_id, digest)
+    photo, scan, annotated = _scan(data, ANNOTATED_SIDE)
+    out, _ = _store().add_photo(table_id, client_id, MIME[photo.format], data, annotated, scan, with_id, digest)
     return _dump(_photo_links(table_id, out), 201)
 
 
@@ -362,7 +411,7 @@ def get_photo_annotated(table_id: str, photo_id: str) -> Response:
 @bp.post("/scan")
 def post_scan() -> Response:
     """Read the cards in a photo (nothing stored) -> the `scan --json` object."""
-    _, scan = _scan(_photo_bytes())
+    _, scan, _ = _scan(_photo_bytes())
     return _dump(scan)
 
 
@@ -624,6 +673,7 @@ def init_app_state(app: Any, store: TableStore, hub: Hub) -> None:
     app.extensions["mus_tournaments"] = TournamentStore(store.db, store)
     app.extensions["mus_hub"] = hub
     app.extensions["mus_scan_lock"] = threading.Lock()
-    app.extensions["mus_scan_slots"] = threading.BoundedSemaphore(int(app.config.get("SCAN_CONCURRENCY", 2)))
+    app.extensions["mus_scan_workers"] = ThreadPoolExecutor(max(1, int(app.config.get("SCAN_CONCURRENCY", 2))),
+                                                            thread_name_prefix=SCAN_THREAD)
     app.extensions.setdefault("mus_recognizer", None)
     store.listeners.append(hub.publish)

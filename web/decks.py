@@ -39,7 +39,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request, send_file
 
-from web.api import _dump, _same, _sniff, _token
+from web.api import _dump, _reduction, _same, _token, image_error, in_scan_slot, open_upload
 from web.errors import ApiError
 
 bp = Blueprint("decks", __name__, url_prefix="/api/decks")
@@ -378,8 +378,8 @@ def create_deck() -> Response:
     refine_it = refine in ("1", "true", "on")
     if refine_it and (why := refine_unavailable()):
         raise ApiError(503, "refining_unavailable", why, "refine")
-    photos = {}
-    for suit in SUITS:
+    photos, opened = {}, {}
+    for suit in SUITS:  # every photo's header first: the cheap refusals before any decoding
         f = request.files.get(suit)
         if f is None or not f.filename:
             raise ApiError(400, "photo_missing", f"{suit}: no photo; four are needed, one a suit", suit)
@@ -388,11 +388,31 @@ def create_deck() -> Response:
             raise ApiError(400, "empty_image", f"{suit}: the photo is empty", suit)
         if len(data) > PHOTO_LIMIT:
             raise ApiError(413, "too_large", f"{suit}: the photo is larger than {PHOTO_LIMIT} bytes", suit)
-        mime = _sniff(data)
-        if not mime.startswith("image/"):
-            raise ApiError(415, "not_image", f"{suit}: not a JPEG, PNG or WebP photo", suit)
-        photos[suit] = (data, mime.split("/")[1].replace("jpeg", "jpg"))
+        opened[suit] = open_upload(data, suit, f"{suit}: ")  # as a table's photo: format, megapixels, least size
+        photos[suit] = (data, EXTENSION[opened[suit].format])
+    _decodes(opened)
     return _dump(_links(teacher().start(name, photos, refine_it)), 202)
+
+
+EXTENSION = {"JPEG": "jpg", "PNG": "png", "WEBP": "webp"}
+"""A deck's photo file, by its format."""
+
+
+def _decodes(photos: dict[str, Any]) -> None:
+    """Each photo decoded whole (a JPEG at 1/8: every byte is still read), one at a time on
+    the scan workers that decode a table's photos, so that a damaged or truncated file is
+    refused now, by its suit, and not by the job minutes later."""
+    from scorer import vision
+
+    for suit, photo in photos.items():
+        try:
+            in_scan_slot(_decodes_whole, photo)
+        except vision.ImageError as exc:
+            raise image_error(exc, suit, f"{suit}: ") from None
+
+
+def _decodes_whole(photo: Any) -> None:
+    photo.decode(_reduction(photo, None))
 
 
 @bp.get("/<deck_id>")
