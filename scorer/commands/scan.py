@@ -30,8 +30,9 @@ def run(args: argparse.Namespace) -> int:
     except ModelError as exc:
         print(f"mus-scorer scan: {exc}", file=sys.stderr)
         return 2
-    if args.annotate:
-        args.annotate.mkdir(parents=True, exist_ok=True)
+    if args.annotate and (why := _annotate_dir(args.annotate)):
+        print(f"mus-scorer scan: --annotate {args.annotate}: {why}", file=sys.stderr)
+        return 2
     status = 0
     written: set[Path] = set()
     read: list[tuple[str, dict]] = []
@@ -55,7 +56,11 @@ def run(args: argparse.Namespace) -> int:
                 k += 1
                 out = args.annotate / f"{Path(path).stem}-{k}.annotated.jpg"
             written.add(out)
-            out.write_bytes(annotate(photo.decode(), result))
+            try:
+                out.write_bytes(annotate(photo.decode(), result))
+            except OSError as exc:
+                print(f"mus-scorer scan: --annotate {out}: {exc.strerror or exc}", file=sys.stderr)
+                return 2
         if args.together:
             read.append((path, result))
         elif args.json:
@@ -70,6 +75,19 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(_summary(" + ".join(images), together), flush=True)
     return status
+
+
+def _annotate_dir(folder: Path) -> str | None:
+    """Why the annotated photos cannot be written to `folder` (made if missing), or None."""
+    if folder.exists() and not folder.is_dir():
+        return "exists and is not a folder"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # a file on the way to it
+        return "a part of the path is a file, not a folder"
+    except OSError as exc:
+        return f"cannot make the folder ({exc.strerror or exc})"
+    return None
 
 
 def _summary(path: str, result: dict) -> str:
