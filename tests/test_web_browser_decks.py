@@ -56,6 +56,9 @@ def test_a_club_teaches_its_deck_from_a_phone_and_the_server_reads_with_it(tmp_p
         # about a minute alone; a wait, not a timing: a machine shared with other work took over four
         expect(item.locator(".deck-state")).to_have_text(re.compile(r"^Ready, taught in"), timeout=600_000)
         expect(item.locator(".deck-sheet img")).to_be_visible()
+        # fetched with the key in a header, shown from a blob: the key is in no address
+        assert item.locator(".deck-sheet img").get_attribute("src").startswith("blob:")
+        assert item.locator(".deck-sheet").get_attribute("href").startswith("blob:")
         expect(item).to_contain_text("test showdowns of this deck")
 
         item.get_by_role("button", name="Read photos with this deck").click()

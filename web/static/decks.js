@@ -78,13 +78,31 @@ function deckItem(d) {
     actions.push(h("button", { class: "btn btn-ghost", type: "button", onclick: () => remove(d) },
       t(busy ? "decks.cancel" : "decks.remove")));
   }
-  const sheet = d.links.sheet
-    ? h("a", { href: `${d.links.sheet}?key=${encodeURIComponent(key)}`, target: "_blank", rel: "noopener", class: "deck-sheet" },
-      h("img", { src: `${d.links.sheet}?key=${encodeURIComponent(key)}`, alt: t("decks.sheet_alt"), loading: "lazy" }))
-    : null;
+  const sheet = d.links.sheet ? sheetLink(d) : null;
   return h("li", { class: "deck-item" + (d.active ? " active" : ""), dataset: { id: d.id } },
     h("h3", {}, d.name, d.active ? h("span", { class: "badge badge-esku" }, t("decks.in_use")) : null),
     ...lines, sheet, actions.length ? h("div", { class: "deck-actions" }, ...actions) : null);
+}
+
+// The sheet of a deck's faces, fetched with the key in a header (never in an address, which
+// browser history and proxies keep) and shown from a blob URL, one per deck.
+const sheets = new Map();
+function sheetLink(d) {
+  const img = h("img", { alt: t("decks.sheet_alt") });
+  const a = h("a", { target: "_blank", rel: "noopener", class: "deck-sheet" }, img);
+  const show = (u) => { img.src = u; a.href = u; };
+  if (sheets.has(d.id)) show(sheets.get(d.id));
+  else {
+    fetch(d.links.sheet, { headers: { Authorization: `Bearer ${key}` } })
+      .then((r) => (r.ok ? r.blob() : null))
+      .then((b) => {
+        if (!b || sheets.has(d.id)) return;
+        sheets.set(d.id, URL.createObjectURL(b));
+        show(sheets.get(d.id));
+      })
+      .catch(() => { /* no sheet shown; the deck's other lines still are */ });
+  }
+  return a;
 }
 
 async function refresh() {
