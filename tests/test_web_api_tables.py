@@ -190,13 +190,31 @@ def test_json_no_parser_should_take_is_a_400_that_says_why(app, client, table, d
 
 
 def test_a_huge_value_is_quoted_short_in_its_error(app, client, table) -> None:
-    r = client.post("/api/tables", json={"esku": "x" * 1_000_000})
+    r = client.post("/api/tables", json={"esku": "x" * 200_000})
     err = assert_error(r, 422, field="esku")
     assert len(r.data) < 1000 and err["message"].startswith("esku: expected a seat 0..3, got 'xxx")
     assert "characters in all)" in err["message"]
     s = state(client, table)
     r = act(client, table, s["version"], {"seat": 0, "act": "y" * 100_000})
     assert len(r.data) < 1000 and assert_error(r, 422)["field"]
+
+
+def test_a_json_body_past_its_limit_is_refused_unread(app, client, table) -> None:
+    # no write needs more than JSON_MAX_BYTES (256 KB): a 24 MB array of zeros cost 1.8 GB
+    # and 14 s to read and check before; now it is refused before it is read
+    tables = len(app.extensions["mus_store"].db.reader().execute("SELECT id FROM tables").fetchall())
+    body = '{"x": [' + ",".join(["0"] * 200_000) + "]}"
+    assert len(body) > 256 * 1024
+    err = assert_error(client.post("/api/tables", data=body, content_type="application/json"), 413)
+    assert err["message"] == f"the request body is larger than the limit of {256 * 1024} bytes"
+    assert len(app.extensions["mus_store"].db.reader().execute("SELECT id FROM tables").fetchall()) == tables
+    s = state(client, table)
+    assert assert_error(act(client, table, s["version"], {"seat": 0, "act": "paso", "x": "y" * 300_000}), 413)
+    assert state(client, table) == s  # nothing changed
+    # a photo still has its own, larger limit (MAX_CONTENT_LENGTH), and a match file its own
+    big = "\n".join(['{"format": "mus-match/1"}'] + ["{}"] * 100) + " " * (300 * 1024)
+    r = client.post("/api/tables/import?client_id=big1", data=big, content_type="application/jsonl")
+    assert r.status_code != 413, r.json
 
 
 @pytest.mark.parametrize("name", ["\u200b", "\u0000", "\ufeff \u202e", " \u200d "])

@@ -1,8 +1,9 @@
 """The table web app: `create_app(config)` (Flask app factory).
 
 Config keys: `DATABASE` (SQLite file; default `$XDG_DATA_HOME/mus-scorer/mus.db`),
-`MODEL_DIR` (card models; default the shipped ones), `TESTING`, `MAX_CONTENT_LENGTH`
-(request body limit, default 25 MB), `RECOGNIZER` (an object with `.scan`, for tests),
+`MODEL_DIR` (card models; default the shipped ones), `TESTING`, `MAX_CONTENT_LENGTH` (a
+photo's body, default 25 MB), `JSON_MAX_BYTES` and `IMPORT_MAX_BYTES` (a JSON write's body,
+256 KB, and an imported match file's, 4 MB), `RECOGNIZER` (an object with `.scan`, for tests),
 `DECKS_DIR` (decks taught from photos; default
 `decks/` beside the database), `ADMIN_KEY` (for teaching a deck; default kept in
 `admin.key` beside the database), `TEACH_ARGS` (extra `datasets.heads` arguments),
@@ -22,7 +23,9 @@ DEFAULTS: dict[str, Any] = {
     "DATABASE": None,
     "MODEL_DIR": None,
     "RECOGNIZER": None,
-    "MAX_CONTENT_LENGTH": 25 * 1024 * 1024,
+    "MAX_CONTENT_LENGTH": 25 * 1024 * 1024,  # a photo
+    "JSON_MAX_BYTES": 256 * 1024,  # a JSON write (a table, a word, a showdown, a tournament's teams)
+    "IMPORT_MAX_BYTES": 4 * 1024 * 1024,  # a mus-match/1 file imported (a long match is about 100 KB)
     "SSE_HEARTBEAT": 15.0,
     "SSE_MAX_SECONDS": 300.0,
     "SSE_MAX_STREAMS": 1000,

@@ -54,7 +54,9 @@ def _dump(obj: Any, status: int = 200) -> Response:
 
 
 def _body() -> dict[str, Any]:
-    """The request's JSON object, or a 400 that says where it broke."""
+    """The request's JSON object, or a 400 that says where it broke (a 413 past
+    `JSON_MAX_BYTES`: no write of this API needs more)."""
+    request.max_content_length = _limit("JSON_MAX_BYTES")
     raw = request.get_data(cache=True)
     if not raw.strip():
         raise ApiError(400, "bad_json", "the body is empty; expected a JSON object")
@@ -69,6 +71,12 @@ def _body() -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise ApiError(400, "bad_json", f"expected a JSON object, got {json_type(obj)}")
     return obj
+
+
+def _limit(key: str) -> int:
+    """A route's body limit: config `key`, within the app's `MAX_CONTENT_LENGTH`."""
+    cap = current_app.config.get("MAX_CONTENT_LENGTH")
+    return min(int(current_app.config[key]), int(cap)) if cap else int(current_app.config[key])
 
 
 def json_type(value: Any) -> str:
@@ -94,7 +102,9 @@ def parse_json(text: str) -> Any:
         raise ValueError(f"arrays or objects nested more than {MAX_DEPTH} deep") from None
     except ValueError:  # int() refused a number too long to read safely
         raise ValueError(TOO_LONG) from None
-    stack: list[tuple[Any, str, int]] = [(obj, "", 0)]
+    if _sound(obj):
+        return obj
+    stack: list[tuple[Any, str, int]] = [(obj, "", 0)]  # again, naming the path to the fault
     while stack:
         value, path, depth = stack.pop()
         if isinstance(value, dict | list):
@@ -109,6 +119,34 @@ def parse_json(text: str) -> Any:
         elif isinstance(value, str):
             _utf8(value, path)
     return obj
+
+
+def _sound(obj: Any) -> bool:
+    """Whether `obj` nests at most `MAX_DEPTH` deep and every string in it is text: one
+    pass that builds no paths (those are built only to name a fault)."""
+    stack: list[tuple[Any, int]] = [(obj, 0)] if isinstance(obj, dict | list | str) else []
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            if depth >= MAX_DEPTH or not all(map(str.isascii, value)) and not _encodes(*value):
+                return False
+            stack += [(v, depth + 1) for v in value.values() if isinstance(v, dict | list | str)]
+        elif isinstance(value, list):
+            if depth >= MAX_DEPTH:
+                return False
+            stack += [(v, depth + 1) for v in value if isinstance(v, dict | list | str)]
+        elif not value.isascii() and not _encodes(value):
+            return False
+    return True
+
+
+def _encodes(*texts: str) -> bool:
+    try:
+        for text in texts:
+            text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _utf8(text: str, path: str) -> None:
@@ -464,6 +502,7 @@ def _import_lines() -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
             raise ApiError(400, "missing_file", "file: missing (send the .jsonl as the multipart field 'file')", "file")
         raw = f.read()
     else:
+        request.max_content_length = _limit("IMPORT_MAX_BYTES")
         raw = request.get_data(cache=False)
     try:
         text = raw.decode("utf-8-sig")

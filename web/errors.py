@@ -85,7 +85,7 @@ def register(app: Flask) -> None:
         code = HTTP_CODES.get(status, (exc.name or "error").lower().replace(" ", "_"))
         message = exc.description or exc.name
         if status == 413:
-            limit = app.config.get("MAX_CONTENT_LENGTH")
+            limit = request.max_content_length  # this route's, else MAX_CONTENT_LENGTH
             message = f"the request body is larger than the limit of {limit} bytes" if limit else message
         if status == 405:
             message = f"{request.method} is not allowed on {request.path}"
