@@ -246,3 +246,21 @@ def test_a_stream_closed_before_it_started_is_counted_out(tmp_path) -> None:
     s.close()
     s.close()
     assert hub.streams == 0
+
+
+def test_one_table_cannot_take_every_stream(tmp_path) -> None:
+    # SSE_MAX_PER_TABLE: streams opened on one table stop at its limit, and another
+    # table's players still get theirs; a closed stream gives its table's place back
+    from web.live import Hub, stream
+
+    app = create_app({"DATABASE": str(tmp_path / "mus.db")})
+    hub = Hub()
+    assert all(hub.try_open(100, "attacker", 3) for _ in range(3))
+    assert not hub.try_open(100, "attacker", 3)
+    assert hub.try_open(100, "victim", 3)
+    assert hub.streams == 4 and hub.per_table == {"attacker": 3, "victim": 1}
+    s = stream(app.extensions["mus_store"], hub, "attacker", None)
+    s.close()
+    assert hub.per_table["attacker"] == 2 and hub.try_open(100, "attacker", 3)
+    hub.release("victim")
+    assert "victim" not in hub.per_table and hub.streams == 3

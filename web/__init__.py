@@ -10,7 +10,8 @@ photo's body, default 25 MB), `JSON_MAX_BYTES` and `IMPORT_MAX_BYTES` (a JSON wr
 `TEACH_REFINE_HOURS` (hours per reader when a deck is refined; default 0.4),
 `TEACH_REFINE_ARGS` (extra `datasets.adapt` arguments),
 `SSE_HEARTBEAT` (seconds), `SSE_MAX_SECONDS` (a stream's life before the browser
-reconnects), `SSE_MAX_STREAMS` (open streams at most), `SCAN_CONCURRENCY`.
+reconnects), `SSE_MAX_STREAMS` (open streams at most), `SSE_MAX_PER_TABLE` (open streams of one
+table at most), `SCAN_CONCURRENCY`.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ DEFAULTS: dict[str, Any] = {
     "SSE_HEARTBEAT": 15.0,
     "SSE_MAX_SECONDS": 300.0,
     "SSE_MAX_STREAMS": 1000,
+    "SSE_MAX_PER_TABLE": 32,  # a table's four players and its watchers, with room to spare
     "SCAN_CONCURRENCY": 2,
     "JSON_SORT_KEYS": False,
 }

@@ -468,10 +468,11 @@ def events(table_id: str) -> Response:
                            "Last-Event-ID") from None
     hub = _hub()
     cfg = current_app.config
-    if not hub.try_open(int(cfg["SSE_MAX_STREAMS"])):
+    if not hub.try_open(int(cfg["SSE_MAX_STREAMS"]), table_id, int(cfg["SSE_MAX_PER_TABLE"])):
         resp = Response(
             json.dumps({"error": {"status": 503, "code": "too_many_streams",
-                                  "message": "too many live connections; poll GET /api/tables/{id}", "field": None}}),
+                                  "message": "too many live connections (to this table, or in all); "
+                                  "poll GET /api/tables/{id}", "field": None}}),
             status=503, mimetype="application/json")
         resp.headers["Retry-After"] = "5"
         return resp

@@ -26,6 +26,7 @@ class Hub:
         self._versions: dict[str, int] = {}
         self.closed = False
         self.streams = 0
+        self.per_table: dict[str, int] = {}  # open streams of each table
 
     def _cond(self, table_id: str) -> threading.Condition:
         with self._lock:
@@ -57,16 +58,24 @@ class Hub:
             with cond:
                 cond.notify_all()
 
-    def try_open(self, limit: int) -> bool:
+    def try_open(self, limit: int, table_id: str = "", per_table: int = 0) -> bool:
+        """Count a stream in: False when `limit` streams are open in all, or `per_table`
+        (0: no such limit) on `table_id`, so that no one client takes every stream."""
         with self._lock:
-            if self.streams >= limit:
+            if self.streams >= limit or per_table and self.per_table.get(table_id, 0) >= per_table:
                 return False
             self.streams += 1
+            self.per_table[table_id] = self.per_table.get(table_id, 0) + 1
             return True
 
-    def release(self) -> None:
+    def release(self, table_id: str = "") -> None:
         with self._lock:
             self.streams -= 1
+            left = self.per_table.get(table_id, 0) - 1
+            if left > 0:
+                self.per_table[table_id] = left
+            else:
+                self.per_table.pop(table_id, None)
 
 
 def event(version: int, data: str) -> str:
@@ -114,7 +123,7 @@ class Stream:
             if self._released:
                 return
             self._released = True
-        self.hub.release()
+        self.hub.release(self.table_id)
 
     def close(self) -> None:
         try:
