@@ -395,3 +395,27 @@ def test_no_photo_joins_a_showdown_already_settled(tmp_path) -> None:
 
     assert [p.photo_id for p in labelled_photos(app.extensions["mus_store"].db)] == [first]
     assert _upload(client, t).status_code == 201  # a photo of its own starts the next showdown
+
+
+def test_a_table_keeps_only_its_newest_unsettled_showdowns(tmp_path) -> None:
+    # photos no hand cites (retaken, or sent in a loop) cannot grow without end: a new
+    # showdown's first photo drops the oldest such showdowns past MAX_LOOSE, with every
+    # photo read together with them; a settled hand's photos always stay
+    from scorer.storage.tables import MAX_LOOSE
+
+    app, client, t, _ = _two_reads_app(tmp_path)
+    store = app.extensions["mus_store"]
+    cited = _upload(client, t).json["photo_id"]
+    s = _to_showdown(client, t)
+    r = client.post(f"/api/tables/{t['id']}/showdown", headers=t["auth"],
+                    json={"client_id": "sd", "version": s["version"], "hands": DEAL, "photo_id": cited})
+    assert r.status_code == 200, r.json
+    firsts = []
+    for i in range(MAX_LOOSE + 2):
+        firsts.append(_upload(client, t).json["photo_id"])
+        if i == 0:
+            assert _upload(client, t, f"?with={firsts[0]}").status_code == 201  # a second photo of it
+    ids = {r[0] for r in store.db.reader().execute("SELECT id FROM photos WHERE table_id = ?", (t["id"],))}
+    assert ids == {cited, *firsts[-MAX_LOOSE:]}  # the two oldest showdowns went, with their second photo
+    assert client.get(f"/api/tables/{t['id']}/photos/{cited}", headers=t["auth"]).status_code == 200
+    assert client.get(f"/api/tables/{t['id']}/photos/{firsts[0]}", headers=t["auth"]).status_code == 404

@@ -26,6 +26,7 @@ from scorer.engine.standings import invisible
 from scorer.storage.db import Database
 
 MAX_NAME = 40
+MAX_LOOSE = 4  # showdowns photographed at a table that no hand cites, kept (the newest)
 MAX_PHOTOS = 4  # photos of one showdown read together
 RULE_KEYS = ("kings", "target", "real31", "games_per_vaca", "vacas_to_win")
 
@@ -548,6 +549,8 @@ class TableStore:
                 if seen is not None:
                     return json.loads(seen["response"] or "null"), True
             first_id = self._first_of(conn, table_id, with_id, adding=True) if with_id is not None else None
+            if first_id is None:
+                _drop_loose(conn, table_id)
             if client_id is not None:
                 conn.execute(
                     "INSERT INTO ops (table_id, client_id, kind, response, created, digest)"
@@ -647,3 +650,15 @@ def _require_live(rt: Runtime) -> Any:
     if rt.live is None:
         raise StoreError(409, "match_over", "the match is over: no more hands", None)
     return rt.live
+
+
+def _drop_loose(conn: Any, table_id: str) -> None:
+    """Before a new showdown's first photo: the table's oldest showdowns that no hand
+    cites (photos retaken, or sent by no one at the table) go, all but `MAX_LOOSE` - 1,
+    so that a table's photos cannot grow without end."""
+    loose = [r[0] for r in conn.execute(
+        "SELECT id FROM photos WHERE table_id = ? AND first_id IS NULL AND id NOT IN "
+        "(SELECT photo_id FROM hands WHERE table_id = ? AND photo_id IS NOT NULL) ORDER BY created, rowid",
+        (table_id, table_id))]
+    for first in loose[:max(0, len(loose) - MAX_LOOSE + 1)]:
+        conn.execute("DELETE FROM photos WHERE table_id = ? AND (id = ? OR first_id = ?)", (table_id, first, first))
