@@ -419,3 +419,30 @@ def test_a_table_keeps_only_its_newest_unsettled_showdowns(tmp_path) -> None:
     assert ids == {cited, *firsts[-MAX_LOOSE:]}  # the two oldest showdowns went, with their second photo
     assert client.get(f"/api/tables/{t['id']}/photos/{cited}", headers=t["auth"]).status_code == 200
     assert client.get(f"/api/tables/{t['id']}/photos/{firsts[0]}", headers=t["auth"]).status_code == 404
+
+
+def test_a_stored_photo_tells_no_one_where_it_was_taken(tmp_path) -> None:
+    # watchers, the history and export-photos get the photo without its GPS, phone and
+    # comment, still upright; a retry of the same upload is still known by its bytes
+    from web.testing import showdown_photo
+
+    app, client, t, _ = _two_reads_app(tmp_path)
+    img = Image.open(io.BytesIO(showdown_photo(DEAL)))
+    exif = Image.Exif()
+    exif[0x0112] = 1
+    exif[0x010F] = "PhoneMaker"
+    exif.get_ifd(0x8825).update({1: "N", 2: (43.0, 18.0, 30.0)})
+    buf = io.BytesIO()
+    img.save(buf, "JPEG", exif=exif, quality=92)
+    data = buf.getvalue()
+    assert b"PhoneMaker" in data
+    r = client.post(f"/api/tables/{t['id']}/photos?client_id=gps1", headers=t["auth"], data=data,
+                    content_type="image/jpeg")
+    assert r.status_code == 201, r.json
+    got = client.get(f"/api/tables/{t['id']}/photos/{r.json['photo_id']}?token={t['watch_token']}")
+    assert got.status_code == 200 and b"PhoneMaker" not in got.data
+    with Image.open(io.BytesIO(got.data)) as back:
+        assert not back.getexif().get_ifd(0x8825) and back.size == img.size
+    again = client.post(f"/api/tables/{t['id']}/photos?client_id=gps1", headers=t["auth"], data=data,
+                        content_type="image/jpeg")
+    assert again.status_code == 201 and again.json["photo_id"] == r.json["photo_id"]

@@ -21,6 +21,7 @@ from flask import Blueprint, Response, current_app, request, url_for
 from scorer.engine.errors import TOO_LONG
 from scorer.storage.tables import Runtime, StoreError, TableStore, check_header, photo_digest
 from scorer.storage.tournaments import TournamentStore, role_of
+from scorer.vision.metadata import strip as strip_metadata
 from web.errors import ApiError
 from web.live import Hub, stream
 
@@ -411,7 +412,9 @@ def post_photo(table_id: str) -> Response:
     if with_id is not None:
         _store().first_photo(table_id, with_id, adding=True)  # before the work of reading it
     photo, scan, annotated = _scan(data, ANNOTATED_SIDE)
-    out, _ = _store().add_photo(table_id, client_id, MIME[photo.format], data, annotated, scan, with_id, digest)
+    # kept without where it was taken, by which phone, when: watchers and exports see it
+    kept = strip_metadata(data, photo.format, photo.orientation)
+    out, _ = _store().add_photo(table_id, client_id, MIME[photo.format], kept, annotated, scan, with_id, digest)
     return _dump(_photo_links(table_id, out), 201)
 
 
