@@ -169,3 +169,19 @@ def test_importing_the_engine_loads_no_third_party_module():
             "print(sorted(m for m in extra if m not in sys.stdlib_module_names and m != 'scorer'))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_records_bets_name_only_bets() -> None:
+    # HAND-RECORD.md: a lance's bets are paso, envido, mas, ordago, quiero, no_quiero;
+    # declarations have their own key, so 'declare' is no action there, and the message
+    # does not offer it
+    from scorer.engine.errors import MalformedError
+    from scorer.engine.settle import settle
+
+    hand = {"hands": [["12o", "12c", "12e", "12b"], ["1o", "1c", "1e", "1b"], ["11o", "11c", "11e", "11b"],
+                      ["4o", "4c", "4e", "4b"]], "esku": 0}
+    for act in ("declare", "envite"):
+        with pytest.raises(MalformedError) as err:
+            settle({**hand, "bets": {"grande": [{"seat": 0, "act": act, "pares": True}]}})
+        assert str(err.value) == (f"bets.grande[0].act: '{act}' is not an action "
+                                  "(paso, envido, mas, ordago, quiero, no_quiero)")

@@ -41,8 +41,9 @@ class Action(NamedTuple):
     claim: str | None = None  # "pares" or "juego" for a declaration
 
     @staticmethod
-    def parse(obj: Any) -> Action:
-        """Check the shape of a JSON action (not its legality)."""
+    def parse(obj: Any, declare: bool = True) -> Action:
+        """Check the shape of a JSON action (not its legality); without `declare` (a
+        `mus-hand/1` record's bets, where declarations have their own key) only a bet."""
         if not isinstance(obj, dict):
             raise MalformedError("", f"{obj!r} is not an action object", obj)
         if not _ACTION_KEYS.issuperset(obj):
@@ -52,7 +53,7 @@ class Action(NamedTuple):
         if type(seat) is not int or not 0 <= seat <= 3:
             raise MalformedError("seat", f"{seat!r} is not a seat (0 to 3)", seat)
         act = obj.get("act")
-        if act == "declare":
+        if act == "declare" and declare:
             claims = [k for k in ("pares", "juego") if k in obj]
             if len(claims) != 1 or "n" in obj:
                 raise MalformedError("act", "'declare' takes exactly one of 'pares' or 'juego'", act)
@@ -61,7 +62,8 @@ class Action(NamedTuple):
                 raise MalformedError(claims[0], f"{holds!r} is not true or false", holds)
             return Action(seat, act, holds=holds, claim=claims[0])
         if act not in BET_ACTS:
-            raise MalformedError("act", f"{act!r} is not an action ({', '.join(BET_ACTS)}, declare)", act)
+            known = ", ".join(BET_ACTS) + (", declare" if declare else "")
+            raise MalformedError("act", f"{_short(act)} is not an action ({known})", act)
         for key in ("pares", "juego"):
             if key in obj:
                 raise MalformedError(key, f"{key!r} belongs to a 'declare' action, not {act!r}", obj[key])

@@ -147,7 +147,7 @@ def _replay(
             if state.phase != phase:
                 raise IllegalError(f"bets.{phase}[{i}]", f"{short(action)}: the betting of {phase} is over", action)
             try:
-                lance.append(Action.parse(action))
+                lance.append(Action.parse(action, declare=False))
                 state.advance(lance[-1])
             except MusError as err:
                 raise err.under(f"bets.{phase}[{i}]") from None
