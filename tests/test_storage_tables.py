@@ -89,10 +89,13 @@ def test_a_failed_showdown_commit_leaves_the_match_as_it_was(tmp_path, monkeypat
     monkeypatch.setattr(store.db, "write", failing)
     with pytest.raises(OSError):
         store.showdown(tid, "sd", rt.version, DEAL)
+    # the runtime read before (cached, and read by tournaments meanwhile) never saw the hand
+    assert rt.match.state()["hands"] == 0 and rt.match.history == [] and rt.state_json() == before
     monkeypatch.setattr(store.db, "write", real_write)
     assert store.runtime(tid).state_json() == before
     after, _ = store.showdown(tid, "sd", rt.version, DEAL)
     assert len(after.hands) == 1 and after.match.state()["hands"] == 1
+    assert rt.match.state()["hands"] == 0  # the old version stays what it was
 
 
 def test_unknown_table_is_404(tmp_path) -> None:

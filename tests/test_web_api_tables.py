@@ -5,6 +5,7 @@ Each refusal also checks that nothing changed (the state, its version, the rows)
 
 from __future__ import annotations
 
+import io
 import json
 import threading
 from typing import Any
@@ -766,3 +767,15 @@ def test_each_logged_action_names_its_lance(client, table) -> None:
     r = client.post(f"/api/tables/{table['id']}/undo", headers=table["auth"],
                     json={"client_id": cid(), "version": s["version"]})
     assert r.status_code == 200 and r.json["current"]["phases"] == seen[:-1]
+
+
+def test_an_import_past_its_limit_is_refused_as_a_file_too(tmp_path) -> None:
+    # IMPORT_MAX_BYTES holds for a multipart upload as for a raw body
+    app = create_app({"DATABASE": str(tmp_path / "i.db"), "TESTING": True, "IMPORT_MAX_BYTES": 10_000})
+    c = app.test_client()
+    big = b'{"format": "mus-match/1"}\n' + b" " * 20_000
+    raw = c.post("/api/tables/import?client_id=r1", data=big, content_type="application/jsonl")
+    form = c.post("/api/tables/import?client_id=r2", data={"file": (io.BytesIO(big), "m.jsonl")},
+                  content_type="multipart/form-data")
+    for r in (raw, form):
+        assert assert_error(r, 413)["message"] == "the request body is larger than the limit of 10000 bytes"

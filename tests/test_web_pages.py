@@ -213,3 +213,19 @@ def test_the_history_reads_with_the_watch_token(tmp_path) -> None:
     assert f"/t/{t['id']}?token={t['token']}" in html  # the way back is still the players' page
     page = c.get(f"/t/{t['id']}?token={t['token']}").get_data(as_text=True)
     assert t["watch_token"] in page  # the players' page streams with it (app.js)
+
+
+def test_a_hands_count_answers_its_errors_in_json(tmp_path) -> None:
+    # app.js fetches /t/<id>/hands/<n>/explain: its refusals are the API's JSON errors
+    from web import create_app
+
+    app = create_app({"DATABASE": str(tmp_path / "x.db"), "TESTING": True})
+    c = app.test_client()
+    t = c.post("/api/tables", json={}).json
+    for url, status, code in ((f"/t/{t['id']}/hands/1/explain", 401, "missing_token"),
+                              (f"/t/{t['id']}/hands/1/explain?token=nope", 403, "bad_token"),
+                              (f"/t/{t['id']}/hands/1/explain?token={t['token']}", 404, "not_found"),
+                              (f"/t/nope/hands/1/explain?token={t['token']}", 404, "not_found")):
+        r = c.get(url)
+        assert r.status_code == status and r.mimetype == "application/json", url
+        assert r.json["error"]["code"] == code and r.json["error"]["message"], url

@@ -21,7 +21,6 @@ from flask import Blueprint, Response, current_app, request, url_for
 from scorer.engine.errors import TOO_LONG
 from scorer.storage.tables import Runtime, StoreError, TableStore, check_header, photo_digest
 from scorer.storage.tournaments import TournamentStore, role_of
-from scorer.vision.metadata import strip as strip_metadata
 from web.errors import ApiError
 from web.live import Hub, stream
 
@@ -412,8 +411,10 @@ def post_photo(table_id: str) -> Response:
     if with_id is not None:
         _store().first_photo(table_id, with_id, adding=True)  # before the work of reading it
     photo, scan, annotated = _scan(data, ANNOTATED_SIDE)
+    from scorer.vision.metadata import strip
+
     # kept without where it was taken, by which phone, when: watchers and exports see it
-    kept = strip_metadata(data, photo.format, photo.orientation)
+    kept = strip(data, photo.format, photo.orientation)
     out, _ = _store().add_photo(table_id, client_id, MIME[photo.format], kept, annotated, scan, with_id, digest)
     return _dump(_photo_links(table_id, out), 201)
 
@@ -500,13 +501,13 @@ def _import_lines() -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
     """The uploaded `mus-match/1` file, checked: (header for the table, hand records, raw lines)."""
     from scorer import engine
 
+    request.max_content_length = _limit("IMPORT_MAX_BYTES")  # read as a file or as the body
     if (request.mimetype or "").startswith("multipart/"):
         f = request.files.get("file")
         if f is None:
             raise ApiError(400, "missing_file", "file: missing (send the .jsonl as the multipart field 'file')", "file")
         raw = f.read()
     else:
-        request.max_content_length = _limit("IMPORT_MAX_BYTES")
         raw = request.get_data(cache=False)
     try:
         text = raw.decode("utf-8-sig")

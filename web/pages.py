@@ -110,8 +110,9 @@ def _same(a: str, b: str) -> bool:
     return hmac.compare_digest(a.encode("utf-8"), b.encode("utf-8"))
 
 
-def _table_or_error(table_id: str):
-    """`(state, token, role, None)`, or `(None, token, None, error page)`.
+def _table_or_error(table_id: str, json_errors: bool = False):
+    """`(state, token, role, None)`, or `(None, token, None, error page)` (with
+    `json_errors`, the API's JSON error instead of a page).
 
     The token is checked as the API checks it: the players' token reads and writes,
     the watch token only reads. `role` is `play` or `watch`; a players' page also
@@ -119,23 +120,31 @@ def _table_or_error(table_id: str):
     """
     from scorer.storage.tables import StoreError
 
+    fail = _json_error if json_errors else _error_page
     token = _token_arg()
     if not token:
-        return None, token, None, _error_page(401, "missing_token")
+        return None, token, None, fail(401, "missing_token")
     try:
         rt = current_app.extensions["mus_store"].runtime(table_id)
     except StoreError as exc:
-        return None, token, None, _error_page(exc.status, exc.code)
+        return None, token, None, fail(exc.status, exc.code)
     if _same(token, rt.token):
         role = "play"
     elif _same(token, rt.watch_token):
         role = "watch"
     else:
-        return None, token, None, _error_page(403, "bad_token")
+        return None, token, None, fail(403, "bad_token")
     state = json.loads(rt.state_json())
     if role == "play":
         state["watch_token"] = rt.watch_token
     return state, token, role, None
+
+
+def _json_error(status: int, code: str) -> Response:
+    """The API's JSON error, in the reader's language (for the pages' JSON routes)."""
+    from web.errors import error_response
+
+    return error_response(status, code, i18n.error_text(current_lang(), code))
 
 
 def _error_page(status: int, code: str) -> Response:
@@ -371,12 +380,12 @@ def qr(table_id: str):
 @bp.get("/t/<table_id>/hands/<int:n>/explain")
 def hand_explain(table_id: str, n: int):
     """`{"n": n, "lines": [...]}`: hand `n`'s count in the page's language."""
-    state, token, role, err = _table_or_error(table_id)
+    state, token, role, err = _table_or_error(table_id, json_errors=True)
     if err:
         return err
     hands = state.get("hands") or []
     if not 1 <= n <= len(hands):
-        abort(404)
+        return _json_error(404, "not_found")
     resp = jsonify({"n": n, "lines": explain_lines(state, hands[n - 1], current_lang())})
     resp.headers["Cache-Control"] = "private, max-age=60"
     return resp

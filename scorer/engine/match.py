@@ -6,6 +6,7 @@ the match winner. `replay_match` reads a `mus-match/1` JSON Lines file.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -114,6 +115,14 @@ class Match:
         settlement = settle(record)
         self._advance(record, settlement)
         return settlement
+
+    def copy(self) -> Match:
+        """An independent copy to play on: its own scores and history (the records and
+        settlements in it are shared: nothing changes them once played)."""
+        new = copy.copy(self)
+        for name in ("score", "games", "vacas", "stones", "game_scores", "history"):
+            setattr(new, name, list(getattr(self, name)))
+        return new
 
     def _advance(self, record: dict[str, Any], settlement: dict[str, Any]) -> None:
         score = list(settlement["score"])

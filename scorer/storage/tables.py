@@ -478,9 +478,9 @@ class TableStore:
             if hands is not None and not isinstance(hands, list):
                 raise StoreError(422, "invalid", "hands: expected four lists of four cards", "hands")
             record = live.to_record(hands)
-            # The cached runtime's state JSON is made already, so its match may move on: if
-            # the commit fails, `write` forgets the cache and the table is loaded again.
-            match = rt.match
+            # played on a copy: the cached runtime's match is read meanwhile (tournaments,
+            # other requests) and must not show a hand whose commit may yet fail
+            match = rt.match.copy()
             settlement = match.play(_without_score(record))
             live_next = self._live_for(rt.rules, match, [])
             return {
