@@ -21,7 +21,7 @@ from flask import Blueprint, Response, current_app, request, url_for
 from scorer.engine.errors import TOO_LONG
 from scorer.storage.tables import Runtime, StoreError, TableStore, check_header, photo_digest
 from scorer.storage.tournaments import TournamentStore, role_of
-from web.errors import ApiError
+from web.errors import ApiError, error_response
 from web.live import Hub, stream
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -359,7 +359,7 @@ def _scan(data: bytes, annotate_side: int | None = None) -> tuple[Any, dict[str,
     """Check, decode and read a photo: `(photo, scan, annotated JPEG or None)`; bad
     images are clear 4xx errors. The header is checked first (format, megapixels, least
     size); the decode, the reading and the annotation all happen inside one of the
-    `scan_slot` slots, so no more photos are decoded at once than there are slots."""
+    `in_scan_slot` workers, so no more photos are decoded at once than there are slots."""
     from scorer import vision
 
     bottom_arg = request.args.get("bottom", "0")
@@ -473,11 +473,8 @@ def events(table_id: str) -> Response:
     hub = _hub()
     cfg = current_app.config
     if not hub.try_open(int(cfg["SSE_MAX_STREAMS"]), table_id, int(cfg["SSE_MAX_PER_TABLE"])):
-        resp = Response(
-            json.dumps({"error": {"status": 503, "code": "too_many_streams",
-                                  "message": "too many live connections (to this table, or in all); "
-                                  "poll GET /api/tables/{id}", "field": None}}),
-            status=503, mimetype="application/json")
+        resp = error_response(503, "too_many_streams",
+                              "too many live connections (to this table, or in all); poll GET /api/tables/{id}")
         resp.headers["Retry-After"] = "5"
         return resp
     gen = stream(_store(), hub, table_id, last_id, float(cfg["SSE_HEARTBEAT"]), float(cfg["SSE_MAX_SECONDS"]))

@@ -448,10 +448,8 @@ def _card_namer():
 
 def explain_lines(state: dict, hand: dict, lang: str) -> list[str]:
     """The engine's count of a settled hand in words (empty if it cannot say)."""
-    try:
-        from scorer.engine import explain
-    except ImportError:
-        return []
+    from scorer.engine import explain
+
     try:
         return list(explain(hand.get("settlement") or {}, hand.get("record") or {}, list(state.get("players") or []),
                             lang, list(state.get("teams") or []) or None))

@@ -1,4 +1,4 @@
-"""Betting as a log of actions: every action is checked, then applied to an immutable state.
+"""Betting as a log of actions: every action is checked, then applied to a copy of the state.
 
 `Lance` is the betting inside one lance, `HandState` the whole hand (lances and
 declarations), `LiveHand` the public face: a hand entered action by action, rebuilt
