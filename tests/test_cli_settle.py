@@ -69,7 +69,7 @@ def test_pretty_printed_hand_with_a_syntax_error() -> None:
     assert proc.returncode == 1
     (err,) = out_lines(proc)
     assert err["format"] == "mus-error/1" and err["line"] == 1
-    assert "invalid JSON" in err["error"] and "(line 9, column 3)" in err["error"]
+    assert "invalid JSON" in err["error"] and "at line 9 column 3" in err["error"]
 
 
 def test_json_lines_with_bad_lines_settle_the_others() -> None:

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from flask import Blueprint, Response, current_app, request, url_for
 
-from scorer.engine.errors import TOO_LONG
+from scorer.engine.errors import TOO_LONG, json_problem
 from scorer.storage.tables import Runtime, StoreError, TableStore, check_header, photo_digest
 from scorer.storage.tournaments import TournamentStore, role_of
 from web.errors import ApiError, error_response
@@ -96,8 +96,7 @@ def parse_json(text: str) -> Any:
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno} column {exc.colno}" if exc.lineno > 1 else f"column {exc.colno}"
-        raise ValueError(f"{exc.msg} at {where}") from None
+        raise ValueError(json_problem(exc)) from None
     except RecursionError:
         raise ValueError(f"arrays or objects nested more than {MAX_DEPTH} deep") from None
     except ValueError:  # int() refused a number too long to read safely

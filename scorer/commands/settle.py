@@ -70,9 +70,7 @@ def _documents(text: str) -> Iterator[tuple[int, Any, str | None]]:
         try:
             value, end = decoder.raw_decode(text, pos)
         except (ValueError, RecursionError) as exc:
-            syntax = isinstance(exc, json.JSONDecodeError)
-            why = f"{exc.msg} (line {exc.lineno}, column {exc.colno})" if syntax else json_problem(exc)
-            yield line, None, f"invalid JSON: {why}"
+            yield line, None, f"invalid JSON: {json_problem(exc)}"
             resume = text.find("\n{", pos)
             if resume < 0:
                 return
