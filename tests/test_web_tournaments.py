@@ -762,7 +762,7 @@ def test_a_bad_third_place_is_refused_by_name(client, tournament, body, field) -
                                                    (6, 2, 8), (7, 4, 8), (8, 2, 16), (8, 4, 16)])
 def test_a_bracket_from_groups_takes_about_two_a_group_and_keeps_each_groups_apart(groups, size, n) -> None:
     from scorer.engine import knockout_draw
-    from scorer.storage.tournaments import qualifiers
+    from scorer.engine.tournament import qualifiers
 
     named = [[f"{'ABCDEFGH'[g]}{k}" for k in range(1, size + 1)] for g in range(groups)]
     # every group ranked as entered, its last team yet to play; across groups, later groups' teams first

@@ -285,7 +285,7 @@ def tournament(tournament_id: str):
 def _knockout_teams(state: dict[str, Any]) -> list[str]:
     """The final stage's seeds as drawn, else the teams a bracket would take from the
     league or its groups (`qualifiers`), for the organiser to put right."""
-    from scorer.storage.tournaments import qualifiers
+    from scorer.engine.tournament import qualifiers
 
     if state["knockout"]:
         return state["knockout"]["teams"]

@@ -17,10 +17,16 @@ import json
 import re
 import time
 import zipfile
-from collections.abc import Callable
 from typing import Any
 
 from scorer import engine
+from scorer.engine.tournament import (
+    GROUP_NAMES,
+    bracket_pairings,
+    fixtures,
+    group_fixtures,
+    knockout,
+)
 from scorer.storage.db import Database
 from scorer.storage.tables import MAX_NAME, StoreError, TableStore, new_id, new_token, visible
 
@@ -29,7 +35,6 @@ MAX_TABLES = 200  # tables in one tournament
 MAX_TEAMS = 32  # teams in a league's fixtures (496 matches)
 MAX_GROUPS = 8  # groups in a league played in groups, named A to H
 KNOCKOUT_SIZES = (2, 4, 8, 16)  # teams in a final stage
-GROUP_NAMES = "ABCDEFGH"
 
 
 def _tidy_name(value: Any, field: str, limit: int) -> str:
@@ -423,134 +428,3 @@ def slug(name: str, empty: str = "team") -> str:
     ("Peña Txoko" -> "pena-txoko"), `empty` where none is left."""
     bare = engine.team_key(name).encode("ascii", "ignore").decode()
     return re.sub(r"[^a-z0-9]+", "-", bare).strip("-")[:40].strip("-") or empty
-
-
-def _pairing(a: str | None, b: str | None, matches: list[dict[str, Any]], used: set[str]) -> dict[str, Any]:
-    """A pairing `{teams, table, vacas, finished, winner}` with the first ranked table of
-    `matches` between `a` and `b` (by `engine.team_key`) not in `used` (which then
-    holds it), if any: `vacas` in the pairing's order, `winner` `a` or `b`."""
-    key = engine.team_key
-    m = None
-    if a is not None and b is not None:
-        m = next((m for m in matches if m["ranked"] and m["table"] not in used
-                  and {key(t) for t in m["teams"]} == {key(a), key(b)}), None)
-    if m is not None:
-        used.add(m["table"])
-    flip = m is not None and key(m["teams"][0]) != key(a or "")
-    won = None if m is None or m["winner"] is None else m["winner"] ^ flip
-    return {
-        "teams": [a, b],
-        "table": m["table"] if m else None,
-        "vacas": (m["vacas"][::-1] if flip else m["vacas"]) if m else None,
-        "finished": bool(m and m["finished"]),
-        "winner": None if won is None else (a, b)[won],
-    }
-
-
-def fixtures(teams: list[str], matches: list[dict[str, Any]], legs: int = 1,
-             used: set[str] | None = None) -> list[list[dict[str, Any]]]:
-    """The league's rounds (`engine.round_robin`), each pairing (`_pairing`) with an
-    enrolled table between those two teams, if any: in the order the tables were added,
-    a pairing's first leg takes the first such table and its return leg the next (the
-    tables in `used` are taken already)."""
-    used = set() if used is None else used
-    return [[_pairing(a, b, matches, used) for a, b in pairs]
-            for pairs in (engine.round_robin(teams, legs) if len(teams) >= 2 else [])]
-
-
-def group_fixtures(groups: list[list[str]], matches: list[dict[str, Any]], legs: int = 1) -> list[list[dict[str, Any]]]:
-    """The rounds of a league in groups: round k holds round k of every group (`fixtures`),
-    each pairing naming its `group` ("A", "B", ...); a group of fewer rounds sits the
-    last ones out."""
-    used: set[str] = set()
-    per_group = []
-    for name, teams in zip(GROUP_NAMES, groups, strict=False):
-        per_group.append([[{**g, "group": name} for g in games] for games in fixtures(teams, matches, legs, used)])
-    return [[g for rounds in per_group if k < len(rounds) for g in rounds[k]]
-            for k in range(max(len(rounds) for rounds in per_group))]
-
-
-def _loser(game: dict[str, Any]) -> str | None:
-    """The team that lost a pairing, or None before it is won."""
-    if game["winner"] is None:
-        return None
-    return game["teams"][1] if game["winner"] == game["teams"][0] else game["teams"][0]
-
-
-def knockout(seeds: list[str], matches: list[dict[str, Any]], third_place: bool = False) -> dict[str, Any]:
-    """The final stage `{teams, rounds, third_place, champion, third}` between `seeds`
-    (`engine.knockout_draw`): each round's pairings (`_pairing`, a team None until the
-    match before it is won) played by `matches`, the first table between those two teams
-    each; the winners of pairings 2k and 2k + 1 meet next; `champion`, the final's winner
-    or None. With `third_place`, the semi-finals' losers meet too: `third_place`, that
-    pairing (else None), and `third`, its winner or None."""
-    used: set[str] = set()
-    rounds: list[list[dict[str, Any]]] = []
-    pairs: list[tuple[str | None, str | None]] = list(engine.knockout_draw(seeds))
-    while True:
-        games = [_pairing(a, b, matches, used) for a, b in pairs]
-        rounds.append(games)
-        if len(games) == 1:
-            break
-        pairs = [(games[i]["winner"], games[i + 1]["winner"]) for i in range(0, len(games), 2)]
-    third = None
-    if third_place and len(rounds) >= 2:
-        third = _pairing(_loser(rounds[-2][0]), _loser(rounds[-2][1]), matches, used)
-    return {"teams": seeds, "rounds": rounds, "third_place": third, "champion": rounds[-1][0]["winner"],
-            "third": third["winner"] if third else None}
-
-
-def bracket_pairings(bracket: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every pairing of a final stage (`knockout`), the third-place one included."""
-    games = [g for games in bracket["rounds"] for g in games]
-    return games + ([bracket["third_place"]] if bracket["third_place"] else [])
-
-
-def qualifiers(state: dict[str, Any]) -> list[str]:
-    """The teams a final stage would take from the league as it stands, best seed first,
-    for the organiser to put right. From one league, the top 8, 4 or 2 of its standings.
-    From groups, about the top two of each (4 from 2 or 3 groups, 8 from 4 to 7, 16 from
-    8): every group's winner (A, B, ...), then its runner-up, and so on; where a place
-    does not fit whole, its best by the whole league's standings. A team not yet ranked
-    follows its group's ranked ones, as entered. The seeds are then put so that no two
-    of one group meet in the first round where that can be helped (`apart`)."""
-    if not state["groups"]:
-        order = [r["team"] for r in state["standings"]]
-        return order[:next((n for n in (8, 4, 2) if n <= len(order)), 0)]
-    key = engine.team_key
-    overall = {key(r["team"]): i for i, r in enumerate(state["standings"])}
-    ranked, group_of = [], {}
-    for group in state["groups"]:
-        rows = [r["team"] for r in group["standings"]]
-        keys = {key(t) for t in rows}
-        ranked.append(rows + [t for t in group["teams"] if key(t) not in keys])
-        group_of.update({key(t): group["name"] for t in group["teams"]})
-    total = sum(map(len, ranked))
-    n = next(n for n in (16, 8, 4, 2) if n <= min(2 * len(ranked), total))
-    seeds: list[str] = []
-    for place in range(max(map(len, ranked))):
-        tier = [teams[place] for teams in ranked if place < len(teams)]
-        if len(seeds) + len(tier) > n:
-            tier = sorted(tier, key=lambda t: overall.get(key(t), len(overall)))[:n - len(seeds)]
-        seeds += tier
-        if len(seeds) == n:
-            break
-    return apart(seeds, lambda t: group_of[key(t)])
-
-
-def apart(seeds: list[str], group: Callable[[str], str]) -> list[str]:
-    """`seeds` with lower seeds swapped, the fewest and nearest first, so that no first-round
-    pairing of `engine.knockout_draw` puts two teams of one `group(team)` together where a
-    swap between two pairings can help it."""
-    seeds = list(seeds)
-    slot = {a: i for i, a in enumerate(seeds)}
-    pairs = [(slot[a], slot[b]) for a, b in engine.knockout_draw(seeds)]
-    for i, (top, low) in enumerate(pairs):
-        if group(seeds[top]) != group(seeds[low]):
-            continue
-        for j in sorted(range(len(pairs)), key=lambda j: abs(j - i)):
-            top2, low2 = pairs[j]
-            if j != i and group(seeds[top]) != group(seeds[low2]) and group(seeds[top2]) != group(seeds[low]):
-                seeds[low], seeds[low2] = seeds[low2], seeds[low]
-                break
-    return seeds
