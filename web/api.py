@@ -9,7 +9,6 @@ and `version` (the table's version the phone saw; another one is 409
 
 from __future__ import annotations
 
-import hmac
 import json
 import threading
 from collections.abc import Callable
@@ -19,7 +18,7 @@ from typing import Any, TypeVar
 from flask import Blueprint, Response, current_app, request, url_for
 
 from scorer.engine.errors import TOO_LONG, json_problem
-from scorer.storage.tables import Runtime, StoreError, TableStore, check_header, photo_digest
+from scorer.storage.tables import Runtime, StoreError, TableStore, check_header, photo_digest, same
 from scorer.storage.tournaments import TournamentStore, role_of
 from web.errors import ApiError, error_response
 from web.live import Hub, stream
@@ -169,21 +168,16 @@ def _token(param: str = "token") -> str | None:
     return request.args.get(param) or None
 
 
-def _same(a: str, b: str) -> bool:
-    return hmac.compare_digest(a.encode("utf-8"), b.encode("utf-8"))
-
-
 def _table(table_id: str, write: bool) -> Runtime:
     """The table, if the request's token may read it (`write`: may change it)."""
     token = _token()
     if token is None:
         raise ApiError(401, "missing_token", "a token is needed: 'Authorization: Bearer <token>' or ?token=", "token")
     rt = _store().runtime(table_id)
-    players = _same(token, rt.token)
-    watch = _same(token, rt.watch_token)
-    if players or (watch and not write):
+    role = rt.role(token)
+    if role == "play" or (role == "watch" and not write):
         return rt
-    if watch:
+    if role == "watch":
         raise ApiError(403, "read_only", "the watch token only reads this table", "token")
     raise ApiError(403, "bad_token", "this token does not open this table", "token")
 
@@ -646,7 +640,7 @@ def add_tournament_table(tournament_id: str) -> Response:
     if not isinstance(table_token, str) or not table_token:
         raise ApiError(400, "invalid", f"token: {table_token!r} is not a token (the table's players' token)", "token")
     rt = _store().runtime(table_id)
-    if not _same(table_token, rt.token):
+    if not same(table_token, rt.token):
         raise ApiError(403, "bad_token", "token: it does not open this table for its players", "token")
     added = _tournaments().add_table(tournament_id, table_id)
     return _dump(_tournaments().state(tournament_id, watch_links=True), 201 if added else 200)

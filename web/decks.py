@@ -39,7 +39,8 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, request, send_file
 
-from web.api import _dump, _reduction, _same, _token, image_error, in_scan_slot, open_upload
+from scorer.storage.tables import same
+from web.api import _dump, _reduction, _token, image_error, in_scan_slot, open_upload
 from web.errors import ApiError
 
 bp = Blueprint("decks", __name__, url_prefix="/api/decks")
@@ -336,7 +337,7 @@ def _check_key() -> None:
     if not given:
         raise ApiError(401, "admin_key_required", "teaching a deck needs the server's admin key (mus-scorer serve "
                        "prints it with this page's address)", "key")
-    if not _same(given, current_app.config["ADMIN_KEY"]):
+    if not same(given, current_app.config["ADMIN_KEY"]):
         raise ApiError(403, "admin_key_wrong", "that is not this server's admin key", "key")
 
 

@@ -20,7 +20,6 @@ Routes:
 
 from __future__ import annotations
 
-import hmac
 import json
 import socket
 from typing import Any
@@ -106,10 +105,6 @@ def _token_arg() -> str | None:
     return request.args.get("token") or None
 
 
-def _same(a: str, b: str) -> bool:
-    return hmac.compare_digest(a.encode("utf-8"), b.encode("utf-8"))
-
-
 def _table_or_error(table_id: str, json_errors: bool = False):
     """`(state, token, role, None)`, or `(None, token, None, error page)` (with
     `json_errors`, the API's JSON error instead of a page).
@@ -128,11 +123,8 @@ def _table_or_error(table_id: str, json_errors: bool = False):
         rt = current_app.extensions["mus_store"].runtime(table_id)
     except StoreError as exc:
         return None, token, None, fail(exc.status, exc.code)
-    if _same(token, rt.token):
-        role = "play"
-    elif _same(token, rt.watch_token):
-        role = "watch"
-    else:
+    role = rt.role(token)
+    if role is None:
         return None, token, None, fail(403, "bad_token")
     state = json.loads(rt.state_json())
     if role == "play":

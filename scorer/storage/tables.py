@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import hmac
 import json
 import secrets
 import threading
@@ -80,6 +81,15 @@ class Runtime:
         # computed now, while this runtime's match is still this version's (see `TableStore`)
         self._json = self._state_json()
 
+    def role(self, token: str) -> str | None:
+        """What `token` opens of this table: "play" (reads and writes), "watch" (reads) or
+        None, compared in constant time (the API and the pages both ask this)."""
+        if same(token, self.token):
+            return "play"
+        if same(token, self.watch_token):
+            return "watch"
+        return None
+
     def match_file(self) -> str:
         """The match as a `mus-match/1` file (JSON Lines: the header, then each hand record)."""
         lines = [self.match.header(),
@@ -146,6 +156,11 @@ class Runtime:
         if self._json is None:
             self._json = self._state_json()
         return self._json
+
+
+def same(a: str, b: str) -> bool:
+    """Whether two secrets are equal, compared in constant time."""
+    return hmac.compare_digest(a.encode("utf-8"), b.encode("utf-8"))
 
 
 def visible(text: str) -> str:
