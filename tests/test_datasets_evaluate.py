@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 pytest.importorskip("tqdm")
@@ -147,6 +148,26 @@ def test_the_kept_cross_deck_models_load_with_the_borrowed_detector(tmp_path) ->
     assert cross.names == shipped.names and cross.ranks == shipped.ranks
     assert cross.index_weight == shipped.index_weight == 0.5
     assert cross.suit is None  # read without a court suit reader, as the card says
+
+
+@pytest.mark.parametrize("name, side, classes", [("cards-cls.onnx", 64, 49), ("cards-index.onnx", 32, 12)])
+def test_the_kept_cross_deck_readers_are_two_models_read_as_one(name: str, side: int, classes: int) -> None:
+    # models/cross-deck (thirty-seventh session): each reader is a yolo11s-cls and a
+    # yolo11m-cls, their weights in half precision, joined by datasets.ensemble.mean_graph
+    import onnx
+    import onnxruntime as ort
+
+    path = E.ROOT / "models" / "cross-deck" / name
+    model = onnx.load(str(path))
+    nodes = [n.name for n in model.graph.node]
+    assert any(n.startswith("a/") for n in nodes) and any(n.startswith("b/") for n in nodes)
+    assert [n.op_type for n in model.graph.node][-1] == "Softmax"
+    halves = [i for i in model.graph.initializer if i.data_type == onnx.TensorProto.FLOAT16]
+    assert len(halves) > 100  # stored halved, cast back to float when loaded
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    x = np.random.default_rng(3).random((5, 3, side, side), dtype=np.float32)
+    p = sess.run(None, {sess.get_inputs()[0].name: x})[0]
+    assert p.shape == (5, classes) and np.allclose(p.sum(axis=1), 1, atol=1e-4) and (p >= 0).all()
 
 
 def test_a_retake_given_the_draw_count_is_the_same_photo_without_drawing_again(monkeypatch) -> None:
