@@ -23,10 +23,10 @@ from web.testing import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
     PHONE,
-    STRICT_PHONE,
     FakeRecognizer,
     LiveServer,
     showdown_photo,
+    until,
 )
 
 # seat 0: R R R C (medias, juego 40); seat 1: pair of ases; seat 2: pair of 7s; seat 3: nothing
@@ -155,10 +155,10 @@ def test_two_phones_see_each_other_live(server, browser):
         assert b.get_attribute(".seat[data-seat='1']", "class").count("is-speaking") == 1
 
         b.click(".act[data-act=no_quiero]")  # Bixente refuses; his partner may still answer
-        b.wait_for_function("document.querySelector('#speaker').textContent.includes('Maite')")
+        until(b, "document.querySelector('#speaker').textContent.includes('Maite')")
         b.click(".act[data-act=no_quiero]")  # both refuse: the deje, 1 stone to Txuriak, now
         for p in (a, b):
-            p.wait_for_function("document.querySelector('.team-card.team-0 .big-num').textContent === '1'",
+            until(p, "document.querySelector('.team-card.team-0 .big-num').textContent === '1'",
                                 timeout=1500)
             assert p.locator(".team-card.team-0 .stone.on").count() == 1
         assert a.inner_text("#felt-phase") == "Chica"
@@ -172,13 +172,13 @@ def test_two_phones_see_each_other_live(server, browser):
         b.click(".act[data-act=paso]")
         b.wait_for_selector("#toast.show")
         assert "Otro móvil" in b.inner_text("#toast")
-        b.wait_for_function(f"window.musTable.state.version > {version}")
+        until(b, f"window.musTable.state.version > {version}")
         assert "Bixente" in b.inner_text("#speaker")
 
         # undo on A takes back the last word; B (polling now) follows
         a.click("#btn-undo")
-        a.wait_for_function("document.querySelector('#speaker').textContent.includes('Ane')")
-        b.wait_for_function("document.querySelector('#speaker').textContent.includes('Ane')", timeout=5000)
+        until(a, "document.querySelector('#speaker').textContent.includes('Ane')")
+        until(b, "document.querySelector('#speaker').textContent.includes('Ane')", timeout=5000)
     finally:
         a_ctx.close()
         b_ctx.close()
@@ -244,7 +244,7 @@ def test_photo_upload_correct_a_card_and_settle(server, browser, recognizer, tmp
         page.wait_for_selector("#settlement:not([hidden]) .explain li")
         text = page.inner_text("#settlement")
         assert "Grande" in text and "Ane" in text
-        page.wait_for_function("document.querySelector('#settlement .explain').textContent.includes('R-R-R-C')")
+        until(page, "document.querySelector('#settlement .explain').textContent.includes('R-R-R-C')")
         st = api.state()
         assert len(st["hands"]) == 1 and st["hands"][0]["photo_id"]
         assert [sorted(hd) for hd in st["hands"][0]["record"]["hands"]] == [sorted(hd) for hd in HANDS]
@@ -298,7 +298,7 @@ def test_a_second_photo_reads_what_the_first_missed(browser, tmp_path):
         page.click("#picker .pick[data-card='1e']")
         page.set_input_files("#photo-add-input", str(photo))
         page.wait_for_selector("#photo-tabs:not([hidden]) label >> nth=1")
-        page.wait_for_function("document.querySelector('#photo-status').textContent.includes('16')")
+        until(page, "document.querySelector('#photo-status').textContent.includes('16')")
         assert reader.calls == 2
         assert page.locator("#photo-tabs label").all_text_contents() == ["Foto 1", "Foto 2"]
         # the second photo is shown, with the boxes read in it: 10e, and 7c read sure there
@@ -415,7 +415,7 @@ def test_new_table_form_opens_the_table_with_its_qr_codes(server, browser):
         page.wait_for_selector("#invite[open]")  # a new table opens on its QR codes
         for img in page.locator("#invite img").all():
             img.scroll_into_view_if_needed()
-            page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=img.element_handle())
+            until(page, "img => img.complete && img.naturalWidth > 0", arg=img.element_handle())
         assert page.locator("#invite img").count() == 2
         watch_url = page.get_attribute("#invite .watch-url", "href")
         assert "/w/" in watch_url
@@ -465,7 +465,7 @@ def test_a_word_whose_answer_is_lost_is_sent_again_and_counted_once(server, brow
             if len(seen) == 2:
                 break
             page.wait_for_timeout(100)
-        page.wait_for_function(f"window.musTable.state.version > {before['version']}")
+        until(page, f"window.musTable.state.version > {before['version']}")
         page.wait_for_selector(".act[data-act=quiero]")
         after = api.state()
         assert len(seen) == 2 and seen[0] == seen[1]  # sent again, as the same write
@@ -494,7 +494,7 @@ def test_a_photo_whose_answer_is_lost_is_sent_again_and_read_once(browser, tmp_p
     with at_the_showdown(browser, tmp_path, reader) as (page, api, photo, srv):
         page.route(re.compile(r".*/api/tables/[^/]+/photos\?.*"), lose_the_first_answer)
         page.set_input_files("#photo-input", str(photo))
-        page.wait_for_function("document.querySelector('#photo-status').textContent.includes('16')", timeout=15000)
+        until(page, "document.querySelector('#photo-status').textContent.includes('16')", timeout=15000)
         assert len(seen) == 2 and seen[0] == seen[1] and "client_id=" in seen[0]
         assert reader.calls == 1  # read once
         rows = srv.app.extensions["mus_store"].db.reader().execute(
@@ -515,7 +515,7 @@ def test_a_keyboard_player_keeps_the_focus_and_hears_who_speaks(server, browser)
         page.wait_for_selector("#live[data-state=live]")
         page.focus("#action-grid button[data-act='paso']")
         page.keyboard.press("Enter")
-        page.wait_for_function("document.querySelector('#sr-status').textContent.includes('Bixente')")
+        until(page, "document.querySelector('#sr-status').textContent.includes('Bixente')")
         assert page.evaluate("document.activeElement.closest('#action-grid') !== null")
         assert page.evaluate("document.activeElement.dataset.act") == "paso"
         said = page.inner_text("#sr-status")
@@ -528,7 +528,7 @@ def test_a_keyboard_player_keeps_the_focus_and_hears_who_speaks(server, browser)
         page.wait_for_selector("#picker[open]")
         page.focus(f"#picker .pick[data-card='{HANDS[1][2]}']")
         page.keyboard.press("Enter")
-        page.wait_for_function("document.activeElement.matches(\".card-slot[data-seat='1'][data-slot='2']\")")
+        until(page, "document.activeElement.matches(\".card-slot[data-seat='1'][data-slot='2']\")")
     finally:
         ctx.close()
 
@@ -537,7 +537,7 @@ def test_no_page_breaks_the_content_security_policy(server, browser):
     """Every page of a table, in a real browser, under the server's CSP: the browser
     reports no refused script, style or image, and the print button still prints."""
     api = Api(server.url)
-    ctx = browser.new_context(**STRICT_PHONE)
+    ctx = browser.new_context(**PHONE)
     refused: list[str] = []
     pg = ctx.new_page()
     pg.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)

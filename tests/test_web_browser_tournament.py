@@ -17,7 +17,7 @@ import pytest
 pytestmark = pytest.mark.browser
 
 from tests.test_web_browser_table import _need_browser, browser, phone  # noqa: E402, F401 (browser: a fixture)
-from web.testing import LiveServer  # noqa: E402
+from web.testing import LiveServer, until  # noqa: E402
 
 RRRR_HANDS = [["12o", "12c", "12e", "12b"], ["1o", "1c", "4e", "5b"], ["4o", "5o", "6o", "7o"], ["4c", "5c", "6c", "7c"]]
 
@@ -107,7 +107,7 @@ def test_a_tournament_from_the_home_page_counts_its_tables_live(server, browser)
         # an accepted órdago at the table: Urdinak (seat 1) hold four kings and take the match
         http, base = seat_1_wins_an_ordago(server.url, table_id, table_token)
         start = time.monotonic()
-        spectator.wait_for_function(
+        until(spectator,
             "document.querySelector('.match-row .match-vacas')?.textContent === '0–1'", timeout=20000)
         waited = time.monotonic() - start
         rows = spectator.locator(".standings-table tbody tr")
@@ -218,7 +218,7 @@ def test_home_and_away_then_a_final_whose_champions_show_live_and_a_zip(server, 
         page.click("#tournament-settings summary")
         page.fill("#rename-tournament input[name=name]", "Txapelketa 2026")
         page.click("#rename-tournament button[type=submit]")
-        page.wait_for_function("document.getElementById('tournament-name').textContent === 'Txapelketa 2026'")
+        until(page, "document.getElementById('tournament-name').textContent === 'Txapelketa 2026'")
         page.goto(f"{server.url}/")
         page.wait_for_selector("#recent-tournaments a:has-text('Txapelketa 2026')")
         page.goto(organiser)
