@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from .cards import parse_hands
-from .errors import TOO_LONG, IllegalError, MalformedError, MusError
+from .errors import IllegalError, MalformedError, MusError, short
 from .rules import Rules, check_esku, check_score
 
 LANCES = ("grande", "chica", "pares", "juego", "punto")
@@ -20,15 +20,6 @@ BET_ACTS = ("paso", "envido", "mas", "ordago", "quiero", "no_quiero")
 _ACTION_KEYS = {"seat", "act", "n", "pares", "juego"}
 MAX_BET = 1000  # stones in one envido or raise: far past any game's 40, within what every JSON reader keeps exact
 _NEXT = {"grande": "chica", "chica": "pares_declare", "pares": "juego_declare", "juego": "showdown", "punto": "showdown"}
-
-
-def _short(value: Any) -> str:
-    """`repr(value)`, its first 40 characters where it is longer."""
-    try:
-        text = repr(value)
-    except ValueError:  # an int too long to print
-        return TOO_LONG
-    return text if len(text) <= 40 else text[:40] + "…"
 
 
 class Action(NamedTuple):
@@ -63,7 +54,7 @@ class Action(NamedTuple):
             return Action(seat, act, holds=holds, claim=claims[0])
         if act not in BET_ACTS:
             known = ", ".join(BET_ACTS) + (", declare" if declare else "")
-            raise MalformedError("act", f"{_short(act)} is not an action ({known})", act)
+            raise MalformedError("act", f"{short(act, 40)} is not an action ({known})", act)
         for key in ("pares", "juego"):
             if key in obj:
                 raise MalformedError(key, f"{key!r} belongs to a 'declare' action, not {act!r}", obj[key])
@@ -74,7 +65,7 @@ class Action(NamedTuple):
         n = obj.get("n", 2)
         least = 2 if act == "envido" else 1
         if type(n) is not int or not least <= n <= MAX_BET:
-            raise MalformedError("n", f"{_short(n)} is not a whole number of stones from {least} to {MAX_BET}", n)
+            raise MalformedError("n", f"{short(n, 40)} is not a whole number of stones from {least} to {MAX_BET}", n)
         return Action(seat, act, n)
 
     def to_json(self) -> dict[str, Any]:

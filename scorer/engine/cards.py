@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import IllegalError, MalformedError, MusError
+from .errors import IllegalError, MalformedError, MusError, short
 
 RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
 SUITS = ("o", "c", "e", "b")  # oros, copas, espadas, bastos
@@ -54,12 +54,6 @@ _RANK_ONLY = frozenset(str(r) for r in RANKS)
 
 
 Hand = tuple[Card, Card, Card, Card]
-
-
-def short(obj: Any) -> str:
-    """`repr(obj)`, cut to 60 characters for an error message."""
-    text = repr(obj)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def parse_hands(obj: Any) -> tuple[Hand | None, ...]:

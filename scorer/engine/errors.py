@@ -10,6 +10,16 @@ from typing import Any
 TOO_LONG = f"a number of more than {sys.get_int_max_str_digits() or 4300} digits"
 
 
+def short(value: Any, limit: int = 60) -> str:
+    """`repr(value)` for an error message, its first `limit` characters and "…" where it
+    is longer (a number too long to print is named so)."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int past sys.get_int_max_str_digits
+        return TOO_LONG
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 class MusError(ValueError):
     """A refused input. `field` is a path such as `bets.grande[3].act` (or `""`)."""
 

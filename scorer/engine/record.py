@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .betting import LANCES, Action, HandState
-from .cards import Hand, parse_hands, short
-from .errors import IllegalError, MalformedError, MusError
+from .cards import Hand, parse_hands
+from .errors import IllegalError, MalformedError, MusError, short
 from .evaluate import HandValue, hand_values
 from .rules import Rules, check_esku, check_score
 
