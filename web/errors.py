@@ -33,15 +33,9 @@ HTTP_CODES = {
 }
 
 
-class ApiError(Exception):
-    """An API refusal: HTTP status, a stable code, a message for people, the field at fault."""
-
-    def __init__(self, status: int, code: str, message: str, field: str | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.field = field
+class ApiError(StoreError):
+    """An API refusal: HTTP status, a stable code, a message for people, the field at fault
+    (the store's refusals have the same shape, and one handler answers both)."""
 
 
 MAX_MESSAGE = 400  # characters of an error message; a long input it quotes is cut short
@@ -72,9 +66,8 @@ def _is_api() -> bool:
 def register(app: Flask) -> None:
     """Install the error handlers on the app."""
 
-    @app.errorhandler(ApiError)
     @app.errorhandler(StoreError)
-    def _refusal(exc: ApiError | StoreError) -> Response:
+    def _refusal(exc: StoreError) -> Response:
         return error_response(exc.status, exc.code, exc.message, exc.field)
 
     @app.errorhandler(HTTPException)
