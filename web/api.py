@@ -487,8 +487,8 @@ def export(table_id: str) -> Response:
     return resp
 
 
-def _import_lines() -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
-    """The uploaded `mus-match/1` file, checked: (header for the table, hand records, raw lines)."""
+def _import_lines() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The uploaded `mus-match/1` file, checked: (header for the table, hand records)."""
     from scorer import engine
 
     request.max_content_length = _limit("IMPORT_MAX_BYTES")  # read as a file or as the body
@@ -532,13 +532,13 @@ def _import_lines() -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
     except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:  # input the engine did not foresee
         current_app.logger.warning("import: the engine could not read the file: %r", exc)
         raise ApiError(422, "invalid", f"the file could not be read as mus-match/1 ({exc})", None) from None
-    return header, [obj for _, obj in objs[1:]], lines
+    return header, [obj for _, obj in objs[1:]]
 
 
 @bp.post("/tables/import")
 def import_new() -> Response:
     """A new table from a `mus-match/1` file -> 201 like `POST /api/tables`."""
-    header, records, _ = _import_lines()
+    header, records = _import_lines()
     rt = _store().create(header, records)
     resp = _dump({**_links(rt), "hands": len(rt.hands)}, 201)
     resp.headers["Location"] = url_for("api.get_table", table_id=rt.id)
@@ -559,7 +559,7 @@ def import_into(table_id: str) -> Response:
         raise ApiError(400, "invalid", f"version: expected an integer, got {raw_version!r}", "version") from None
     if version is None:
         raise ApiError(400, "invalid", "version: missing (?version=)", "version")
-    header, records, _ = _import_lines()
+    header, records = _import_lines()
     return _answer(_store().replace(table_id, client_id, version, header, records))
 
 
