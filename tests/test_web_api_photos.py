@@ -446,3 +446,21 @@ def test_a_stored_photo_tells_no_one_where_it_was_taken(tmp_path) -> None:
     again = client.post(f"/api/tables/{t['id']}/photos?client_id=gps1", headers=t["auth"], data=data,
                         content_type="image/jpeg")
     assert again.status_code == 201 and again.json["photo_id"] == r.json["photo_id"]
+
+
+def test_a_photo_is_refused_before_the_disk_fills(tmp_path) -> None:
+    # PHOTO_MIN_FREE_BYTES: below it a photo is a 507 storage_full, nothing is read or
+    # kept, and the hand can still be settled by typing the cards
+    rec = FakeRecognizer()
+    app = create_app({"DATABASE": str(tmp_path / "full.db"), "TESTING": True, "RECOGNIZER": rec,
+                      "PHOTO_MIN_FREE_BYTES": 1 << 60})
+    c = app.test_client()
+    t = c.post("/api/tables", json={}).json
+    t["auth"] = {"Authorization": f"Bearer {t['token']}"}
+    err = assert_error(c.post(f"/api/tables/{t['id']}/photos", headers=t["auth"], data=photo_bytes(size=(96, 72)),
+                              content_type="image/jpeg"), 507, "storage_full")
+    assert "MB free" in err["message"] and rec.calls == []
+    assert app.extensions["mus_store"].counts(t["id"])["photos"] == 0
+    app.config["PHOTO_MIN_FREE_BYTES"] = 0
+    assert c.post(f"/api/tables/{t['id']}/photos", headers=t["auth"], data=photo_bytes(size=(96, 72)),
+                  content_type="image/jpeg").status_code == 201

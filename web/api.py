@@ -10,9 +10,11 @@ and `version` (the table's version the phone saw; another one is 409
 from __future__ import annotations
 
 import json
+import shutil
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any, TypeVar
 
 from flask import Blueprint, Response, current_app, request, url_for
@@ -386,6 +388,17 @@ def _read_photo(recognizer: Any, photo: Any, bottom: int, annotate_side: int | N
     return scan, annotated
 
 
+def _room_for(size: int) -> None:
+    """A 507 `storage_full` where keeping a photo of `size` bytes would leave the disk of
+    the database with less than `PHOTO_MIN_FREE_BYTES` free: the host's disk never fills
+    with photos (the hand can still be settled by typing the cards)."""
+    need = int(current_app.config["PHOTO_MIN_FREE_BYTES"]) + 2 * size  # the photo and its annotated copy, at most
+    free = shutil.disk_usage(Path(current_app.config["DATABASE"]).resolve().parent).free
+    if free < need:
+        raise ApiError(507, "storage_full", f"the server's disk has {free // 2**20} MB free, under the "
+                       f"{need // 2**20} MB a photo may not go below: type the cards; prune old photos", None)
+
+
 @bp.post("/tables/<table_id>/photos")
 def post_photo(table_id: str) -> Response:
     """Store a showdown photo and read its cards -> 201 `{photo_id, scan}`; with `with=<a
@@ -403,6 +416,7 @@ def post_photo(table_id: str) -> Response:
             return _dump(_photo_links(table_id, done), 201)
     if with_id is not None:
         _store().first_photo(table_id, with_id, adding=True)  # before the work of reading it
+    _room_for(len(data))
     photo, scan, annotated = _scan(data, ANNOTATED_SIDE)
     from scorer.vision.metadata import strip
 

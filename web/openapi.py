@@ -266,7 +266,7 @@ def document() -> dict[str, Any]:
                 "description": "a photo of the same showdown: this one is read together with it (at most 4; a showdown already settled: 409 showdown_settled)"}],
             "security": SECURE, "requestBody": PHOTO_BODY,
             "responses": {"201": _json(_ref("PhotoScan"), "the photo's id and scan (and `together`)")}
-            | _errors(400, 401, 403, 404, 409, 413, 415, 422, 503)}},
+            | _errors(400, 401, 403, 404, 409, 413, 415, 422, 503, 507)}},
         "/api/tables/{table_id}/photos/{photo_id}": {"get": {
             "summary": "The photo as uploaded", "parameters": [TABLE_ID, PHOTO_ID, TOKEN_Q], "security": SECURE,
             "responses": {"200": {"description": "the image", "content": {"image/*": {}}}} | _errors(401, 403, 404)}},
@@ -407,7 +407,8 @@ def document() -> dict[str, Any]:
     responses = {f"E{s}": _json(_ref("Error"), d) for s, d in {
         400: "bad request", 401: "no token", 403: "wrong token or read-only token", 404: "not found",
         409: "stale_version, match_over, showdown_settled or client_id_reused (a client_id sent already with another request)", 413: "body too large", 415: "unsupported image",
-        422: "refused by the engine", 503: "too many live connections, or no card recognizer"}.items()}
+        422: "refused by the engine", 503: "too many live connections, or no card recognizer",
+        507: "storage_full: the server's disk is nearly full (PHOTO_MIN_FREE_BYTES); the photo is not kept"}.items()}
     responses["Error"] = _json(_ref("Error"), "any other error, same shape")
     return {
         "openapi": "3.1.0",
