@@ -139,7 +139,7 @@ def test_photos_that_do_not_hold_a_deck_are_refused_naming_what_was_found(tmp_pa
     photos = photos[:3]
     (tmp_path / "bad.jpg").write_bytes(b"\xff\xd8\xff\xe0 not a photo")
     assert main([*map(str, photos), str(tmp_path / "bad.jpg"), "--out", str(tmp_path / "deck")]) == 2
-    assert "bad.jpg: the JPEG image is damaged or truncated" in capsys.readouterr().err
+    assert "bad.jpg: not a readable JPEG image (damaged or truncated)" in capsys.readouterr().err
 
 
 def test_a_deck_laid_out_of_order_is_written_but_warned_about(tmp_path, capsys) -> None:

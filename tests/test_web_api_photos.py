@@ -464,3 +464,24 @@ def test_a_photo_is_refused_before_the_disk_fills(tmp_path) -> None:
     app.config["PHOTO_MIN_FREE_BYTES"] = 0
     assert c.post(f"/api/tables/{t['id']}/photos", headers=t["auth"], data=photo_bytes(size=(96, 72)),
                   content_type="image/jpeg").status_code == 201
+
+
+def test_a_hand_settles_when_its_photo_went_meanwhile(tmp_path) -> None:
+    # another phone's retakes dropped this phone's showdown photo (MAX_LOOSE): the cards
+    # the players confirmed still settle the hand, which then cites no photo
+    from scorer.storage.tables import MAX_LOOSE
+
+    app, client, t, _ = _two_reads_app(tmp_path)
+    mine = _upload(client, t).json["photo_id"]
+    for _ in range(MAX_LOOSE):
+        _upload(client, t)  # the other phone, retaking
+    assert client.get(f"/api/tables/{t['id']}/photos/{mine}", headers=t["auth"]).status_code == 404
+    s = _to_showdown(client, t)
+    r = client.post(f"/api/tables/{t['id']}/showdown", headers=t["auth"],
+                    json={"client_id": "sd", "version": s["version"], "hands": DEAL, "photo_id": mine})
+    assert r.status_code == 200, r.json
+    assert r.json["hands"][0]["photo_id"] is None and len(r.json["hands"]) == 1
+    s = _to_showdown(client, t)
+    bad = client.post(f"/api/tables/{t['id']}/showdown", headers=t["auth"],
+                      json={"client_id": "sd2", "version": s["version"], "hands": DEAL, "photo_id": 7})
+    assert assert_error(bad, 422, "invalid")["field"] == "photo_id"

@@ -27,7 +27,7 @@ from scorer.engine.standings import invisible
 from scorer.storage.db import Database
 
 MAX_NAME = 40
-MAX_LOOSE = 4  # showdowns photographed at a table that no hand cites, kept (the newest)
+MAX_LOOSE = 8  # showdowns photographed at a table that no hand cites, kept (the newest)
 MAX_PHOTOS = 4  # photos of one showdown read together
 RULE_KEYS = ("kings", "target", "real31", "games_per_vaca", "vacas_to_win")
 
@@ -484,12 +484,13 @@ class TableStore:
             if live.phase not in ("showdown", "over"):
                 raise StoreError(422, "illegal", f"phase: the hand is still in {live.phase}; no showdown yet", "phase")
             cited = None
+            if photo_id is not None and not isinstance(photo_id, str):
+                raise StoreError(422, "invalid", f"photo_id: expected a photo id, got {photo_id!r}", "photo_id")
             if photo_id is not None:  # the showdown's first photo is the one the hand cites
                 try:
                     cited = self._first_of(self.db.locked_conn(), rt.id, photo_id)
-                except StoreError:
-                    raise StoreError(422, "invalid", f"photo_id: no photo {photo_id!r} at this table",
-                                     "photo_id") from None
+                except StoreError:  # gone meanwhile (another phone's retakes): the cards settle it alone
+                    cited = None
             if hands is not None and not isinstance(hands, list):
                 raise StoreError(422, "invalid", "hands: expected four lists of four cards", "hands")
             record = live.to_record(hands)
