@@ -477,11 +477,10 @@ def test_a_hand_settles_when_its_photo_went_meanwhile(tmp_path) -> None:
         _upload(client, t)  # the other phone, retaking
     assert client.get(f"/api/tables/{t['id']}/photos/{mine}", headers=t["auth"]).status_code == 404
     s = _to_showdown(client, t)
+    bad = client.post(f"/api/tables/{t['id']}/showdown", headers=t["auth"],
+                      json={"client_id": "sd0", "version": s["version"], "hands": DEAL, "photo_id": 7})
+    assert assert_error(bad, 422, "invalid")["field"] == "photo_id"  # not a photo id at all: refused
     r = client.post(f"/api/tables/{t['id']}/showdown", headers=t["auth"],
                     json={"client_id": "sd", "version": s["version"], "hands": DEAL, "photo_id": mine})
     assert r.status_code == 200, r.json
     assert r.json["hands"][0]["photo_id"] is None and len(r.json["hands"]) == 1
-    s = _to_showdown(client, t)
-    bad = client.post(f"/api/tables/{t['id']}/showdown", headers=t["auth"],
-                      json={"client_id": "sd2", "version": s["version"], "hands": DEAL, "photo_id": 7})
-    assert assert_error(bad, 422, "invalid")["field"] == "photo_id"
