@@ -484,3 +484,16 @@ def test_a_hand_settles_when_its_photo_went_meanwhile(tmp_path) -> None:
                     json={"client_id": "sd", "version": s["version"], "hands": DEAL, "photo_id": mine})
     assert r.status_code == 200, r.json
     assert r.json["hands"][0]["photo_id"] is None and len(r.json["hands"]) == 1
+
+
+def test_without_card_models_a_photo_says_so_without_a_server_path(tmp_path) -> None:
+    empty = tmp_path / "no-models"
+    empty.mkdir()
+    app = create_app({"DATABASE": str(tmp_path / "n.db"), "TESTING": True, "MODEL_DIR": str(empty)})
+    c = app.test_client()
+    t = c.post("/api/tables", json={}).json
+    r = c.post(f"/api/tables/{t['id']}/photos", headers={"Authorization": f"Bearer {t['token']}"},
+               data=photo_bytes(), content_type="image/jpeg")
+    err = assert_error(r, 503, "recognizer_unavailable")
+    assert "type the cards" in err["message"] and str(tmp_path) not in err["message"]
+    assert app.extensions["mus_store"].counts(t["id"])["photos"] == 0

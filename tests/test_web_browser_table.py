@@ -560,3 +560,26 @@ def test_no_page_breaks_the_content_security_policy(server, browser):
     assert pg.evaluate("window.printed") == 1  # one print per tap
     pg.keyboard.press("Escape")  # common.js is on the sheet too
     ctx.close()
+
+
+def test_a_refused_photo_is_not_left_on_screen(server, browser, tmp_path):
+    """A photo the server refuses (too small to hold a card) is said in a toast, and the
+    showdown asks for a photo again: the refused one is not shown as if read."""
+    from PIL import Image
+
+    api = Api(server.url)
+    api.to_showdown()
+    tiny = tmp_path / "tiny.jpg"
+    Image.new("RGB", (40, 40), (200, 30, 30)).save(tiny)
+    ctx = phone(browser)
+    page = ctx.new_page()
+    try:
+        page.goto(api.url())
+        page.wait_for_selector("#showdown:not([hidden])")
+        page.set_input_files("#photo-input", str(tiny))
+        page.wait_for_selector("#toast.show")
+        assert "demasiado pequeña" in page.inner_text("#toast")
+        until(page, "document.getElementById('photo-view').hidden")  # no photo shown, no '0 cards read'
+        assert page.is_hidden("#photo-add")  # nothing to add a photo to
+    finally:
+        ctx.close()

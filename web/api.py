@@ -365,8 +365,10 @@ def _scan(data: bytes, annotate_side: int | None = None) -> tuple[Any, dict[str,
     try:
         recognizer = _recognizer()
     except vision.ModelError as exc:
+        current_app.logger.error("no card recognizer: %s", exc)  # the path is for the server's log only
         raise ApiError(503, "recognizer_unavailable",
-                       f"the card recognizer is not available ({exc}); type the cards instead", None) from None
+                       "the card recognizer is not available on this server (no card model); type the cards instead",
+                       None) from None
     try:  # bounded: decoding and reading are CPU and memory heavy
         scan, annotated = in_scan_slot(_read_photo, recognizer, photo, int(bottom_arg), annotate_side)
     except vision.ImageError as exc:

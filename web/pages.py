@@ -332,7 +332,8 @@ def _table_page(table_id: str, state: dict, token: str | None, role: str) -> Res
         "api": f"/api/tables/{table_id}",
         "qr": {
             "join": url_for("pages.qr", table_id=table_id, token=token, **{"for": "join"}) if links["join"] else None,
-            "watch": url_for("pages.qr", table_id=table_id, token=token, **{"for": "watch"})
+            # the watchers' code is fetched with the watch token: a read carries no players' token
+            "watch": url_for("pages.qr", table_id=table_id, token=links["watch_token"] or token, **{"for": "watch"})
             if links["watch"]
             else None,
         },

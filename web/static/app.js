@@ -61,7 +61,9 @@ async function retrying(call) {
     try {
       return await call();
     } catch (e) {
-      const lost = e instanceof ApiError && (e.status === 0 || e.status === 502 || e.status === 503 || e.status === 504);
+      // a lost connection (no answer, or a proxy's 502-504); a 503 the app says why is no loss
+      const lost = e instanceof ApiError && (e.status === 0 || e.status === 502 || e.status === 503 || e.status === 504)
+        && e.code !== "recognizer_unavailable" && e.code !== "too_many_streams";
       if (!lost || attempt >= RETRY_MS.length) throw e;
       if (attempt === 0) toast(t("table.resending"), "warn", 3000);
       await new Promise((done) => setTimeout(done, RETRY_MS[attempt]));
@@ -621,13 +623,12 @@ async function uploadPhoto(file, add = false) {
     applyPicks();
   } catch (e) {
     if (show !== mine || !show.photos.includes(entry)) return;
-    if (add) { // the photos already read stay as they were
-      show.photos.pop();
-      URL.revokeObjectURL(entry.url);
-      show.shown = show.photos.length - 1;
-    } else {
-      entry.scan = show.scan = empty;
-    }
+    // a photo refused or not read is not shown as if read: the photos already read stay,
+    // and without any the panel asks for one again
+    show.photos.splice(show.photos.indexOf(entry), 1);
+    URL.revokeObjectURL(entry.url);
+    show.shown = Math.max(0, show.photos.length - 1);
+    if (!add) show.scan = null;
     toast(e.text || t("err.generic"), "error", 5000);
   } finally {
     if (show === mine) show.reading = false;
@@ -701,7 +702,7 @@ async function fetchExplain(n) {
   if (n in explained) return;
   explained[n] = null;
   try {
-    const q = new URLSearchParams({ token: TOKEN || "", lang: document.documentElement.lang });
+    const q = new URLSearchParams({ token: BOOT.state?.watch_token || TOKEN || "", lang: document.documentElement.lang });
     const res = await api("GET", `/t/${encodeURIComponent(BOOT.table_id)}/hands/${n}/explain?${q}`);
     explained[n] = res.lines || [];
     renderSettlement();
