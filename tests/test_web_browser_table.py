@@ -586,3 +586,26 @@ def test_a_refused_photo_is_not_left_on_screen(server, browser, tmp_path):
         assert page.is_hidden("#photo-add")  # nothing to add a photo to
     finally:
         ctx.close()
+
+
+def test_a_hand_settles_from_its_cards_when_another_phone_dropped_its_photo(browser, tmp_path):
+    """Phone A reads the showdown; another phone retakes it MAX_LOOSE times, so A's photo is
+    no longer kept. A's Settle gets the API's 422 on photo_id, says so, and settles the
+    hand from the cards on its screen."""
+    import requests
+
+    from scorer.storage.tables import MAX_LOOSE
+
+    with at_the_showdown(browser, tmp_path, FakeRecognizer(HANDS)) as (page, api, photo, srv):
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        for i in range(MAX_LOOSE):
+            r = requests.post(f"{srv.url}/api/tables/{api.id}/photos?client_id=b{i}", data=photo.read_bytes(),
+                              headers={"Authorization": f"Bearer {api.token}", "Content-Type": "image/jpeg"})
+            assert r.status_code == 201, r.text
+        page.click("#btn-settle")
+        page.wait_for_selector("#toast.show")
+        assert "la mano se cuenta con las cartas" in page.inner_text("#toast")
+        until(page, "window.musTable.state.hands.length === 1")
+        hand = api.state()["hands"][0]
+        assert hand["photo_id"] is None and hand["record"]["hands"] == HANDS

@@ -489,8 +489,9 @@ class TableStore:
             if photo_id is not None:  # the showdown's first photo is the one the hand cites
                 try:
                     cited = self._first_of(self.db.locked_conn(), rt.id, photo_id)
-                except StoreError:  # gone meanwhile (another phone's retakes): the cards settle it alone
-                    cited = None
+                except StoreError:  # never here, or gone meanwhile (the page then settles without it)
+                    raise StoreError(422, "invalid", f"photo_id: no photo {photo_id!r} at this table",
+                                     "photo_id") from None
             if hands is not None and not isinstance(hands, list):
                 raise StoreError(422, "invalid", "hands: expected four lists of four cards", "hands")
             record = live.to_record(hands)

@@ -76,8 +76,18 @@ async function write(path, body = {}) {
   busy = true;
   document.body.classList.add("busy");
   try {
-    const json = { client_id: newClientId(), version: state.version, ...body };
-    const next = await retrying(() => api("POST", `${API}/${path}`, { token: TOKEN, json }));
+    let json = { client_id: newClientId(), version: state.version, ...body };
+    let next;
+    try {
+      next = await retrying(() => api("POST", `${API}/${path}`, { token: TOKEN, json }));
+    } catch (e) {
+      if (!(e instanceof ApiError && e.field === "photo_id" && "photo_id" in json)) throw e;
+      // the photo went meanwhile (another phone's newer ones): the cards settle the hand alone
+      toast(t("show.photo_gone"), "warn", 4500);
+      const { photo_id: gone, ...rest } = json;
+      json = { ...rest, client_id: newClientId() };
+      next = await retrying(() => api("POST", `${API}/${path}`, { token: TOKEN, json }));
+    }
     if (next && typeof next === "object" && "version" in next) apply(next);
     else await refresh();
     return next;
