@@ -484,8 +484,6 @@ class TableStore:
             if live.phase not in ("showdown", "over"):
                 raise StoreError(422, "illegal", f"phase: the hand is still in {live.phase}; no showdown yet", "phase")
             cited = None
-            if photo_id is not None and not isinstance(photo_id, str):
-                raise StoreError(422, "invalid", f"photo_id: expected a photo id, got {photo_id!r}", "photo_id")
             if photo_id is not None:  # the showdown's first photo is the one the hand cites
                 try:
                     cited = self._first_of(self.db.locked_conn(), rt.id, photo_id)

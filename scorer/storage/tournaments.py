@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import hmac
 import io
 import json
 import re
@@ -28,7 +27,7 @@ from scorer.engine.tournament import (
     knockout,
 )
 from scorer.storage.db import Database
-from scorer.storage.tables import MAX_NAME, StoreError, TableStore, new_id, new_token, visible
+from scorer.storage.tables import MAX_NAME, StoreError, TableStore, new_id, new_token, same, visible
 
 MAX_TOURNAMENT_NAME = 60
 MAX_TABLES = 200  # tables in one tournament
@@ -170,9 +169,9 @@ def check_knockout(body: Any) -> tuple[list[str], bool]:
 def role_of(row: dict[str, Any], token: str) -> str | None:
     """What `token` opens of the tournament `row`: "organise", "watch" or None (compared
     in constant time)."""
-    if hmac.compare_digest(token.encode("utf-8"), row["token"].encode("utf-8")):
+    if same(token, row["token"]):
         return "organise"
-    if hmac.compare_digest(token.encode("utf-8"), row["watch_token"].encode("utf-8")):
+    if same(token, row["watch_token"]):
         return "watch"
     return None
 

@@ -17,7 +17,8 @@ import zlib
 
 from PIL import Image
 
-ORIENTATION_TAG = 0x0112
+from scorer.vision.image import ORIENTATION_TAG
+
 _JPEG_DROP = {0xE1, 0xED, 0xFE}  # APP1 (EXIF, XMP), APP13 (IPTC), COM
 _PNG_DROP = {b"eXIf", b"tEXt", b"zTXt", b"iTXt", b"tIME"}
 

@@ -61,9 +61,10 @@ async function retrying(call) {
     try {
       return await call();
     } catch (e) {
-      // a lost connection (no answer, or a proxy's 502-504); a 503 the app says why is no loss
-      const lost = e instanceof ApiError && (e.status === 0 || e.status === 502 || e.status === 503 || e.status === 504)
-        && e.code !== "recognizer_unavailable" && e.code !== "too_many_streams";
+      // a lost connection: no answer, or a proxy's 502-504 (an error the app itself gave,
+      // with its code, is an answer: no card reader, too many streams)
+      const lost = e instanceof ApiError && (e.status === 0
+        || ([502, 503, 504].includes(e.status) && e.code === "generic"));
       if (!lost || attempt >= RETRY_MS.length) throw e;
       if (attempt === 0) toast(t("table.resending"), "warn", 3000);
       await new Promise((done) => setTimeout(done, RETRY_MS[attempt]));
@@ -77,16 +78,17 @@ async function write(path, body = {}) {
   document.body.classList.add("busy");
   try {
     let json = { client_id: newClientId(), version: state.version, ...body };
+    const send = () => retrying(() => api("POST", `${API}/${path}`, { token: TOKEN, json }));
     let next;
     try {
-      next = await retrying(() => api("POST", `${API}/${path}`, { token: TOKEN, json }));
+      next = await send();
     } catch (e) {
       if (!(e instanceof ApiError && e.field === "photo_id" && "photo_id" in json)) throw e;
       // the photo went meanwhile (another phone's newer ones): the cards settle the hand alone
       toast(t("show.photo_gone"), "warn", 4500);
       const { photo_id: gone, ...rest } = json;
       json = { ...rest, client_id: newClientId() };
-      next = await retrying(() => api("POST", `${API}/${path}`, { token: TOKEN, json }));
+      next = await send();
     }
     if (next && typeof next === "object" && "version" in next) apply(next);
     else await refresh();
