@@ -111,3 +111,43 @@ def test_client_ids_are_per_table(tmp_path) -> None:
     ra, replayed_a = store.mus(a, "same", 1)
     rb, replayed_b = store.mus(b, "same", 1)
     assert not replayed_a and not replayed_b and ra.version == rb.version == 2
+
+
+def test_replace_goes_through_the_one_write(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An import replaces header and hands in one write: a failed commit changes nothing,
+    a retry with its client_id is a replay, another request with it a 409, and a
+    reopened store rebuilds what it answered."""
+    store = TableStore(Database(tmp_path / "m.db"))
+    src = store.create({}).id
+    play_first_legal(store, src, 40, "x")  # into the second hand, one settled
+    records = [h["record"] for h in store.runtime(src).hands]
+    header = {**store.runtime(src).header, "teams": ["Txuriak", "Beltzak"]}
+    tid = store.create({}).id
+    store.mus(tid, "m", 1)
+    before, counts = store.runtime(tid).state_json(), store.counts(tid)
+    real_write = store.db.write
+
+    @contextmanager
+    def failing() -> Any:
+        with real_write() as conn:
+            yield conn
+            raise OSError("disk full")
+
+    monkeypatch.setattr(store.db, "write", failing)
+    with pytest.raises(OSError):
+        store.replace(tid, "imp", 2, header, records)
+    monkeypatch.setattr(store.db, "write", real_write)
+    assert store.runtime(tid).state_json() == before and store.counts(tid) == counts
+    with pytest.raises(StoreError) as err:
+        store.replace(tid, "imp", 1, header, records)
+    assert (err.value.status, err.value.code) == (409, "stale_version")
+    new, replayed = store.replace(tid, "imp", 2, header, records)
+    assert not replayed and new.version == 3 and len(new.hands) == 1 and new.header["teams"] == ["Txuriak", "Beltzak"]
+    assert new.mus_rounds == 0 and store.runtime(tid) is new
+    again, replayed = store.replace(tid, "imp", 2, header, records)
+    assert replayed and again is new
+    with pytest.raises(StoreError) as err:
+        store.replace(tid, "imp", 3, header, [])
+    assert (err.value.status, err.value.code) == (409, "client_id_reused")
+    store.db.close()
+    assert TableStore(Database(tmp_path / "m.db")).runtime(tid).state_json() == new.state_json()

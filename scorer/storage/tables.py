@@ -354,7 +354,9 @@ class TableStore:
         """Apply one write: `(new runtime, replayed)`.
 
         `change(rt)` returns what to store: `{"live": LiveHand, "mus_rounds": n}` and
-        optionally `"settle": {...}` (a hand to add) or `"unsettle": True`; it raises
+        optionally `"settle": {...}` (a hand to add), `"unsettle": True` (the last hand
+        goes) or `"replace": Runtime` (the header and every hand replaced by that
+        runtime's, which is the next version, as `replace` makes it); it raises
         `engine.MusError` (422) or `StoreError` and nothing changes. A `client_id` seen
         before with the same `kind` and `request` answers the table as it is now, without
         applying anything (`replayed`); seen with another, it is a 409 (`_seen`).
@@ -403,7 +405,12 @@ class TableStore:
         hands, logs, match = rt.hands, rt.logs, rt.match
         live, mus_rounds = out["live"], out["mus_rounds"]
         with self.db.write() as conn:
-            if "settle" in out:
+            if "replace" in out:
+                new = out["replace"]
+                conn.execute("DELETE FROM hands WHERE table_id = ?", (rt.id,))
+                self._insert_hands(conn, rt.id, new.hands, now)
+                conn.execute("UPDATE tables SET header = ? WHERE id = ?", (_dumps(new.header), rt.id))
+            elif "settle" in out:
                 s = out["settle"]
                 n = len(hands) + 1
                 conn.execute(
@@ -430,6 +437,8 @@ class TableStore:
                 "INSERT INTO ops (table_id, client_id, kind, version, created, digest) VALUES (?, ?, ?, ?, ?, ?)",
                 (rt.id, client_id, kind, version, now, digest),
             )
+        if "replace" in out:
+            return out["replace"]
         return rt.with_hand(version=version, match=match, live=live, mus_rounds=mus_rounds, hands=hands, logs=logs)
 
     # -- the writes --------------------------------------------------------------
@@ -510,38 +519,12 @@ class TableStore:
     def replace(self, table_id: str, client_id: Any, version: Any, header: dict[str, Any],
                 records: list[dict[str, Any]]) -> tuple[Runtime, bool]:
         """Replace the table's match by an imported one (same id and tokens)."""
-        client_id = check_client_id(client_id)
-        if isinstance(version, bool) or not isinstance(version, int):
-            raise StoreError(400, "invalid", f"version: expected an integer, got {version!r}", "version")
-        digest = _digest("import", [header, records])
-        rt = self.runtime(table_id)
-        with self.db.lock:
-            rt = self.runtime(table_id)
-            if _seen(self.db.locked_conn(), table_id, client_id, "import", digest) is not None:
-                return rt, True
-            if version != rt.version:
-                raise StoreError(409, "stale_version", f"version {version} is not the table's version {rt.version}",
-                                 "version")
+
+        def change(rt: Runtime) -> dict[str, Any]:
             new = self._fresh(rt.id, rt.token, rt.watch_token, header, records, rt.version + 1)
-            now = time.time()
-            try:
-                with self.db.write() as conn:
-                    conn.execute("DELETE FROM hands WHERE table_id = ?", (rt.id,))
-                    self._insert_hands(conn, rt.id, new.hands, now)
-                    conn.execute(
-                        "UPDATE tables SET header = ?, version = ?, current = ?, updated = ? WHERE id = ?",
-                        (_dumps(header), new.version, _dumps({"log": [], "mus_rounds": 0}), now, rt.id),
-                    )
-                    conn.execute(
-                        "INSERT INTO ops (table_id, client_id, kind, version, created, digest)"
-                        " VALUES (?, ?, 'import', ?, ?, ?)", (rt.id, client_id, new.version, now, digest),
-                    )
-            except BaseException:
-                self._forget(table_id)
-                raise
-            self._remember(new)
-        self._notify(table_id, new.version)
-        return new, False
+            return {"live": new.live, "mus_rounds": 0, "replace": new}
+
+        return self.write(table_id, client_id, version, "import", change, [header, records])
 
     def add_photo(
         self, table_id: str, client_id: Any, mime: str, data: bytes, annotated: bytes | None, scan: dict[str, Any],
