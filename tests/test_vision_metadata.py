@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image, PngImagePlugin
 
-from scorer.vision.image import load_image, open_photo
+from scorer.vision.image import load_image, open_photo, png_chunks
 from scorer.vision.metadata import strip
 
 GPS_IFD = 0x8825
@@ -68,3 +68,22 @@ def test_an_upright_photo_keeps_no_exif_at_all(fmt: str) -> None:
 def test_what_does_not_parse_is_left_as_it_came() -> None:
     for junk in (b"", b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n\x00\x00\x00\xffIHDR", b"RIFF\x00\x00\x00\x00WEBPVP8X"):
         assert strip(junk, "JPEG" if junk[:1] == b"\xff" else "PNG" if junk[:1] == b"\x89" else "WEBP", 6) == junk
+
+
+def test_png_chunks_walk_a_png_and_a_damaged_one_is_left_as_it_came() -> None:
+    """One walker (`png_chunks`) for the orientation's eXIf and for the stripping: every
+    chunk in order, IEND the last; a chunk that runs past the end is the last walked,
+    and `strip` leaves such a PNG unchanged."""
+    data = _photo("PNG")
+    chunks = list(png_chunks(data))
+    assert chunks[0][:2] == (b"IHDR", 8) and chunks[0][2] == 13 and chunks[-1] == (b"IEND", len(data) - 12, 0)
+    assert {b"eXIf", b"tEXt", b"IDAT"} <= {k for k, _, _ in chunks}
+    assert all(i + 12 + n == j for (_, i, n), (_, j, _) in zip(chunks, chunks[1:], strict=False))
+    assert [k for k, _, _ in png_chunks(data + b"trailing")] == [k for k, _, _ in chunks]  # nothing after IEND
+    _, at, length = next(c for c in chunks if c[0] == b"tEXt")
+    for damaged in (data[:at + 10],  # truncated inside a chunk
+                    data[:at] + (len(data)).to_bytes(4, "big") + data[at + 4:],  # a length past the end
+                    data[:-12]):  # no IEND
+        walked = list(png_chunks(damaged))
+        assert walked[-1][0] != b"IEND"
+        assert strip(damaged, "PNG", 6) == damaged

@@ -33,6 +33,7 @@ MIN_SIDE = 64
 index can be read (`check_scannable`)."""
 SUPPORTED = ("JPEG", "PNG", "WEBP")
 ORIENTATION_TAG = 0x0112
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _TRANSPOSE = {
     2: Image.Transpose.FLIP_LEFT_RIGHT,
     3: Image.Transpose.ROTATE_180,
@@ -74,7 +75,7 @@ def _sniff(data: bytes) -> str | None:
     """The format named by the file's first bytes, or None."""
     if data[:3] == b"\xff\xd8\xff":
         return "JPEG"
-    if data[:8] == b"\x89PNG\r\n\x1a\n":
+    if data[:8] == PNG_SIGNATURE:
         return "PNG"
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return "WEBP"
@@ -281,17 +282,28 @@ def _orientation(img: Image.Image, data: bytes, fmt: str) -> int:
     return int(img.getexif().get(ORIENTATION_TAG, 1))
 
 
-def _png_chunk(data: bytes, kind: bytes) -> bytes | None:
-    """The data of a PNG's first chunk of `kind`, walking the chunks' lengths (nothing
-    decompressed), or None."""
-    i = 8
+def png_chunks(data: bytes) -> Iterator[tuple[bytes, int, int]]:
+    """The chunks of a PNG after its signature, in order, IEND the last: `(kind, offset,
+    length)`, the chunk's data being `data[offset + 8:offset + 8 + length]` and its CRC
+    the 4 bytes after. Only each chunk's length and kind are read (nothing decompressed,
+    no CRC checked). A chunk that runs past the end of `data` (truncated, or a bad
+    length: `offset + 12 + length > len(data)`) is yielded as it says it is, and is the
+    last; a caller that copies chunks checks that."""
+    i = len(PNG_SIGNATURE)
     while i + 8 <= len(data):
         length = int.from_bytes(data[i:i + 4], "big")
-        if data[i + 4:i + 8] == kind:
-            return data[i + 8:i + 8 + length]
-        if data[i + 4:i + 8] == b"IEND":
-            break
+        kind = data[i + 4:i + 8]
+        yield kind, i, length
+        if kind == b"IEND":
+            return
         i += 12 + length
+
+
+def _png_chunk(data: bytes, kind: bytes) -> bytes | None:
+    """The data of a PNG's first chunk of `kind` (`png_chunks`), or None."""
+    for k, i, length in png_chunks(data):
+        if k == kind:
+            return data[i + 8:i + 8 + length]
     return None
 
 

@@ -17,7 +17,7 @@ import zlib
 
 from PIL import Image
 
-from scorer.vision.image import ORIENTATION_TAG
+from scorer.vision.image import ORIENTATION_TAG, PNG_SIGNATURE, png_chunks
 
 _JPEG_DROP = {0xE1, 0xED, 0xFE}  # APP1 (EXIF, XMP), APP13 (IPTC), COM
 _PNG_DROP = {b"eXIf", b"tEXt", b"zTXt", b"iTXt", b"tIME"}
@@ -72,15 +72,12 @@ def _jpeg(data: bytes, orientation: int) -> bytes:
 
 
 def _png(data: bytes, orientation: int) -> bytes:
-    if data[:8] != b"\x89PNG\r\n\x1a\n":
+    if data[:8] != PNG_SIGNATURE:
         return data
     out = [data[:8]]
-    i = 8
-    while i + 12 <= len(data):
-        length = int.from_bytes(data[i:i + 4], "big")
-        kind = data[i + 4:i + 8]
+    for kind, i, length in png_chunks(data):
         end = i + 12 + length
-        if end > len(data):
+        if end > len(data):  # truncated, or a bad length
             return data
         if kind == b"IDAT" and orientation != 1 and not any(c[4:8] == b"eXIf" for c in out[1:]):
             body = _tiff(orientation)  # eXIf must come before the pixels
@@ -88,10 +85,9 @@ def _png(data: bytes, orientation: int) -> bytes:
                        + zlib.crc32(b"eXIf" + body).to_bytes(4, "big"))
         if kind not in _PNG_DROP:
             out.append(data[i:end])
-        i = end
         if kind == b"IEND":
             return b"".join(out)
-    return data
+    return data  # no IEND
 
 
 def _webp(data: bytes, orientation: int) -> bytes:
