@@ -21,14 +21,13 @@ def _pairing(a: str | None, b: str | None, matches: list[dict[str, Any]], used: 
     """A pairing `{teams, table, vacas, finished, winner}` with the first ranked table of
     `matches` between `a` and `b` (by `team_key`) not in `used` (which then
     holds it), if any: `vacas` in the pairing's order, `winner` `a` or `b`."""
-    key = team_key
     m = None
     if a is not None and b is not None:
         m = next((m for m in matches if m["ranked"] and m["table"] not in used
-                  and {key(t) for t in m["teams"]} == {key(a), key(b)}), None)
+                  and {team_key(t) for t in m["teams"]} == {team_key(a), team_key(b)}), None)
     if m is not None:
         used.add(m["table"])
-    flip = m is not None and key(m["teams"][0]) != key(a or "")
+    flip = m is not None and team_key(m["teams"][0]) != team_key(a or "")
     won = None if m is None or m["winner"] is None else m["winner"] ^ flip
     return {
         "teams": [a, b],
