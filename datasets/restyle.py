@@ -26,13 +26,43 @@ from PIL import Image, ImageDraw, ImageFont
 NUMERAL_REGION = (0.025, 0.02, 0.27, 0.17)
 """Where a face's top-left numeral is looked for, in card coordinates (x0, y0, x1, y1)."""
 
-_FONT_DIRS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"))
+_FONT_DIRS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"), Path("/usr/share/texmf/fonts/opentype"))
 _SKIP = ("Sym", "cmex", "cmsy", "cmmi", "LastResort", "Math", "Display", "NonUni")
+
+
+DIGITS = "0123456789"
+_CELL = 20
+
+
+def signature(path: str) -> np.ndarray:
+    """The ten digits of the font at `path` drawn alone, each scaled into a 20x20 cell:
+    shape (10, 400), ink in 0..1."""
+    font = ImageFont.truetype(path, 64)
+    cells = []
+    for d in DIGITS:
+        x0, y0, x1, y1 = font.getbbox(d)
+        im = Image.new("L", (max(1, x1 - x0) + 4, max(1, y1 - y0) + 4), 0)
+        ImageDraw.Draw(im).text((2 - x0, 2 - y0), d, font=font, fill=255)
+        cells.append(np.asarray(im.resize((_CELL, _CELL), Image.Resampling.BILINEAR), np.float32).ravel() / 255)
+    return np.stack(cells)
+
+
+def readable(signatures: np.ndarray) -> np.ndarray:
+    """Which fonts, given their `signature`s (n, 10, 400), draw digits: every digit inked,
+    and at least 3 of the 10 nearer the same digit of the fonts' median than any other
+    (a keyboard font's boxed keys, dingbats, or a script font's empty digits are not)."""
+    inked = (signatures.mean(axis=2) > 0.02).all(axis=1)
+    if not inked.any():
+        return inked
+    median = np.median(signatures[inked], axis=0)
+    dist = np.abs(signatures[:, :, None, :] - median[None, None]).mean(axis=3)
+    return inked & ((dist.argmin(axis=2) == np.arange(10)).sum(axis=1) >= 3)
 
 
 @lru_cache(maxsize=1)
 def fonts() -> tuple[str, ...]:
-    """Typefaces with the ten digits: the system's TrueType fonts and matplotlib's."""
+    """Typefaces that draw the ten digits: the system's TrueType and OpenType fonts (TeX's
+    too) and matplotlib's, one per file name."""
     found = [p for d in _FONT_DIRS if d.is_dir() for p in d.rglob("*.[to]tf")]
     try:
         import matplotlib
@@ -40,18 +70,20 @@ def fonts() -> tuple[str, ...]:
         found += list((Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf").glob("*.ttf"))
     except ImportError:
         pass
-    out, names = [], set()
+    paths, sigs, names = [], [], set()
     for p in sorted(set(found)):
         if any(s in p.name for s in _SKIP) or p.name in names:
             continue
         names.add(p.name)
         try:
-            f = ImageFont.truetype(str(p), 40)
-        except OSError:
+            sigs.append(signature(str(p)))
+        except (OSError, ValueError):
             continue
-        if all(f.getbbox(d)[3] - f.getbbox(d)[1] > 15 for d in "0123456789"):
-            out.append(str(p))
-    return tuple(out)
+        paths.append(str(p))
+    if not paths:
+        return ()
+    keep = readable(np.stack(sigs))
+    return tuple(p for p, k in zip(paths, keep, strict=True) if k)
 
 
 def _rank(name: str) -> str:

@@ -4,6 +4,8 @@ rendered exactly as before."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from PIL import Image
@@ -13,12 +15,30 @@ pytestmark = pytest.mark.train
 pytest.importorskip("cv2")
 
 from datasets.render import DECKS, MUS_CARDS, load_deck, render_scene  # noqa: E402
-from datasets.restyle import fonts, numeral_box, recoloured, restyled_face  # noqa: E402
+from datasets.restyle import fonts, numeral_box, readable, recoloured, restyled_face, signature  # noqa: E402
+from datasets.typefaces import distinct, subset  # noqa: E402
 
 
 def test_fonts_with_digits_are_found():
     assert len(fonts()) >= 5
     assert len({f.rsplit("/", 1)[-1] for f in fonts()}) == len(fonts())
+
+
+def test_fonts_whose_digits_are_blank_or_all_alike_are_not_readable():
+    sigs = np.stack([signature(f) for f in fonts()[:6]])
+    blank = np.zeros_like(sigs[0])
+    boxes = np.repeat(sigs[0][:1], 10, axis=0)  # one shape for all ten digits: a boxed key, tofu
+    assert readable(sigs).all()
+    assert readable(np.concatenate([sigs, blank[None], boxes[None]])).tolist() == [True] * 6 + [False, False]
+
+
+def test_typefaces_keep_one_of_fonts_that_draw_alike_and_cut_them_to_the_digits(tmp_path):
+    font = fonts()[0]
+    assert distinct([font, font]) == [font]
+    cut = subset(font, tmp_path)
+    assert cut.stat().st_size < Path(font).stat().st_size
+    # the cut font draws the same digits
+    assert np.abs(signature(str(cut)) - signature(font)).mean() < 0.01
 
 
 @pytest.mark.parametrize("deck", DECKS)
