@@ -303,7 +303,8 @@ def start_server(db: str, threads: int, log: Path) -> tuple[subprocess.Popen[byt
            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     with open(log, "wb") as out:
         proc = subprocess.Popen([sys.executable, "-m", "scorer", "serve", "--host", "127.0.0.1", "--port", "0",
-                                 "--db", db, "--threads", str(threads), "--no-qr"],
+                                 "--db", db, "--threads", str(threads), "--no-qr",
+                                 "--create-limit", "0"],  # every table comes from 127.0.0.1
                                 cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and proc.poll() is None:

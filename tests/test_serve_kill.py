@@ -25,12 +25,12 @@ DEAL = [DECK[0:4], DECK[10:14], DECK[20:24], DECK[30:34]]
 class Serve:
     """`python -m scorer serve` on 127.0.0.1 and a free port."""
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: Path, *args: str) -> None:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "scorer", "serve", "--host", "127.0.0.1", "--port", "0", "--db", str(db),
-             "--threads", "8"],
+             "--threads", "8", *args],
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         )
         self.out: list[str] = []
@@ -67,8 +67,8 @@ def db(tmp_path) -> Path:
 def serve(db) -> Iterator[Any]:
     started: list[Serve] = []
 
-    def start() -> Serve:
-        s = Serve(db)
+    def start(*args: str) -> Serve:
+        s = Serve(db, *args)
         started.append(s)
         return s
 
@@ -158,6 +158,16 @@ def test_serve_answers_json_413_for_a_huge_photo(serve) -> None:
     assert r.status_code == 413 and r.json()["error"]["code"] == "too_large"
     state = requests.get(f"{s.base}/api/tables/{t['id']}?token={t['token']}", timeout=5).json()
     assert state["version"] == 1
+    s.proc.send_signal(signal.SIGTERM)
+    s.rest()
+
+
+def test_serve_create_limit_sets_how_many_tables_an_address_creates(serve) -> None:
+    s = serve("--create-limit", "2")
+    assert all(requests.post(f"{s.base}/api/tables", json={}, timeout=5).status_code == 201 for _ in range(2))
+    r = requests.post(f"{s.base}/api/tournaments", json={"name": "Liga"}, timeout=5)
+    assert r.status_code == 429 and r.json()["error"]["code"] == "too_many_creations"
+    assert 590 <= int(r.headers["Retry-After"]) <= 600
     s.proc.send_signal(signal.SIGTERM)
     s.rest()
 

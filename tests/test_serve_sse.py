@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -19,9 +20,16 @@ pytestmark = pytest.mark.webapi  # `-k web` selects the backend's tests too
 
 @pytest.fixture()
 def server(tmp_path) -> Iterator[tuple[str, Any]]:
-    app = create_app({"DATABASE": str(tmp_path / "mus.db"), "SSE_HEARTBEAT": 0.3, "SSE_MAX_SECONDS": 20,
-                      "SSE_MAX_STREAMS": 3})
-    srv = create_server(app, host="127.0.0.1", port=0, threads=8, asyncore_loop_timeout=0.1)
+    with serving({"DATABASE": str(tmp_path / "mus.db"), "SSE_HEARTBEAT": 0.3, "SSE_MAX_SECONDS": 20,
+                  "SSE_MAX_STREAMS": 3}) as out:
+        yield out
+
+
+@contextlib.contextmanager
+def serving(config: dict[str, Any], threads: int = 8) -> Iterator[tuple[str, Any]]:
+    """The app on waitress on 127.0.0.1 in a thread: `(base URL, app)`."""
+    app = create_app(config)
+    srv = create_server(app, host="127.0.0.1", port=0, threads=threads, asyncore_loop_timeout=0.1)
 
     def run() -> None:
         try:
@@ -264,3 +272,45 @@ def test_one_table_cannot_take_every_stream(tmp_path) -> None:
     assert hub.per_table["attacker"] == 2 and hub.try_open(100, "attacker", 3)
     hub.release("victim")
     assert "victim" not in hub.per_table and hub.streams == 3
+
+
+def test_watchers_leave_the_tables_last_places_to_its_players(tmp_path) -> None:
+    # SSE_PLAYER_RESERVE: streams opened with the watch token stop at SSE_MAX_PER_TABLE
+    # less the reserve (the same 503 as a full table); the players' token may fill the
+    # table's every place, and a watcher's closed stream gives its place back
+    from web.live import Hub
+
+    hub = Hub()
+    assert all(hub.try_open(100, "t", 5, reserved=2) for _ in range(3))  # three watchers
+    assert not hub.try_open(100, "t", 5, reserved=2)  # a fourth: the last two are the players'
+    assert hub.try_open(100, "t", 5) and hub.try_open(100, "t", 5)  # players take them
+    assert not hub.try_open(100, "t", 5)  # the table is full for everyone
+    assert hub.per_table == {"t": 5}
+    hub.release("t")
+    assert not hub.try_open(100, "t", 5, reserved=2) and hub.try_open(100, "t", 5)
+    assert hub.try_open(100, "u", 0, reserved=2)  # no per-table limit: no reserve either
+    assert not hub.try_open(100, "v", 2, reserved=2) and hub.try_open(100, "v", 2)  # a reserve of all: players only
+
+
+def test_watchers_cannot_take_a_players_stream_over_http(tmp_path) -> None:
+    with serving({"DATABASE": str(tmp_path / "mus.db"), "SSE_HEARTBEAT": 0.3, "SSE_MAX_SECONDS": 20,
+                  "SSE_MAX_STREAMS": 50, "SSE_MAX_PER_TABLE": 4, "SSE_PLAYER_RESERVE": 2}) as (base, app):
+        t = new_table(base)
+        path = f"/api/tables/{t['id']}/events"
+        opened = []
+        try:
+            for _ in range(2):  # watchers: SSE_MAX_PER_TABLE less the reserve
+                opened.append(Events(base, f"{path}?token={t['watch_token']}"))
+                assert opened[-1].next_event()[0] == 1
+            r = requests.get(f"{base}{path}?token={t['watch_token']}", timeout=5)
+            assert r.status_code == 503 and r.json()["error"]["code"] == "too_many_streams"
+            assert "too many live connections" in r.json()["error"]["message"] and r.headers["Retry-After"] == "5"
+            for _ in range(2):  # the players' phones still get the last places
+                opened.append(Events(base, path, t["auth"]))
+                assert opened[-1].status == 200 and opened[-1].next_event()[0] == 1
+            r = requests.get(f"{base}{path}", headers=t["auth"], timeout=5)  # full now, for players too
+            assert r.status_code == 503 and r.json()["error"]["code"] == "too_many_streams"
+            assert app.extensions["mus_hub"].per_table == {t["id"]: 4}
+        finally:
+            for ev in opened:
+                ev.close()

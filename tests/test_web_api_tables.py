@@ -601,6 +601,146 @@ def test_pages_keep_html(client) -> None:
     assert client.get("/no-such-page").mimetype == "text/html"
 
 
+# -- how fast one client creates ------------------------------------------------------
+def _tables(app) -> list[str]:
+    return [r[0] for r in app.extensions["mus_store"].db.reader().execute("SELECT id FROM tables ORDER BY id")]
+
+
+class Clock:
+    """A clock the test moves (`SlidingWindow`'s, in seconds)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _limited_app(tmp_path, limit: Any = 3, window: Any = 600) -> Any:
+    from web.limits import SlidingWindow
+
+    app = create_app({"DATABASE": str(tmp_path / "rate.db"), "TESTING": True, "CREATE_MAX_PER_ADDRESS": limit,
+                      "CREATE_WINDOW_SECONDS": window})
+    clock = Clock()
+    app.extensions["mus_creations"] = SlidingWindow(clock)
+    return app, clock
+
+
+def test_creating_tables_is_limited_per_address_with_429_and_retry_after(tmp_path) -> None:
+    app, clock = _limited_app(tmp_path, limit=3)
+    client = app.test_client()
+    made = []
+    for _ in range(2):  # at 1000 s and 1010 s
+        made.append(client.post("/api/tables", json={}).json)
+        clock.now += 10
+    r = client.post("/api/tables/import", data=b'{"format": "mus-match/1"}\n', content_type="application/jsonl")
+    assert r.status_code == 201, r.json  # an import creates a table too: the third of three
+    made.append(r.json)
+    before = _tables(app)
+    clock.now = 1100.0
+    for r in (client.post("/api/tables", json={"teams": ["A", "B"]}),
+              client.post("/api/tables/import", data=b'{"format": "mus-match/1"}\n', content_type="application/jsonl"),
+              client.post("/api/tables", data=b"{", content_type="application/json")):  # refused before it is read
+        err = assert_error(r, 429, "too_many_creations", None)
+        assert "3 tables or tournaments" in err["message"] and "600 seconds" in err["message"]
+        assert r.headers["Retry-After"] == "500"  # the first creation leaves the window in 500 s
+        assert r.headers["Cache-Control"] == "no-store"
+    assert _tables(app) == before  # nothing written, nothing lost
+    for t in made:  # the tables made before still read and write
+        auth = {"Authorization": f"Bearer {t['token']}"}
+        assert client.get(f"/api/tables/{t['id']}", headers=auth).status_code == 200
+        assert client.post(f"/api/tables/{t['id']}/mus", headers=auth,
+                           json={"client_id": "m", "version": t["version"]}).status_code == 200
+    # another address has its own budget
+    other = client.post("/api/tables", json={}, environ_base={"REMOTE_ADDR": "192.168.1.23"})
+    assert other.status_code == 201
+    # the window slides: once the first creation is 600 s old, one more may be made
+    clock.now = 1000.0 + 599.5
+    assert client.post("/api/tables", json={}).status_code == 429
+    assert client.post("/api/tables", json={}).headers["Retry-After"] == "1"
+    clock.now = 1000.0 + 600
+    assert client.post("/api/tables", json={}).status_code == 201
+    r = client.post("/api/tables", json={})
+    assert r.status_code == 429 and r.headers["Retry-After"] == "10"  # the second leaves at 1610 s
+
+
+def test_a_refused_creation_does_not_spend_the_budget(tmp_path) -> None:
+    app, _ = _limited_app(tmp_path, limit=2)
+    client = app.test_client()
+    for _ in range(5):  # bad bodies, bad files, bodies past their limit: nothing created, nothing counted
+        assert_error(client.post("/api/tables", json={"esku": 9}), 422)
+        assert_error(client.post("/api/tables", data=b"[", content_type="application/json"), 400, "bad_json")
+        assert_error(client.post("/api/tables/import", data=b"nope\n", content_type="application/jsonl"), 422)
+        assert_error(client.post("/api/tournaments", json={"name": ""}), 422)
+    assert _tables(app) == []
+    assert client.post("/api/tables", json={}).status_code == 201
+    assert client.post("/api/tournaments", json={"name": "Liga"}).status_code == 201
+    assert_error(client.post("/api/tables", json={}), 429, "too_many_creations")
+
+
+@pytest.mark.parametrize("off", [0, None])
+def test_a_creation_limit_of_0_or_none_is_no_limit(tmp_path, off) -> None:
+    app, _ = _limited_app(tmp_path, limit=off)
+    client = app.test_client()
+    assert all(client.post("/api/tables", json={}).status_code == 201 for _ in range(40))
+    assert len(_tables(app)) == 40
+
+
+def test_the_default_creation_limit_is_30_in_10_minutes(app, client) -> None:
+    from web import DEFAULTS
+
+    assert (DEFAULTS["CREATE_MAX_PER_ADDRESS"], DEFAULTS["CREATE_WINDOW_SECONDS"]) == (30, 600.0)
+    assert all(client.post("/api/tables", json={}).status_code == 201 for _ in range(25))
+    assert all(client.post("/api/tournaments", json={"name": f"L{k}"}).status_code == 201 for k in range(5))
+    r = client.post("/api/tables", json={})
+    assert_error(r, 429, "too_many_creations")
+    assert 590 <= int(r.headers["Retry-After"]) <= 600
+    assert len(_tables(app)) == 25
+
+
+def test_racing_creations_from_one_address_stop_at_the_limit(tmp_path) -> None:
+    app, _ = _limited_app(tmp_path, limit=5)
+    codes: list[int] = []
+    start = threading.Barrier(12)
+
+    def create() -> None:
+        c = app.test_client()
+        start.wait()
+        codes.append(c.post("/api/tables", json={}).status_code)
+
+    threads = [threading.Thread(target=create) for _ in range(12)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(15)
+    assert sorted(codes) == [201] * 5 + [429] * 7
+    assert len(_tables(app)) == 5
+
+
+def test_an_ipv6_client_counts_by_its_64() -> None:
+    from web.limits import client_key
+
+    assert client_key("2001:db8:1:2:aaaa::1") == client_key("2001:db8:1:2:ffff::9") == "2001:db8:1:2::/64"
+    assert client_key("2001:db8:1:3::1") != client_key("2001:db8:1:2::1")
+    assert client_key("::ffff:192.168.1.7") == client_key("192.168.1.7") == "192.168.1.7"
+    assert client_key("192.168.1.7") != client_key("192.168.1.8")
+    assert client_key(None) == client_key("") == ""
+    assert client_key("fe80::1%eth0") == "fe80::/64"
+
+
+def test_addresses_seen_once_are_forgotten() -> None:
+    from web.limits import SlidingWindow
+
+    clock = Clock()
+    log = SlidingWindow(clock)
+    for k in range(100):
+        assert log.take(f"10.0.{k}.1", 2, 60)[0]
+    assert len(log) == 100
+    clock.now += 61
+    assert log.take("10.9.9.9", 2, 60)[0]
+    assert len(log) == 1
+
+
 # -- OpenAPI --------------------------------------------------------------------------
 def test_openapi_covers_every_api_route(app, client) -> None:
     doc = client.get("/api/openapi.json").json
@@ -614,6 +754,13 @@ def test_openapi_covers_every_api_route(app, client) -> None:
             op = doc["paths"][path].get(method.lower())
             assert op is not None, (method, path)
             assert op["responses"], (method, path)
+
+
+def test_openapi_lists_the_429_of_the_creating_routes(client) -> None:
+    doc = client.get("/api/openapi.json").json
+    for path in ("/api/tables", "/api/tables/import", "/api/tournaments"):
+        assert doc["paths"][path]["post"]["responses"]["429"] == {"$ref": "#/components/responses/E429"}
+    assert "Retry-After" in doc["components"]["responses"]["E429"]["headers"]
 
 
 def test_openapi_references_resolve(client) -> None:

@@ -425,6 +425,33 @@ def test_new_table_form_opens_the_table_with_its_qr_codes(server, browser):
         ctx.close()
 
 
+def test_a_creation_past_the_limit_is_said_in_the_phones_words(browser):
+    """Past `CREATE_MAX_PER_ADDRESS`, the new-table form and the tournament form say the
+    server's 429 `too_many_creations` in the page's language, like any other refusal."""
+    import requests
+
+    from web import i18n
+
+    with LiveServer({"CREATE_MAX_PER_ADDRESS": 1}) as srv:
+        assert requests.post(f"{srv.url}/api/tables", json={}, timeout=5).status_code == 201
+        ctx = phone(browser, "fr")
+        page = ctx.new_page()
+        try:
+            page.goto(srv.url + "/")
+            page.click("button[type=submit]")
+            page.wait_for_selector("#new-table-error:not([hidden])")
+            said = i18n.t("fr", "err.too_many_creations")
+            assert page.inner_text("#new-table-error") == said
+            assert "/t/" not in page.url
+            page.click("#new-tournament summary")
+            page.click("#create-tournament button[type=submit]")
+            page.wait_for_selector("#toast.show")
+            assert page.inner_text("#toast") == said
+        finally:
+            ctx.close()
+        assert srv.app.extensions["mus_store"].db.reader().execute("SELECT count(*) FROM tables").fetchone()[0] == 1
+
+
 def test_a_photo_read_this_unsure_points_to_teaching_the_deck(browser, tmp_path):
     """Five cards read unsure, as an unseen deck reads: the showdown says the deck may be
     one the reader has not learnt, and links the deck page."""

@@ -101,6 +101,25 @@ def test_errors_and_pages_speak_the_phones_language(client, table):
     assert "New table" in client.get("/", headers={"Accept-Language": "es"}).get_data(as_text=True)
 
 
+def test_a_refused_creation_is_said_in_the_phones_language(tmp_path):
+    # the new-table page creates tables and tournaments through the API; a 429
+    # `too_many_creations` is shown in the page's words for that code (`ApiError.text`)
+    app = create_app({"DATABASE": str(tmp_path / "r.db"), "TESTING": True, "CREATE_MAX_PER_ADDRESS": 1})
+    c = app.test_client()
+    assert c.post("/api/tables", json={}).status_code == 201
+    r = c.post("/api/tournaments", json={"name": "Liga"})
+    assert r.status_code == 429 and r.json["error"]["code"] == "too_many_creations"
+    said = set()
+    for lang in ("es", "eu", "fr", "en"):
+        html = c.get(f"/?lang={lang}").get_data(as_text=True)
+        m = re.search(r'<script type="application/json" id="i18n">(.*?)</script>', html, re.S)
+        assert m
+        text = json.loads(m.group(1))["err.too_many_creations"]
+        assert text == i18n.error_text(lang, "too_many_creations") != i18n.t(lang, "err.generic")
+        said.add(text)
+    assert len(said) == 4
+
+
 def test_every_language_has_every_string():
     for lang in ("es", "eu", "fr"):
         missing = [k for k in i18n.EN if k not in i18n._TABLES[lang] and not re.fullmatch(r"rank\.[2-7]", k)]

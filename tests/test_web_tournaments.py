@@ -175,6 +175,28 @@ def test_the_organiser_takes_a_table_out_and_the_table_stays(client, tournament)
     assert client.get(f"/api/tables/{a['id']}?token={a['token']}").json["vacas"] == [2, 0]  # untouched
 
 
+def test_creating_tournaments_counts_against_the_creation_limit(tmp_path) -> None:
+    # tournaments and tables share one budget per address (CREATE_MAX_PER_ADDRESS); past
+    # it a 429 with Retry-After, and the tournament made before is as it was and still run
+    client = create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True,
+                         "CREATE_MAX_PER_ADDRESS": 2}).test_client()
+    t = client.post("/api/tournaments", json={"name": "Liga"}).json
+    auth = {"Authorization": f"Bearer {t['token']}"}
+    table = imported(client, ["Gorriak", "Urdinak"], [0])  # the second creation
+    before = client.get(f"/api/tournaments/{t['id']}", headers=auth).json
+    r = client.post("/api/tournaments", json={"name": "Another"})
+    assert r.status_code == 429 and r.json["error"]["code"] == "too_many_creations"
+    assert set(r.json["error"]) == {"status", "code", "message", "field"} and int(r.headers["Retry-After"]) >= 1
+    assert client.post("/api/tables", json={}).status_code == 429
+    assert client.get(f"/api/tournaments/{t['id']}", headers=auth).json == before
+    # enrolling a table, renaming: not creations
+    assert enrol(client, {**t, "auth": auth}, table).status_code == 201
+    assert client.patch(f"/api/tournaments/{t['id']}", headers=auth, json={"name": "Liga 2"}).status_code == 200
+    # another address may still start one
+    r = client.post("/api/tournaments", json={"name": "Elsewhere"}, environ_base={"REMOTE_ADDR": "10.1.2.3"})
+    assert r.status_code == 201
+
+
 def test_a_tournament_body_must_be_an_object(client) -> None:
     r = client.post("/api/tournaments", json=["Liga"])
     assert (r.status_code, r.json["error"]["code"]) == (400, "bad_json")

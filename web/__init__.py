@@ -12,7 +12,10 @@ a photo is refused, 1 GB), `RECOGNIZER` (an object with `.scan`, for tests),
 `TEACH_REFINE_ARGS` (extra `datasets.adapt` arguments),
 `SSE_HEARTBEAT` (seconds), `SSE_MAX_SECONDS` (a stream's life before the browser
 reconnects), `SSE_MAX_STREAMS` (open streams at most), `SSE_MAX_PER_TABLE` (open streams of one
-table at most), `SCAN_CONCURRENCY`.
+table at most), `SSE_PLAYER_RESERVE` (of those, the places watchers leave to the players'
+phones, 8), `SCAN_CONCURRENCY`, `CREATE_MAX_PER_ADDRESS` and `CREATE_WINDOW_SECONDS` (tables
+and tournaments one client address may create in that many seconds, 30 in 600, then 429
+`too_many_creations`; 0 or None: no limit).
 """
 
 from __future__ import annotations
@@ -33,7 +36,12 @@ DEFAULTS: dict[str, Any] = {
     "SSE_MAX_SECONDS": 300.0,
     "SSE_MAX_STREAMS": 1000,
     "SSE_MAX_PER_TABLE": 32,  # a table's four players and its watchers, with room to spare
+    "SSE_PLAYER_RESERVE": 8,  # of those, kept for the players' phones: watchers get 24 at most
     "SCAN_CONCURRENCY": 2,
+    # tables (new or imported) and tournaments one address may create in the window: far more
+    # than a club's evening needs (a /64 for IPv6; 0 or None: no limit)
+    "CREATE_MAX_PER_ADDRESS": 30,
+    "CREATE_WINDOW_SECONDS": 600.0,
     "JSON_SORT_KEYS": False,
 }
 

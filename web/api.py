@@ -9,6 +9,7 @@ and `version` (the table's version the phone saw; another one is 409
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import threading
@@ -23,6 +24,7 @@ from scorer.engine.errors import TOO_LONG, json_problem
 from scorer.storage.tables import Runtime, StoreError, TableStore, check_header, photo_digest, same
 from scorer.storage.tournaments import TournamentStore, role_of
 from web.errors import ApiError, error_response
+from web.limits import SlidingWindow, client_key, retry_after
 from web.live import Hub, stream
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -184,6 +186,41 @@ def _table(table_id: str, write: bool) -> Runtime:
     raise ApiError(403, "bad_token", "this token does not open this table", "token")
 
 
+# -- how fast one client creates -----------------------------------------------
+def creation_limited(view: Callable[..., Response]) -> Callable[..., Response]:
+    """`view` creates a table or a tournament: counted against the client's
+    `CREATE_MAX_PER_ADDRESS` creations per `CREATE_WINDOW_SECONDS` (`web.limits`), past
+    them a 429 `too_many_creations` with `Retry-After`, before the body is read. A
+    creation refused afterwards (a 4xx, an error) does not count. 0 or None: no limit."""
+
+    @functools.wraps(view)
+    def limited(*args: Any, **kwargs: Any) -> Response:
+        cfg = current_app.config
+        limit = int(cfg.get("CREATE_MAX_PER_ADDRESS") or 0)
+        window = float(cfg.get("CREATE_WINDOW_SECONDS") or 0)
+        if limit <= 0 or window <= 0:
+            return view(*args, **kwargs)
+        window_log: SlidingWindow = current_app.extensions["mus_creations"]
+        key = client_key(request.remote_addr)
+        ok, when = window_log.take(key, limit, window)
+        if not ok:
+            resp = error_response(429, "too_many_creations",
+                                  f"this address created {limit} tables or tournaments in the last "
+                                  f"{window:g} seconds, the most allowed; try again in {retry_after(when)} s")
+            resp.headers["Retry-After"] = retry_after(when)
+            return resp
+        try:
+            resp = view(*args, **kwargs)
+        except BaseException:
+            window_log.give_back(key, when)
+            raise
+        if resp.status_code >= 300:  # nothing was created
+            window_log.give_back(key, when)
+        return resp
+
+    return limited
+
+
 # -- tables --------------------------------------------------------------------
 def _links(rt: Runtime) -> dict[str, Any]:
     base = request.host_url.rstrip("/")
@@ -198,6 +235,7 @@ def _links(rt: Runtime) -> dict[str, Any]:
 
 
 @bp.post("/tables")
+@creation_limited
 def create_table() -> Response:
     """A new table: `{teams, players, rules, esku}` -> 201 with its tokens and links."""
     rt = _store().create(_body())
@@ -470,7 +508,8 @@ def post_scan() -> Response:
 @bp.get("/tables/<table_id>/events")
 def events(table_id: str) -> Response:
     """Server-sent events: `id: <version>`, `data: <state>`; `Last-Event-ID` catches up."""
-    _table(table_id, write=False)
+    rt = _table(table_id, write=False)
+    watcher = rt.role(_token() or "") != "play"
     raw = request.headers.get("Last-Event-ID") or request.args.get("last_event_id")
     last_id = None
     if raw:
@@ -481,7 +520,9 @@ def events(table_id: str) -> Response:
                            "Last-Event-ID") from None
     hub = _hub()
     cfg = current_app.config
-    if not hub.try_open(int(cfg["SSE_MAX_STREAMS"]), table_id, int(cfg["SSE_MAX_PER_TABLE"])):
+    # watchers leave the table's last SSE_PLAYER_RESERVE places to its players' phones
+    reserved = int(cfg.get("SSE_PLAYER_RESERVE") or 0) if watcher else 0
+    if not hub.try_open(int(cfg["SSE_MAX_STREAMS"]), table_id, int(cfg["SSE_MAX_PER_TABLE"] or 0), reserved):
         resp = error_response(503, "too_many_streams",
                               "too many live connections (to this table, or in all); poll GET /api/tables/{id}")
         resp.headers["Retry-After"] = "5"
@@ -552,6 +593,7 @@ def _import_lines() -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 
 @bp.post("/tables/import")
+@creation_limited
 def import_new() -> Response:
     """A new table from a `mus-match/1` file -> 201 like `POST /api/tables`."""
     header, records = _import_lines()
@@ -611,6 +653,7 @@ def _tournament_links(row: dict[str, Any]) -> dict[str, Any]:
 
 
 @bp.post("/tournaments")
+@creation_limited
 def create_tournament() -> Response:
     """A new tournament: `{name}` -> 201 with its tokens and links."""
     row = _tournaments().create(_body())
@@ -722,6 +765,7 @@ def init_app_state(app: Any, store: TableStore, hub: Hub) -> None:
     app.extensions["mus_store"] = store
     app.extensions["mus_tournaments"] = TournamentStore(store.db, store)
     app.extensions["mus_hub"] = hub
+    app.extensions["mus_creations"] = SlidingWindow()  # who created what when (`creation_limited`)
     app.extensions["mus_scan_lock"] = threading.Lock()
     app.extensions["mus_scan_workers"] = ThreadPoolExecutor(max(1, int(app.config.get("SCAN_CONCURRENCY", 2))),
                                                             thread_name_prefix=SCAN_THREAD)

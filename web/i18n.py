@@ -235,6 +235,7 @@ EN: dict[str, str] = {
     "err.too_small_image": "The photo is too small to read cards in: take it with the camera at its full size.",
     "err.storage_full": "The server's disk is nearly full, so the photo was not kept: type the cards, and ask whoever runs the server to prune old photos.",
     "err.too_many_streams": "Too many phones are watching; the score refreshes every few seconds.",
+    "err.too_many_creations": "Too many tables or tournaments were opened from this network just now: wait a few minutes and try again.",
     "err.bad_file": "That file is not a mus-match/1 text file.",
     "err.missing_file": "Choose a file first.",
     # teach a deck
@@ -588,6 +589,7 @@ ES: dict[str, str] = {
     "err.too_small_image": "La foto es demasiado pequeña para leer cartas: hazla con la cámara a tamaño completo.",
     "err.storage_full": "El disco del servidor está casi lleno y la foto no se ha guardado: escribe las cartas y pide a quien lleva el servidor que borre fotos antiguas.",
     "err.too_many_streams": "Hay demasiados móviles mirando; el tanteo se actualiza cada pocos segundos.",
+    "err.too_many_creations": "Se han abierto demasiadas mesas o torneos desde esta red hace poco: espera unos minutos y vuelve a intentarlo.",
     "err.bad_file": "Ese archivo no es un texto mus-match/1.",
     "err.missing_file": "Elige primero un archivo.",
     # teach a deck
@@ -941,6 +943,7 @@ EU: dict[str, str] = {
     "err.too_small_image": "Argazkia txikiegia da kartak irakurtzeko: atera kamerarekin tamaina osoan.",
     "err.storage_full": "Zerbitzariaren diskoa ia beteta dago eta argazkia ez da gorde: idatzi kartak eta eskatu zerbitzaria daramanari argazki zaharrak ezabatzeko.",
     "err.too_many_streams": "Mugikor gehiegi ari dira begira; emaitza segundo gutxiro eguneratzen da.",
+    "err.too_many_creations": "Mahai edo txapelketa gehiegi ireki dira sare honetatik oraintxe: itxaron minutu batzuk eta saiatu berriro.",
     "err.bad_file": "Fitxategi hori ez da mus-match/1 testu bat.",
     "err.missing_file": "Aukeratu fitxategi bat lehenik.",
     # teach a deck
@@ -1294,6 +1297,7 @@ FR: dict[str, str] = {
     "err.too_small_image": "La photo est trop petite pour y lire des cartes : prenez-la avec l'appareil en pleine taille.",
     "err.storage_full": "Le disque du serveur est presque plein, la photo n'a pas été gardée : saisissez les cartes et demandez à qui gère le serveur d'effacer les vieilles photos.",
     "err.too_many_streams": "Trop de téléphones regardent ; le score se met à jour toutes les quelques secondes.",
+    "err.too_many_creations": "Trop de tables ou de tournois ont été ouverts depuis ce réseau à l'instant : attendez quelques minutes et réessayez.",
     "err.bad_file": "Ce fichier n'est pas un texte mus-match/1.",
     "err.missing_file": "Choisissez d'abord un fichier.",
     # teach a deck

@@ -58,11 +58,15 @@ class Hub:
             with cond:
                 cond.notify_all()
 
-    def try_open(self, limit: int, table_id: str = "", per_table: int = 0) -> bool:
+    def try_open(self, limit: int, table_id: str = "", per_table: int = 0, reserved: int = 0) -> bool:
         """Count a stream in: False when `limit` streams are open in all, or `per_table`
-        (0: no such limit) on `table_id`, so that no one client takes every stream."""
+        (0: no such limit) on `table_id`, so that no one client takes every stream. A
+        watcher's stream passes `reserved`, the table's last places kept for its players:
+        it is refused once `per_table - reserved` streams of the table are open, so that
+        watchers never take the places a player's phone needs."""
         with self._lock:
-            if self.streams >= limit or per_table and self.per_table.get(table_id, 0) >= per_table:
+            cap = max(per_table - max(reserved, 0), 0) if per_table else 0
+            if self.streams >= limit or per_table and self.per_table.get(table_id, 0) >= cap:
                 return False
             self.streams += 1
             self.per_table[table_id] = self.per_table.get(table_id, 0) + 1

@@ -244,11 +244,12 @@ def document() -> dict[str, Any]:
     paths: dict[str, Any] = {
         "/api/tables": {"post": {
             "summary": "Create a table", "requestBody": {"required": True, "content": {JSON: {"schema": _ref("NewTable")}}},
-            "responses": {"201": _json(_ref("TableCreated"), "the table, its tokens and links")} | _errors(400, 422)}},
+            "responses": {"201": _json(_ref("TableCreated"), "the table, its tokens and links")}
+            | _errors(400, 422, 429)}},
         "/api/tables/import": {"post": {
             "summary": "A new table from a mus-match/1 file",
             "requestBody": {"required": True, "content": jsonl},
-            "responses": {"201": _json(_ref("TableCreated"), "the new table")} | _errors(400, 413, 422)}},
+            "responses": {"201": _json(_ref("TableCreated"), "the new table")} | _errors(400, 413, 422, 429)}},
         "/api/tables/{table_id}": {"get": {
             "summary": "The table's state", "parameters": read_params, "security": SECURE,
             "responses": {"200": _json(_ref("TableState"), "the state")} | _errors(401, 403, 404)}},
@@ -335,7 +336,7 @@ def document() -> dict[str, Any]:
             "summary": "Create a tournament (a club's league of tables)",
             "requestBody": {"required": True, "content": {JSON: {"schema": _ref("NewTournament")}}},
             "responses": {"201": _json(_ref("TournamentCreated"), "the tournament, its tokens and links")}
-            | _errors(400, 422)}},
+            | _errors(400, 422, 429)}},
         "/api/tournaments/{tournament_id}": {"get": {
             "summary": "Its matches as they stand and the standings (RULES.md, Club standings)",
             "description": "The organiser's token also gets each table's watch_token; the watch token reads only.",
@@ -407,8 +408,12 @@ def document() -> dict[str, Any]:
     responses = {f"E{s}": _json(_ref("Error"), d) for s, d in {
         400: "bad request", 401: "no token", 403: "wrong token or read-only token", 404: "not found",
         409: "stale_version, match_over, showdown_settled or client_id_reused (a client_id sent already with another request)", 413: "body too large", 415: "unsupported image",
-        422: "refused by the engine", 503: "too many live connections, or no card recognizer",
+        422: "refused by the engine",
+        429: "too_many_creations: this client created CREATE_MAX_PER_ADDRESS tables and tournaments in the last "
+             "CREATE_WINDOW_SECONDS; Retry-After says when it may again", 503: "too many live connections, or no card recognizer",
         507: "storage_full: the server's disk is nearly full (PHOTO_MIN_FREE_BYTES); the photo is not kept"}.items()}
+    responses["E429"]["headers"] = {"Retry-After": {"description": "seconds until this client may create again",
+                                                    "schema": {"type": "integer", "minimum": 1}}}
     responses["Error"] = _json(_ref("Error"), "any other error, same shape")
     return {
         "openapi": "3.1.0",

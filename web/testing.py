@@ -129,7 +129,9 @@ class LiveServer:
         from web import create_app
 
         self._tmp = tempfile.TemporaryDirectory(prefix="mus-web-")
-        cfg = {"DATABASE": str(Path(self._tmp.name) / "mus.db"), "TESTING": True, "SSE_HEARTBEAT": 5.0}
+        # every phone of a test is 127.0.0.1, so no creation limit unless the test sets one
+        cfg = {"DATABASE": str(Path(self._tmp.name) / "mus.db"), "TESTING": True, "SSE_HEARTBEAT": 5.0,
+               "CREATE_MAX_PER_ADDRESS": 0}
         cfg.update(config or {})
         self.app = create_app(cfg)
         self.server = create_server(self.app, host="127.0.0.1", port=0, threads=16, ident="mus-test")

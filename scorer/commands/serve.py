@@ -19,6 +19,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", default=None, help="card model folder (default the shipped models, or $MUS_MODEL_DIR)")
     parser.add_argument("--threads", type=int, default=1024,
                         help="worker threads (each open live view holds one; default 1024, enough for 200 tables of 4 phones)")
+    parser.add_argument("--create-limit", type=int, default=None, metavar="N",
+                        help="tables and tournaments one client address may create in 10 minutes "
+                             "(default 30; 0: no limit)")
     parser.add_argument("--no-qr", action="store_true", help="do not print the QR code")
 
 
@@ -117,6 +120,8 @@ def run(args: argparse.Namespace) -> int:
     _raise_file_limit(4 * threads + 256)  # a socket per phone and live view, SQLite files
     # keep a few threads for writes whatever the number of live views
     config["SSE_MAX_STREAMS"] = max(1, threads - 8)
+    if args.create_limit is not None:
+        config["CREATE_MAX_PER_ADDRESS"] = max(0, args.create_limit)
     app = create_app(config)
     server = create_server(
         app, host=args.host, port=args.port, threads=threads, channel_timeout=60,
