@@ -10,10 +10,11 @@
 #
 # It expects, beside the repository's files:
 #   .whl/    ultralytics and ultralytics-thop wheels (the machine has torch, opencv, onnx);
-#   .carry/cards/  the decks (../shared/cards), .carry/fonts/  the typefaces restyle draws.
+#   .carry/cards/  the decks (../shared/cards), .carry/fonts/  the typefaces restyle draws
+#   (python -m datasets.typefaces .carry/fonts, after installing its --packages).
 # Knobs (environment): RENDER_S (seconds of rendering, 200), TRAIN_MIN (minutes of each
 # training run, 4), SEED (80), RUNS (which runs, "xi xc si sc"); INIT_INDEX, INIT_CLS (a
-# .state.pt of an earlier round, carried, for the runs wi and wc), SWAP (0.5: the drawn
+# .state.pt of an earlier round, carried, for the runs wi and wc; its own size, s or m), SWAP (0.5: the drawn
 # deck's numerals on other cards' art), DEVICE (cuda).
 set -uo pipefail
 OUT=${1:?usage: gpu_round.sh OUT_DIR}
