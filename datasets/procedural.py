@@ -5,8 +5,8 @@
 Two decks of scans teach a classifier the pip art of two decks: what reads a third is what
 every Spanish deck shares, the numeral in two opposite corners and the breaks in the frame
 line (the pintas: oros none, copas one, espadas two, bastos three). Each deck drawn here has
-its own paper, inks, frame, pinta spacing, typeface, numeral size and place, pip shapes and
-colours; the court figures are drawn from one random figure whatever the rank, so that only
+its own paper, inks, frame, pinta spacing, typeface, numeral size and place, pip shapes (one of
+`FORMS` per suit) and colours; the court figures are drawn from one random figure whatever the rank, so that only
 the numeral tells a sota from a caballo or a rey. Each deck is written as an enrolled deck
 (`<card>.png` for the 40 Mus cards and `deck.json`, as `datasets.enroll` writes), so
 `datasets.generate --decks DIR/p000,DIR/p001,...` renders showdowns of them.
@@ -44,6 +44,11 @@ _LAYOUTS = {
 }
 """Pip centres in the frame's inner box, by count."""
 _NATURAL_HUE = {"o": 0.13, "c": 0.0, "e": 0.6, "b": 0.3}
+FORMS = 4
+"""Pip shapes per suit a deck draws one of (`style["forms"]`): 0 is the first drawn (a ringed
+coin, a chalice, a straight sword, a knotted club), 1 to 3 others (a sun, a holed coin,
+ringed circles; a round goblet, a beaker, a two-handled cup; a sabre, a rapier, a broad
+blade; a staff, a branch, a leafy club)."""
 
 
 def _rgb(h: float, s: float, v: float) -> tuple[int, int, int]:
@@ -83,6 +88,8 @@ def deck_style(rng: np.random.Generator) -> dict:
         "motif": int(rng.integers(3)),
         "pip_scale": float(rng.uniform(0.75, 1.05)),
         "figure": [_rgb(rng.random(), rng.uniform(0.3, 0.9), rng.uniform(0.35, 0.95)) for _ in range(5)],
+        # drawn last, so that a seed's other draws are what they were before pips had forms
+        "forms": {suit: int(rng.integers(FORMS)) for suit in SUITS},
     }
 
 
@@ -107,7 +114,25 @@ def _long_pip(style: dict, suit: str, rng: np.random.Generator, length: int) -> 
     c, dark = _pip_colour(style, suit, rng), _pip_colour(style, suit, rng, -0.35)
     out = style["ink"] if style["outline"] else None
     lw = max(1, length // 90)
-    if suit == "e":
+    form = style.get("forms", {}).get(suit, 0)
+    if suit == "e" and form == 1:  # a sabre: a blade curving to one side, a knuckle guard
+        pts = [(w / 2 + w * 0.3 * math.sin(math.pi * t / 2) ** 2 + dx, length * (0.2 + 0.78 * t))
+               for dx, ts in ((-w * 0.16, np.linspace(0, 1, 12)), (w * 0.12, np.linspace(1, 0, 12))) for t in ts]
+        d.polygon(pts, fill=c, outline=out)
+        d.arc((w * 0.1, length * 0.02, w * 0.9, length * 0.24), 180, 360, fill=dark, width=max(2, lw * 3))
+        d.rectangle((w / 2 - w * 0.1, length * 0.05, w / 2 + w * 0.1, length * 0.2), fill=dark, outline=out)
+    elif suit == "e" and form == 2:  # a rapier: a thin blade, a round cup guard
+        d.polygon([(w / 2 - w * 0.07, length * 0.24), (w / 2 + w * 0.07, length * 0.24), (w / 2, length - 1)],
+                  fill=c, outline=out)
+        d.ellipse((w * 0.2, length * 0.16, w * 0.8, length * 0.27), fill=dark, outline=out)
+        d.rectangle((w / 2 - w * 0.07, length * 0.02, w / 2 + w * 0.07, length * 0.18), fill=dark, outline=out)
+    elif suit == "e" and form == 3:  # a broad blade, its guard swept down
+        d.polygon([(w * 0.22, length * 0.22), (w * 0.78, length * 0.22), (w * 0.7, length * 0.85),
+                   (w / 2, length - 1), (w * 0.3, length * 0.85)], fill=c, outline=out)
+        d.polygon([(0, length * 0.26), (w / 2, length * 0.17), (w, length * 0.26), (w / 2, length * 0.22)],
+                  fill=dark, outline=out)
+        d.rectangle((w / 2 - w * 0.1, length * 0.03, w / 2 + w * 0.1, length * 0.19), fill=dark, outline=out)
+    elif suit == "e":
         guard_y = int(length * 0.22)
         d.polygon([(w / 2 - w * 0.22, guard_y), (w / 2 + w * 0.22, guard_y), (w / 2 + w * 0.1, length * 0.93),
                    (w / 2, length - 1), (w / 2 - w * 0.1, length * 0.93)], fill=c, outline=out)
@@ -115,6 +140,27 @@ def _long_pip(style: dict, suit: str, rng: np.random.Generator, length: int) -> 
         d.rectangle((w / 2 - w * 0.12, length * 0.07, w / 2 + w * 0.12, guard_y), fill=dark, outline=out)
         r = w * 0.13
         d.ellipse((w / 2 - r, length * 0.07 - 2 * r, w / 2 + r, length * 0.07), fill=dark, outline=out)
+    elif form == 1:  # a staff: straight, ringed
+        d.rectangle((w * 0.3, 0, w * 0.7, length - 1), fill=c, outline=out)
+        for _ in range(int(rng.integers(2, 5))):
+            y = rng.uniform(0.1, 0.9) * length
+            d.rectangle((w * 0.22, y - length * 0.015, w * 0.78, y + length * 0.015), fill=dark, outline=out)
+    elif form == 2:  # a branch: crooked, with cut stubs
+        xs = w / 2 + rng.uniform(-0.12, 0.12, 6) * w
+        ys = np.linspace(0, length - 1, 6)
+        for k in range(5):
+            d.line((xs[k], ys[k], xs[k + 1], ys[k + 1]), fill=c, width=max(3, round(w * (0.5 - 0.05 * k))))
+        for k in range(int(rng.integers(2, 5))):
+            y = rng.uniform(0.15, 0.8) * length
+            side = -1 if k % 2 else 1
+            d.line((w / 2, y, w / 2 + side * w * 0.45, y - length * 0.06), fill=dark, width=max(2, round(w * 0.14)))
+    elif form == 3:  # a club in leaf: tapered, leaves along it
+        d.polygon([(w * 0.25, 0), (w * 0.75, 0), (w * 0.6, length - 1), (w * 0.4, length - 1)], fill=c, outline=out)
+        for k in range(int(rng.integers(3, 6))):
+            y = rng.uniform(0.1, 0.8) * length
+            side = -1 if k % 2 else 1
+            cx = w / 2 + side * w * 0.32
+            d.ellipse((cx - w * 0.18, y - length * 0.035, cx + w * 0.18, y + length * 0.035), fill=dark, outline=out)
     else:
         top, bottom = w * 0.42, w * 0.2
         d.polygon([(w / 2 - top, 0), (w / 2 + top, 0), (w / 2 + bottom, length - 1), (w / 2 - bottom, length - 1)],
@@ -135,7 +181,27 @@ def _round_pip(d: ImageDraw.ImageDraw, style: dict, suit: str, rng: np.random.Ge
     c, dark = _pip_colour(style, suit, rng), _pip_colour(style, suit, rng, -0.35)
     out = style["ink"] if style["outline"] else None
     lw = max(1, round(r / 18))
-    if suit == "o":
+    form = style.get("forms", {}).get(suit, 0)
+    if suit == "o" and form == 1:  # a sun: a disc with rays
+        rays = [(cx + (r if k % 2 == 0 else 0.72 * r) * math.cos(math.pi * k / 12),
+                 cy + (r if k % 2 == 0 else 0.72 * r) * math.sin(math.pi * k / 12)) for k in range(24)]
+        d.polygon(rays, fill=c, outline=out)
+        d.ellipse((cx - 0.55 * r, cy - 0.55 * r, cx + 0.55 * r, cy + 0.55 * r), fill=dark, outline=out)
+        d.ellipse((cx - 0.2 * r, cy - 0.2 * r, cx + 0.2 * r, cy + 0.2 * r), fill=c)
+    elif suit == "o" and form == 2:  # a holed coin: a square hole, a rim
+        d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=c, outline=out, width=lw)
+        d.ellipse((cx - 0.88 * r, cy - 0.88 * r, cx + 0.88 * r, cy + 0.88 * r), outline=dark, width=lw)
+        d.rectangle((cx - 0.25 * r, cy - 0.25 * r, cx + 0.25 * r, cy + 0.25 * r), fill=style["paper"], outline=dark,
+                    width=lw * 2)
+    elif suit == "o" and form == 3:  # ringed circles, a beaded border
+        d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=c, outline=out, width=lw)
+        for k in range(16):
+            a = 2 * math.pi * k / 16
+            x, y = cx + 0.85 * r * math.cos(a), cy + 0.85 * r * math.sin(a)
+            d.ellipse((x - 0.08 * r, y - 0.08 * r, x + 0.08 * r, y + 0.08 * r), fill=dark)
+        for f in (0.6, 0.35):
+            d.ellipse((cx - f * r, cy - f * r, cx + f * r, cy + f * r), outline=dark, width=lw * 2)
+    elif suit == "o":
         d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=c, outline=out, width=lw)
         d.ellipse((cx - 0.75 * r, cy - 0.75 * r, cx + 0.75 * r, cy + 0.75 * r), outline=dark, width=lw * 2)
         if style["motif"] == 0:
@@ -147,6 +213,25 @@ def _round_pip(d: ImageDraw.ImageDraw, style: dict, suit: str, rng: np.random.Ge
                 d.ellipse((x - 0.18 * r, y - 0.18 * r, x + 0.18 * r, y + 0.18 * r), fill=dark)
         else:
             d.ellipse((cx - 0.3 * r, cy - 0.3 * r, cx + 0.3 * r, cy + 0.3 * r), fill=dark)
+    elif form == 1:  # a round goblet: a bowl, a thin stem, a wide foot
+        d.ellipse((cx - 0.7 * r, cy - r, cx + 0.7 * r, cy + 0.05 * r), fill=c, outline=out, width=lw)
+        d.rectangle((cx - 0.7 * r, cy - r, cx + 0.7 * r, cy - 0.75 * r), fill=dark)
+        d.rectangle((cx - 0.07 * r, cy, cx + 0.07 * r, cy + 0.75 * r), fill=dark, outline=out)
+        d.ellipse((cx - 0.6 * r, cy + 0.72 * r, cx + 0.6 * r, cy + r), fill=c, outline=out)
+    elif form == 2:  # a beaker: wider at the top, a short foot, no stem
+        d.polygon([(cx - 0.75 * r, cy - r), (cx + 0.75 * r, cy - r), (cx + 0.4 * r, cy + 0.7 * r),
+                   (cx - 0.4 * r, cy + 0.7 * r)], fill=c, outline=out)
+        for f in (-0.6, -0.1):
+            d.line((cx - 0.7 * r + 0.2 * r * (f + 1), cy + f * r, cx + 0.7 * r - 0.2 * r * (f + 1), cy + f * r),
+                   fill=dark, width=lw * 2)
+        d.rectangle((cx - 0.5 * r, cy + 0.7 * r, cx + 0.5 * r, cy + r), fill=dark, outline=out)
+    elif form == 3:  # a two-handled cup
+        d.arc((cx - r, cy - 0.9 * r, cx - 0.3 * r, cy - 0.1 * r), 90, 270, fill=dark, width=max(2, lw * 3))
+        d.arc((cx + 0.3 * r, cy - 0.9 * r, cx + r, cy - 0.1 * r), 270, 450, fill=dark, width=max(2, lw * 3))
+        d.chord((cx - 0.65 * r, cy - 1.2 * r, cx + 0.65 * r, cy + 0.1 * r), 0, 180, fill=c, outline=out, width=lw)
+        d.rectangle((cx - 0.65 * r, cy - 0.6 * r, cx + 0.65 * r, cy - 0.55 * r), fill=c, outline=out)
+        d.rectangle((cx - 0.1 * r, cy - 0.05 * r, cx + 0.1 * r, cy + 0.65 * r), fill=dark, outline=out)
+        d.rectangle((cx - 0.5 * r, cy + 0.65 * r, cx + 0.5 * r, cy + r), fill=c, outline=out)
     else:
         d.chord((cx - 0.8 * r, cy - 1.3 * r, cx + 0.8 * r, cy + 0.1 * r), 0, 180, fill=c, outline=out, width=lw)
         d.rectangle((cx - 0.8 * r, cy - 0.62 * r, cx + 0.8 * r, cy - 0.5 * r), fill=dark)

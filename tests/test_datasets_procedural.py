@@ -7,7 +7,7 @@ import json
 import numpy as np
 from PIL import Image
 
-from datasets.procedural import ORDER, PINTAS, SIZE, SS, _frame, deck_style, draw_face, main
+from datasets.procedural import FORMS, ORDER, PINTAS, SIZE, SS, _frame, deck_style, draw_face, main
 from datasets.render import CORNER_H, CORNER_W, MUS_CARDS, load_deck, render_scene
 
 
@@ -76,3 +76,20 @@ def test_decks_drawn_at_once_are_the_decks_drawn_in_turn(tmp_path) -> None:
         for name in ("1o", "12b", "deck.json"):
             f = name if name.endswith(".json") else f"{name}.png"
             assert (tmp_path / "one" / deck / f).read_bytes() == (tmp_path / "two" / deck / f).read_bytes()
+
+
+def test_each_suit_has_four_pip_forms_drawn_alike_for_a_seed() -> None:
+    forms = {tuple(sorted(deck_style(np.random.default_rng(s))["forms"].items())) for s in range(12)}
+    assert all(0 <= f < FORMS for fs in forms for _, f in fs) and len(forms) > 6
+    for name in ("1o", "3c", "4e", "5b"):
+        faces = []
+        for form in range(FORMS):
+            style = deck_style(np.random.default_rng(3))
+            style["forms"] = dict.fromkeys("oceb", form)
+            a, b = (np.asarray(draw_face(style, name, np.random.default_rng(1)), np.int16) for _ in range(2))
+            assert np.array_equal(a, b), (name, form)
+            faces.append(a)
+        # each form draws another pip: the faces differ well beyond the paper's grain
+        for i in range(FORMS):
+            for j in range(i + 1, FORMS):
+                assert np.abs(faces[i] - faces[j]).mean() > 1.0, (name, i, j)
