@@ -363,7 +363,8 @@ def write_deck(out: Path, seed: int, k: int) -> Path:
     for name in ORDER:
         draw_face(style, name, rng).save(folder / f"{name}.png")
     meta = {"format": DECK_FORMAT, "order": list(ORDER), "procedural": {"seed": seed, "deck": k,
-            "font": Path(style["font"]).name if style["font"] else None}, "photos": [], "back": None}
+            "font": Path(style["font"]).name if style["font"] else None, "forms": style["forms"]},
+            "photos": [], "back": None}
     (folder / ENROLLED).write_text(json.dumps(meta, indent=1))
     return folder
 

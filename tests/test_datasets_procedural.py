@@ -60,6 +60,7 @@ def test_the_command_writes_decks_the_renderer_draws(tmp_path, capsys) -> None:
     folder = tmp_path / "p000"
     meta = json.loads((folder / "deck.json").read_text())
     assert meta["format"] == "mus-deck/1" and meta["order"] == list(ORDER) and meta["procedural"]["deck"] == 0
+    assert set(meta["procedural"]["forms"]) == set("oceb")
     assert sorted(p.stem for p in folder.glob("*.png")) == sorted(MUS_CARDS)
     deck = load_deck(str(folder))
     assert set(deck.faces) == set(MUS_CARDS)
