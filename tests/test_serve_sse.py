@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import json
+import re
 import socket
 import threading
 import time
@@ -314,3 +316,49 @@ def test_watchers_cannot_take_a_players_stream_over_http(tmp_path) -> None:
         finally:
             for ev in opened:
                 ev.close()
+
+
+def _boot(html: str) -> dict[str, Any]:
+    m = re.search(r'<script type="application/json" id="boot">(.*?)</script>', html, re.S)
+    assert m, "no boot JSON in the page"
+    return json.loads(m.group(1))
+
+
+def test_the_players_page_streams_in_the_players_reserve_without_their_token(tmp_path) -> None:
+    # the players' page streams with a token that is not the players' (no address holds
+    # the token that writes); that token still counts the stream as the players', so
+    # watchers filling their places do not keep the players' phones off the live view
+    with serving({"DATABASE": str(tmp_path / "mus.db"), "SSE_HEARTBEAT": 0.3, "SSE_MAX_SECONDS": 20,
+                  "SSE_MAX_STREAMS": 50, "SSE_MAX_PER_TABLE": 4, "SSE_PLAYER_RESERVE": 2}) as (base, app):
+        t = new_table(base)
+        html = requests.get(f"{base}/t/{t['id']}?token={t['token']}", timeout=5).text
+        read = _boot(html)["state"]["stream_token"]
+        assert read not in (t["token"], t["watch_token"])
+        path = f"/api/tables/{t['id']}/events"
+        opened = []
+        try:
+            for _ in range(2):  # the watchers' places are taken
+                opened.append(Events(base, f"{path}?token={t['watch_token']}"))
+                assert opened[-1].next_event()[0] == 1
+            assert requests.get(f"{base}{path}?token={t['watch_token']}", timeout=5).status_code == 503
+            for _ in range(2):  # the players' pages still get theirs
+                opened.append(Events(base, f"{path}?token={read}"))
+                assert opened[-1].status == 200 and opened[-1].next_event()[0] == 1
+            assert app.extensions["mus_hub"].per_table == {t["id"]: 4}
+        finally:
+            for ev in opened:
+                ev.close()
+        # it opens the stream only: no read, no write
+        assert requests.get(f"{base}/api/tables/{t['id']}?token={read}", timeout=5).status_code == 403
+        r = requests.post(f"{base}/api/tables/{t['id']}/mus", headers={"Authorization": f"Bearer {read}"},
+                          json={"client_id": "m", "version": 1}, timeout=5)
+        assert r.status_code == 403
+        # and only this table's: another table's stream token is a bad token here
+        other = new_table(base)
+        html = requests.get(f"{base}/t/{other['id']}?token={other['token']}", timeout=5).text
+        theirs = _boot(html)["state"]["stream_token"]
+        assert theirs != read
+        assert requests.get(f"{base}{path}?token={theirs}", timeout=5).status_code == 403
+        # a watcher's page gets no stream token
+        html = requests.get(f"{base}/w/{t['id']}?token={t['watch_token']}", timeout=5).text
+        assert read not in html

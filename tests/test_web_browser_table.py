@@ -452,6 +452,33 @@ def test_a_creation_past_the_limit_is_said_in_the_phones_words(browser):
         assert srv.app.extensions["mus_store"].db.reader().execute("SELECT count(*) FROM tables").fetchone()[0] == 1
 
 
+def test_the_players_page_goes_live_when_watchers_fill_their_places(browser):
+    """SSE_PLAYER_RESERVE: with the watchers' places of a table taken, the players' page
+    still gets its live stream (it streams with a token counted as the players', not with
+    the watch token), and a watcher's page is told to poll."""
+    import requests
+
+    with LiveServer({"SSE_MAX_PER_TABLE": 4, "SSE_PLAYER_RESERVE": 2}) as srv:
+        t = requests.post(f"{srv.url}/api/tables", json={}, timeout=5).json()
+        events = f"{srv.url}/api/tables/{t['id']}/events?token={t['watch_token']}"
+        held = [requests.get(events, stream=True, timeout=5) for _ in range(2)]
+        ctx = phone(browser, "en")
+        try:
+            assert [r.status_code for r in held] == [200, 200]
+            page = ctx.new_page()
+            page.goto(f"{srv.url}/t/{t['id']}?token={t['token']}")
+            until(page, "() => document.getElementById('live').dataset.state === 'live'")
+            assert srv.app.extensions["mus_hub"].per_table == {t["id"]: 3}
+            watcher = ctx.new_page()
+            with watcher.expect_response(lambda r: "/events" in r.url) as refused:
+                watcher.goto(f"{srv.url}/w/{t['id']}?token={t['watch_token']}")
+            assert refused.value.status == 503
+        finally:
+            ctx.close()
+            for r in held:
+                r.close()
+
+
 def test_a_photo_read_this_unsure_points_to_teaching_the_deck(browser, tmp_path):
     """Five cards read unsure, as an unseen deck reads: the showdown says the deck may be
     one the reader has not learnt, and links the deck page."""

@@ -231,7 +231,7 @@ def test_the_history_reads_with_the_watch_token(tmp_path) -> None:
     assert f"export?token={t['token']}" not in html
     assert f"/t/{t['id']}?token={t['token']}" in html  # the way back is still the players' page
     page = c.get(f"/t/{t['id']}?token={t['token']}").get_data(as_text=True)
-    assert t["watch_token"] in page  # the players' page streams with it (app.js)
+    assert t["watch_token"] in page  # the players' page shows the spectators' code with it
 
 
 def test_a_hands_count_answers_its_errors_in_json(tmp_path) -> None:

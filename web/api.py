@@ -508,8 +508,12 @@ def post_scan() -> Response:
 @bp.get("/tables/<table_id>/events")
 def events(table_id: str) -> Response:
     """Server-sent events: `id: <version>`, `data: <state>`; `Last-Event-ID` catches up."""
-    rt = _table(table_id, write=False)
-    watcher = rt.role(_token() or "") != "play"
+    token = _token()
+    if token is not None and same(token, _store().runtime(table_id).stream_token()):
+        watcher = False  # the players' page, with the stream token derived from theirs
+    else:
+        rt = _table(table_id, write=False)
+        watcher = rt.role(token or "") != "play"
     raw = request.headers.get("Last-Event-ID") or request.args.get("last_event_id")
     last_id = None
     if raw:

@@ -278,7 +278,9 @@ def document() -> dict[str, Any]:
         "/api/tables/{table_id}/events": {"get": {
             "summary": "Server-sent events of the state",
             "description": "Each event: `id: <version>`, `data: <TableState JSON>`; comment lines as heartbeats. "
-                           "Send `Last-Event-ID` (or `?last_event_id=`) to get only what is newer.",
+                           "Send `Last-Event-ID` (or `?last_event_id=`) to get only what is newer. The players' "
+                           "page streams with its `stream_token` (derived from the players' token, it opens only "
+                           "this stream), counted as the players' (`SSE_PLAYER_RESERVE`).",
             "parameters": [*read_params, {"name": "Last-Event-ID", "in": "header", "required": False,
                                           "schema": {"type": "integer"}},
                            {"name": "last_event_id", "in": "query", "required": False, "schema": {"type": "integer"}}],

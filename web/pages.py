@@ -129,6 +129,7 @@ def _table_or_error(table_id: str, json_errors: bool = False):
     state = json.loads(rt.state_json())
     if role == "play":
         state["watch_token"] = rt.watch_token
+        state["stream_token"] = rt.stream_token()  # the live stream's, counted as the players'
     return state, token, role, None
 
 

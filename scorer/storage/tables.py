@@ -10,6 +10,7 @@ legal, then the new version committed and published.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import hashlib
 import hmac
@@ -89,6 +90,14 @@ class Runtime:
         if same(token, self.watch_token):
             return "watch"
         return None
+
+    def stream_token(self) -> str:
+        """The players' live-stream token: derived from the players' token (which it does
+        not reveal), it opens only `GET .../events`, counted as the players' (their reserve
+        of the table's streams), so that the players' page streams without putting the
+        token that writes in an address."""
+        mac = hmac.new(self.token.encode("utf-8"), b"mus-scorer players' live stream", hashlib.sha256)
+        return base64.urlsafe_b64encode(mac.digest()).rstrip(b"=").decode("ascii")
 
     def match_file(self) -> str:
         """The match as a `mus-match/1` file (JSON Lines: the header, then each hand record)."""

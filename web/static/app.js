@@ -136,8 +136,10 @@ function setLive(mode) {
 
 function connect() {
   if (!("EventSource" in window)) { startPolling(); return; }
-  // the stream only reads: it carries the watch token, so no address holds the players' one
-  const url = `${API}/events?token=${encodeURIComponent(BOOT.state?.watch_token || TOKEN || "")}`;
+  // no address holds the players' token: their page streams with the token derived from
+  // it that only opens the stream (counted as the players', in their reserve of places)
+  const read = BOOT.state?.stream_token || BOOT.state?.watch_token || TOKEN || "";
+  const url = `${API}/events?token=${encodeURIComponent(read)}`;
   source = new EventSource(url);
   source.onopen = () => { setLive("live"); stopPolling(); retryMs = 2000; };
   source.onmessage = (ev) => {
