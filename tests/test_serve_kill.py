@@ -172,6 +172,35 @@ def test_serve_create_limit_sets_how_many_tables_an_address_creates(serve) -> No
     s.rest()
 
 
+def test_serve_behind_a_trusted_proxy_counts_each_phone_and_links_the_proxy(serve) -> None:
+    s = serve("--create-limit", "1", "--trusted-proxy", "127.0.0.1")
+    via = {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "mus.example.org", "X-Forwarded-Port": "443"}
+    first = requests.post(f"{s.base}/api/tables", json={}, timeout=5,
+                          headers={**via, "X-Forwarded-For": "203.0.113.5"})
+    assert first.status_code == 201
+    assert first.json()["watch_url"].startswith("https://mus.example.org/w/"), first.json()
+    # another phone behind the same proxy has its own allowance; the first has spent its one
+    other = requests.post(f"{s.base}/api/tables", json={}, timeout=5,
+                          headers={**via, "X-Forwarded-For": "203.0.113.6"})
+    again = requests.post(f"{s.base}/api/tables", json={}, timeout=5,
+                          headers={**via, "X-Forwarded-For": "203.0.113.5"})
+    assert other.status_code == 201 and again.status_code == 429
+    s.proc.send_signal(signal.SIGTERM)
+    s.rest()
+
+
+def test_serve_without_a_trusted_proxy_believes_no_forwarded_header(serve) -> None:
+    s = serve("--create-limit", "1")
+    for addr, code in (("203.0.113.5", 201), ("203.0.113.6", 429)):  # both are 127.0.0.1
+        r = requests.post(f"{s.base}/api/tables", json={}, timeout=5,
+                          headers={"X-Forwarded-For": addr, "X-Forwarded-Host": "evil.example"})
+        assert r.status_code == code
+        if code == 201:
+            assert "evil.example" not in r.json()["watch_url"]
+    s.proc.send_signal(signal.SIGTERM)
+    s.rest()
+
+
 def test_serve_default_database_under_xdg_data_home(tmp_path) -> None:
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg"), "PYTHONUNBUFFERED": "1",
            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}

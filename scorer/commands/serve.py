@@ -22,6 +22,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--create-limit", type=int, default=None, metavar="N",
                         help="tables and tournaments one client address may create in 10 minutes "
                              "(default 30; 0: no limit)")
+    parser.add_argument("--trusted-proxy", default=None, metavar="ADDR",
+                        help="the address of a reverse proxy in front (e.g. 127.0.0.1): its X-Forwarded-For, "
+                             "-Proto, -Host and -Port are believed, so each phone counts as itself and links "
+                             "name the proxy's address; from any other address they are dropped")
     parser.add_argument("--no-qr", action="store_true", help="do not print the QR code")
 
 
@@ -96,6 +100,17 @@ def adapted_note(folder: Any) -> str:
     return f" (adapted to a club's deck on {' and '.join(on) or 'nothing'}; {held})"
 
 
+def proxy_settings(address: str | None) -> dict[str, Any]:
+    """waitress's settings for a reverse proxy at `address` (none: no forwarded header is
+    believed): one hop; the client's address, scheme, host and port as the proxy says, and
+    those headers dropped from any other sender."""
+    if not address:
+        return {}
+    return {"trusted_proxy": address, "trusted_proxy_count": 1,
+            "trusted_proxy_headers": {"x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "x-forwarded-port"},
+            "clear_untrusted_proxy_headers": True}
+
+
 def print_qr(url: str) -> None:
     import qrcode
 
@@ -132,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
         # (and for the four photos of a deck being taught, up to 25 MB each)
         max_request_body_size=max(2 * int(app.config["MAX_CONTENT_LENGTH"] or 25 * 1024 * 1024),
                                   len(SUITS) * PHOTO_LIMIT + 1024 * 1024),
+        **proxy_settings(args.trusted_proxy),
     )
 
     def stop(signum: int, _frame: Any) -> None:
