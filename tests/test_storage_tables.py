@@ -25,6 +25,21 @@ def play_first_legal(store: TableStore, tid: str, n: int, prefix: str) -> None:
             store.act(tid, f"{prefix}{i}", rt.version, rt.live.legal()[0])
 
 
+def fail_commits(store: TableStore, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Make every write of `store` fail at its commit (a full disk) until the returned
+    `write` is set back on `store.db`."""
+    real_write = store.db.write
+
+    @contextmanager
+    def failing() -> Any:
+        with real_write() as conn:
+            yield conn
+            raise OSError("disk full")
+
+    monkeypatch.setattr(store.db, "write", failing)
+    return real_write
+
+
 def test_a_small_cache_gives_the_same_states(tmp_path) -> None:
     big = TableStore(Database(tmp_path / "a.db"))
     small = TableStore(Database(tmp_path / "b.db"), cache_size=1)
@@ -54,15 +69,7 @@ def test_a_failed_commit_changes_nothing(tmp_path, monkeypatch: pytest.MonkeyPat
     play_first_legal(store, tid, 40, "x")  # into the second hand, one settled
     rt = store.runtime(tid)
     before = rt.state_json()
-    real_write = store.db.write
-
-    @contextmanager
-    def failing() -> Any:
-        with real_write() as conn:
-            yield conn
-            raise OSError("disk full")
-
-    monkeypatch.setattr(store.db, "write", failing)
+    real_write = fail_commits(store, monkeypatch)
     with pytest.raises(OSError):
         store.act(tid, "fail", rt.version, rt.live.legal()[0])
     monkeypatch.setattr(store.db, "write", real_write)
@@ -78,15 +85,7 @@ def test_a_failed_showdown_commit_leaves_the_match_as_it_was(tmp_path, monkeypat
     while rt.live.phase not in ("showdown", "over"):
         rt, _ = store.act(tid, f"a{rt.version}", rt.version, rt.live.legal()[0])
     before = rt.state_json()
-    real_write = store.db.write
-
-    @contextmanager
-    def failing() -> Any:
-        with real_write() as conn:
-            yield conn
-            raise OSError("disk full")
-
-    monkeypatch.setattr(store.db, "write", failing)
+    real_write = fail_commits(store, monkeypatch)
     with pytest.raises(OSError):
         store.showdown(tid, "sd", rt.version, DEAL)
     # the runtime read before (cached, and read by tournaments meanwhile) never saw the hand
@@ -125,15 +124,7 @@ def test_replace_goes_through_the_one_write(tmp_path, monkeypatch: pytest.Monkey
     tid = store.create({}).id
     store.mus(tid, "m", 1)
     before, counts = store.runtime(tid).state_json(), store.counts(tid)
-    real_write = store.db.write
-
-    @contextmanager
-    def failing() -> Any:
-        with real_write() as conn:
-            yield conn
-            raise OSError("disk full")
-
-    monkeypatch.setattr(store.db, "write", failing)
+    real_write = fail_commits(store, monkeypatch)
     with pytest.raises(OSError):
         store.replace(tid, "imp", 2, header, records)
     monkeypatch.setattr(store.db, "write", real_write)
