@@ -49,6 +49,8 @@ def subset(path: str, out: Path) -> Path:
     """A copy of the font at `path` holding only the ten digits, written into `out`."""
     from fontTools import subset as ft
 
+    from datasets.restyle import DIGITS
+
     src = Path(path)
     dest = out / f"{src.parent.name}-{src.name}".replace(" ", "-")
     options = ft.Options()
@@ -57,7 +59,7 @@ def subset(path: str, out: Path) -> Path:
     options.name_IDs = ["*"]
     font = ft.load_font(str(src), options)
     sub = ft.Subsetter(options)
-    sub.populate(text="0123456789")
+    sub.populate(text=DIGITS)
     sub.subset(font)
     ft.save_font(font, str(dest), options)
     return dest
