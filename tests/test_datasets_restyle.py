@@ -32,13 +32,27 @@ def test_fonts_whose_digits_are_blank_or_all_alike_are_not_readable():
     assert readable(np.concatenate([sigs, blank[None], boxes[None]])).tolist() == [True] * 6 + [False, False]
 
 
-def test_typefaces_keep_one_of_fonts_that_draw_alike_and_cut_them_to_the_digits(tmp_path):
-    font = fonts()[0]
+def _hinted_font() -> str:
+    """DejaVu Sans Bold as matplotlib ships it: TrueType with hinting, the only kind of
+    font a bare CI machine has."""
+    import matplotlib
+
+    return str(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans-Bold.ttf")
+
+
+@pytest.mark.parametrize("pick", ["first found", "hinted"])
+def test_typefaces_keep_one_of_fonts_that_draw_alike_and_cut_them_to_the_digits(tmp_path, pick):
+    font = fonts()[0] if pick == "first found" else _hinted_font()
     assert distinct([font, font]) == [font]
     cut = subset(font, tmp_path)
     assert cut.stat().st_size < Path(font).stat().st_size
-    # the cut font draws the same digits
-    assert np.abs(signature(str(cut)) - signature(font)).mean() < 0.01
+    # the cut font draws the same digits: without the hinting it drops they are rasterised
+    # a little differently (DejaVu's by 0.015, STIX's by up to 0.033), but each digit is
+    # nearest its own and `distinct` takes the two for one typeface
+    was, now = signature(font), signature(str(cut))
+    nearest = np.abs(now[:, None, :] - was[None, :, :]).mean(axis=2).argmin(axis=1)
+    assert nearest.tolist() == list(range(10))
+    assert distinct([font, str(cut)]) == [font]
 
 
 @pytest.mark.parametrize("deck", DECKS)
