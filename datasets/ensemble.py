@@ -11,7 +11,7 @@ folder's models with each reader named in `--readers` replaced by one ONNX graph
 both and returns the normalised geometric mean of their probabilities (a softmax of the
 mean of their log-probabilities), its temperature fitted on the val crops of `--crops` (a
 rendered set, as `datasets.heads` and `datasets.adapt --deck` leave in their scratch
-folder). The runtime reads it as any other reader (`models/MODEL_CARD.md`, twenty-seventh
+folder). The runtime reads it as any other reader (`models/HISTORY.md`, twenty-seventh
 session). Needs only the `onnx` package.
 """
 

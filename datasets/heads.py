@@ -14,7 +14,8 @@ The models stay plain ONNX files, read by the runtime as before.
 
 `datasets.adapt --deck` fine-tunes every layer (it needs torch and tens of minutes) and
 reads no more on faces cut as `datasets.enroll` cuts them; this needs only the `onnx`
-package and about a quarter of an hour on two cores (`models/MODEL_CARD.md`).
+package and about a quarter of an hour on two cores (`models/HISTORY.md`, "Faces cut true"
+and "A finer map for the heads").
 """
 
 from __future__ import annotations
@@ -54,16 +55,17 @@ READERS = {"cls": ("cards-cls.onnx", "cards-cls.json", TAPS64),
 gives 128 channels at stride 16 and 128 at stride 8 averaged over 2x2 squares, the reader's
 32 px numeral crop 128 at stride 8 and 64 at stride 4 so averaged; besides the 1,280
 pooled features. The finer map took the classifier's held-out crops from 93.0% to
-94.6% and the rank reader's from 91.5% to 92.3% (`models/MODEL_CARD.md`)."""
+94.6% and the rank reader's from 91.5% to 92.3% (`models/HISTORY.md`, "A finer map for the heads")."""
 SCENES = 1000
 """Showdowns of the deck rendered to train on: on Fournier 1878 taught from four photos,
 1,000 read (b) 2 to 7 showdowns in 100 better than 400 did, and 2,000 no better than 1,000
-(`models/MODEL_CARD.md`, "More showdowns to learn from")."""
+(`models/HISTORY.md`, "More showdowns to learn from")."""
 
 
 MEMBERS, EPOCHS = 2, 15
 """Heads per reader and passes over the crops for each: two heads of 15 passes, merged, read
-the held-out crops better than one of 30 in the same time (`models/MODEL_CARD.md`)."""
+the held-out crops better than one of 30 in the same time (`models/HISTORY.md`, "Two heads
+merged")."""
 
 
 class HeadError(ValueError):

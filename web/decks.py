@@ -1,15 +1,15 @@
 """Teach the card reader a club's own deck from the web app: four photos in, new models out.
 
 A deck no model has seen (the modern Fournier most players own) is read card by card at
-three in four; taught from four photos of its 40 cards laid out, at 98 in 100 (the model
-card, "A deck taught in minutes" and "More showdowns to learn from"). This module runs that
+three in four; taught from four photos of its 40 cards laid out, at 98 in 100
+(`models/HISTORY.md`, "A deck taught in minutes" and "More showdowns to learn from"). This module runs that
 recipe for the people at the table: `datasets.enroll` cuts the faces out of the photos,
 `datasets.heads` gives the readers new last layers trained on showdowns rendered from them
 (about a quarter of an hour on two cores, no torch), and the server reads every later
 photo with the new models once someone says so. A deck may also be *refined* where the
 train extra is installed: `datasets.adapt` tunes every layer of both readers on the same
 rendered showdowns and `datasets.ensemble` reads the two teachings as one (about an hour
-more; the model card, twenty-seventh and twenty-eighth sessions). Both run as child processes of the server
+more; `models/HISTORY.md`, twenty-seventh and twenty-eighth sessions). Both run as child processes of the server
 from the source checkout that holds `datasets/` (as `scripts/run.sh` runs the app), one job
 at a time.
 
