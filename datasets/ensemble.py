@@ -74,6 +74,86 @@ def mean_graph(a: Path, b: Path, out: Path, temperatures: tuple[float, float] = 
     onnx.save(model, str(out))
 
 
+def split_graph(joined: Path, out_dir: Path) -> tuple[Path, Path]:
+    """The two readers a `mean_graph` joined, written back as plain readers `out_dir/a` and
+    `out_dir/b` (each its own graph, weights as stored, file name as `joined`'s), and the
+    temperature each was read at, from the join's weights. Refused by name when `joined`
+    is not such a graph. A member so written is what `datasets.train unfuse` and
+    `datasets.fasttrain --init` rebuild a trainable checkpoint from."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    model = onnx.load(str(joined))
+    g = model.graph
+    inits = {i.name: i for i in g.initializer}
+    if {"mean/wa", "mean/wb"} - inits.keys() or not g.output or g.output[0].name != "output0":
+        raise EnsembleError(f"{joined}: not two readers read as one (datasets.ensemble.mean_graph)")
+    feeds = {n.output[0]: n.input[0] for n in g.node if n.op_type == "Identity" and n.input[0] == g.input[0].name}
+    written = []
+    for k in "ab":
+        pre = f"{k}/"
+        nodes = [n for n in g.node if n.output and all(o.startswith(pre) for o in n.output)
+                 and not (n.op_type == "Identity" and n.output[0] in feeds)]
+        entry = next((o for o in feeds if o.startswith(pre)), None)
+        produced = {o for n in nodes for o in n.output}
+        heads = [o for o in produced if o.startswith(pre) and not any(o in n.input for n in nodes)]
+        if entry is None or len(heads) != 1:
+            raise EnsembleError(f"{joined}: reader {k!r} has no single input and output")
+
+        def strip(name: str, pre: str = pre, entry: str = entry) -> str:
+            return "images" if name == entry else name.removeprefix(pre)
+
+        for n in nodes:
+            n.input[:] = [strip(i) for i in n.input]
+            n.output[:] = [strip(o) for o in n.output]
+            n.name = strip(n.name)
+        own = []
+        for name, init in inits.items():
+            if name.startswith(pre):
+                arr = numpy_helper.to_array(init)
+                own.append(numpy_helper.from_array(arr, strip(name)))
+        shape = [d.dim_param or d.dim_value for d in g.input[0].type.tensor_type.shape.dim]
+        width = [d.dim_param or d.dim_value for d in g.output[0].type.tensor_type.shape.dim]
+        elem = g.input[0].type.tensor_type.elem_type
+        graph = helper.make_graph(nodes, f"reader-{k}", [helper.make_tensor_value_info("images", elem, shape)],
+                                  [helper.make_tensor_value_info("output0", elem, width)], own)
+        for n in graph.node:  # the member's last node writes the graph's output
+            n.output[:] = ["output0" if o == strip(heads[0]) else o for o in n.output]
+        member = helper.make_model(graph, opset_imports=list(model.opset_import))
+        member.ir_version = model.ir_version
+        onnx.checker.check_model(member)
+        dest = out_dir / k / joined.name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        onnx.save(member, str(dest))
+        written.append(dest)
+    return written[0], written[1]
+
+
+def split(folder: Path, out: Path, tasks: tuple[str, ...] = ("cls", "index")) -> dict[str, Any]:
+    """Each reader of `folder` named in `tasks` that is two read as one (`mean_graph`),
+    written back as its two readers, `out/a` and `out/b`, each with its json (the join's,
+    with the temperature the member was read at where it is not 1). Returns the files."""
+    import onnx
+    from onnx import numpy_helper
+
+    done: dict[str, Any] = {}
+    for task in tasks:
+        model_file, meta_file = READERS[task]
+        if not (folder / model_file).is_file():
+            continue
+        members = split_graph(folder / model_file, out)
+        weights = {i.name: float(numpy_helper.to_array(i)) for i in onnx.load(str(folder / model_file)).graph.initializer
+                   if i.name in ("mean/wa", "mean/wb")}
+        meta = _meta(folder / meta_file)
+        meta.pop("temperature", None)  # the join's own, over both
+        for k, path in zip("ab", members, strict=True):
+            t = 0.5 / weights[f"mean/w{k}"]
+            (path.parent / meta_file).write_text(json.dumps({**meta, **({"temperature": t} if abs(t - 1) > 1e-6
+                                                                        else {})}, indent=1) + "\n")
+        done[task] = [str(p) for p in members]
+    return done
+
+
 def _meta(path: Path) -> dict[str, Any]:
     """A reader's json as an object (an older one is the bare list of its names)."""
     obj = json.loads(path.read_text(encoding="utf-8"))
@@ -120,7 +200,31 @@ def ensemble(a: Path, b: Path, out: Path, tasks: tuple[str, ...] = ("cls", "inde
     return {"temperatures": written, **({"check": figures} if figures is not None else {})}
 
 
+def split_main(argv: list[str]) -> int:
+    """`python -m datasets.ensemble split FOLDER --out DIR`."""
+    p = argparse.ArgumentParser(prog="python -m datasets.ensemble split",
+                                description="Readers read as one, written back as the two readers they join "
+                                            "(OUT/a, OUT/b), e.g. to fine-tune them again (--init).")
+    p.add_argument("folder", help="a model folder whose readers are two read as one (models/cross-deck)")
+    p.add_argument("--out", required=True, help="the folder for the two readers of each")
+    p.add_argument("--readers", default="cls,index", help="the readers to split (default cls,index)")
+    args = p.parse_args(argv)
+    tasks = tuple(t for t in args.readers.split(",") if t)
+    if bad := [t for t in tasks if t not in READERS]:
+        p.error(f"--readers: unknown {', '.join(bad)} (cls, index, suit)")
+    try:
+        done = split(Path(args.folder), Path(args.out), tasks)
+    except EnsembleError as e:
+        print(f"ensemble split: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(done))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["split"]:
+        return split_main(argv[1:])
     p = argparse.ArgumentParser(prog="python -m datasets.ensemble", description=__doc__.split("\n")[0])
     p.add_argument("a", help="a model folder (its detector and other files are kept)")
     p.add_argument("b", help="another model folder with the same readers")

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from datasets.ensemble import EnsembleError, ensemble, main, mean_graph
+from datasets.ensemble import EnsembleError, ensemble, main, mean_graph, split, split_graph
 from scorer.vision.model import Models, sharpen
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -95,3 +95,37 @@ def test_the_command_line_refuses_what_is_not_a_model_folder_and_writes_over_nei
     assert (a / "cards-index.onnx").read_bytes() == before
     assert (tmp_path / "o" / "cards-cls.onnx").read_bytes() == (a / "cards-cls.onnx").read_bytes()
     shutil.rmtree(tmp_path / "o")
+
+
+def test_split_gives_back_the_two_readers_of_a_join_and_the_temperature_each_was_read_at(tmp_path) -> None:
+    from datasets.fasttrain import halve
+
+    a, b = _folder(tmp_path, "a", "7", 0.9), _folder(tmp_path, "b", "6", 0.6)
+    meta_b = json.loads((b / "cards-index.json").read_text())
+    (b / "cards-index.json").write_text(json.dumps({**meta_b, "temperature": 2.0}))
+    joined = tmp_path / "joined"
+    ensemble(a, b, joined, ("cls", "index"))
+    # stored in half precision, as models/cross-deck is
+    halve(joined / "cards-index.onnx", tmp_path / "half.onnx")
+    shutil.move(tmp_path / "half.onnx", joined / "cards-index.onnx")
+    done = split(joined, tmp_path / "parts")
+    parts = tmp_path / "parts"
+    assert done == {t: [str(parts / k / f) for k in "ab"] for t, f in (("cls", "cards-cls.onnx"),
+                                                                        ("index", "cards-index.onnx"))}
+    for name, side in (("cards-cls.onnx", 64), ("cards-index.onnx", 32)):
+        for k, src in (("a", a), ("b", b)):
+            assert np.allclose(_read(parts / k / name, side), _read(src / name, side), atol=1e-3), (k, name)
+    # each member keeps its names, and the temperature the join read it at
+    assert json.loads((parts / "a" / "cards-index.json").read_text()) == {
+        k: v for k, v in json.loads((a / "cards-index.json").read_text()).items() if k != "temperature"}
+    assert json.loads((parts / "b" / "cards-index.json").read_text())["temperature"] == pytest.approx(2.0)
+    # joined again at those temperatures, they read as the join did
+    mean_graph(parts / "a" / "cards-index.onnx", parts / "b" / "cards-index.onnx", tmp_path / "re.onnx", (1.0, 2.0))
+    assert np.allclose(_read(tmp_path / "re.onnx", 32), _read(joined / "cards-index.onnx", 32), atol=1e-6)
+    # a reader that is not a join is refused by name; so is it on the command line
+    with pytest.raises(EnsembleError, match=r"cards-index.onnx: not two readers read as one"):
+        split_graph(a / "cards-index.onnx", tmp_path / "no")
+    assert main(["split", str(a), "--out", str(tmp_path / "no")]) == 2
+    assert main(["split", str(joined), "--out", str(tmp_path / "cli"), "--readers", "index"]) == 0
+    assert sorted(p.name for p in (tmp_path / "cli").rglob("*")) == ["a", "b"] + ["cards-index.json"] * 2 + [
+        "cards-index.onnx"] * 2
