@@ -149,3 +149,40 @@ def test_old_tournaments_go_with_their_last_table(store: TableStore) -> None:
     assert ids == {kept["id"], young["id"]}
     assert tours.table_ids(kept["id"]) == [busy]
     assert prune(store.db, photos_days=None).tournaments == 0  # only with tables_days
+
+
+@pytest.mark.parametrize("command", [["prune", "--dry-run"], ["export-photos", "out"]])
+@pytest.mark.parametrize("content, says", [
+    (b"", "is empty, not a mus-scorer database"),
+    (b"\xf4\x01 not a database at all", "is not a mus-scorer database (not an SQLite file)"),
+    (None, "is a folder, not a database file"),
+    ("other", "is an SQLite file but not a mus-scorer database"),
+])
+def test_a_file_that_is_no_database_is_named_and_left_alone(tmp_path, command, content, says) -> None:
+    db = tmp_path / "x.db"
+    if content is None:
+        db.mkdir()
+    elif content == "other":
+        import sqlite3
+
+        with sqlite3.connect(db) as conn:
+            conn.execute("CREATE TABLE notes (text TEXT)")
+        conn.close()
+    else:
+        db.write_bytes(content)
+    before = None if content is None else db.read_bytes()
+    r = subprocess.run([sys.executable, "-m", "scorer", *command, "--db", str(db)], capture_output=True, text=True,
+                       timeout=60, cwd=tmp_path)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert f"{db} {says}" in r.stderr
+    assert content is None or db.read_bytes() == before  # not made into a database, even by a dry run
+
+
+def test_serve_refuses_a_file_that_is_no_database(tmp_path) -> None:
+    db = tmp_path / "notes.txt"
+    db.write_text("shopping list")
+    r = subprocess.run([sys.executable, "-m", "scorer", "serve", "--db", str(db), "--port", "0", "--no-qr"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "is not a mus-scorer database (not an SQLite file)" in r.stderr
+    assert db.read_text() == "shopping list"

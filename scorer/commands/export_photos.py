@@ -22,12 +22,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from scorer.storage.db import Database, SchemaError, default_db_path
+    from scorer.storage.db import Database, SchemaError, default_db_path, not_a_database
     from scorer.storage.photos import export
 
     path = Path(args.db) if args.db else default_db_path()
-    if not path.exists():
-        print(f"mus-scorer export-photos: no database at {path}", file=sys.stderr)
+    if why := not_a_database(path):
+        print(f"mus-scorer export-photos: {why}", file=sys.stderr)
         return 1
     try:
         db = Database(path)

@@ -123,11 +123,15 @@ def print_qr(url: str) -> None:
 def run(args: argparse.Namespace) -> int:
     from waitress.server import create_server
 
-    from scorer.storage import default_db_path
+    from scorer.storage import SchemaError, default_db_path
+    from scorer.storage.db import not_a_database
     from web import create_app
     from web.decks import PHOTO_LIMIT, SUITS
 
     db = os.path.abspath(args.db) if args.db else str(default_db_path())
+    if why := not_a_database(db, new_ok=True):
+        print(f"mus-scorer serve: {why}", file=sys.stderr)
+        return 2
     config: dict[str, Any] = {"DATABASE": db}
     if args.model:
         config["MODEL_DIR"] = os.path.abspath(args.model)
@@ -137,7 +141,11 @@ def run(args: argparse.Namespace) -> int:
     config["SSE_MAX_STREAMS"] = max(1, threads - 8)
     if args.create_limit is not None:
         config["CREATE_MAX_PER_ADDRESS"] = max(0, args.create_limit)
-    app = create_app(config)
+    try:
+        app = create_app(config)
+    except SchemaError as exc:
+        print(f"mus-scorer serve: {exc}", file=sys.stderr)
+        return 2
     server = create_server(
         app, host=args.host, port=args.port, threads=threads, channel_timeout=60,
         connection_limit=max(100, threads * 2), ident="mus-scorer",
