@@ -14,6 +14,7 @@ import pytest
 from datasets.evaluate_photos import LabelError, evaluate_photos, load_labels, score, to_markdown
 from scorer.storage import Database
 from scorer.storage.photos import export, labelled_photos, scan_bottom
+from scorer.storage.prune import prune
 from scorer.storage.tables import TableStore
 from web.testing import FakeRecognizer, showdown_photo
 
@@ -65,6 +66,20 @@ def test_export_writes_the_cited_photos_and_their_labels(db: Database, tmp_path:
     assert (out / label["image"]).read_bytes() == next(labelled_photos(db)).data
     assert export(db, out) == (2, 0)  # a second run keeps what is there
     assert not list(out.rglob("*.part"))
+
+
+def test_a_second_export_keeps_the_labels_of_photos_pruned_since(db: Database, tmp_path: Path) -> None:
+    out = tmp_path / "real"
+    assert export(db, out) == (2, 2)
+    before = (out / "labels.jsonl").read_text()
+    with db.write() as conn:  # the photos are 40 days old
+        conn.execute("UPDATE photos SET created = created - 40 * 86400")
+    assert prune(db, photos_days=30).photos == 3
+    assert list(labelled_photos(db)) == []
+    assert export(db, out) == (2, 0)  # the photos written before are still labelled
+    assert (out / "labels.jsonl").read_text() == before
+    sorted((out / "photos").iterdir())[0].unlink()  # a photo thrown away: its label goes too
+    assert export(db, out) == (1, 0)
 
 
 def test_export_command(db: Database, tmp_path: Path) -> None:

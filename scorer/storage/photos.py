@@ -86,10 +86,15 @@ def labelled_photos(db: Database) -> Iterator[LabelledPhoto]:
 def export(db: Database, folder: Path) -> tuple[int, int]:
     """Write `folder/photos/<photo id>.<ext>` and `folder/labels.jsonl` (one
     `mus-photo-label/1` line a photo). Photos already there are kept, so a second run
-    writes only the new ones. Returns (photos labelled, photo files written)."""
+    writes only the new ones, and the labels of photos written before and since pruned
+    from the database stay in `labels.jsonl` while their files do. Returns (photos
+    labelled in `labels.jsonl`, photo files written)."""
     photos = folder / "photos"
     photos.mkdir(parents=True, exist_ok=True)
-    lines, written = [], 0
+    labels: dict[str, str] = {}  # image -> its line, the earlier export's first
+    for line in _earlier_labels(folder):
+        labels[json.loads(line)["image"]] = line
+    written = 0
     for p in labelled_photos(db):
         name = f"{p.photo_id}{EXTENSIONS.get(p.mime, '.img')}"
         path = photos / name
@@ -98,8 +103,27 @@ def export(db: Database, folder: Path) -> tuple[int, int]:
             tmp.write_bytes(p.data)
             os.replace(tmp, path)
             written += 1
-        lines.append(json.dumps(p.label(f"photos/{name}"), ensure_ascii=False, separators=(",", ":")))
+        labels[f"photos/{name}"] = json.dumps(p.label(f"photos/{name}"), ensure_ascii=False, separators=(",", ":"))
+    lines = list(labels.values())
     tmp = folder / "labels.jsonl.part"
     tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     os.replace(tmp, folder / "labels.jsonl")
     return len(lines), written
+
+
+def _earlier_labels(folder: Path) -> list[str]:
+    """The lines of an earlier export's `labels.jsonl` whose photo file is still there
+    (a line that is not a label is dropped)."""
+    try:
+        text = (folder / "labels.jsonl").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    kept = []
+    for line in text.splitlines():
+        try:
+            image = json.loads(line).get("image")
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(image, str) and image.startswith("photos/") and (folder / image).is_file():
+            kept.append(line)
+    return kept
