@@ -82,6 +82,18 @@ def test_scan_together_reports_bad_photos_and_reads_the_rest_as_one(fake_dir: Pa
     assert text.returncode == 0 and text.stdout.startswith(f"{good} + {good}: 1 card"), text.stdout
 
 
+def test_scan_into_a_closed_pipe_is_quiet(fake_dir: Path, tmp_path: Path) -> None:
+    good = tmp_path / "t.png"
+    Image.new("RGB", (800, 600), (20, 120, 40)).save(good)
+    env = {**os.environ, "MUS_MODEL_DIR": str(fake_dir)}
+    proc = subprocess.Popen([sys.executable, "-m", "scorer", "scan", str(good), str(good), "--json"], cwd=ROOT,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # as `| head -c 0` would
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1
+    assert "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
+
+
 def test_scan_without_models_says_so(tmp_path: Path) -> None:
     img = tmp_path / "t.png"
     Image.new("RGB", (80, 60)).save(img)

@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from scorer.commands._io import drop_stdout
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("images", nargs="+", metavar="IMAGE", help="photos (JPEG, PNG or WebP)")
@@ -23,6 +25,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Read every photo; 0 if all were read, 1 if any was not, 2 if the models or --annotate fail."""
+    try:
+        return _scan(args)
+    except BrokenPipeError:  # the reader went away, as with `| head`
+        drop_stdout()
+        return 1
+
+
+def _scan(args: argparse.Namespace) -> int:
     from scorer.vision import ImageError, ModelError, Recognizer, annotate, combine, open_photo
 
     try:
