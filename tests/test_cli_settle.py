@@ -128,6 +128,20 @@ def test_empty_input() -> None:
     assert proc.returncode == 0 and proc.stdout == ""
 
 
+@pytest.mark.parametrize("command", ["settle", "replay", "standings"])
+@pytest.mark.parametrize("data, says", [
+    ("{}".encode("utf-16"), "UTF-16 text, not UTF-8: save it as UTF-8"),
+    (b'{"esku": 0, "name": "Mar\xeda"}', "not UTF-8 text (byte 0xed at offset 24)"),
+])
+def test_a_file_not_in_utf8_is_named_as_such(tmp_path: Path, command: str, data: bytes, says: str) -> None:
+    path = tmp_path / "hands.jsonl"
+    path.write_bytes(data)
+    proc = subprocess.run([sys.executable, "-m", "scorer", command, str(path)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == f"mus-scorer {command}: {path}: {says}\n"
+
+
 def test_missing_file() -> None:
     proc = settle("/nonexistent/hands.jsonl")
     assert proc.returncode == 2

@@ -32,6 +32,20 @@ class Shown:
         self.stream.flush()
 
 
+class NotText(ValueError):
+    """The input is not UTF-8 text."""
+
+
+def text_of(data: bytes) -> str:
+    """`data` as UTF-8 text, a byte-order mark dropped; `NotText` saying where it is not."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            raise NotText("UTF-16 text, not UTF-8: save it as UTF-8") from None
+        raise NotText(f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
+
+
 def read_input(path: str) -> str:
     """The whole of FILE, or of standard input for `-`, as text (UTF-8, a byte-order mark dropped)."""
     if path == "-":
@@ -39,7 +53,7 @@ def read_input(path: str) -> str:
     else:
         with open(path, "rb") as f:
             data = f.read()
-    return data.decode("utf-8-sig")
+    return text_of(data)
 
 
 def drop_stdout() -> None:

@@ -13,7 +13,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from scorer.commands._io import Shown, drop_stdout, read_input, shown
+from scorer.commands._io import NotText, Shown, drop_stdout, read_input, shown
 
 if TYPE_CHECKING:
     from scorer.engine.match import Match
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     try:
         text = read_input(args.file)
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, NotText) as exc:
         print(f"mus-scorer replay: {args.file}: {exc}", file=sys.stderr)
         return 2
 

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from scorer.commands._io import drop_stdout, read_input
+from scorer.commands._io import NotText, drop_stdout, read_input
 from scorer.engine.errors import json_problem
 
 ERROR_FORMAT = "mus-error/1"
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     """Settle every hand of the input; 0 if all settled, 1 if any failed, 2 if unreadable."""
     try:
         text = read_input(args.file)
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, NotText) as exc:
         print(f"mus-scorer settle: {args.file}: {exc}", file=sys.stderr)
         return 2
     try:

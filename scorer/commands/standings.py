@@ -23,7 +23,7 @@ import sys
 import zipfile
 from typing import Any
 
-from scorer.commands._io import Shown, drop_stdout, read_input, shown
+from scorer.commands._io import NotText, Shown, drop_stdout, read_input, shown, text_of
 
 # The table's words, per language: column headings, then the unfinished matches.
 _WORDS: dict[str, dict[str, str]] = {
@@ -99,9 +99,9 @@ def _texts(path: str) -> list[tuple[str, str | None, int]]:
                           file=sys.stderr)
                     out.append((name, None, 1))
                 else:
-                    out.append((name, z.read(info).decode("utf-8"), 0))
+                    out.append((name, text_of(z.read(info)), 0))
             return out
-    except (OSError, UnicodeDecodeError, zipfile.BadZipFile) as exc:
+    except (OSError, NotText, zipfile.BadZipFile) as exc:
         print(shown(f"mus-scorer standings: {path}: {exc}"), file=sys.stderr)
         return [(path, None, 2)]
 
