@@ -51,6 +51,17 @@ ringed circles; a round goblet, a beaker, a two-handled cup; a sabre, a rapier, 
 blade; a staff, a branch, a leafy club)."""
 
 
+ACE_SCALE = (0.9, 1.8)
+ACE_TILT = 42.0
+"""An ace's pip is drawn at a deck's scale of the frame's inner box (from `ACE_SCALE`) and a
+sword's or club's tilted by up to `ACE_TILT` degrees: a Fournier ace's sword or club spans
+the card corner to corner, its hilt or head beside the index numeral, where the corner crop
+sees it (the suits of its aces of espadas and bastos are what the cross-deck classifier
+misreads most: `models/HISTORY.md`, "A suit head on frozen features"). A coin or cup
+grows to at most `ROUND_ACE_MAX` of the inner box."""
+ROUND_ACE_MAX = 1.15
+
+
 def _rgb(h: float, s: float, v: float) -> tuple[int, int, int]:
     r, g, b = colorsys.hsv_to_rgb(h % 1.0, min(1.0, max(0.0, s)), min(1.0, max(0.0, v)))
     return round(255 * r), round(255 * g), round(255 * b)
@@ -90,6 +101,8 @@ def deck_style(rng: np.random.Generator) -> dict:
         "figure": [_rgb(rng.random(), rng.uniform(0.3, 0.9), rng.uniform(0.35, 0.95)) for _ in range(5)],
         # drawn last, so that a seed's other draws are what they were before pips had forms
         "forms": {suit: int(rng.integers(FORMS)) for suit in SUITS},
+        # and after them the aces' size and tilt (`ACE_SCALE`, `ACE_TILT`)
+        "ace": {"scale": float(rng.uniform(*ACE_SCALE)), "tilt": float(rng.uniform(-ACE_TILT, ACE_TILT))},
     }
 
 
@@ -331,11 +344,15 @@ def draw_face(style: dict, name: str, rng: np.random.Generator) -> Image.Image:
         spots = _LAYOUTS[rank]
         cols = len({x for x, _ in spots})
         rows = len({y for _, y in spots})
-        cell = (iw / max(2, cols) if rank > 1 else iw * 0.8, ih / max(1, rows) if rank > 1 else ih * 0.8)
+        ace = style.get("ace", {"scale": 1.0, "tilt": 0.0})  # decks drawn before aces had a size
+        big = ace["scale"] if suit in "eb" else min(ace["scale"], ROUND_ACE_MAX)
+        cell = (iw / max(2, cols) if rank > 1 else iw * 0.8 * big, ih / max(1, rows) if rank > 1 else ih * 0.8 * big)
         for k, (u, v) in enumerate(spots):
             tilt = (18 if k % 2 else -18) if suit == "b" and rank > 1 else float(rng.uniform(-6, 6))
             if rank == 7 and k == 2 and suit in "eb":
                 tilt = 90
+            if rank == 1 and suit in "eb":
+                tilt += ace["tilt"]
             _pip(img, style, suit, rng, inner[0] + u * iw, inner[1] + v * ih, cell, tilt)
     else:
         _figure(img, style, suit, rng, (inner[0] - 0.04 * w, inner[1] - 0.05 * h, inner[2] + 0.04 * w, inner[3] + 0.05 * h))

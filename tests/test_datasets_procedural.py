@@ -7,7 +7,20 @@ import json
 import numpy as np
 from PIL import Image
 
-from datasets.procedural import FORMS, ORDER, PINTAS, SIZE, SS, _frame, deck_style, draw_face, main
+from datasets.procedural import (
+    ACE_SCALE,
+    ACE_TILT,
+    FORMS,
+    ORDER,
+    PINTAS,
+    ROUND_ACE_MAX,
+    SIZE,
+    SS,
+    _frame,
+    deck_style,
+    draw_face,
+    main,
+)
 from datasets.render import CORNER_H, CORNER_W, MUS_CARDS, load_deck, render_scene
 
 
@@ -94,3 +107,25 @@ def test_each_suit_has_four_pip_forms_drawn_alike_for_a_seed() -> None:
         for i in range(FORMS):
             for j in range(i + 1, FORMS):
                 assert np.abs(faces[i] - faces[j]).mean() > 1.0, (name, i, j)
+
+
+def test_a_big_tilted_ace_reaches_the_corner_patch_and_a_deck_draws_its_ace_size_once() -> None:
+    """A deck's aces of espadas and bastos may span the card as Fournier's do, the hilt or the
+    club's head in the corner patch the classifier's crop is cut from."""
+    style = deck_style(np.random.default_rng(3))
+    assert ACE_SCALE[0] <= style["ace"]["scale"] <= ACE_SCALE[1] and abs(style["ace"]["tilt"]) <= ACE_TILT
+    w, h = SIZE
+    for suit in "eb":
+        # drawn twice from one seed, the pip tiny and big: only the pip's pixels differ
+        faces = [np.asarray(draw_face({**style, "ace": {"scale": scale, "tilt": 40.0}}, f"1{suit}",
+                                      np.random.default_rng(1)), np.int16) for scale in (0.05, ACE_SCALE[1])]
+        pip = np.abs(faces[0] - faces[1]).max(axis=2) > 40
+        ys, xs = np.nonzero(pip)
+        in_corner = (xs < CORNER_W * w) & (ys < CORNER_H * h)
+        assert in_corner.sum() > 0.02 * CORNER_W * w * CORNER_H * h, suit
+        # tilted 40 degrees, it spans more than half the card's width
+        assert xs.max() - xs.min() > 0.5 * w, suit
+    # a coin's ace grows no further than ROUND_ACE_MAX
+    coins = [np.asarray(draw_face({**style, "ace": {"scale": s, "tilt": 0.0}}, "1o", np.random.default_rng(1)))
+             for s in (ROUND_ACE_MAX, ACE_SCALE[1])]
+    assert np.array_equal(coins[0], coins[1])
