@@ -178,11 +178,40 @@ def test_a_file_that_is_no_database_is_named_and_left_alone(tmp_path, command, c
     assert content is None or db.read_bytes() == before  # not made into a database, even by a dry run
 
 
-def test_serve_refuses_a_file_that_is_no_database(tmp_path) -> None:
-    db = tmp_path / "notes.txt"
-    db.write_text("shopping list")
+@pytest.mark.parametrize("other_sqlite, says", [
+    (False, "is not a mus-scorer database (not an SQLite file)"),
+    (True, "is an SQLite file but not a mus-scorer database"),
+])
+def test_serve_refuses_a_file_that_is_no_database(tmp_path, other_sqlite, says) -> None:
+    db = tmp_path / "notes.db"
+    if other_sqlite:  # another program's: serve would have written its tables into it
+        import sqlite3
+
+        with sqlite3.connect(db) as conn:
+            conn.execute("CREATE TABLE notes (text TEXT)")
+        conn.close()
+    else:
+        db.write_text("shopping list")
+    before = db.read_bytes()
     r = subprocess.run([sys.executable, "-m", "scorer", "serve", "--db", str(db), "--port", "0", "--no-qr"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert "is not a mus-scorer database (not an SQLite file)" in r.stderr
-    assert db.read_text() == "shopping list"
+    assert says in r.stderr
+    assert db.read_bytes() == before
+
+
+def test_serve_takes_an_sqlite_file_with_nothing_in_it(tmp_path) -> None:
+    import sqlite3
+
+    from scorer.storage.db import not_a_database
+
+    db = tmp_path / "new.db"
+    sqlite3.connect(db).close()
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA user_version = 0")
+        conn.execute("CREATE TABLE t (x)")
+        conn.execute("DROP TABLE t")
+    conn.close()
+    assert db.stat().st_size > 0
+    assert not_a_database(db, new_ok=True) is None
+    assert "not a mus-scorer database" in not_a_database(db)

@@ -120,7 +120,8 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 
 def not_a_database(path: str | os.PathLike[str], *, new_ok: bool = False) -> str | None:
     """Why the file at `path` holds no mus-scorer database, or None if it does. With
-    `new_ok` (the server), a missing or empty file will do: the database is made there."""
+    `new_ok` (the server), a missing or empty file will do, and an SQLite file with nothing
+    in it: the database is made there (another program's SQLite file will not)."""
     p = Path(path)
     if p.is_dir():
         return f"{p} is a folder, not a database file"
@@ -135,17 +136,16 @@ def not_a_database(path: str | os.PathLike[str], *, new_ok: bool = False) -> str
         return None if new_ok else f"{p} is empty, not a mus-scorer database"
     if head != SQLITE_MAGIC:
         return f"{p} is not a mus-scorer database (not an SQLite file)"
-    if new_ok:
-        return None
     try:
         conn = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True)
         try:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
         finally:
             conn.close()
     except sqlite3.Error as exc:
         return f"{p}: cannot read the database ({exc})"
-    if version == 0:
+    if version == 0 and (tables or not new_ok):
         return f"{p} is an SQLite file but not a mus-scorer database"
     return None
 
