@@ -217,6 +217,9 @@ def split_main(argv: list[str]) -> int:
     except EnsembleError as e:
         print(f"ensemble split: {e}", file=sys.stderr)
         return 2
+    if not done:  # a mistyped folder, or one without these readers
+        print(f"ensemble split: {args.folder}: no {' or '.join(READERS[t][0] for t in tasks)} there", file=sys.stderr)
+        return 2
     print(json.dumps(done))
     return 0
 
