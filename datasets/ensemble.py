@@ -76,9 +76,9 @@ def mean_graph(a: Path, b: Path, out: Path, temperatures: tuple[float, float] = 
 
 def split_graph(joined: Path, out_dir: Path) -> tuple[Path, Path]:
     """The two readers a `mean_graph` joined, written back as plain readers `out_dir/a` and
-    `out_dir/b` (each its own graph, weights as stored, file name as `joined`'s), and the
-    temperature each was read at, from the join's weights. Refused by name when `joined`
-    is not such a graph. A member so written is what `datasets.train unfuse` and
+    `out_dir/b` (each its own graph, weights as stored, file name as `joined`'s); their
+    paths. The temperature each was read at is in the join's weights (`split` writes it to
+    the member's json). Refused by name when `joined` is not such a graph. A member so written is what `datasets.train unfuse` and
     `datasets.fasttrain --init` rebuild a trainable checkpoint from."""
     import onnx
     from onnx import helper, numpy_helper
