@@ -277,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.cmd == "features":
         print(json.dumps(extract(Path(a.model), Path(a.crops), Path(a.out))))
         return 0
+    if a.reader and not a.model:  # before the fit, not after it
+        p.error("--reader needs --model")
     names = [str(n) for n in json.loads(Path(a.names).read_text())["names"]]
     head, report = fit(Path(a.train), [Path(x) for x in a.test], names, a.seed, [d for d in a.decks.split(",") if d],
                        a.hold, a.features, a.epochs, a.hidden, a.members)
@@ -284,8 +286,6 @@ def main(argv: list[str] | None = None) -> int:
     if a.out:
         save_head(head, Path(a.out))
     if a.reader:
-        if not a.model:
-            p.error("--reader needs --model")
         suit_reader(Path(a.model), head, a.features, Path(a.reader))
     return 0
 
