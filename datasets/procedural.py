@@ -54,11 +54,11 @@ blade; a staff, a branch, a leafy club)."""
 ACE_SCALE = (0.9, 1.8)
 ACE_TILT = 42.0
 """An ace's pip is drawn at a deck's scale (from `ACE_SCALE`) of its box before aces had a
-size, 0.8 of the frame's inner box, and a sword's or club's tilted by up to `ACE_TILT` degrees: a Fournier ace's sword or club spans
-the card corner to corner, its hilt or head beside the index numeral, where the corner crop
-sees it (the suits of its aces of espadas and bastos are what the cross-deck classifier
-misreads most: `models/HISTORY.md`, "A suit head on frozen features"). A coin or cup
-grows to at most `ROUND_ACE_MAX` times that box."""
+size, 0.8 of the frame's inner box, and a sword's or club's tilted by up to `ACE_TILT`
+degrees: a Fournier ace's sword or club spans the card corner to corner, its hilt or head
+beside the index numeral, where the corner crop sees it (the suits of its aces of espadas
+and bastos are what the cross-deck classifier misreads most: `models/HISTORY.md`, "A suit
+head on frozen features"). A coin or cup grows to at most `ROUND_ACE_MAX` times that box."""
 ROUND_ACE_MAX = 1.15
 
 
