@@ -241,6 +241,13 @@ def test_a_bad_zip_is_named(tmp_path: Path) -> None:
         z.writestr("matches/02-x-y.jsonl", '{"format": "mus-match/1"}\n{"hands": 3}\n')
     r = standings(str(bad))
     assert r.returncode == 1 and f"{bad}:matches/02-x-y.jsonl" in r.stderr and r.stdout == ""
+    latin1 = tmp_path / "latin1.zip"
+    with zipfile.ZipFile(latin1, "w") as z:
+        z.write(match_file(tmp_path / "ab.jsonl", ("A", "B"), [0, 0]), "matches/01-a-b.jsonl")
+        z.writestr("matches/02-x-y.jsonl", '{"format": "mus-match/1", "teams": ["Mar\u00eda"]}\n'.encode("latin-1"))
+    r = standings(str(latin1))
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr == f"mus-scorer standings: {latin1}:matches/02-x-y.jsonl: not UTF-8 text (byte 0xed at offset 40)\n"
 
 
 @pytest.mark.parametrize("saved", ['{"teams": ["a", "b", "c", "d"], "groups": [{"name": "A", "teams": ["A", "B"]}, '

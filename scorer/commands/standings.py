@@ -98,8 +98,12 @@ def _texts(path: str) -> list[tuple[str, str | None, int]]:
                     print(f"mus-scorer standings: {name}: {info.file_size} bytes, more than a match file holds",
                           file=sys.stderr)
                     out.append((name, None, 1))
-                else:
+                    continue
+                try:
                     out.append((name, text_of(z.read(info)), 0))
+                except NotText as exc:  # named by member, as the bad line of one is
+                    print(shown(f"mus-scorer standings: {name}: {exc}"), file=sys.stderr)
+                    out.append((name, None, 2))
             return out
     except (OSError, NotText, zipfile.BadZipFile) as exc:
         print(shown(f"mus-scorer standings: {path}: {exc}"), file=sys.stderr)
