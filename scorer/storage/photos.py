@@ -91,7 +91,7 @@ def export(db: Database, folder: Path) -> tuple[int, int]:
     labelled in `labels.jsonl`, photo files written)."""
     photos = folder / "photos"
     photos.mkdir(parents=True, exist_ok=True)
-    labels: dict[str, str] = {}  # image -> its line, the earlier export's first
+    labels: dict[str, str] = {}  # image -> its line: the earlier export's, then the database's over them
     for line in _earlier_labels(folder):
         labels[json.loads(line)["image"]] = line
     written = 0
