@@ -13,7 +13,7 @@ import pytest
 
 from datasets.evaluate_photos import LabelError, evaluate_photos, load_labels, score, to_markdown
 from scorer.storage import Database
-from scorer.storage.photos import export, labelled_photos, scan_bottom
+from scorer.storage.photos import ExportError, export, labelled_photos, scan_bottom
 from scorer.storage.prune import prune
 from scorer.storage.tables import TableStore
 from web.testing import FakeRecognizer, showdown_photo
@@ -80,6 +80,16 @@ def test_a_second_export_keeps_the_labels_of_photos_pruned_since(db: Database, t
     assert (out / "labels.jsonl").read_text() == before
     sorted((out / "photos").iterdir())[0].unlink()  # a photo thrown away: its label goes too
     assert export(db, out) == (1, 0)
+
+
+def test_a_labels_file_that_is_not_utf8_is_named_and_nothing_is_written(db: Database, tmp_path: Path) -> None:
+    out = tmp_path / "real"
+    out.mkdir()
+    theirs = "image,cards\n".encode("utf-16")  # a spreadsheet's export, say
+    (out / "labels.jsonl").write_bytes(theirs)
+    with pytest.raises(ExportError, match=r"labels.jsonl is not UTF-8 text at byte 0"):
+        export(db, out)
+    assert (out / "labels.jsonl").read_bytes() == theirs and sorted(out.iterdir()) == [out / "labels.jsonl"]
 
 
 def test_export_command(db: Database, tmp_path: Path) -> None:

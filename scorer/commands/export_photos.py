@@ -23,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from scorer.storage.db import Database, SchemaError, default_db_path, not_a_database
-    from scorer.storage.photos import export
+    from scorer.storage.photos import ExportError, export
 
     path = Path(args.db) if args.db else default_db_path()
     if why := not_a_database(path):
@@ -39,6 +39,9 @@ def run(args: argparse.Namespace) -> int:
         n, written = export(db, folder)
     except OSError as exc:
         print(f"mus-scorer export-photos: {folder}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except ExportError as exc:
+        print(f"mus-scorer export-photos: {exc}", file=sys.stderr)
         return 1
     finally:
         db.close()

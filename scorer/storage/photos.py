@@ -18,6 +18,10 @@ FORMAT = "mus-photo-label/1"
 EXTENSIONS = {"image/jpeg": ".jpg", "image/png": ".png", "image/webp": ".webp"}
 
 
+class ExportError(ValueError):
+    """An export folder holding what an export would write over and did not write."""
+
+
 @dataclass(frozen=True)
 class LabelledPhoto:
     """One showdown photo and the 16 cards the players settled the hand with."""
@@ -89,10 +93,11 @@ def export(db: Database, folder: Path) -> tuple[int, int]:
     writes only the new ones, and the labels of photos written before and since pruned
     from the database stay in `labels.jsonl` while their files do. Returns (photos
     labelled in `labels.jsonl`, photo files written)."""
+    earlier = _earlier_labels(folder)  # refused before anything is written
     photos = folder / "photos"
     photos.mkdir(parents=True, exist_ok=True)
     labels: dict[str, str] = {}  # image -> its line: the earlier export's, then the database's over them
-    for line in _earlier_labels(folder):
+    for line in earlier:
         labels[json.loads(line)["image"]] = line
     written = 0
     for p in labelled_photos(db):
@@ -113,11 +118,16 @@ def export(db: Database, folder: Path) -> tuple[int, int]:
 
 def _earlier_labels(folder: Path) -> list[str]:
     """The lines of an earlier export's `labels.jsonl` whose photo file is still there
-    (a line that is not a label is dropped)."""
+    (a line that is not a label is dropped). A `labels.jsonl` that is not UTF-8 text is no
+    export's, and is refused (`ExportError`) rather than written over."""
+    path = folder / "labels.jsonl"
     try:
-        text = (folder / "labels.jsonl").read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return []
+    except UnicodeDecodeError as exc:
+        raise ExportError(f"{path} is not UTF-8 text at byte {exc.start}: not a labels file an export wrote; "
+                          "move it away or export into another folder") from None
     kept = []
     for line in text.splitlines():
         try:
