@@ -141,6 +141,8 @@ def split(folder: Path, out: Path, tasks: tuple[str, ...] = ("cls", "index")) ->
         model_file, meta_file = READERS[task]
         if not (folder / model_file).is_file():
             continue
+        if not (folder / meta_file).is_file():
+            raise EnsembleError(f"{folder / model_file} has no {meta_file} beside it (its class names)")
         members = split_graph(folder / model_file, out)
         weights = {i.name: float(numpy_helper.to_array(i)) for i in onnx.load(str(folder / model_file)).graph.initializer
                    if i.name in ("mean/wa", "mean/wb")}

@@ -126,6 +126,9 @@ def test_split_gives_back_the_two_readers_of_a_join_and_the_temperature_each_was
     with pytest.raises(EnsembleError, match=r"cards-index.onnx: not two readers read as one"):
         split_graph(a / "cards-index.onnx", tmp_path / "no")
     assert main(["split", str(a), "--out", str(tmp_path / "no")]) == 2
+    (joined / "cards-cls.json").unlink()
+    with pytest.raises(EnsembleError, match=r"cards-cls.onnx has no cards-cls.json beside it"):
+        split(joined, tmp_path / "no")
     assert main(["split", str(tmp_path / "missing"), "--out", str(tmp_path / "no")]) == 2  # nothing to split
     assert not (tmp_path / "no").exists()
     assert main(["split", str(joined), "--out", str(tmp_path / "cli"), "--readers", "index"]) == 0
