@@ -60,6 +60,12 @@ beside the index numeral, where the corner crop sees it (the suits of its aces o
 and bastos are what the cross-deck classifier misreads most: `models/HISTORY.md`, "A suit
 head on frozen features"). A coin or cup grows to at most `ROUND_ACE_MAX` times that box."""
 ROUND_ACE_MAX = 1.15
+COURT_SCALE = (1.0, 1.8)
+"""The suit sign a deck's court figures hold, at this scale of its first size (a third of
+the figure's box): Fournier's are a sword or a club a third of the card long, a cup or a
+coin beside the index numeral; its court suits are read 81.5% right by the cross-deck
+classifier. A coin or cup grows to at most `ROUND_COURT_MAX`."""
+ROUND_COURT_MAX = 1.4
 
 
 def _rgb(h: float, s: float, v: float) -> tuple[int, int, int]:
@@ -103,6 +109,7 @@ def deck_style(rng: np.random.Generator) -> dict:
         "forms": {suit: int(rng.integers(FORMS)) for suit in SUITS},
         # and after them the aces' size and tilt (`ACE_SCALE`, `ACE_TILT`)
         "ace": {"scale": float(rng.uniform(*ACE_SCALE)), "tilt": float(rng.uniform(-ACE_TILT, ACE_TILT))},
+        "court": float(rng.uniform(*COURT_SCALE)),
     }
 
 
@@ -290,7 +297,9 @@ def _figure(img: Image.Image, style: dict, suit: str, rng: np.random.Generator, 
         d.ellipse((cx - head_r * 1.6, head_y - head_r * 1.5, cx + head_r * 1.6, head_y - head_r * 0.5), fill=cols[2], outline=out)
     px = x0 + w * (rng.uniform(0.12, 0.3) if rng.random() < 0.6 else rng.uniform(0.7, 0.88))
     py = y0 + h * rng.uniform(0.08, 0.4)
-    _pip(img, style, suit, rng, px, py, (w * 0.3, h * 0.3), float(rng.uniform(-30, 30)))
+    grow = style.get("court", 1.0)  # decks drawn before courts' signs had a size
+    grow = grow if suit in "eb" else min(grow, ROUND_COURT_MAX)
+    _pip(img, style, suit, rng, px, py, (w * 0.3 * grow, h * 0.3 * grow), float(rng.uniform(-30, 30)))
 
 
 def _numeral(img: Image.Image, style: dict, text: str, at: tuple[float, float]) -> None:

@@ -10,10 +10,12 @@ from PIL import Image
 from datasets.procedural import (
     ACE_SCALE,
     ACE_TILT,
+    COURT_SCALE,
     FORMS,
     ORDER,
     PINTAS,
     ROUND_ACE_MAX,
+    ROUND_COURT_MAX,
     SIZE,
     SS,
     _frame,
@@ -129,3 +131,18 @@ def test_a_big_tilted_ace_reaches_the_corner_patch_and_a_deck_draws_its_ace_size
     coins = [np.asarray(draw_face({**style, "ace": {"scale": s, "tilt": 0.0}}, "1o", np.random.default_rng(1)))
              for s in (ROUND_ACE_MAX, ACE_SCALE[1])]
     assert np.array_equal(coins[0], coins[1])
+
+
+def test_a_deck_draws_its_court_figures_suit_sign_at_its_own_size() -> None:
+    style = deck_style(np.random.default_rng(3))
+    assert COURT_SCALE[0] <= style["court"] <= COURT_SCALE[1]
+
+    def sign(name: str, grow: float) -> int:
+        """Pixels of the figure's suit sign at `grow`, against the same face with a tiny one."""
+        a, b = (np.asarray(draw_face({**style, "court": g}, name, np.random.default_rng(2)), np.int16)
+                for g in (0.05, grow))
+        return int((np.abs(a - b).max(axis=2) > 40).sum())
+
+    for suit in "eb":  # a sword or club twice as long covers about four times the pixels
+        assert sign(f"10{suit}", 2 * COURT_SCALE[0]) > 2.5 * sign(f"10{suit}", COURT_SCALE[0]), suit
+    assert sign("12o", ROUND_COURT_MAX) == sign("12o", COURT_SCALE[1])  # a coin grows no further
