@@ -24,6 +24,7 @@ import argparse
 import json
 import math
 import os
+from collections.abc import Callable
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -116,16 +117,27 @@ def _cls_draw(seed: int, i: int, decks: list[str]) -> tuple[np.random.Generator,
     return rng, size, kind, bottom, str(rng.choice(decks))
 
 
+def scene_deck(seed: int, decks: list[str]) -> Callable[[str | Path], str]:
+    """The deck the scene of a crop of a classification set made with `seed` and `decks`
+    was drawn from, by the crop's file (named `<seed>_<scene>_<n>.png`)."""
+    memo: dict[int, str] = {}
+
+    def deck(crop: str | Path) -> str:
+        i = int(Path(crop).stem.split("_")[1])
+        if i not in memo:
+            memo[i] = _cls_draw(seed, i, decks)[4]
+        return memo[i]
+
+    return deck
+
+
 def subset(src: Path, dst: Path, seed: int, decks: list[str], keep: str) -> int:
     """Hard-link into `dst` the crops of `src` (made with `seed` and `decks`) whose scene's
     16 cards came from deck `keep`; returns the number of crops linked."""
     n = 0
-    memo: dict[int, bool] = {}
+    deck = scene_deck(seed, decks)
     for f in sorted(src.glob("*/*/*.png")):
-        i = int(f.stem.split("_")[1])
-        if i not in memo:
-            memo[i] = _cls_draw(seed, i, decks)[4] == keep
-        if memo[i]:
+        if deck(f) == keep:
             t = dst / f.parent.parent.name / f.parent.name / f.name
             t.parent.mkdir(parents=True, exist_ok=True)
             if not t.exists():

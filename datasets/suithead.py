@@ -135,18 +135,11 @@ def suit_marginal(probs: np.ndarray, names: list[str]) -> np.ndarray:
 
 
 def decks_of(files: np.ndarray, seed: int, decks: list[str]) -> np.ndarray:
-    """The deck each crop's scene was drawn from (`datasets.generate` names a crop
-    `<seed>_<scene>_<n>.png` and draws the scene's deck from `default_rng([seed, 1, scene])`)."""
-    from datasets.generate import _cls_draw
+    """The deck each crop's scene was drawn from (`datasets.generate.scene_deck`)."""
+    from datasets.generate import scene_deck
 
-    memo: dict[int, str] = {}
-    out = []
-    for f in files:
-        i = int(str(f).split("_")[1])
-        if i not in memo:
-            memo[i] = _cls_draw(seed, i, decks)[4]
-        out.append(memo[i])
-    return np.array(out)
+    deck = scene_deck(seed, decks)
+    return np.array([deck(str(f)) for f in files])
 
 
 def by_group(pred: np.ndarray, labels: np.ndarray, cards: np.ndarray) -> dict[str, Any]:
