@@ -268,6 +268,23 @@ def test_a_league_draws_its_fixtures_and_ticks_the_matches_played(client, tourna
     assert sum(g["table"] is not None for games in state["fixtures"] for g in games) == 1
 
 
+def test_a_leagues_page_names_the_teams_yet_to_play(client, tournament) -> None:
+    path = f"/api/tournaments/{tournament['id']}/teams"
+    assert client.put(path, headers=tournament["auth"], json={"teams": ["Gorriak", "Urdinak", "Berdeak"]}).status_code == 200
+    page = f"/c/{tournament['id']}?token={tournament['watch_token']}&lang=en"
+
+    def waiting() -> str | None:
+        html = client.get(page).get_data(as_text=True)
+        found = re.search(r'<p class="hint league-waiting">Yet to play: ([^<]*)</p>', html)
+        return found and found.group(1)
+
+    assert waiting() == "Gorriak, Urdinak, Berdeak"  # no match yet: every team, as entered
+    assert enrol(client, tournament, imported(client, ["Urdinak", "Gorriak"], [0, 0])).status_code == 201
+    assert waiting() == "Berdeak"  # the two who played are in the table above
+    assert enrol(client, tournament, imported(client, ["Berdeak", "Gorriak"], [1, 1])).status_code == 201
+    assert waiting() is None
+
+
 @pytest.mark.parametrize(("teams", "field"), [(["A"], "teams"), ("A,B", "teams"), (["A", " A "], "teams[1]"),
                                               (["A", ""], "teams[1]"), (["A", 3], "teams[1]"),
                                               ([f"T{k}" for k in range(33)], "teams")])
