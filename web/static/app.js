@@ -786,7 +786,8 @@ function chartSvg(points) {
     grid.push(svg("text", { class: "axis", x: L - 5, y: y(v) + 3.5, "text-anchor": "end" }, String(v)));
   }
   grid.push(svg("line", { class: "adentro-line", x1: L, x2: W - R, y1: y(tgt - 5), y2: y(tgt - 5) }));
-  grid.push(svg("text", { class: "axis adentro-label", x: W - R, y: y(tgt - 5) - 3, "text-anchor": "end" }, t("chart.adentro")));
+  // at the left, where the scores are still low, and over the lines with a halo if one gets there
+  const adentro = svg("text", { class: "axis adentro-label", x: L + 4, y: y(tgt - 5) - 3, "text-anchor": "start" }, t("chart.adentro"));
   // the first team's dots are larger, so a score both teams share shows both colours
   const lines = [0, 1].map((tm) => {
     const d = points.map((p, i) => `${i ? "L" : "M"}${x(i).toFixed(1)} ${y(p[tm]).toFixed(1)}`).join(" ");
@@ -795,7 +796,7 @@ function chartSvg(points) {
   });
   const labels = [];
   for (let i = 1; i < points.length; i++) if (points.length < 14 || i % 2 === 0) labels.push(svg("text", { class: "axis", x: x(i), y: H - 5, "text-anchor": "middle" }, String(i)));
-  return svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart-svg", role: "img", "aria-label": t("score.chart") }, ...grid, ...labels, ...lines);
+  return svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart-svg", role: "img", "aria-label": t("score.chart") }, ...grid, ...labels, ...lines, adentro);
 }
 
 function renderChart() {
