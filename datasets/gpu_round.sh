@@ -14,8 +14,11 @@
 #   (python -m datasets.typefaces .carry/fonts, after installing its --packages).
 # Knobs (environment): RENDER_S (seconds of rendering, 200), TRAIN_MIN (minutes of each
 # training run, 4), SEED (80), RUNS (which runs, "xi xc si sc"); INIT_INDEX, INIT_CLS (a
-# .state.pt of an earlier round, carried, for the runs wi and wc; its own size, s or m), SWAP (0.5: the drawn
-# deck's numerals on other cards' art), DEVICE (cuda).
+# .state.pt of an earlier round, or a reader ONNX that `python -m datasets.ensemble split`
+# wrote, carried, for the runs wi and wc; its own size, s or m), SWAP (0.5: the drawn
+# deck's numerals on other cards' art), DEVICE (cuda). The runs xi and xc start from
+# models/cross-deck as it was when it held one model a reader; since the thirty-seventh
+# session it holds two read as one: split them, and use wi and wc.
 set -uo pipefail
 OUT=${1:?usage: gpu_round.sh OUT_DIR}
 RENDER_S=${RENDER_S:-200}

@@ -153,17 +153,22 @@ def unfuse(task: str, onnx_path: Path, out: Path) -> Path:
     its training run. Export fused each batch norm into its convolution; here the
     convolution takes the fused weights and the batch norm becomes the identity plus the
     fused bias, so the checkpoint computes what the ONNX does (checked on random input)."""
+    import onnx
+
+    if task not in FILES:
+        raise SystemExit(f"unfuse: {task!r}: expected one of {', '.join(FILES)}")
+    if {"mean/wa", "mean/wb"} <= {i.name for i in onnx.load(str(onnx_path)).graph.initializer}:
+        raise SystemExit(f"unfuse: {onnx_path} is two readers read as one (datasets.ensemble.mean_graph): "
+                         "split it first (python -m datasets.ensemble split FOLDER --out DIR) and start from "
+                         "DIR/a or DIR/b")
     offline_env()
     import numpy as np
-    import onnx
     import onnxruntime as ort
     import torch
     from onnx import numpy_helper
     from ultralytics import __version__
     from ultralytics.nn.tasks import ClassificationModel, DetectionModel
 
-    if task not in FILES:
-        raise SystemExit(f"unfuse: {task!r}: expected one of {', '.join(FILES)}")
     # weights stored in half precision (`datasets.fasttrain halve`) are read back as float
     inits = {}
     for i in onnx.load(str(onnx_path)).graph.initializer:

@@ -132,5 +132,10 @@ def test_split_gives_back_the_two_readers_of_a_join_and_the_temperature_each_was
     assert main(["split", str(tmp_path / "missing"), "--out", str(tmp_path / "no")]) == 2  # nothing to split
     assert not (tmp_path / "no").exists()
     assert main(["split", str(joined), "--out", str(tmp_path / "cli"), "--readers", "index"]) == 0
+    # a joined reader is no model to fine-tune: unfuse says to split it first
+    from datasets.train import unfuse
+
+    with pytest.raises(SystemExit, match=r"two readers read as one .* split it first"):
+        unfuse("index", joined / "cards-index.onnx", tmp_path / "x.pt")
     assert sorted(p.name for p in (tmp_path / "cli").rglob("*")) == ["a", "b"] + ["cards-index.json"] * 2 + [
         "cards-index.onnx"] * 2
