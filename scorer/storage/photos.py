@@ -93,12 +93,10 @@ def export(db: Database, folder: Path) -> tuple[int, int]:
     writes only the new ones, and the labels of photos written before and since pruned
     from the database stay in `labels.jsonl` while their files do. Returns (photos
     labelled in `labels.jsonl`, photo files written)."""
-    earlier = _earlier_labels(folder)  # refused before anything is written
+    # image -> its line: the earlier export's (refused before anything is written), then the database's over them
+    labels = _earlier_labels(folder)
     photos = folder / "photos"
     photos.mkdir(parents=True, exist_ok=True)
-    labels: dict[str, str] = {}  # image -> its line: the earlier export's, then the database's over them
-    for line in earlier:
-        labels[json.loads(line)["image"]] = line
     written = 0
     for p in labelled_photos(db):
         name = f"{p.photo_id}{EXTENSIONS.get(p.mime, '.img')}"
@@ -116,24 +114,24 @@ def export(db: Database, folder: Path) -> tuple[int, int]:
     return len(lines), written
 
 
-def _earlier_labels(folder: Path) -> list[str]:
-    """The lines of an earlier export's `labels.jsonl` whose photo file is still there
-    (a line that is not a label is dropped). A `labels.jsonl` that is not UTF-8 text is no
+def _earlier_labels(folder: Path) -> dict[str, str]:
+    """The lines of an earlier export's `labels.jsonl` whose photo file is still there, by
+    their image (a line that is not a label is dropped). A `labels.jsonl` that is not UTF-8 text is no
     export's, and is refused (`ExportError`) rather than written over."""
     path = folder / "labels.jsonl"
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return []
+        return {}
     except UnicodeDecodeError as exc:
         raise ExportError(f"{path} is not UTF-8 text at byte {exc.start}: not a labels file an export wrote; "
                           "move it away or export into another folder") from None
-    kept = []
+    kept: dict[str, str] = {}
     for line in text.splitlines():
         try:
             image = json.loads(line).get("image")
         except (ValueError, AttributeError):
             continue
         if isinstance(image, str) and image.startswith("photos/") and (folder / image).is_file():
-            kept.append(line)
+            kept[image] = line
     return kept
