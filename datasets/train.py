@@ -157,7 +157,8 @@ def unfuse(task: str, onnx_path: Path, out: Path) -> Path:
 
     if task not in FILES:
         raise SystemExit(f"unfuse: {task!r}: expected one of {', '.join(FILES)}")
-    if {"mean/wa", "mean/wb"} <= {i.name for i in onnx.load(str(onnx_path)).graph.initializer}:
+    graph = onnx.load(str(onnx_path)).graph
+    if {"mean/wa", "mean/wb"} <= {i.name for i in graph.initializer}:
         raise SystemExit(f"unfuse: {onnx_path} is two readers read as one (datasets.ensemble.mean_graph): "
                          "split it first (python -m datasets.ensemble split FOLDER --out DIR) and start from "
                          "DIR/a or DIR/b")
@@ -171,7 +172,7 @@ def unfuse(task: str, onnx_path: Path, out: Path) -> Path:
 
     # weights stored in half precision (`datasets.fasttrain halve`) are read back as float
     inits = {}
-    for i in onnx.load(str(onnx_path)).graph.initializer:
+    for i in graph.initializer:
         arr = numpy_helper.to_array(i)
         name = i.name.removesuffix(HALF_SUFFIX) if arr.dtype == np.float16 else i.name
         inits[name] = arr.astype(np.float32) if arr.dtype == np.float16 else arr
