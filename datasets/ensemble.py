@@ -74,11 +74,11 @@ def mean_graph(a: Path, b: Path, out: Path, temperatures: tuple[float, float] = 
     onnx.save(model, str(out))
 
 
-def split_graph(joined: Path, out_dir: Path) -> tuple[Path, Path]:
+def split_graph(joined: Path, out_dir: Path) -> list[tuple[Path, float]]:
     """The two readers a `mean_graph` joined, written back as plain readers `out_dir/a` and
-    `out_dir/b` (each its own graph, weights as stored, file name as `joined`'s); their
-    paths. The temperature each was read at is in the join's weights (`split` writes it to
-    the member's json). Refused by name when `joined` is not such a graph. A member so written is what `datasets.train unfuse` and
+    `out_dir/b` (each its own graph, weights as stored, file name as `joined`'s): each one's
+    path and the temperature the join read it at (from its weight). Refused by name when
+    `joined` is not such a graph. A member so written is what `datasets.train unfuse` and
     `datasets.fasttrain --init` rebuild a trainable checkpoint from."""
     import onnx
     from onnx import helper, numpy_helper
@@ -125,17 +125,14 @@ def split_graph(joined: Path, out_dir: Path) -> tuple[Path, Path]:
         dest = out_dir / k / joined.name
         dest.parent.mkdir(parents=True, exist_ok=True)
         onnx.save(member, str(dest))
-        written.append(dest)
-    return written[0], written[1]
+        written.append((dest, 0.5 / float(numpy_helper.to_array(inits[f"mean/w{k}"]))))
+    return written
 
 
 def split(folder: Path, out: Path, tasks: tuple[str, ...] = ("cls", "index")) -> dict[str, Any]:
     """Each reader of `folder` named in `tasks` that is two read as one (`mean_graph`),
     written back as its two readers, `out/a` and `out/b`, each with its json (the join's,
     with the temperature the member was read at where it is not 1). Returns the files."""
-    import onnx
-    from onnx import numpy_helper
-
     done: dict[str, Any] = {}
     for task in tasks:
         model_file, meta_file = READERS[task]
@@ -144,15 +141,12 @@ def split(folder: Path, out: Path, tasks: tuple[str, ...] = ("cls", "index")) ->
         if not (folder / meta_file).is_file():
             raise EnsembleError(f"{folder / model_file} has no {meta_file} beside it (its class names)")
         members = split_graph(folder / model_file, out)
-        weights = {i.name: float(numpy_helper.to_array(i)) for i in onnx.load(str(folder / model_file)).graph.initializer
-                   if i.name in ("mean/wa", "mean/wb")}
         meta = _meta(folder / meta_file)
         meta.pop("temperature", None)  # the join's own, over both
-        for k, path in zip("ab", members, strict=True):
-            t = 0.5 / weights[f"mean/w{k}"]
+        for path, t in members:
             (path.parent / meta_file).write_text(json.dumps({**meta, **({"temperature": t} if abs(t - 1) > 1e-6
                                                                         else {})}, indent=1) + "\n")
-        done[task] = [str(p) for p in members]
+        done[task] = [str(p) for p, _ in members]
     return done
 
 
