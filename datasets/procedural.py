@@ -134,7 +134,7 @@ def _long_pip(style: dict, suit: str, rng: np.random.Generator, length: int) -> 
     c, dark = _pip_colour(style, suit, rng), _pip_colour(style, suit, rng, -0.35)
     out = style["ink"] if style["outline"] else None
     lw = max(1, length // 90)
-    form = style.get("forms", {}).get(suit, 0)
+    form = style["forms"][suit]
     if suit == "e" and form == 1:  # a sabre: a blade curving to one side, a knuckle guard
         pts = [(w / 2 + w * 0.3 * math.sin(math.pi * t / 2) ** 2 + dx, length * (0.2 + 0.78 * t))
                for dx, ts in ((-w * 0.16, np.linspace(0, 1, 12)), (w * 0.12, np.linspace(1, 0, 12))) for t in ts]
@@ -201,7 +201,7 @@ def _round_pip(d: ImageDraw.ImageDraw, style: dict, suit: str, rng: np.random.Ge
     c, dark = _pip_colour(style, suit, rng), _pip_colour(style, suit, rng, -0.35)
     out = style["ink"] if style["outline"] else None
     lw = max(1, round(r / 18))
-    form = style.get("forms", {}).get(suit, 0)
+    form = style["forms"][suit]
     if suit == "o" and form == 1:  # a sun: a disc with rays
         rays = [(cx + (r if k % 2 == 0 else 0.72 * r) * math.cos(math.pi * k / 12),
                  cy + (r if k % 2 == 0 else 0.72 * r) * math.sin(math.pi * k / 12)) for k in range(24)]
@@ -297,8 +297,7 @@ def _figure(img: Image.Image, style: dict, suit: str, rng: np.random.Generator, 
         d.ellipse((cx - head_r * 1.6, head_y - head_r * 1.5, cx + head_r * 1.6, head_y - head_r * 0.5), fill=cols[2], outline=out)
     px = x0 + w * (rng.uniform(0.12, 0.3) if rng.random() < 0.6 else rng.uniform(0.7, 0.88))
     py = y0 + h * rng.uniform(0.08, 0.4)
-    grow = style.get("court", 1.0)  # decks drawn before courts' signs had a size
-    grow = grow if suit in "eb" else min(grow, ROUND_COURT_MAX)
+    grow = style["court"] if suit in "eb" else min(style["court"], ROUND_COURT_MAX)
     _pip(img, style, suit, rng, px, py, (w * 0.3 * grow, h * 0.3 * grow), float(rng.uniform(-30, 30)))
 
 
@@ -353,7 +352,7 @@ def draw_face(style: dict, name: str, rng: np.random.Generator) -> Image.Image:
         spots = _LAYOUTS[rank]
         cols = len({x for x, _ in spots})
         rows = len({y for _, y in spots})
-        ace = style.get("ace", {"scale": 1.0, "tilt": 0.0})  # decks drawn before aces had a size
+        ace = style["ace"]
         big = ace["scale"] if suit in "eb" else min(ace["scale"], ROUND_ACE_MAX)
         cell = (iw / max(2, cols) if rank > 1 else iw * 0.8 * big, ih / max(1, rows) if rank > 1 else ih * 0.8 * big)
         for k, (u, v) in enumerate(spots):
