@@ -55,28 +55,33 @@ member a's 256 channels give at 4x4 over 4,096."""
 GROUPS = {"aces": ("1",), "2-7": ("2", "3", "4", "5", "6", "7"), "courts": ("10", "11", "12")}
 
 
-def _outputs(model: Any) -> list[tuple[str, str]]:
-    """(feature name, tensor) pairs the features session outputs, in order."""
-    return [("probs", model.graph.output[0].name), ("a_pooled", "a/" + POOLED), ("b_pooled", "b/" + POOLED),
-            ("a_map", "a/" + TAP), ("b_map", "suithead/b_map")]
+FEATURES = {"a_pooled": "a/" + POOLED, "b_pooled": "b/" + POOLED, "a_map": "a/" + TAP, "b_map": "suithead/b_map"}
+"""Each feature a head may read, by the merged classifier's tensor that holds it (`b_map`:
+the node `_pool_b` adds)."""
+
+
+def _pool_b() -> Any:
+    """The node averaging member b's stride-16 map over `POOL_B` x `POOL_B` squares."""
+    from onnx import helper
+
+    return helper.make_node("AveragePool", ["b/" + TAP], [FEATURES["b_map"]],
+                            kernel_shape=[POOL_B, POOL_B], strides=[POOL_B, POOL_B])
 
 
 def feature_session(model_path: Path) -> Any:
-    """An onnxruntime session of the merged classifier that outputs its probabilities, each
-    member's pooled features, member a's stride-16 map and member b's averaged down."""
+    """An onnxruntime session of the merged classifier that outputs its probabilities, then
+    each of `FEATURES` in order."""
     import onnx
     import onnxruntime as ort
     from onnx import helper
 
     model = onnx.load(str(model_path))
-    model.graph.node.append(helper.make_node("AveragePool", ["b/" + TAP], ["suithead/b_map"],
-                                             kernel_shape=[POOL_B, POOL_B], strides=[POOL_B, POOL_B]))
-    names = _outputs(model)
+    model.graph.node.append(_pool_b())
+    outputs = [model.graph.output[0].name, *FEATURES.values()]
     del model.graph.output[:]
-    for _, t in names:
+    for t in outputs:
         model.graph.output.append(helper.make_tensor_value_info(t, onnx.TensorProto.FLOAT, None))
-    opts = ort.SessionOptions()
-    return ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
 
 
 def crop_files(root: Path) -> list[tuple[Path, str]]:
@@ -93,12 +98,11 @@ def crop_files(root: Path) -> list[tuple[Path, str]]:
 def extract(model_path: Path, root: Path, out: Path, batch: int = 256) -> dict[str, Any]:
     """Features of every Mus-card crop under `root` into `out` (.npz, float16): `probs`
     (N, 49), `a_pooled`, `b_pooled`, `a_map`, `b_map`; `cards` and `files` (names)."""
-    import onnx
     from PIL import Image
 
     started = time.time()
     sess = feature_session(model_path)
-    keys = [k for k, _ in _outputs(onnx.load(str(model_path), load_external_data=False))]
+    keys = ["probs", *FEATURES]
     files = crop_files(root)
     parts: dict[str, list[np.ndarray]] = {k: [] for k in keys}
     for i in range(0, len(files), batch):
@@ -202,13 +206,11 @@ def suit_reader(model_path: Path, head: Head, feature_set: str, out: Path) -> No
 
     model = onnx.load(str(model_path))
     g = model.graph
-    tensors = {"a_pooled": "a/" + POOLED, "b_pooled": "b/" + POOLED, "a_map": "a/" + TAP, "b_map": "suithead/b_map"}
-    new = [helper.make_node("AveragePool", ["b/" + TAP], ["suithead/b_map"], kernel_shape=[POOL_B, POOL_B],
-                            strides=[POOL_B, POOL_B])]
+    new = [_pool_b()]
     flat = []
     for k in FEATURE_SETS[feature_set]:
         flat.append(f"suithead/flat_{k}")
-        new.append(helper.make_node("Flatten", [tensors[k]], [flat[-1]], axis=1))
+        new.append(helper.make_node("Flatten", [FEATURES[k]], [flat[-1]], axis=1))
     w1 = (head.w1 / head.scale[:, None]).astype(np.float32)
     b1 = (head.b1 - (head.mean / head.scale) @ head.w1).astype(np.float32)
     new += [helper.make_node("Concat", flat, ["suithead/features"], axis=1),
@@ -219,7 +221,7 @@ def suit_reader(model_path: Path, head: Head, feature_set: str, out: Path) -> No
     nodes = list(g.node) + new
     # keep only what the suit output needs
     producer = {o: n for n in nodes for o in n.output}
-    needed, stack, keep = set(), ["suits"], []
+    needed, stack = set(), ["suits"]
     while stack:
         t = stack.pop()
         if t in needed:
