@@ -22,18 +22,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from scorer.storage.db import Database, SchemaError, default_db_path, not_a_database
+    from scorer.commands._db import open_database
     from scorer.storage.photos import ExportError, export
 
-    path = Path(args.db) if args.db else default_db_path()
-    if why := not_a_database(path):
-        print(f"mus-scorer export-photos: {why}", file=sys.stderr)
+    if (opened := open_database("export-photos", args.db)) is None:
         return 1
-    try:
-        db = Database(path)
-    except SchemaError as exc:
-        print(f"mus-scorer export-photos: {exc}", file=sys.stderr)
-        return 1
+    _, db = opened
     folder = Path(args.folder)
     try:
         n, written = export(db, folder)

@@ -29,20 +29,12 @@ def _mb(n: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
-    from scorer.storage.db import Database, SchemaError, default_db_path, not_a_database
+    from scorer.commands._db import open_database
     from scorer.storage.prune import prune
 
-    path = Path(args.db) if args.db else default_db_path()
-    if why := not_a_database(path):
-        print(f"mus-scorer prune: {why}", file=sys.stderr)
+    if (opened := open_database("prune", args.db)) is None:
         return 1
-    try:
-        db = Database(path)
-    except SchemaError as exc:
-        print(f"mus-scorer prune: {exc}", file=sys.stderr)
-        return 1
+    path, db = opened
     try:
         done = prune(db, None if args.keep_photos else args.photos_days, args.tables_days, args.dry_run)
     except ValueError as exc:
