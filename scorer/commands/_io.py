@@ -1,9 +1,10 @@
-"""What the text commands (`settle`, `replay`, `standings`) share about their input and output."""
+"""What the text commands (`settle`, `replay`, `standings`, `scan`) share about their input and output."""
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
 from scorer.engine.standings import invisible
@@ -56,7 +57,27 @@ def read_input(path: str) -> str:
     return text_of(data)
 
 
+def read_or_say(command: str, path: str) -> str | None:
+    """`read_input(path)`, or None after printing why it cannot be read on standard error
+    (`mus-scorer COMMAND: PATH: why`)."""
+    try:
+        return read_input(path)
+    except (OSError, NotText) as exc:
+        print(f"mus-scorer {command}: {path}: {exc}", file=sys.stderr)
+        return None
+
+
 def drop_stdout() -> None:
     """After a `BrokenPipeError` (the reader went away, as with `| head`): send what is
     left of standard output to /dev/null, so that Python's flush at exit stays quiet."""
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def piped(work: Callable[[], int]) -> int:
+    """`work()`'s exit status; 1 if the reader of standard output goes away first (as with
+    `| head`), what is left of the output dropped (`drop_stdout`)."""
+    try:
+        return work()
+    except BrokenPipeError:
+        drop_stdout()
+        return 1

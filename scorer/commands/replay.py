@@ -13,7 +13,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from scorer.commands._io import NotText, Shown, drop_stdout, read_input, shown
+from scorer.commands._io import Shown, piped, read_or_say, shown
 
 if TYPE_CHECKING:
     from scorer.engine.match import Match
@@ -54,18 +54,11 @@ def _hand_line(row: dict[str, Any], match: Match, lang: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Replay the match; 0 when every line played, 1 on a bad line, 2 if unreadable."""
-    try:
-        return _replay(args)
-    except BrokenPipeError:
-        drop_stdout()
-        return 1
+    return piped(lambda: _replay(args))
 
 
 def _replay(args: argparse.Namespace) -> int:
-    try:
-        text = read_input(args.file)
-    except (OSError, NotText) as exc:
-        print(f"mus-scorer replay: {args.file}: {exc}", file=sys.stderr)
+    if (text := read_or_say("replay", args.file)) is None:
         return 2
 
     from scorer.engine.errors import MusError

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from scorer.commands._io import drop_stdout
+from scorer.commands._io import piped
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,11 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Read every photo; 0 if all were read, 1 if any was not, 2 if the models or --annotate fail."""
-    try:
-        return _scan(args)
-    except BrokenPipeError:  # the reader went away, as with `| head`
-        drop_stdout()
-        return 1
+    return piped(lambda: _scan(args))
 
 
 def _scan(args: argparse.Namespace) -> int:

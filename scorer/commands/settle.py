@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from scorer.commands._io import NotText, drop_stdout, read_input
+from scorer.commands._io import piped, read_or_say
 from scorer.engine.errors import json_problem
 
 ERROR_FORMAT = "mus-error/1"
@@ -118,17 +118,9 @@ def _jobs(requested: int, lines: int) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Settle every hand of the input; 0 if all settled, 1 if any failed, 2 if unreadable."""
-    try:
-        text = read_input(args.file)
-    except (OSError, NotText) as exc:
-        print(f"mus-scorer settle: {args.file}: {exc}", file=sys.stderr)
+    if (text := read_or_say("settle", args.file)) is None:
         return 2
-    try:
-        failed = _settle_all(text, args.lang if args.explain else None, args.jobs)
-    except BrokenPipeError:
-        drop_stdout()
-        return 1
-    return 1 if failed else 0
+    return piped(lambda: 1 if _settle_all(text, args.lang if args.explain else None, args.jobs) else 0)
 
 
 def _settle_all(text: str, explain_lang: str | None, jobs: int) -> int:

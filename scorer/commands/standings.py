@@ -23,7 +23,7 @@ import sys
 import zipfile
 from typing import Any
 
-from scorer.commands._io import NotText, Shown, drop_stdout, read_input, shown, text_of
+from scorer.commands._io import NotText, Shown, piped, read_input, shown, text_of
 
 # The table's words, per language: column headings, then the unfinished matches.
 _WORDS: dict[str, dict[str, str]] = {
@@ -68,11 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Rank the teams; 0 when every file replayed, 1 on a bad file, 2 if one is unreadable."""
-    try:
-        return _standings(args)
-    except BrokenPipeError:
-        drop_stdout()
-        return 1
+    return piped(lambda: _standings(args))
 
 
 MAX_MEMBER = 20_000_000  # bytes of one match file inside a zip
