@@ -174,13 +174,22 @@ def _token(param: str = "token") -> str | None:
 
 def _table(table_id: str, write: bool) -> Runtime:
     """The table, if the request's token may read it (`write`: may change it)."""
+    return _table_role(table_id, write)[0]
+
+
+def _table_role(table_id: str, write: bool, stream: bool = False) -> tuple[Runtime, str]:
+    """The table and what the request's token opens of it ("play", "watch", or with
+    `stream` "stream": the players' live-stream token), if it may read it (`write`: may
+    change it)."""
     token = _token()
     if token is None:
         raise ApiError(401, "missing_token", "a token is needed: 'Authorization: Bearer <token>' or ?token=", "token")
     rt = _store().runtime(table_id)
+    if stream and same(token, rt.stream_token()):
+        return rt, "stream"
     role = rt.role(token)
     if role == "play" or (role == "watch" and not write):
-        return rt
+        return rt, role
     if role == "watch":
         raise ApiError(403, "read_only", "the watch token only reads this table", "token")
     raise ApiError(403, "bad_token", "this token does not open this table", "token")
@@ -508,12 +517,8 @@ def post_scan() -> Response:
 @bp.get("/tables/<table_id>/events")
 def events(table_id: str) -> Response:
     """Server-sent events: `id: <version>`, `data: <state>`; `Last-Event-ID` catches up."""
-    token = _token()
-    if token is not None and same(token, _store().runtime(table_id).stream_token()):
-        watcher = False  # the players' page, with the stream token derived from theirs
-    else:
-        rt = _table(table_id, write=False)
-        watcher = rt.role(token or "") != "play"
+    # the stream token: the players' page, with a token derived from theirs, counted as theirs
+    watcher = _table_role(table_id, write=False, stream=True)[1] == "watch"
     raw = request.headers.get("Last-Event-ID") or request.args.get("last_event_id")
     last_id = None
     if raw:
