@@ -6,7 +6,6 @@
     python -m datasets.train suit --data datasets/out/courts/suit --epochs 10 [--resume]
     python -m datasets.train export det|cls|index --weights runs/det/main/weights/last.pt --out /work/models-shared
     python -m datasets.train unfuse index --weights models/cards-index.onnx --out runs/unfused/index.pt
-    python -m datasets.train ensemble --members runs/a/cards-cls.onnx runs/b/cards-cls.onnx --out models
 
 Models are built from `yolo11n.yaml` / `yolo11n-cls.yaml` (never downloaded weights);
 ultralytics is kept offline (`YOLO_OFFLINE`, no auto-install, a local font). Every epoch
@@ -234,47 +233,6 @@ def unfuse(task: str, onnx_path: Path, out: Path) -> Path:
     return out
 
 
-def ensemble(models: list[Path], out: Path) -> Path:
-    """One classifier ONNX whose output is the mean of the outputs of `models` (same input,
-    same class names in the same order): `cards-cls.onnx` in `out`, the runtime unchanged."""
-    import onnx
-    from onnx import compose, helper
-
-    loaded = [onnx.load(str(m)) for m in models]
-    names = [json.loads((m.parent / "cards-cls.json").read_text()) for m in models]
-    if any(n != names[0] for n in names):
-        raise SystemExit("ensemble: the models' cards-cls.json differ")
-    first = loaded[0]
-    inp, outp = first.graph.input[0].name, first.graph.output[0].name
-    graph = onnx.GraphProto()
-    graph.name = "cards-cls-ensemble"
-    graph.input.extend([first.graph.input[0]])
-    outs = []
-    for k, m in enumerate(loaded):
-        m = compose.add_prefix(m, f"m{k}_")
-        for node in m.graph.node:  # every member reads the one shared input
-            node.input[:] = [inp if i == f"m{k}_{inp}" else i for i in node.input]
-        graph.node.extend(m.graph.node)
-        graph.initializer.extend(m.graph.initializer)
-        graph.value_info.extend(m.graph.value_info)
-        outs.append(m.graph.output[0].name)
-    graph.node.extend([
-        helper.make_node("Sum", outs, ["sum"]),
-        helper.make_node("Mul", ["sum", "scale"], [outp]),
-    ])
-    graph.initializer.append(helper.make_tensor("scale", onnx.TensorProto.FLOAT, [], [1.0 / len(loaded)]))
-    graph.output.extend([first.graph.output[0]])
-    model = helper.make_model(graph, opset_imports=list(first.opset_import), ir_version=first.ir_version)
-    model.metadata_props.add(key="description", value="mean of " + ", ".join(m.name for m in models))
-    onnx.checker.check_model(model)
-    out.mkdir(parents=True, exist_ok=True)
-    dest = out / "cards-cls.onnx"
-    onnx.save(model, str(dest))
-    (out / "cards-cls.json").write_text(json.dumps(names[0], indent=1) + "\n")
-    print(f"ensemble of {len(models)} -> {dest} ({dest.stat().st_size / 1e6:.1f} MB)")
-    return dest
-
-
 def _hsv(text: str) -> tuple[float, float, float]:
     parts = text.split(",")
     try:
@@ -288,7 +246,7 @@ def _hsv(text: str) -> tuple[float, float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m datasets.train", description=__doc__.split("\n")[0])
-    p.add_argument("task", choices=["det", "cls", "index", "suit", "export", "ensemble", "unfuse"])
+    p.add_argument("task", choices=["det", "cls", "index", "suit", "export", "unfuse"])
     p.add_argument("what", nargs="?", choices=["det", "cls", "index", "suit"], help="for export, unfuse: which model")
     p.add_argument("--data", help="det: the dataset yaml; cls, index, suit: the folder with train/ and val/")
     p.add_argument("--epochs", type=int, default=30)
@@ -315,14 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--resume", action="store_true", help="carry on from the run's last.pt")
     p.add_argument("--init", help="start from these weights (a .pt of an earlier run) instead of the YAML")
     p.add_argument("--weights", help="export: the .pt to export; unfuse: the .onnx to rebuild (beside its json)")
-    p.add_argument("--members", nargs="+", help="ensemble: classifier .onnx files (each beside its cards-cls.json)")
     p.add_argument("--out", default=str(ROOT / "runs" / "export"), help="folder for the ONNX model(s)")
     args = p.parse_args(argv)
-    if args.task == "ensemble":
-        if not args.members or len(args.members) < 2:
-            p.error("ensemble needs --members A.onnx B.onnx [...]")
-        ensemble([Path(m) for m in args.members], Path(args.out))
-        return 0
     if args.task == "unfuse":
         if not (args.what and args.weights):
             p.error("unfuse needs det|cls|index|suit, --weights MODEL.onnx and --out FILE.pt")

@@ -133,35 +133,3 @@ def test_unfuse_refuses_an_unknown_task_and_a_model_of_another_shape(tmp_path):
     with pytest.raises(SystemExit, match=r"model.10.linear.weight: \(12, 1280\)"):
         unfuse("cls", tmp_path / "cards-cls.onnx", tmp_path / "cls.pt")
     assert not (tmp_path / "cls.pt").exists()
-
-
-def test_ensemble_averages_its_members_in_one_onnx(tmp_path):
-    import sys
-    from pathlib import Path
-
-    pytest.importorskip("onnx")
-    sys.path.insert(0, str(Path(__file__).parent))
-    from vision_helpers import NAMES, write_fake_models
-
-    from datasets.train import main
-
-    write_fake_models(tmp_path / "a", [], card="5c", conf=0.9)
-    write_fake_models(tmp_path / "b", [], card="7c", conf=0.6)
-    assert main(["ensemble", "--members", str(tmp_path / "a" / "cards-cls.onnx"), str(tmp_path / "b" / "cards-cls.onnx"),
-                 "--out", str(tmp_path / "ens")]) == 0
-    x = np.random.default_rng(1).random((3, 3, 64, 64), dtype=np.float32)
-
-    def run(folder: str) -> np.ndarray:
-        s = ort.InferenceSession(str(tmp_path / folder / "cards-cls.onnx"), providers=["CPUExecutionProvider"])
-        return s.run(None, {s.get_inputs()[0].name: x})[0]
-
-    a, b, e = run("a"), run("b"), run("ens")
-    assert e.shape == (3, len(NAMES)) and np.allclose(e, (a + b) / 2, atol=1e-6)
-    assert np.allclose(e[:, NAMES.index("5c")], 0.45, atol=0.01) and np.allclose(e[:, NAMES.index("7c")], 0.3, atol=0.01)
-    assert json.loads((tmp_path / "ens" / "cards-cls.json").read_text()) == NAMES
-    (tmp_path / "c").mkdir()
-    write_fake_models(tmp_path / "c", [], card="1o")
-    (tmp_path / "c" / "cards-cls.json").write_text(json.dumps(NAMES[::-1]))
-    with pytest.raises(SystemExit, match="differ"):
-        main(["ensemble", "--members", str(tmp_path / "a" / "cards-cls.onnx"), str(tmp_path / "c" / "cards-cls.onnx"),
-              "--out", str(tmp_path / "bad")])
