@@ -35,3 +35,24 @@ def test_the_speakers_name_is_not_cut_short_at_a_side_seat(server, browser):  # 
         assert clipped(page, ".seat-name") == []
     finally:
         ctx.close()
+
+
+def test_the_end_of_match_dialog_keeps_its_chart_legend_clear_of_the_button(server, browser):  # noqa: F811
+    """The dialog that ends a game shows the score, the chart and its legend, then the
+    button, which has the focus: its focus ring must not cover the legend's names."""
+    api = Api(server.url, {"teams": ["Txuriak", "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"],
+                           "rules": {"vacas_to_win": 1}, "esku": 0})
+    api.act("ordago")
+    api.act("quiero")
+    api.post("showdown", {"hands": [["12o", "12c", "12e", "11b"], ["1o", "2c", "4e", "5b"],
+                                    ["7o", "7c", "10e", "6b"], ["4o", "5c", "6e", "11o"]]})
+    ctx = phone(browser, "es")
+    try:
+        page = ctx.new_page()
+        page.goto(api.url())
+        page.wait_for_selector("#endgame[open]")
+        legend = page.locator("#endgame .legend").bounding_box()
+        button = page.locator("#endgame-close").bounding_box()
+        assert button["y"] - (legend["y"] + legend["height"]) >= 8  # the ring is 3 px, 2 px off the button
+    finally:
+        ctx.close()
