@@ -37,15 +37,21 @@ def test_the_speakers_name_is_not_cut_short_at_a_side_seat(server, browser):  # 
         ctx.close()
 
 
-def test_the_end_of_match_dialog_keeps_its_chart_legend_clear_of_the_button(server, browser):  # noqa: F811
-    """The dialog that ends a game shows the score, the chart and its legend, then the
-    button, which has the focus: its focus ring must not cover the legend's names."""
-    api = Api(server.url, {"teams": ["Txuriak", "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"],
-                           "rules": {"vacas_to_win": 1}, "esku": 0})
+def a_match_won_by_an_ordago(url: str) -> Api:
+    """A one-vaca match that the first team wins at once: an órdago at grande, accepted."""
+    api = Api(url, {"teams": ["Txuriak", "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"],
+                    "rules": {"vacas_to_win": 1}, "esku": 0})
     api.act("ordago")
     api.act("quiero")
     api.post("showdown", {"hands": [["12o", "12c", "12e", "11b"], ["1o", "2c", "4e", "5b"],
                                     ["7o", "7c", "10e", "6b"], ["4o", "5c", "6e", "11o"]]})
+    return api
+
+
+def test_the_end_of_match_dialog_keeps_its_chart_legend_clear_of_the_button(server, browser):  # noqa: F811
+    """The dialog that ends a game shows the score, the chart and its legend, then the
+    button, which has the focus: its focus ring must not cover the legend's names."""
+    api = a_match_won_by_an_ordago(server.url)
     ctx = phone(browser, "es")
     try:
         page = ctx.new_page()
@@ -54,5 +60,25 @@ def test_the_end_of_match_dialog_keeps_its_chart_legend_clear_of_the_button(serv
         legend = page.locator("#endgame .legend").bounding_box()
         button = page.locator("#endgame-close").bounding_box()
         assert button["y"] - (legend["y"] + legend["height"]) >= 8  # the ring is 3 px, 2 px off the button
+    finally:
+        ctx.close()
+
+
+def test_the_charts_axis_numbers_keep_clear_of_its_first_dots(server, browser):  # noqa: F811
+    """The score chart's "0" on the axis does not touch the two teams' first dots (the
+    first hand starts at 0-0, right beside it)."""
+    api = a_match_won_by_an_ordago(server.url)
+    ctx = phone(browser, "es")
+    try:
+        page = ctx.new_page()
+        page.goto(api.url())
+        page.wait_for_selector("#endgame[open]")
+        gap = page.evaluate("""() => {
+          const svg = document.querySelector('#endgame .chart-svg');
+          const zero = [...svg.querySelectorAll('text.axis')].find(t => t.textContent === '0').getBBox();
+          const dots = [...svg.querySelectorAll('.series circle')].map(c => c.getBBox());
+          return Math.min(...dots.filter(d => d.x < 60).map(d => d.x)) - (zero.x + zero.width);
+        }""")
+        assert gap >= 2
     finally:
         ctx.close()

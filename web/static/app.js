@@ -775,7 +775,7 @@ function gameSeries(upTo) {
 }
 
 function chartSvg(points) {
-  const W = 320, H = 150, L = 26, R = 8, T = 10, B = 20;
+  const W = 320, H = 150, L = 32, R = 8, T = 10, B = 20;  // L: the axis numbers, then room for the first dots
   const tgt = target();
   const n = Math.max(points.length - 1, 1);
   const x = (i) => L + (i * (W - L - R)) / n;
@@ -783,7 +783,7 @@ function chartSvg(points) {
   const grid = [];
   for (let v = 0; v <= tgt; v += 10) {
     grid.push(svg("line", { class: "grid", x1: L, x2: W - R, y1: y(v), y2: y(v) }));
-    grid.push(svg("text", { class: "axis", x: L - 5, y: y(v) + 3.5, "text-anchor": "end" }, String(v)));
+    grid.push(svg("text", { class: "axis", x: L - 8, y: y(v) + 3.5, "text-anchor": "end" }, String(v)));
   }
   grid.push(svg("line", { class: "adentro-line", x1: L, x2: W - R, y1: y(tgt - 5), y2: y(tgt - 5) }));
   // at the left, where the scores are still low, and over the lines with a halo if one gets there
