@@ -82,3 +82,18 @@ def test_the_charts_axis_numbers_keep_clear_of_its_first_dots(server, browser): 
         assert gap >= 2
     finally:
         ctx.close()
+
+
+def test_the_history_says_whole_who_won_the_game(server, browser):  # noqa: F811
+    """A hand that ended the game says so in its folded line ("Juego para Txuriak"), whole,
+    next to who was mano and the score."""
+    api = a_match_won_by_an_ordago(server.url)
+    ctx = phone(browser, "es")
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server.url}/t/{api.id}/history?token={api.token}")
+        assert "Juego para Txuriak" in page.inner_text("#hand-1 .hand-sum")
+        assert clipped(page, ".hand-sum, .hand-n, .hand-score") == []
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    finally:
+        ctx.close()
