@@ -97,3 +97,31 @@ def test_the_history_says_whole_who_won_the_game(server, browser):  # noqa: F811
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
     finally:
         ctx.close()
+
+
+def test_notes_stand_off_the_table_and_field_above_them_and_links_are_big_enough_to_tap(server, browser):  # noqa: F811
+    """The standings' rule under the standings table and the deck page's key note under its
+    field keep a gap (the focused field's ring does not cover the note); the deck page's
+    way back is at least 40 px tall."""
+    import requests
+
+    api = a_match_won_by_an_ordago(server.url)
+    tour = requests.post(f"{server.url}/api/tournaments", json={"name": "Liga"}).json()
+    requests.post(f"{server.url}/api/tournaments/{tour['id']}/tables", headers={"Authorization": f"Bearer {tour['token']}"},
+                  json={"table": api.id, "token": api.token}).raise_for_status()
+    ctx = phone(browser, "es")
+    try:
+        page = ctx.new_page()
+
+        def gap(above: str, below: str) -> float:
+            a, b = page.locator(above).first.bounding_box(), page.locator(below).first.bounding_box()
+            return b["y"] - (a["y"] + a["height"])
+
+        page.goto(f"{server.url}/c/{tour['id']}?token={tour['token']}")
+        assert gap("#standings .sheet-wrap", "#standings .sheet-wrap + p") >= 6
+        page.goto(f"{server.url}/decks")
+        page.wait_for_selector("#deck-key:not([hidden])")
+        assert gap("#deck-key input[name=key]", "#deck-key .hint") >= 6
+        assert page.locator(".back-link a").bounding_box()["height"] >= 40
+    finally:
+        ctx.close()
