@@ -452,6 +452,35 @@ def test_a_creation_past_the_limit_is_said_in_the_phones_words(browser):
         assert srv.app.extensions["mus_store"].db.reader().execute("SELECT count(*) FROM tables").fetchone()[0] == 1
 
 
+def test_a_refused_match_file_names_its_line(server, browser, tmp_path):
+    """A match file the server refuses is said with the line at fault, in the page's
+    language, on the new-table page and in a table's history."""
+    from web import i18n
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"format": "mus-match/1"}\nnot json\n', encoding="utf-8")
+    ctx = phone(browser, "es")
+    try:
+        page = ctx.new_page()
+        page.goto(server.url + "/")
+        page.click("details.import summary")
+        page.set_input_files("#import-match input[type=file]", str(bad))
+        page.click("#import-match button[type=submit]")
+        until(page, "() => document.getElementById('toast').textContent.includes('2')")
+        assert page.inner_text("#toast") == i18n.t("es", "err.file_line", n=2)
+
+        api = Api(server.url)
+        page.goto(f"{server.url}/t/{api.id}/history?token={api.token}&lang=en")
+        bad.write_text('{"format": "mus-hand/1"}\n', encoding="utf-8")
+        page.click("details.import summary")
+        page.set_input_files("#import-into input[type=file]", str(bad))
+        page.click("#import-into button[type=submit]")
+        until(page, "() => document.getElementById('toast').textContent.startsWith('Line')")
+        assert page.inner_text("#toast") == i18n.t("en", "err.file_line", n=1)
+    finally:
+        ctx.close()
+
+
 def test_the_players_page_goes_live_when_watchers_fill_their_places(browser):
     """SSE_PLAYER_RESERVE: with the watchers' places of a table taken, the players' page
     still gets its live stream (it streams with a token counted as the players', not with

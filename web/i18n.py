@@ -238,6 +238,7 @@ EN: dict[str, str] = {
     "err.too_many_creations": "Too many tables or tournaments were opened from this network just now: wait a few minutes and try again.",
     "err.bad_file": "That file is not a mus-match/1 text file.",
     "err.missing_file": "Choose a file first.",
+    "err.file_line": "Line {n} of the file is not valid in a saved match (mus-match/1).",
     # teach a deck
     "decks.link": "Playing with another deck? Teach the reader your cards",
     "decks.title": "Teach the reader your deck",
@@ -592,6 +593,7 @@ ES: dict[str, str] = {
     "err.too_many_creations": "Se han abierto demasiadas mesas o torneos desde esta red hace poco: espera unos minutos y vuelve a intentarlo.",
     "err.bad_file": "Ese archivo no es un texto mus-match/1.",
     "err.missing_file": "Elige primero un archivo.",
+    "err.file_line": "La línea {n} del archivo no es válida en una partida guardada (mus-match/1).",
     # teach a deck
     "decks.link": "¿Jugáis con otra baraja? Enseña tus cartas al lector",
     "decks.title": "Enseña tu baraja al lector",
@@ -946,6 +948,7 @@ EU: dict[str, str] = {
     "err.too_many_creations": "Mahai edo txapelketa gehiegi ireki dira sare honetatik oraintxe: itxaron minutu batzuk eta saiatu berriro.",
     "err.bad_file": "Fitxategi hori ez da mus-match/1 testu bat.",
     "err.missing_file": "Aukeratu fitxategi bat lehenik.",
+    "err.file_line": "Fitxategiaren {n}. lerroa ez da baliozkoa gordetako partida batean (mus-match/1).",
     # teach a deck
     "decks.link": "Beste karta-sorta batekin jokatzen duzue? Irakatsi zuen kartak irakurleari",
     "decks.title": "Irakatsi zure karta-sorta irakurleari",
@@ -1300,6 +1303,7 @@ FR: dict[str, str] = {
     "err.too_many_creations": "Trop de tables ou de tournois ont été ouverts depuis ce réseau à l'instant : attendez quelques minutes et réessayez.",
     "err.bad_file": "Ce fichier n'est pas un texte mus-match/1.",
     "err.missing_file": "Choisissez d'abord un fichier.",
+    "err.file_line": "La ligne {n} du fichier n'est pas valide dans une partie enregistrée (mus-match/1).",
     # teach a deck
     "decks.link": "Vous jouez avec un autre jeu ? Apprenez vos cartes au lecteur",
     "decks.title": "Apprenez votre jeu au lecteur",

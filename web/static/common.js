@@ -22,6 +22,14 @@ export class ApiError extends Error {
   }
 }
 
+// The user's words for a refused match file: the line at fault when the server names one.
+export function fileErrorText(e) {
+  const line = /^line (\d+)\b/.exec(e?.field || "");
+  if (line && e.code === "invalid") return t("err.file_line", { n: line[1] });
+  if (e?.code === "invalid" || e?.code === "malformed") return t("err.bad_file");
+  return e?.text || t("err.generic");
+}
+
 // Call the API; resolves to the JSON body, rejects with an ApiError.
 export async function api(method, path, { token, json, body, headers } = {}) {
   const h = new Headers(headers || {});

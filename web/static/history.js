@@ -1,5 +1,5 @@
 // History: import hands into this table (mus-match/1).
-import { api, t, toast, newClientId } from "./common.js";
+import { api, t, toast, newClientId, fileErrorText } from "./common.js";
 
 const BOOT = JSON.parse(document.getElementById("boot").textContent);
 const form = document.getElementById("import-into");
@@ -15,7 +15,7 @@ if (form) {
       });
       location.reload();
     } catch (e) {
-      toast(e.text || t("err.generic"), "error", 5000);
+      toast(fileErrorText(e), "error", 5000);
       if (e.code === "stale_version") setTimeout(() => location.reload(), 1200);
     }
   });

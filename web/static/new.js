@@ -1,5 +1,5 @@
 // The new-table page: names, seats, rules, first esku; or import a match.
-import { api, t, toast, h, rememberTable, recentTables, recentTournaments } from "./common.js";
+import { api, t, toast, h, rememberTable, recentTables, recentTournaments, fileErrorText } from "./common.js";
 
 const form = document.getElementById("new-table");
 const errorBox = form.querySelector(".form-error");
@@ -107,7 +107,7 @@ importForm.addEventListener("submit", async (ev) => {
     await enrol(created);
     go(created, created.teams || []);
   } catch (e) {
-    toast(e.text || t("err.generic"), "error", 5000);
+    toast(fileErrorText(e), "error", 5000);
   }
 });
 
