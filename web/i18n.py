@@ -705,7 +705,7 @@ ES: dict[str, str] = {
     "tour.yet_to_play": "Sin jugar aún:",
     "tour.third_place": "Tercer puesto",
     "tour.ko_third": "Los perdedores de semifinales juegan por el tercer puesto",
-    "tour.legs": "Cuántas veces se enfrenta cada par",
+    "tour.legs": "Cuántas veces se enfrentan dos parejas",
     "tour.legs1": "Una vez",
     "tour.legs2": "Ida y vuelta",
     "tour.leg2": "Segunda vuelta",
