@@ -146,6 +146,7 @@ def test_history_sheet_and_the_count_in_words(client, table):
     tid, tok = table["id"], table["token"]
     h = client.get(f"/t/{tid}/history?token={tok}", headers={"Accept-Language": "es"}).get_data(as_text=True)
     assert "Mano 1" in h and "R-R-R-C" in h and "Rey de oros" in h
+    assert "Es mano Ane" in h and "Mano: " not in h  # not "Mano 1 · Mano: Ane": mano is both the hand and its esku
     s = client.get(f"/t/{tid}/sheet?token={tok}").get_data(as_text=True)
     assert "@media print" not in s and "sheet-table" in s and "Txuriak" in s
     games = client.get(f"/api/tables/{tid}?token={tok}").get_json()["rules"].get("games_per_vaca") or 1
