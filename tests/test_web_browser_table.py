@@ -219,6 +219,7 @@ def test_photo_upload_correct_a_card_and_settle(server, browser, recognizer, tmp
         assert page.get_attribute(box_5c, "class").endswith(" low")
         missing = page.inner_text("#missing")
         assert "Falta 1 carta" in missing and "revisa: " in missing, missing
+        assert page.inner_text("#photo-status") == "15 cartas leídas. Toca una carta para corregirla."
         assert page.is_disabled("#btn-settle")  # Iker has three cards
         # tap Maite's 5c (read unsure): the picker offers it, marked current; choosing it confirms it
         page.click(box_5c)
@@ -231,6 +232,7 @@ def test_photo_upload_correct_a_card_and_settle(server, browser, recognizer, tmp
         assert "unsure" not in page.get_attribute(maite_5c, "class")
         assert not page.get_attribute(box_5c, "class").endswith(" low")
         assert "revisa" not in page.inner_text("#missing")
+        assert page.inner_text("#photo-status").startswith("15 cartas leídas.")  # confirmed as read: still read
         # tap the unnamed box: its card goes to the first empty place, Iker's fourth
         page.click("#photo-boxes g.box[data-k='u0']")
         page.wait_for_selector("#picker[open]")
@@ -239,6 +241,8 @@ def test_photo_upload_correct_a_card_and_settle(server, browser, recognizer, tmp
         assert page.locator("#photo-warnings li").count() == 0
         assert page.inner_text("#missing") == ""
         assert page.get_attribute(".card-slot[data-seat='2'][data-slot='3']", "aria-label") == "Iker 4: Sota de espadas"
+        # the note over the hands says what they hold now, not what the photo read alone
+        assert page.inner_text("#photo-status") == "16 cartas: 15 leídas y 1 puesta a mano. Toca una carta para corregirla."
         assert page.is_enabled("#btn-settle")
         page.click("#btn-settle")
         page.wait_for_selector("#settlement:not([hidden]) .explain li")
@@ -296,9 +300,10 @@ def test_a_second_photo_reads_what_the_first_missed(browser, tmp_path):
         # Maite's first card is the 4o; someone says it is the 1e (the photos will not)
         page.click(".card-slot[data-seat='3'][data-slot='0']")
         page.click("#picker .pick[data-card='1e']")
+        assert page.inner_text("#photo-status").startswith("15 cartas: 14 leídas y 1 puesta a mano.")
         page.set_input_files("#photo-add-input", str(photo))
         page.wait_for_selector("#photo-tabs:not([hidden]) label >> nth=1")
-        until(page, "document.querySelector('#photo-status').textContent.includes('16')")
+        until(page, "document.querySelector('#photo-status').textContent.startsWith('16 cartas: 15 leídas y 1 puesta a mano.')")
         assert reader.calls == 2
         assert page.locator("#photo-tabs label").all_text_contents() == ["Foto 1", "Foto 2"]
         # the second photo is shown, with the boxes read in it: 10e, and 7c read sure there

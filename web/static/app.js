@@ -473,7 +473,11 @@ function renderPhoto() {
     const anchor = horizontal ? "middle" : cx < w / 2 ? "start" : "end";
     boxes.append(svg("text", { class: `seat-label team-${team(Number(seat))}`, x, y: horizontal ? y : y + fs * 0.35, "font-size": fs, "text-anchor": anchor }, playerName(Number(seat))));
   }
-  $("photo-status").textContent = t("show.found", { n: (scan.cards || []).length });
+  // what the hands hold now: the cards the photos read, and those a person set by hand
+  const { read, byHand } = cardSources(scan);
+  $("photo-status").textContent = byHand
+    ? t(byHand === 1 ? "show.found_by_hand_one" : "show.found_by_hand", { n: read + byHand, read, hand: byHand })
+    : t("show.found", { n: read });
   // the reader's warnings, each said once; "hard to read" is said per card below the hands, and goes as they are checked
   const said = new Set();
   for (const w of scan.warnings || []) {
@@ -492,6 +496,26 @@ function renderPhoto() {
 }
 
 function slotKey(slot) { return `${slot[0]}:${slot[1]}`; }
+
+// The cards in the hands now, by where they came from: `read`, those the photos read
+// there (or read with no seat, placed by a person), and `byHand`, those a person set
+// that the photos did not read there (a correction, a card not read). Empty places count
+// in neither: the line below the hands says what is missing.
+function cardSources(scan) {
+  const seen = new Set();
+  for (const c of scan.cards || []) {
+    if (!c.card) continue;
+    seen.add(c.seat === null || c.seat === undefined || c.seat < 0 || c.seat > 3 ? `?:${c.card}` : `${c.seat}:${c.card}`);
+  }
+  (Array.isArray(scan.hands) ? scan.hands : []).forEach((hand, seat) => (hand || []).forEach((card) => { if (card) seen.add(`${seat}:${card}`); }));
+  let read = 0, byHand = 0;
+  show.slots.forEach((row, seat) => row.forEach((card) => {
+    if (!card) return;
+    if (seen.has(`${seat}:${card}`) || seen.has(`?:${card}`)) read += 1;
+    else byHand += 1;
+  }));
+  return { read, byHand };
+}
 
 // The boxes of cards found but not named (the reader's `low_confidence` warnings with no
 // card), each with the photo it is in.
