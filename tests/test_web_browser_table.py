@@ -358,6 +358,42 @@ def test_cards_by_hand_and_settle(server, browser):
         ctx.close()
 
 
+def test_an_accepted_ordago_says_the_cards_come_next_and_leads_to_them(server, browser):
+    """Órdago, quiero: nothing is left to say. The action card says the cards decide it
+    and offers to go to them (the showdown below, in view, its photo button focused),
+    besides the undo; an undo brings back the answer. A hand whose lances are all said
+    ends the same way."""
+    api = Api(server.url)
+    api.act("ordago")
+    api.act("quiero")
+    ctx = phone(browser)
+    page = ctx.new_page()
+    try:
+        page.goto(api.url())
+        page.wait_for_selector("#showdown:not([hidden])")
+        assert page.inner_text("#speaker") == "Órdago aceptado a Grande: enseñad las cartas."
+        assert page.eval_on_selector_all("#action-grid .act", "els => els.map(e => e.dataset.act)") == ["cards"]
+        assert page.inner_text("#btn-to-cards") == "Ir a las cartas"
+        assert page.is_visible("#btn-undo") and page.is_enabled("#btn-undo")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        page.click("#btn-to-cards")
+        until(page, "(() => { const r = document.getElementById('showdown').getBoundingClientRect();"
+                    " return r.top >= 56 && r.top < 120; })()")
+        assert page.evaluate("document.activeElement.id") == "photo-input"
+        page.click("#btn-undo")
+        page.wait_for_selector(".act[data-act=quiero]")
+        assert page.locator("#btn-to-cards").count() == 0 and page.is_hidden("#showdown")
+
+        other = Api(server.url)
+        other.to_showdown()
+        page.goto(other.url())
+        page.wait_for_selector("#showdown:not([hidden])")
+        assert page.inner_text("#speaker") == "Todo dicho: enseñad las cartas para contar la mano."
+        assert page.is_visible("#btn-to-cards")
+    finally:
+        ctx.close()
+
+
 def test_language_follows_the_phone(server, browser):
     """Accept-Language picks the language (Basque here, French there); ?lang= switches
     and is remembered; API errors shown to users are translated."""

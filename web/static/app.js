@@ -337,13 +337,19 @@ function renderActions() {
   const seat = cur.to_speak;
   const section = $("actions");
   const inBetting = legal.length > 0;
-  section.hidden = !inBetting && !(cur.log || []).length;
+  // nothing left to say (every lance played, an órdago accepted, a deje that ends the
+  // game): the next step is the cards, so the card says so and leads to them
+  const toCards = !inBetting && showdownWanted();
+  section.hidden = !inBetting && !toCards && !(cur.log || []).length;
   $("speaker").replaceChildren();
   if (seat !== null && seat !== undefined && inBetting) {
     const text = phase.endsWith("_declare")
       ? t("table.declares", { name: playerName(seat), lance: lanceLabel(phase.split("_")[0]) })
       : t("table.to_speak", { name: playerName(seat) });
     $("speaker").append(h("span", { class: `speaker-dot team-${team(seat)}`, "aria-hidden": "true" }), text);
+  } else if (toCards) {
+    $("speaker").append(cur.ordago ? t("table.ordago_lance", { lance: lanceLabel(cur.ordago) })
+      : phase === "over" ? t("table.game_over_deje") : t("table.to_cards"));
   }
   const mine = legal.filter((a) => seat === null || seat === undefined || a.seat === seat);
   const order = { paso: 0, declare: 0, quiero: 1, no_quiero: 2, envido: 3, mas: 4, ordago: 5 };
@@ -366,6 +372,11 @@ function renderActions() {
         actLabel(a)));
     }
   }
+  if (toCards) {
+    grid.dataset.mode = "cards";
+    grid.append(h("button", { type: "button", class: "btn btn-primary act act-cards", id: "btn-to-cards", dataset: { act: "cards" }, onclick: goToCards },
+      icon("cards"), h("span", {}, t("table.go_cards"))));
+  }
   refocusAction(grid, had);
   const musBtn = $("btn-mus");
   const log = cur.log || [];
@@ -375,6 +386,13 @@ function renderActions() {
 }
 
 // ------------------------------------------------------------------ showdown
+
+// From the action card to the showdown below it: the panel in view, the photo button focused.
+function goToCards() {
+  const still = matchMedia("(prefers-reduced-motion: reduce)").matches;
+  $("showdown").scrollIntoView({ behavior: still ? "auto" : "smooth", block: "start" });
+  $("photo-input").focus({ preventScroll: true });
+}
 
 function showdownWanted() {
   const cur = current();
