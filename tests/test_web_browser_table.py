@@ -376,6 +376,14 @@ def test_an_accepted_ordago_says_the_cards_come_next_and_leads_to_them(server, b
         assert page.inner_text("#btn-to-cards") == "Ir a las cartas"
         assert page.is_visible("#btn-undo") and page.is_enabled("#btn-undo")
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        # the órdago at grande ended the betting: grande was played, the rest were not
+        lances = "els => els.map(e => [e.className, e.getAttribute('aria-label')])"
+        assert page.eval_on_selector_all("#lances .lance", lances) == [
+            ["lance is-done", None],
+            ["lance is-skipped", "Chica: no se jugó (el órdago cerró las apuestas)"],
+            ["lance is-skipped", "Pares: no se jugó (el órdago cerró las apuestas)"],
+            ["lance is-skipped", "Juego: no se jugó (el órdago cerró las apuestas)"],
+        ]
         page.click("#btn-to-cards")
         until(page, "(() => { const r = document.getElementById('showdown').getBoundingClientRect();"
                     " return r.top >= 56 && r.top < 120; })()")
@@ -390,6 +398,7 @@ def test_an_accepted_ordago_says_the_cards_come_next_and_leads_to_them(server, b
         page.wait_for_selector("#showdown:not([hidden])")
         assert page.inner_text("#speaker") == "Todo dicho: enseñad las cartas para contar la mano."
         assert page.is_visible("#btn-to-cards")
+        assert page.eval_on_selector_all("#lances .lance", "els => els.map(e => e.className)") == ["lance is-done"] * 4
     finally:
         ctx.close()
 

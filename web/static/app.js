@@ -296,11 +296,19 @@ function renderMesa() {
   lances.replaceChildren();
   const order = ["grande", "chica", "pares", "juego"];
   const at = phase === "punto" ? 3 : phase.startsWith("pares") ? 2 : phase.startsWith("juego") ? 3 : order.indexOf(phase);
+  // an accepted órdago ends the betting: the lances after it are not played
+  const ordagoAt = cur.ordago ? (cur.ordago === "punto" ? 3 : order.indexOf(cur.ordago)) : -1;
   order.forEach((l, i) => {
     const punto = phase === "punto" || (cur.log || []).some((a, j) => lanceOf(a, j) === "punto");
     const label = l === "juego" && punto ? lanceLabel("punto") : lanceLabel(l);
-    const done = at === -1 ? true : i < at;
-    lances.append(h("li", { class: `lance${i === at ? " is-now" : ""}${done ? " is-done" : ""}`, "aria-current": i === at ? "step" : null }, label));
+    const skipped = ordagoAt >= 0 && i > ordagoAt;
+    const done = !skipped && (at === -1 ? true : i < at);
+    lances.append(h("li", {
+      class: `lance${i === at ? " is-now" : ""}${done ? " is-done" : ""}${skipped ? " is-skipped" : ""}`,
+      "aria-current": i === at ? "step" : null,
+      title: skipped ? t("table.lance_skipped", { lance: label }) : null,
+      "aria-label": skipped ? t("table.lance_skipped", { lance: label }) : null,
+    }, label));
   });
 }
 
