@@ -9,6 +9,7 @@
         --crops runs/train/cls --out runs/train.npz
     python -m datasets.suithead features --model models/cross-deck/cards-cls.onnx \\
         --crops runs/fournier/cls --out runs/fournier.npz
+    python -m datasets.suithead read --crops runs/fournier/cls MODEL.onnx...   # top-1, rank, suit by rank group
     python -m datasets.suithead fit --train runs/train.npz --test runs/fournier.npz \\
         --names models/cross-deck/cards-cls.json --seed 9161 --decks "<the same --decks>" \\
         --hold 4 --features maps --out runs/suit-head.npz [--reader runs/cards-suit.onnx \\
@@ -247,6 +248,37 @@ def suit_reader(model_path: Path, head: Head, feature_set: str, out: Path) -> No
     onnx.save(model, str(out))
 
 
+def scores(preds: list[str], cards: list[str]) -> dict[str, Any]:
+    """Top-1, rank right and suit right (shares) of card names read against the true ones,
+    over all and per rank group (`GROUPS`), with the crops counted."""
+    out: dict[str, Any] = {}
+    for g, ranks in [("all", None), *GROUPS.items()]:
+        idx = [k for k, c in enumerate(cards) if ranks is None or c[:-1] in ranks]
+        n = max(1, len(idx))
+        out[g] = {"top1": round(sum(preds[k] == cards[k] for k in idx) / n, 4),
+                  "rank": round(sum(preds[k][:-1] == cards[k][:-1] for k in idx) / n, 4),
+                  "suit": round(sum(preds[k][-1:] == cards[k][-1:] for k in idx) / n, 4), "n": len(idx)}
+    return out
+
+
+def read(model_path: Path, root: Path, batch: int = 256) -> dict[str, Any]:
+    """`scores` of any corner classifier (an ONNX beside its json) on the Mus-card crops under
+    a classifier set's `cls/`: how a candidate reads an unseen deck's corners, before an
+    end-to-end run."""
+    import onnxruntime as ort
+    from PIL import Image
+
+    names = [str(n) for n in json.loads(model_path.with_suffix(".json").read_text())["names"]]
+    sess = ort.InferenceSession(str(model_path), providers=["CPUExecutionProvider"])
+    files = crop_files(root)
+    preds: list[str] = []
+    for i in range(0, len(files), batch):
+        x = np.stack([np.asarray(Image.open(f).convert("RGB")) for f, _ in files[i : i + batch]])
+        probs = sess.run(None, {sess.get_inputs()[0].name: x.transpose(0, 3, 1, 2).astype(np.float32) / 255.0})[0]
+        preds += [names[j] for j in probs.argmax(axis=1)]
+    return scores(preds, [c for _, c in files])
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m datasets.suithead", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -254,6 +286,9 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--model", required=True, help="a two-member classifier (datasets.ensemble.mean_graph)")
     f.add_argument("--crops", required=True, help="a classifier set's cls/ folder")
     f.add_argument("--out", required=True, help="the .npz to write")
+    r = sub.add_parser("read", help="top-1, rank and suit of classifiers on a set's Mus-card crops, by rank group")
+    r.add_argument("--crops", required=True, help="a classifier set's cls/ folder")
+    r.add_argument("models", nargs="+", help="corner classifiers (ONNX, each beside its json)")
     t = sub.add_parser("fit", help="train a suit head and measure it three ways")
     t.add_argument("--train", required=True, help="features of the training crops (`features`)")
     t.add_argument("--test", action="append", default=[], help="features of crops to measure on (repeatable)")
@@ -271,6 +306,10 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     if a.cmd == "features":
         print(json.dumps(extract(Path(a.model), Path(a.crops), Path(a.out))))
+        return 0
+    if a.cmd == "read":
+        for m in a.models:
+            print(json.dumps({"model": m, **read(Path(m), Path(a.crops))}))
         return 0
     if a.reader and not a.model:  # before the fit, not after it
         p.error("--reader needs --model")

@@ -18,6 +18,8 @@ from datasets.suithead import (  # noqa: E402
     by_group,
     decks_of,
     feature_session,
+    read,
+    scores,
     suit_marginal,
     suit_reader,
 )
@@ -58,6 +60,37 @@ def test_suit_accuracy_is_split_by_rank_group() -> None:
     got = by_group(np.array([3, 0, 2, 0]), np.array([3, 1, 2, 0]), cards)
     assert got["all"] == 0.75 and got["aces"] == 1.0 and got["2-7"] == 0.0 and got["courts"] == 1.0
     assert (got["n_aces"], got["n_2-7"], got["n_courts"]) == (1, 1, 2)
+
+
+def test_scores_count_top1_rank_and_suit_per_rank_group() -> None:
+    got = scores(["1o", "5o", "12c", "10b"], ["1o", "5c", "12e", "11b"])
+    assert got["all"] == {"top1": 0.25, "rank": 0.75, "suit": 0.5, "n": 4}
+    assert got["aces"] == {"top1": 1.0, "rank": 1.0, "suit": 1.0, "n": 1}
+    assert got["2-7"] == {"top1": 0.0, "rank": 1.0, "suit": 0.0, "n": 1}
+    assert got["courts"] == {"top1": 0.0, "rank": 0.5, "suit": 0.5, "n": 2}
+
+
+def test_read_names_each_crop_by_the_classifier_s_own_classes(tmp_path) -> None:
+    """`read` gives what the classifier's argmax names, crop by crop, through its json."""
+    from PIL import Image
+
+    model = CROSS / "cards-cls.onnx"
+    names = json.loads(model.with_suffix(".json").read_text())["names"]
+    rng = np.random.default_rng(3)
+    crops, cards = [], ["1o", "5c", "12e", "11b", "7b"]
+    for i, card in enumerate(cards):
+        (tmp_path / "val" / card).mkdir(parents=True)
+        img = rng.integers(0, 256, (64, 64, 3), dtype=np.uint8)
+        Image.fromarray(img).save(tmp_path / "val" / card / f"{i}.png")
+        crops.append(img)
+    (tmp_path / "val" / "other").mkdir()  # not a Mus card: left out
+    Image.fromarray(crops[0]).save(tmp_path / "val" / "other" / "x.png")
+    sess = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    order = sorted(range(len(cards)), key=lambda i: f"val/{cards[i]}/{i}.png")
+    x = np.stack([crops[i] for i in order]).transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+    preds = [names[j] for j in sess.run(None, {sess.get_inputs()[0].name: x})[0].argmax(axis=1)]
+    assert read(model, tmp_path) == scores(preds, [cards[i] for i in order])
+    assert read(model, tmp_path)["all"]["n"] == 5
 
 
 def test_each_crop_is_traced_to_the_deck_its_scene_was_drawn_from() -> None:
