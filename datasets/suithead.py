@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -96,19 +97,26 @@ def crop_files(root: Path) -> list[tuple[Path, str]]:
     return out
 
 
+def _batches(files: list[tuple[Path, str]], batch: int) -> Iterator[np.ndarray]:
+    """The crops of `files`, `batch` at a time, as a classifier reads them: (n, 3, H, W)
+    float32 in 0..1."""
+    from PIL import Image
+
+    for i in range(0, len(files), batch):
+        x = np.stack([np.asarray(Image.open(f).convert("RGB")) for f, _ in files[i : i + batch]])
+        yield x.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+
+
 def extract(model_path: Path, root: Path, out: Path, batch: int = 256) -> dict[str, Any]:
     """Features of every Mus-card crop under `root` into `out` (.npz, float16): `probs`
     (N, 49), `a_pooled`, `b_pooled`, `a_map`, `b_map`; `cards` and `files` (names)."""
-    from PIL import Image
-
     started = time.time()
     sess = feature_session(model_path)
     keys = ["probs", *FEATURES]
     files = crop_files(root)
     parts: dict[str, list[np.ndarray]] = {k: [] for k in keys}
-    for i in range(0, len(files), batch):
-        x = np.stack([np.asarray(Image.open(f).convert("RGB")) for f, _ in files[i : i + batch]])
-        outs = sess.run(None, {sess.get_inputs()[0].name: x.transpose(0, 3, 1, 2).astype(np.float32) / 255.0})
+    for x in _batches(files, batch):
+        outs = sess.run(None, {sess.get_inputs()[0].name: x})
         for k, o in zip(keys, outs, strict=True):
             parts[k].append(o.reshape(len(x), -1).astype(np.float16))
     arrays = {k: np.concatenate(v) for k, v in parts.items()}
@@ -266,16 +274,13 @@ def read(model_path: Path, root: Path, batch: int = 256) -> dict[str, Any]:
     a classifier set's `cls/`: how a candidate reads an unseen deck's corners, before an
     end-to-end run."""
     import onnxruntime as ort
-    from PIL import Image
 
     names = [str(n) for n in json.loads(model_path.with_suffix(".json").read_text())["names"]]
     sess = ort.InferenceSession(str(model_path), providers=["CPUExecutionProvider"])
     files = crop_files(root)
     preds: list[str] = []
-    for i in range(0, len(files), batch):
-        x = np.stack([np.asarray(Image.open(f).convert("RGB")) for f, _ in files[i : i + batch]])
-        probs = sess.run(None, {sess.get_inputs()[0].name: x.transpose(0, 3, 1, 2).astype(np.float32) / 255.0})[0]
-        preds += [names[j] for j in probs.argmax(axis=1)]
+    for x in _batches(files, batch):
+        preds += [names[j] for j in sess.run(None, {sess.get_inputs()[0].name: x})[0].argmax(axis=1)]
     return scores(preds, [c for _, c in files])
 
 

@@ -6,6 +6,9 @@ Without Chromium these tests skip, unless `CI` is set: then they fail.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import pytest
 
 pytestmark = pytest.mark.browser
@@ -48,31 +51,33 @@ def a_match_won_by_an_ordago(url: str) -> Api:
     return api
 
 
-def test_the_end_of_match_dialog_keeps_its_chart_legend_clear_of_the_button(server, browser):  # noqa: F811
-    """The dialog that ends a game shows the score, the chart and its legend, then the
-    button, which has the focus: its focus ring must not cover the legend's names."""
+@contextmanager
+def end_of_match_dialog(server, browser) -> Iterator:  # noqa: F811
+    """A phone's page of `a_match_won_by_an_ordago`, its end-of-match dialog open."""
     api = a_match_won_by_an_ordago(server.url)
     ctx = phone(browser, "es")
     try:
         page = ctx.new_page()
         page.goto(api.url())
         page.wait_for_selector("#endgame[open]")
+        yield page
+    finally:
+        ctx.close()
+
+
+def test_the_end_of_match_dialog_keeps_its_chart_legend_clear_of_the_button(server, browser):  # noqa: F811
+    """The dialog that ends a game shows the score, the chart and its legend, then the
+    button, which has the focus: its focus ring must not cover the legend's names."""
+    with end_of_match_dialog(server, browser) as page:
         legend = page.locator("#endgame .legend").bounding_box()
         button = page.locator("#endgame-close").bounding_box()
         assert button["y"] - (legend["y"] + legend["height"]) >= 8  # the ring is 3 px, 2 px off the button
-    finally:
-        ctx.close()
 
 
 def test_the_charts_axis_numbers_keep_clear_of_its_first_dots(server, browser):  # noqa: F811
     """The score chart's "0" on the axis does not touch the two teams' first dots (the
     first hand starts at 0-0, right beside it)."""
-    api = a_match_won_by_an_ordago(server.url)
-    ctx = phone(browser, "es")
-    try:
-        page = ctx.new_page()
-        page.goto(api.url())
-        page.wait_for_selector("#endgame[open]")
+    with end_of_match_dialog(server, browser) as page:
         gap = page.evaluate("""() => {
           const svg = document.querySelector('#endgame .chart-svg');
           const zero = [...svg.querySelectorAll('text.axis')].find(t => t.textContent === '0').getBBox();
@@ -80,8 +85,6 @@ def test_the_charts_axis_numbers_keep_clear_of_its_first_dots(server, browser): 
           return Math.min(...dots.filter(d => d.x < 60).map(d => d.x)) - (zero.x + zero.width);
         }""")
         assert gap >= 2
-    finally:
-        ctx.close()
 
 
 def test_the_history_says_whole_who_won_the_game(server, browser):  # noqa: F811

@@ -303,11 +303,10 @@ function renderMesa() {
     const label = l === "juego" && punto ? lanceLabel("punto") : lanceLabel(l);
     const skipped = ordagoAt >= 0 && i > ordagoAt;
     const done = !skipped && (at === -1 ? true : i < at);
+    const why = skipped ? t("table.lance_skipped", { lance: label }) : null;
     lances.append(h("li", {
       class: `lance${i === at ? " is-now" : ""}${done ? " is-done" : ""}${skipped ? " is-skipped" : ""}`,
-      "aria-current": i === at ? "step" : null,
-      title: skipped ? t("table.lance_skipped", { lance: label }) : null,
-      "aria-label": skipped ? t("table.lance_skipped", { lance: label }) : null,
+      "aria-current": i === at ? "step" : null, title: why, "aria-label": why,
     }, label));
   });
 }
