@@ -16,6 +16,8 @@ Routes:
   tables; the watch token only reads); `/c/<id>/qr.svg?token=`: its watch link's QR code.
 - `/?tournament=<id>&ttoken=`: a new table that counts in that tournament.
 - `/decks#key=`: teach the card reader a club's own deck from four photos (`web.decks`).
+- `/manifest.webmanifest?lang=`, `/icon-<n>.png`, `/icon-maskable-<n>.png`: the app on a
+  phone's home screen (`web.icon` draws the icons).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from markupsafe import Markup
 from scorer.storage.tables import MAX_PHOTOS
 from scorer.vision.layout import LOW_CONFIDENCE
 from web import i18n
+from web import icon as app_icon
 
 bp = Blueprint("pages", __name__, template_folder="templates", static_folder="static", static_url_path="/assets")
 
@@ -229,6 +232,49 @@ def new_table():
     prefill = [request.args.get(f"team{k}", "").strip()[:24] if tournament else "" for k in (0, 1)]
     return _render("new.html", page="new", seats=SEATS, tournament=tournament, prefill=prefill,
                    boot=Markup(_script_json({"tournament": tournament})))
+
+
+@bp.get("/manifest.webmanifest")
+def manifest():
+    """The web app manifest: a phone adds the app to its home screen under its name, in
+    the reader's language, opening on the new-table page (which lists the recent tables)."""
+    lang = current_lang()
+    name = i18n.strings(lang)["app.name"]
+    icons = [{"src": url_for("pages.icon", size=n), "sizes": f"{n}x{n}", "type": "image/png", "purpose": "any"}
+             for n in app_icon.SIZES if n != 180]
+    icons += [{"src": url_for("pages.icon_maskable", size=n), "sizes": f"{n}x{n}", "type": "image/png",
+               "purpose": "maskable"} for n in app_icon.SIZES if n != 180]
+    body = {"name": name, "short_name": "Mus", "lang": lang, "dir": "ltr", "id": "/",
+            "start_url": url_for("pages.new_table"), "scope": "/", "display": "standalone",
+            "background_color": "#f8f2e7", "theme_color": "#1e4d3a",
+            "icons": icons}
+    resp = make_response(json.dumps(body, ensure_ascii=False))
+    resp.mimetype = "application/manifest+json"
+    resp.headers["Cache-Control"] = "no-cache"
+    resp.vary.add("Accept-Language")
+    resp.vary.add("Cookie")
+    return resp
+
+
+def _icon_response(size: int, maskable: bool) -> Response:
+    if size not in app_icon.SIZES:
+        abort(404)
+    resp = make_response(app_icon.png(size, maskable))
+    resp.mimetype = "image/png"
+    resp.headers["Cache-Control"] = "public, max-age=86400"
+    return resp
+
+
+@bp.get("/icon-<int:size>.png")
+def icon(size: int):
+    """The app's icon (180: Apple's touch icon; 192 and 512: the manifest's)."""
+    return _icon_response(size, maskable=False)
+
+
+@bp.get("/icon-maskable-<int:size>.png")
+def icon_maskable(size: int):
+    """The icon filling its square, for launchers that cut their own shape."""
+    return _icon_response(size, maskable=True)
 
 
 def _tournament_or_error(tournament_id: str, token: str | None, organiser: bool = False):
