@@ -725,7 +725,21 @@ def test_an_ipv6_client_counts_by_its_64() -> None:
     assert client_key("::ffff:192.168.1.7") == client_key("192.168.1.7") == "192.168.1.7"
     assert client_key("192.168.1.7") != client_key("192.168.1.8")
     assert client_key(None) == client_key("") == ""
-    assert client_key("fe80::1%eth0") == "fe80::/64"
+    # on the local network the phones of a club share a /64: each counts as itself
+    assert client_key("fe80::1%eth0") == "fe80::1" != client_key("fe80::2")
+    assert client_key("fd12:3456:789a:1::5") == "fd12:3456:789a:1::5" != client_key("fd12:3456:789a:1::6")
+
+
+def test_phones_on_one_ipv6_lan_each_have_their_budget_and_one_internet_64_shares_one(tmp_path) -> None:
+    app, _ = _limited_app(tmp_path, limit=1)
+    client = app.test_client()
+
+    def create(addr: str) -> int:
+        return client.post("/api/tables", json={}, environ_base={"REMOTE_ADDR": addr}).status_code
+
+    assert [create(a) for a in ("fd00:c1ab::11", "fd00:c1ab::12", "fe80::a%wlan0", "fe80::b%wlan0")] == [201] * 4
+    assert create("fd00:c1ab::11") == 429  # each its own budget, spent
+    assert [create("2a02:9000:1:2::5"), create("2a02:9000:1:2::6")] == [201, 429]  # one home's /64
 
 
 def test_addresses_seen_once_are_forgotten() -> None:

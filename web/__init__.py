@@ -39,7 +39,7 @@ DEFAULTS: dict[str, Any] = {
     "SSE_PLAYER_RESERVE": 8,  # of those, kept for the players' phones: watchers get 24 at most
     "SCAN_CONCURRENCY": 2,
     # tables (new or imported) and tournaments one address may create in the window: far more
-    # than a club's evening needs (a /64 for IPv6; 0 or None: no limit)
+    # than a club's evening needs (an internet IPv6 client by its /64; 0 or None: no limit)
     "CREATE_MAX_PER_ADDRESS": 30,
     "CREATE_WINDOW_SECONDS": 600.0,
     "JSON_SORT_KEYS": False,

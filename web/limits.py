@@ -8,8 +8,10 @@ oldest stamp leaves the window). A creation refused afterwards (a bad body, a ba
 gives its stamp back: the limit counts what was created. Nothing stored is touched; a
 refusal only stops a new row being written.
 
-An IPv6 client counts by its /64 network (one home or phone gets a whole /64, so its
-addresses would each have their own budget otherwise); an IPv4 one by its address.
+An IPv6 client on the internet counts by its /64 network (one home or phone gets a whole
+/64, so its addresses would each have their own budget otherwise); one on the local network
+(a link-local fe80:: or unique-local fd00:: address: a club's phones share its /64) and an
+IPv4 one count by their address.
 """
 
 from __future__ import annotations
@@ -21,10 +23,13 @@ import time
 from collections import deque
 from collections.abc import Callable
 
+_UNIQUE_LOCAL = ipaddress.IPv6Network("fc00::/7")
+
 
 def client_key(addr: str | None) -> str:
-    """Whose budget a request spends: its IPv4 address, its IPv6 /64, or the address as
-    given where it is not one (a Unix socket, none at all: one shared budget)."""
+    """Whose budget a request spends: its IPv4 address, its global IPv6 address's /64, its
+    local IPv6 address, or the address as given where it is not one (a Unix socket, none
+    at all: one shared budget)."""
     if not addr:
         return ""
     try:
@@ -34,6 +39,8 @@ def client_key(addr: str | None) -> str:
     if isinstance(ip, ipaddress.IPv6Address):
         if ip.ipv4_mapped is not None:
             return str(ip.ipv4_mapped)
+        if ip.is_link_local or ip in _UNIQUE_LOCAL:  # the phones of one room: each its own
+            return str(ip)
         return str(ipaddress.IPv6Network((int(ip) >> 64 << 64, 64)))
     return str(ip)
 
