@@ -13,7 +13,8 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-from tests.test_web_browser_table import Api, browser, phone, recognizer, server  # noqa: E402, F401 (fixtures)
+from tests.test_web_browser_table import HOLDS, Api, browser, phone, recognizer, server  # noqa: E402, F401 (fixtures)
+from web.testing import until  # noqa: E402
 
 
 def clipped(page, selector: str) -> list[str]:
@@ -128,3 +129,60 @@ def test_notes_stand_off_the_table_and_field_above_them_and_links_are_big_enough
         assert page.locator(".back-link a").bounding_box()["height"] >= 40
     finally:
         ctx.close()
+
+
+SEATS = """() => {
+  const seat = (n) => document.querySelector(`#mesa .seat[data-seat="${n}"]`);
+  const pos = (n) => document.querySelector(`#mesa .seat-pos-${n}`).offsetHeight;  // the speaker's seat is scaled: its layout's
+  return {top: pos(2), bottom: pos(0), left: pos(3), right: pos(1), mesa: document.getElementById('mesa').getBoundingClientRect().height,
+          badges: [0, 1, 2, 3].map((n) => seat(n).querySelectorAll('.badge').length),
+          bubbles: [0, 1, 2, 3].map((n) => !seat(n).querySelector('.bubble').hidden)};
+}"""
+
+
+@pytest.mark.parametrize("esku", [0, 1])
+def test_the_seats_facing_each_other_are_as_tall_and_the_table_keeps_its_height(server, browser, esku):  # noqa: F811
+    """On the players' page and the watchers' page, the two side seats of the drawn table are
+    as tall as each other, and the top and bottom seats too, whatever each holds: the esku's
+    badge, what a player just said, the pares and juego each declared (the esku's three
+    badges). And the table keeps its height as they come during the hand, so that the
+    buttons under it stay where the finger is. The esku at the bottom, then at a side."""
+    api = Api(server.url, {"teams": ["Txuriak", "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"],
+                           "rules": {}, "esku": esku})
+    ctxs = [phone(browser, "es"), phone(browser, "eu")]
+    try:
+        pages = {"t": ctxs[0].new_page(), "w": ctxs[1].new_page()}
+        for role, page in pages.items():
+            page.goto(api.url(role))
+            page.wait_for_selector("#live[data-state=live]")
+        seen: dict[str, list[dict]] = {"t": [], "w": []}
+
+        def look(ready: str) -> None:
+            for role, page in pages.items():
+                until(page, ready)
+                seen[role].append(page.evaluate(SEATS))
+
+        look(f"document.querySelector('#mesa .seat[data-seat=\"{esku}\"] .badge-esku')")
+        api.act("envido", n=2)  # the esku's bubble
+        look(f"!document.querySelector('#mesa .seat[data-seat=\"{esku}\"] .bubble').hidden")
+        api.act("quiero")
+        for _ in range(40):  # on to the juego's declarations, the esku first: three badges on the esku's seat
+            cur = api.state()["current"]
+            if any(a["act"] == "declare" and "juego" in a for a in cur["log"]):
+                break
+            decl = [a for a in cur["legal"] if a["act"] == "declare"]
+            if decl:
+                lance = "pares" if "pares" in decl[0] else "juego"
+                api.act("declare", **{lance: HOLDS[lance][cur["to_speak"]]})
+            else:
+                api.act("paso")
+        look(f"document.querySelectorAll('#mesa .seat[data-seat=\"{esku}\"] .badge').length === 3")
+        for role, states in seen.items():
+            assert states[1]["bubbles"][esku] and states[2]["badges"][esku] == 3, states
+            for st in states:
+                assert st["left"] == st["right"] and st["top"] == st["bottom"], (role, st)
+            assert max(st["mesa"] for st in states) - min(st["mesa"] for st in states) < 0.1, (role, states)
+    finally:
+        for ctx in ctxs:
+            ctx.close()
+
