@@ -329,6 +329,48 @@ def test_a_second_photo_reads_what_the_first_missed(browser, tmp_path):
         assert page.get_attribute(".hand-photo >> nth=1", "alt").endswith("Foto 2")
 
 
+BOXES = """() => [...document.querySelectorAll('#photo-boxes g.box')].map((g) => {
+  const f = g.querySelector('rect').getBoundingClientRect(), t = g.querySelector('.hit')?.getBoundingClientRect();  // the drawn box, its target
+  return {k: g.dataset.k, card: g.textContent.replace('?', ''), x: f.x, y: f.y, w: f.width, h: f.height,
+          tw: t ? t.width : 0, th: t ? t.height : 0};
+})"""
+
+
+def test_every_card_on_the_photo_is_a_finger_sized_target(browser, tmp_path):
+    """The cards' boxes on the photo are small on a phone (some 28x41 px): each takes taps on a
+    target at least 44x44 px around it, invisible. A tap on a box's centre opens the picker for
+    that card; where the targets of neighbours overlap, a tap goes to the nearer card, so a tap
+    just beside a card, in the gap to the next, is still its own."""
+    reader = FakeRecognizer(HANDS, low_conf={"5c"}, unread={"10e"})
+    with at_the_showdown(browser, tmp_path, reader) as (page, api, photo, srv):
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        page.locator(".photo-frame").scroll_into_view_if_needed()
+        boxes = page.evaluate(BOXES)
+        assert len(boxes) == 16 and min(min(b["w"], b["h"]) for b in boxes) < 30  # small drawn boxes
+        for b in boxes:
+            assert b["tw"] >= 44 - 1e-3 and b["th"] >= 44 - 1e-3, b
+
+        def tap(x: float, y: float) -> list[str]:
+            """The card current in the picker a tap there opens ([] for a box read without a name)."""
+            page.touchscreen.tap(x, y)
+            page.wait_for_selector("#picker[open]")
+            current = page.eval_on_selector_all("#picker .pick.is-current", "els => els.map(e => e.dataset.card)")
+            page.keyboard.press("Escape")
+            page.wait_for_selector("#picker:not([open])", state="attached")
+            return current
+
+        for b in page.evaluate(BOXES):
+            assert tap(b["x"] + b["w"] / 2, b["y"] + b["h"] / 2) == ([b["card"]] if b["k"] != "u0" else []), b
+        # Ane's first two cards, side by side: a tap in the gap between them, nearer the one or the other
+        first, second = sorted((b for b in page.evaluate(BOXES) if b["card"] in ("12o", "12c")), key=lambda b: b["x"])
+        gap = second["x"] - (first["x"] + first["w"])
+        assert 0 < gap < (44 - first["w"]) / 2  # both targets cover it
+        y = first["y"] + first["h"] / 2
+        assert tap(first["x"] + first["w"] + gap * 0.3, y) == ["12o"]
+        assert tap(second["x"] - gap * 0.3, y) == ["12c"]
+
+
 def test_cards_by_hand_and_settle(server, browser):
     """No photo: the sixteen cards are picked by hand, then settled."""
     api = Api(server.url)

@@ -469,13 +469,13 @@ function renderPhoto() {
     const bw = x2 - x1;
     const fs = Math.max(unit * 2.2, Math.min(bw * 0.3, unit * 4));
     const label = `${card ? cardName(card) : t("show.unread_box")} · ${known ? playerName(seat) : t("show.unknown_seat")}${low ? ` · ${t("show.to_check")}` : ""}`;
-    const g = svg("g", { class: `box team-${known ? team(seat) : "x"}${low ? " low" : ""}`, tabindex: "0", role: "button", "aria-label": label, "data-k": k },
-      svg("rect", { x: x1, y: y1, width: bw, height: y2 - y1, rx: unit * 0.6, "stroke-width": unit * 0.55 }),
+    const g = svg("g", { class: `box team-${known ? team(seat) : "x"}${low ? " low" : ""}`, tabindex: "0", role: "button", "aria-label": label, "data-k": k, "data-box": box.join(",") },
+      svg("rect", { class: "frame", x: x1, y: y1, width: bw, height: y2 - y1, rx: unit * 0.6, "stroke-width": unit * 0.55 }),
       svg("rect", { class: "label-bg", x: x1, y: y1, width: bw, height: fs * 1.35, rx: unit * 0.5 }),
-      svg("text", { x: x1 + bw / 2, y: y1 + fs * 1.05, "font-size": fs, "text-anchor": "middle" }, card ? `${card}${low ? "?" : ""}` : "?"));
-    const open = () => pickForBox(k);
-    g.addEventListener("click", open);
-    g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); open(); } });
+      svg("text", { x: x1 + bw / 2, y: y1 + fs * 1.05, "font-size": fs, "text-anchor": "middle" }, card ? `${card}${low ? "?" : ""}` : "?"),
+      svg("rect", { class: "hit" }));  // the tap target, at least a finger's size: sizeHits
+    g.addEventListener("click", (e) => pickForBox(tappedBox(e, k)));
+    g.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); pickForBox(k); } });
     boxes.append(g);
     if (known) {
       const gr = (groups[seat] ||= { x1, y1, x2, y2 });
@@ -487,6 +487,7 @@ function renderPhoto() {
   (scan.cards || []).forEach((c, k) => { if (here(c)) drawBox(k, c.box, c.card, c.conf ?? 1, c.seat); });
   // cards the reader found but could not name: a "?" box to tap and name
   unreadBoxes(scan).forEach((u, j) => { if (here(u)) drawBox(`u${j}`, u.box, null, 0, null); });
+  sizeHits();
   // each seat's name beside its cards, toward the middle of the table
   for (const [seat, gr] of Object.entries(groups)) {
     const cx = (gr.x1 + gr.x2) / 2, cy = (gr.y1 + gr.y2) / 2;
@@ -518,6 +519,47 @@ function renderPhoto() {
   }
   const unnamed = unreadBoxes(scan).filter((_, j) => !show.boxSlot[`u${j}`]).length;
   if (unnamed) $("photo-warnings").append(h("li", { class: "warning" }, icon("alert"), t("show.unread", { n: unnamed })));
+}
+
+// A card's box in the photo is some 28x41 px on a phone: each takes taps on a target at least
+// HIT_PX square (CSS px) centred on it, kept inside the photo. The targets of neighbouring cards
+// overlap (a fan), so a tap goes to the card whose box centre is nearest, among those whose
+// target it fell in: a tap on a card's own centre always opens that card.
+const HIT_PX = 44;
+function sizeHits() {
+  const boxes = $("photo-boxes");
+  const view = boxes.viewBox.baseVal;
+  const shown = boxes.getBoundingClientRect().width;
+  if (!view || !view.width || !shown) return;
+  const side = HIT_PX * (view.width / shown);  // user units per CSS px: the photo keeps its shape
+  for (const g of boxes.querySelectorAll("g.box")) {
+    const [x1, y1, x2, y2] = g.dataset.box.split(",").map(Number);
+    const w = Math.max(x2 - x1, side), hh = Math.max(y2 - y1, side);
+    const x = Math.min(Math.max((x1 + x2 - w) / 2, 0), Math.max(view.width - w, 0));
+    const y = Math.min(Math.max((y1 + y2 - hh) / 2, 0), Math.max(view.height - hh, 0));
+    const hit = g.querySelector(".hit");
+    for (const [name, v] of Object.entries({ x, y, width: w, height: hh })) hit.setAttribute(name, v);
+  }
+}
+if (CAN_PLAY) new ResizeObserver(sizeHits).observe($("photo-boxes"));  // the watchers' page has no showdown
+
+// The box a tap meant: of the targets under the finger, the one whose box centre is nearest.
+// A click without a place (a key, a screen reader) is the box's own.
+function tappedBox(e, k) {
+  const boxes = $("photo-boxes");
+  const m = boxes.getScreenCTM();
+  if (!e.detail || !m) return k;
+  const p = new DOMPoint(e.clientX, e.clientY).matrixTransform(m.inverse());
+  let best = k, near = Infinity;
+  for (const g of boxes.querySelectorAll("g.box")) {
+    const hit = g.querySelector(".hit");
+    const [hx, hy, hw, hh] = ["x", "y", "width", "height"].map((a) => Number(hit.getAttribute(a)));
+    if (p.x < hx || p.x > hx + hw || p.y < hy || p.y > hy + hh) continue;
+    const [x1, y1, x2, y2] = g.dataset.box.split(",").map(Number);
+    const d = Math.hypot(p.x - (x1 + x2) / 2, p.y - (y1 + y2) / 2);
+    if (d < near) { near = d; best = g.dataset.k; }
+  }
+  return best;
 }
 
 function slotKey(slot) { return `${slot[0]}:${slot[1]}`; }
