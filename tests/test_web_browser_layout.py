@@ -6,6 +6,7 @@ Without Chromium these tests skip, unless `CI` is set: then they fail.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -13,8 +14,8 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-from tests.test_web_browser_table import HOLDS, Api, browser, phone, recognizer, server  # noqa: E402, F401 (fixtures)
-from web.testing import until  # noqa: E402
+from tests.test_web_browser_table import HANDS, HOLDS, Api, browser, phone, recognizer, server  # noqa: E402, F401 (fixtures)
+from web.testing import PHONE, until  # noqa: E402
 
 
 def clipped(page, selector: str) -> list[str]:
@@ -186,3 +187,131 @@ def test_the_seats_facing_each_other_are_as_tall_and_the_table_keeps_its_height(
         for ctx in ctxs:
             ctx.close()
 
+
+def played_match(url: str) -> str:
+    """A match of one hand played, as `Export` saves it (mus-match/1)."""
+    api = Api(url)
+    api.to_showdown()
+    api.post("showdown", {"hands": HANDS})
+    r = api.http.get(f"{url}/api/tables/{api.id}/export")
+    r.raise_for_status()
+    return r.text
+
+
+@pytest.mark.parametrize("where", ["new", "history"])
+def test_a_match_file_is_chosen_in_the_pages_words_and_imported(server, browser, tmp_path, where):  # noqa: F811
+    """The browser's own file input says "Choose File / No file chosen" in the browser's
+    language: the import forms hide it behind a button in the page's language (Basque here, in a
+    browser set to English), the chosen file's name beside it. The hidden input still takes the
+    keyboard's focus (the button shows the ring), is still required (the page's words say so), and
+    the chosen file is imported: a new table, or this table's hands."""
+    from web import i18n
+
+    match = tmp_path / "partida.jsonl"
+    match.write_text(played_match(server.url), encoding="utf-8")
+    ctx = browser.new_context(**PHONE, locale="en-US", extra_http_headers={"Accept-Language": "en-US,en;q=0.9"})
+    ctx.set_default_timeout(8000)
+    try:
+        page = ctx.new_page()
+        if where == "new":
+            form = "#import-match"
+            page.goto(f"{server.url}/?lang=eu")
+        else:
+            form, api = "#import-into", Api(server.url)
+            page.goto(f"{server.url}/t/{api.id}/history?token={api.token}&lang=eu")
+        page.click("details.import summary")
+        button, name, field = f"{form} .file-btn", f"{form} .file-name", f"{form} input[type=file]"
+        assert page.inner_text(button) == i18n.t("eu", "file.choose")
+        assert page.inner_text(name) == i18n.t("eu", "file.none")
+        seen = page.locator(field).bounding_box()
+        assert seen["width"] <= 1 and seen["height"] <= 1  # the browser's own, out of sight
+        # the keyboard reaches it, from the summary; the button shows where the focus is
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.type") == "file"
+        assert page.eval_on_selector(button, "b => getComputedStyle(b).outlineStyle") == "solid"
+        # still required: a submit without a file is stopped, and the bubble speaks the page's language
+        before = page.url
+        page.click(f"{form} button[type=submit]")
+        assert page.eval_on_selector(field, "i => i.validity.valueMissing")
+        assert page.eval_on_selector(field, "i => i.validationMessage") == i18n.t("eu", "err.missing_file")
+        page.wait_for_timeout(300)
+        assert page.url == before
+        # the button opens the chooser; the file's name shows beside it
+        with page.expect_file_chooser() as chooser:
+            page.click(button)
+        chooser.value.set_files(str(match))
+        assert page.inner_text(name) == "partida.jsonl"
+        assert page.eval_on_selector(field, "i => i.validity.valid")
+        page.click(f"{form} button[type=submit]")
+        if where == "new":
+            page.wait_for_url(re.compile(r"/t/\w+\?"))
+            page.wait_for_selector("#live[data-state=live]")
+            assert page.locator("#scoreboard .team-card").count() == 2
+            felt = until(page, "document.getElementById('felt-hand').textContent")
+            assert felt.startswith(i18n.t("eu", "table.hand_n", n=2)), felt  # the hand imported, the next to play
+        else:
+            page.wait_for_selector("#hand-1")
+            assert len(api.state()["hands"]) == 1
+    finally:
+        ctx.close()
+
+
+def test_the_deck_photos_are_chosen_in_the_pages_words_and_sent(browser, tmp_path):  # noqa: F811
+    """The deck page's four photo tiles hide the browser's file inputs too: each tile names its
+    suit, with the chosen file's name under it (else "Aucun fichier", the page's French in a
+    browser set to English); the hidden input takes the keyboard's focus (its tile shows the
+    ring); a missing photo is named by its suit; the four photos chosen are sent."""
+    from web import i18n
+    from web.decks import SUITS
+    from web.testing import LiveServer, showdown_photo
+
+    key = "layout-test-key-0123456789"
+    photos = {suit: tmp_path / f"{suit}.jpg" for suit in SUITS}
+    for path in photos.values():
+        path.write_bytes(showdown_photo(HANDS))
+    sent: list[bytes] = []
+
+    def decks_api(route) -> None:
+        """Sent photos are kept here, not taught; the server says it can teach (the extra or not)."""
+        if route.request.method == "POST":
+            sent.append(route.request.post_data_buffer or b"")
+            route.fulfill(status=202, json={"id": "taught-here"})
+            return
+        answer = route.fetch()
+        route.fulfill(response=answer, json={**answer.json(), "available": True, "why": None})
+
+    with LiveServer({"ADMIN_KEY": key}) as srv:
+        ctx = browser.new_context(**PHONE, locale="en-US", extra_http_headers={"Accept-Language": "en-US,en;q=0.9"})
+        ctx.set_default_timeout(8000)
+        try:
+            page = ctx.new_page()
+            page.route(re.compile(r"/api/decks$"), decks_api)
+            page.goto(f"{srv.url}/decks?lang=fr#key={key}")
+            page.wait_for_selector("#deck-app:not([hidden])")
+            cells = page.locator(".deck-photo-cell")
+            assert cells.locator(".deck-photo-name").all_inner_texts() == [i18n.t("fr", f"decks.suit_{s}") for s in SUITS]
+            assert cells.locator(".file-name").all_inner_texts() == [i18n.t("fr", "file.none")] * 4
+            oros, copas = (f"#deck-new input[name={s}]" for s in SUITS[:2])
+            seen = page.locator(oros).bounding_box()
+            assert seen["width"] <= 1 and seen["height"] <= 1
+            page.focus(copas)
+            page.keyboard.press("Shift+Tab")
+            assert page.evaluate("document.activeElement.name") == SUITS[0]
+            assert page.eval_on_selector(".deck-photo-tile", "t => getComputedStyle(t).outlineStyle") == "solid"
+            with page.expect_file_chooser() as chooser:
+                page.click(".deck-photo-tile >> nth=0")
+            chooser.value.set_files(str(photos[SUITS[0]]))
+            assert cells.first.locator(".file-name").inner_text() == f"{SUITS[0]}.jpg"
+            assert page.is_visible(".deck-photo-tile >> nth=0 >> img")
+            page.click("#deck-new button[type=submit]")
+            error = i18n.t("fr", "decks.photo_missing", suit=i18n.t("fr", f"decks.suit_{SUITS[1]}"))
+            assert page.inner_text("#deck-new .form-error") == error
+            for suit in SUITS[1:]:
+                page.set_input_files(f"#deck-new input[name={suit}]", str(photos[suit]))
+            assert cells.locator(".file-name").all_inner_texts() == [f"{s}.jpg" for s in SUITS]
+            page.click("#deck-new button[type=submit]")
+            until(page, "document.querySelector('.deck-photo-cell .file-name').textContent !== 'oros.jpg'")
+            assert len(sent) == 1 and all(f'name="{s}"; filename="{s}.jpg"'.encode() in sent[0] for s in SUITS)
+            assert cells.locator(".file-name").all_inner_texts() == [i18n.t("fr", "file.none")] * 4  # sent: the tiles empty
+        finally:
+            ctx.close()

@@ -128,6 +128,25 @@ def test_every_language_has_every_string():
     assert i18n.pick_lang(None, None, "de-DE,de;q=0.9") == "es"
 
 
+@pytest.mark.parametrize("lang", ["es", "eu", "fr", "en"])
+def test_file_inputs_sit_behind_a_button_in_the_pages_language(client, table, lang):
+    """Every file input of the import forms and the deck page is hidden (the browser's own
+    "Choose File / No file chosen" follows the browser's language) behind a label in the page's
+    language, its chosen file's name in the element it points to; the four languages say it apart."""
+    pages = ["/", f"/t/{table['id']}/history?token={table['token']}", "/decks"]
+    for path in pages:
+        html = client.get(f"{path}{'&' if '?' in path else '?'}lang={lang}").get_data(as_text=True)
+        inputs = re.findall(r"<input type=\"file\"[^>]*>", html)
+        assert inputs, path
+        for tag in inputs:
+            assert 'class="sr-only"' in tag and "required" in tag, tag
+            named = re.search(r'aria-describedby="([^"]+)"', tag).group(1)
+            assert re.search(rf'id="{named}">{re.escape(i18n.t(lang, "file.none"))}<', html), (path, named)
+        if path != "/decks":  # the deck page's tiles name their suit
+            assert f"<span>{i18n.t(lang, 'file.choose')}</span>" in html, path
+    assert len({i18n.t(code, "file.choose") for code in i18n.LANGS}) == len({i18n.t(code, "file.none") for code in i18n.LANGS}) == 4
+
+
 def test_qr_code_is_an_svg_of_the_join_and_watch_links(client, table):
     tid = table["id"]
     r = client.get(f"/t/{tid}/qr.svg?token={table['token']}&for=join")

@@ -165,9 +165,10 @@ document.getElementById("use-shipped").addEventListener("click", async () => {
   refresh();
 });
 
-// Each photo chosen shows in its tile.
+// Each photo chosen shows in its tile, its file's name under it (the input itself is hidden:
+// the browser would say "no file chosen" in its own language).
 for (const input of form.querySelectorAll("input[type=file]")) {
-  input.addEventListener("change", () => {
+  const show = () => {
     const label = input.closest("label");
     const img = label.querySelector("img");
     if (img.src) URL.revokeObjectURL(img.src);
@@ -176,7 +177,12 @@ for (const input of form.querySelectorAll("input[type=file]")) {
     img.hidden = !file;
     if (file) img.src = URL.createObjectURL(file);
     else img.removeAttribute("src");
-  });
+    const name = document.getElementById(input.getAttribute("aria-describedby"));
+    name.textContent = file ? file.name : t("file.none");
+    name.classList.toggle("is-chosen", Boolean(file));
+  };
+  input.addEventListener("change", show);
+  show();
 }
 
 function clearPhotos() {
@@ -189,7 +195,7 @@ form.addEventListener("submit", async (ev) => {
   formError.hidden = true;
   const missing = [...form.querySelectorAll("input[type=file]")].find((i) => !i.files.length);
   if (missing) {
-    formError.textContent = t("decks.photo_missing", { suit: missing.closest("label").textContent.trim() });
+    formError.textContent = t("decks.photo_missing", { suit: missing.closest("label").querySelector(".deck-photo-name").textContent.trim() });
     formError.hidden = false;
     missing.focus();
     return;
