@@ -159,3 +159,17 @@ document.addEventListener("keydown", (ev) => {
 document.addEventListener("click", (ev) => {
   if (ev.target.closest?.("[data-print]")) window.print();
 });
+
+// A file input hidden behind its button (in the page's language, not the browser's): the
+// chosen file's name beside it, and the "choose a file" the browser says when it is required.
+export function showChosenFile(input) {
+  const name = document.getElementById(input.getAttribute("aria-describedby"));
+  const show = () => {
+    const file = input.files[0];
+    name.textContent = file ? file.name : t("file.none");
+    name.classList.toggle("is-chosen", Boolean(file));
+    input.setCustomValidity(file || !input.required ? "" : t("err.missing_file"));
+  };
+  input.addEventListener("change", show);
+  show();
+}

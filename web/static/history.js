@@ -1,21 +1,7 @@
 // History: import hands into this table (mus-match/1).
-import { api, t, toast, newClientId, fileErrorText } from "./common.js";
+import { api, t, toast, newClientId, fileErrorText, showChosenFile } from "./common.js";
 
 const BOOT = JSON.parse(document.getElementById("boot").textContent);
-
-// A file input hidden behind its button (in the page's language, not the browser's): the
-// chosen file's name beside it, and the "choose a file" the browser says when it is required.
-function showChosenFile(input) {
-  const name = document.getElementById(input.getAttribute("aria-describedby"));
-  const show = () => {
-    const file = input.files[0];
-    name.textContent = file ? file.name : t("file.none");
-    name.classList.toggle("is-chosen", Boolean(file));
-    input.setCustomValidity(file || !input.required ? "" : t("err.missing_file"));
-  };
-  input.addEventListener("change", show);
-  show();
-}
 
 const form = document.getElementById("import-into");
 if (form) {

@@ -1,5 +1,5 @@
 // The new-table page: names, seats, rules, first esku; or import a match.
-import { api, t, toast, h, rememberTable, recentTables, recentTournaments, fileErrorText } from "./common.js";
+import { api, t, toast, h, rememberTable, recentTables, recentTournaments, fileErrorText, showChosenFile } from "./common.js";
 
 const form = document.getElementById("new-table");
 const errorBox = form.querySelector(".form-error");
@@ -93,20 +93,6 @@ form.addEventListener("submit", async (ev) => {
     }
   }
 });
-
-// A file input hidden behind its button (in the page's language, not the browser's): the
-// chosen file's name beside it, and the "choose a file" the browser says when it is required.
-function showChosenFile(input) {
-  const name = document.getElementById(input.getAttribute("aria-describedby"));
-  const show = () => {
-    const file = input.files[0];
-    name.textContent = file ? file.name : t("file.none");
-    name.classList.toggle("is-chosen", Boolean(file));
-    input.setCustomValidity(file || !input.required ? "" : t("err.missing_file"));
-  };
-  input.addEventListener("change", show);
-  show();
-}
 
 const importForm = document.getElementById("import-match");
 showChosenFile(importForm.elements.match);
