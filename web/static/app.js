@@ -122,7 +122,34 @@ function apply(next, force = false) {
   state = next;
   notePhase();
   render(prev);
+  keepAwake();
 }
+
+// ------------------------------------------------------------------ the screen stays on
+
+// A phone at the table (the one that records, or one propped up as the scoreboard) keeps
+// its screen on while the match goes on: a screen wake lock where the browser gives one
+// (https, or the server's own address), taken again when the page comes back into view
+// (the browser drops it when it is hidden), let go once the match is won.
+let wakeLock = null;
+let wakeAsking = false;
+async function keepAwake() {
+  const over = state && state.winner !== null && state.winner !== undefined;
+  if (over) {
+    if (wakeLock) { const lock = wakeLock; wakeLock = null; try { await lock.release(); } catch (e) { /* gone */ } }
+    return;
+  }
+  if (wakeLock || wakeAsking || !navigator.wakeLock || document.visibilityState !== "visible") return;
+  wakeAsking = true;
+  try {
+    const lock = await navigator.wakeLock.request("screen");
+    lock.addEventListener("release", () => { if (wakeLock === lock) wakeLock = null; });
+    wakeLock = lock;
+  } catch (e) { /* refused (battery saver, an http address): the screen may sleep */ }
+  wakeAsking = false;
+  if (wakeLock && state && state.winner !== null && state.winner !== undefined) keepAwake(); // won meanwhile
+}
+document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") keepAwake(); });
 
 // ------------------------------------------------------------------ live updates
 
@@ -1009,6 +1036,7 @@ notePhase();
 seenDeje = (current().events || []).length;
 if (CAN_PLAY) rememberTable({ id: BOOT.table_id, token: TOKEN, teams: state.teams, url: location.pathname + location.search });
 render(null);
+keepAwake();
 connect();
 if (location.hash === "#invite") {
   history.replaceState(null, "", location.pathname + location.search);
