@@ -620,7 +620,9 @@ def import_into(table_id: str) -> Response:
     raw_version = request.args.get("version")
     if client_id is None:
         raise ApiError(400, "invalid", "client_id: missing (?client_id=)", "client_id")
-    try:
+    try:  # digits only: int() would also read "1_0", " 10 ", "+10" and "١٠" (Arabic-Indic digits)
+        if raw_version is not None and not (raw_version.isascii() and raw_version.lstrip("-").isdigit()):
+            raise ValueError(raw_version)
         version = int(raw_version) if raw_version is not None else None
     except ValueError:
         raise ApiError(400, "invalid", f"version: expected an integer, got {raw_version!r}", "version") from None

@@ -38,17 +38,23 @@ class ApiError(StoreError):
     (the store's refusals have the same shape, and one handler answers both)."""
 
 
-MAX_MESSAGE = 400  # characters of an error message; a long input it quotes is cut short
+MAX_MESSAGE = 400  # characters of an error message; a long input it quotes is cut in its middle
 MAX_FIELD = 100
 
 
 def _short(text: str, limit: int) -> str:
-    """`text`, or its first `limit` characters and how long it was."""
-    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters in all)"
+    """`text`, or its start and its end, `limit` characters together, and how long it was:
+    cut in the middle, so that what is wrong still shows where it follows the long input
+    it quotes (`'xxx…' is not a key of an action`, `seat: ['xxx…'] is not a seat`)."""
+    if len(text) <= limit:
+        return text
+    tail = limit * 3 // 8
+    return f"{text[:limit - tail]}… ({len(text)} characters in all) …{text[-tail:]}"
 
 
 def error_body(status: int, code: str, message: str, field: str | None = None) -> dict[str, Any]:
-    """The one JSON error shape; a message (or field) that quotes a huge input quotes its start."""
+    """The one JSON error shape; a message (or field) that quotes a huge input is cut in its
+    middle (`_short`)."""
     return {"error": {"status": status, "code": code, "message": _short(message, MAX_MESSAGE),
                       "field": None if field is None else _short(field, MAX_FIELD)}}
 
