@@ -130,7 +130,9 @@ SCHEMAS: dict[str, Any] = {
         "required": ["error"],
         "properties": {"error": {"type": "object", "required": ["status", "code", "message", "field"], "properties": {
             "status": {"type": "integer"}, "code": {"type": "string", "examples": ["stale_version"]},
-            "message": {"type": "string"}, "field": {"type": ["string", "null"]}}}},
+            "message": {"type": "string", "description": "what is wrong, for people; a long input it quotes is cut "
+                        "in its middle (`… (N characters in all) …`), so that both ends show"},
+            "field": {"type": ["string", "null"]}}}},
     },
     "Rules": {"type": "object", "properties": {
         "kings": {"enum": [8, 4]}, "target": {"enum": [40, 30]}, "real31": {"type": "boolean"},
@@ -295,7 +297,8 @@ def document() -> dict[str, Any]:
             "summary": "Replace this table's match by a mus-match/1 file (same id and tokens)",
             "parameters": [TABLE_ID, TOKEN_Q,
                            {"name": "client_id", "in": "query", "required": True, "schema": {"type": "string"}},
-                           {"name": "version", "in": "query", "required": True, "schema": {"type": "integer"}}],
+                           {"name": "version", "in": "query", "required": True, "schema": {"type": "integer"},
+                            "description": "the table's version, in ASCII digits"}],
             "security": SECURE, "requestBody": {"required": True, "content": jsonl},
             "responses": {"200": _json(_ref("TableState"), "the table after the import")}
             | _errors(400, 401, 403, 404, 409, 413, 422)}},
