@@ -65,6 +65,15 @@ def error_response(status: int, code: str, message: str, field: str | None = Non
     return resp
 
 
+def _form_too_big() -> str | None:
+    """What a multipart form within the body's limit passed (Werkzeug says only "The data
+    value transmitted exceeds the capacity limit."): its parts, or a field's size."""
+    parts, size = request.max_form_parts, request.max_form_memory_size
+    limits = [f"more than {parts} parts"] if parts else []
+    limits += [f"a field that is not a file larger than {size} bytes"] if size else []
+    return f"the form is too big to read: {' or '.join(limits)}" if limits else None
+
+
 def _is_api() -> bool:
     return request.path == "/api" or request.path.startswith("/api/")
 
@@ -85,7 +94,11 @@ def register(app: Flask) -> None:
         message = exc.description or exc.name
         if status == 413:
             limit = request.max_content_length  # this route's, else MAX_CONTENT_LENGTH
-            message = f"the request body is larger than the limit of {limit} bytes" if limit else message
+            length = request.content_length
+            if request.mimetype.startswith("multipart/") and length is not None and (not limit or length <= limit):
+                message = _form_too_big() or message  # the body is within its limit: a limit of the form's was passed
+            elif limit:
+                message = f"the request body is larger than the limit of {limit} bytes"
         if status == 405:
             message = f"{request.method} is not allowed on {request.path}"
         resp = error_response(status, code, message, None)
