@@ -1022,6 +1022,31 @@ def test_a_good_photo_with_bad_parameters_is_refused(world, bottom, with_, clien
     refused(w, send, (400, 409, 413, 415, 422))
 
 
+SUITS = ("oros", "copas", "espadas", "bastos")
+
+
+@FUZZ
+@given(photos=st.fixed_dictionaries({suit: st.none() | st.sampled_from(BAD_IMAGES[:-2]) | st.binary(max_size=300)
+                                     | st.just(JPEG) for suit in SUITS}),
+       name=st.none() | names.map(str), refine=st.none() | st.sampled_from(["1", "0", "yes", "", "2", "on", "x" * 50]))
+def test_a_deck_to_teach_from_bad_photos_is_refused(world, photos, name, refine) -> None:
+    """With the admin key, a deck's form: photos missing, empty, not images, damaged,
+    too big or too small (never four good ones), a name or `refine` that is wrong."""
+    from web.decks import refine_unavailable, unavailable
+
+    w = world
+    assume(not all(p is JPEG for p in photos.values()))
+    form: dict[str, Any] = {suit: (io.BytesIO(p), f"{suit}.jpg") for suit, p in photos.items() if p is not None}
+    form |= {k: v for k, v in (("name", name), ("refine", refine)) if v is not None}
+    send = lambda: post(w, "post", "/api/decks", headers=_bearer(ADMIN), data=form,  # noqa: E731
+                        content_type="multipart/form-data")
+    if unavailable() or (refine in ("1", "on") and refine_unavailable()):  # no teaching here: a 503 that says why
+        r = send()
+        assert r.status_code == 503 and r.json["error"]["code"] in ("teaching_unavailable", "refining_unavailable")
+        return
+    refused(w, send, (400, 413, 415))
+
+
 # -- 7. match files: not JSON Lines, damaged headers and records ------------------------
 GOOD_LINES = match_lines(["Txuriak", "Beltzak"], [0, 1], 5)
 FILE_KEYS = ["format", "teams", "players", "esku", "rules", "hands", "declared", "bets", "score", "n", "x"]
