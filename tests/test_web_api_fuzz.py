@@ -117,12 +117,13 @@ class World:
     decks: Path
     live: dict[str, Any]  # hands settled, a mus round, two words said, a loose photo
     fresh: dict[str, Any]  # a hand settled, nothing said of the next
-    showdown: dict[str, Any]  # at its showdown
+    showdown: dict[str, Any]  # at its showdown, the one before settled citing a photo
     over: dict[str, Any]  # the match won
     tour: dict[str, Any]  # teams, a final stage, `live` and `over` enrolled
     other_tour: dict[str, Any]
     settled_photo: str  # cited by a hand of `live`
     loose_photo: str  # of `live`, cited by no hand
+    showdown_photo: str  # of `showdown`, cited by its last hand settled
     used_ids: dict[str, str]  # a client_id each kind of write took at `live`
 
     def __repr__(self) -> str:
@@ -201,6 +202,12 @@ def build_world(root: Path) -> World:
 
     fresh = imported([1], 5)
     showdown = imported([1, 0], 5, ("Gorriak", "Urdinak"))
+    r = client.post(f"/api/tables/{showdown['id']}/photos", headers=showdown["auth"], data=image_bytes(),
+                    content_type="image/jpeg")
+    assert r.status_code == 201, r.json
+    showdown_photo = r.json["photo_id"]
+    to_showdown(showdown)
+    write(showdown, "showdown", cid("setup"), hands=DEAL, photo_id=showdown_photo)
     to_showdown(showdown)
     over = imported([0, 0, 0], 3)
     assert state(over)["winner"] == 0 and state(over)["current"] is None
@@ -220,7 +227,7 @@ def build_world(root: Path) -> World:
         r = getattr(client, method)(f"/api/tournaments/{tour['id']}/{path}", headers=tour["auth"], json=body)
         assert r.status_code in (200, 201), r.json
     return World(app, client, root / "mus.db", root / "decks", live, fresh, showdown, over, tour, tours[1],
-                 settled_photo, loose_photo, used)
+                 settled_photo, loose_photo, showdown_photo, used)
 
 
 # -- what must not change -----------------------------------------------------------
@@ -557,7 +564,7 @@ JUNK = {
     "version": st.one_of(json_values, st.integers(-3, 3).filter(bool).map(Offset)),
     "action": actions,
     "hands": hands_junk,
-    "photo_id": json_values,
+    "photo_id": st.one_of(json_values, st.sampled_from(["settled", "of live"]).map(lambda x: ("$photo", x))),
     "teams": name_lists,
     "players": name_lists,
     "rules": st.one_of(json_values, rule_values),
@@ -666,6 +673,8 @@ def resolve(w: World, write: Write, key: str, value: Any) -> Any:
         return version_of(w, w.table(write.target)) + value.by
     if isinstance(value, tuple) and len(value) == 2 and value[0] == "$id":
         return w.table(value[1])["id"]
+    if isinstance(value, tuple) and len(value) == 2 and value[0] == "$photo":
+        return w.showdown_photo if value[1] == "settled" else w.loose_photo
     if isinstance(value, tuple) and len(value) == 2 and value[0] == "$token":
         return w.showdown["watch_token"] if value[1] == "watch" else w.table(value[1])["token"]
     return value
@@ -1211,3 +1220,14 @@ def test_a_form_with_too_many_parts_says_so(world) -> None:
                                   data={"photo": (io.BytesIO(b"x" * (MiB + 1)), "x.png")},
                                   content_type="multipart/form-data"), (413,))
     assert err["message"] == f"the request body is larger than the limit of {MiB} bytes", err  # past the body's
+
+
+def test_a_showdown_citing_the_photo_of_a_hand_settled_is_refused(world) -> None:
+    """A page still holding the last showdown's photo id settled the next hand citing it
+    (two hands, one photo). Now a 409 `showdown_settled` naming `photo_id` (the page then
+    settles with the cards alone)."""
+    w, t = world, world.showdown
+    err = refused(w, lambda: post(w, "post", f"/api/tables/{t['id']}/showdown", headers=t["auth"],
+                                  body={"client_id": cid(), "version": version_of(w, t), "hands": DEAL,
+                                        "photo_id": w.showdown_photo}), (409,))
+    assert err["code"] == "showdown_settled" and err["field"] == "photo_id" and "settled already" in err["message"]

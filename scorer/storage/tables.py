@@ -508,6 +508,10 @@ class TableStore:
                 except StoreError:  # never here, or gone meanwhile (the page then settles without it)
                     raise StoreError(422, "invalid", f"photo_id: no photo {photo_id!r} at this table",
                                      "photo_id") from None
+                settled = next((h["n"] for h in rt.hands if h["photo_id"] == cited), None)
+                if settled is not None:  # a photo of an earlier showdown (a stale page): not this hand's
+                    raise StoreError(409, "showdown_settled", f"photo_id: photo {photo_id!r} is of the showdown of "
+                                     f"hand {settled}, settled already: it is not this hand's", "photo_id")
             if hands is not None and not isinstance(hands, list):
                 raise StoreError(422, "invalid", "hands: expected four lists of four cards", "hands")
             record = live.to_record(hands)
