@@ -160,6 +160,16 @@ def test_qr_code_is_an_svg_of_the_join_and_watch_links(client, table):
     assert client.get(f"/t/{tid}/qr.svg?token={table['watch_token']}&for=watch").status_code == 200
 
 
+@pytest.mark.parametrize("gpv", [1, 3])
+def test_the_sheet_counts_games_beside_vacas_only_where_a_vaca_has_several(client, gpv):
+    r = client.post("/api/tables", json={"teams": ["Txuriak", "Beltzak"], "rules": {"games_per_vaca": gpv}, "esku": 0})
+    t = r.get_json()
+    s = client.get(f"/t/{t['id']}/sheet?token={t['token']}&lang=en").get_data(as_text=True)
+    head = s[s.index("Vacas"):s.index("Vacas") + 300]
+    # one game a vaca: the games within the vaca are always 0-0, so not shown
+    assert ("Vacas / Games" in head and "(0 – 0)" in head) if gpv > 1 else ("Games" not in head and "(0 – 0)" not in head)
+
+
 def test_history_sheet_and_the_count_in_words(client, table):
     _play_hand(client, table)
     tid, tok = table["id"], table["token"]
