@@ -185,8 +185,10 @@ def test_stream_refusals_are_json(server) -> None:
     t = new_table(base)
     r = requests.get(f"{base}/api/tables/{t['id']}/events", timeout=5)
     assert r.status_code == 401 and r.json()["error"]["code"] == "missing_token"
-    r = requests.get(f"{base}/api/tables/{t['id']}/events", headers={**t["auth"], "Last-Event-ID": "x"}, timeout=5)
-    assert r.status_code == 400 and r.json()["error"]["field"] == "Last-Event-ID"
+    for bad in ("x", "1_0", "+1", "-1", "9" * 19):  # int() takes the middle three
+        r = requests.get(f"{base}/api/tables/{t['id']}/events", headers={**t["auth"], "Last-Event-ID": bad}, timeout=5)
+        assert r.status_code == 400 and r.json()["error"]["field"] == "Last-Event-ID", bad
+        assert repr(bad) in r.json()["error"]["message"]
 
 
 def test_too_many_streams_is_503_and_streams_are_released(server) -> None:

@@ -522,11 +522,9 @@ def events(table_id: str) -> Response:
     raw = request.headers.get("Last-Event-ID") or request.args.get("last_event_id")
     last_id = None
     if raw:
-        try:
-            last_id = int(raw)
-        except ValueError:
-            raise ApiError(400, "invalid", f"Last-Event-ID: expected a version number, got {raw!r}",
-                           "Last-Event-ID") from None
+        if not (raw.isascii() and raw.isdigit() and len(raw) <= 18):  # int() would take " 1", "1_0", "١"
+            raise ApiError(400, "invalid", f"Last-Event-ID: expected a version number, got {raw!r}", "Last-Event-ID")
+        last_id = int(raw)
     hub = _hub()
     cfg = current_app.config
     # watchers leave the table's last SSE_PLAYER_RESERVE places to its players' phones
