@@ -47,6 +47,7 @@ from PIL import Image
 
 from scorer.storage.tables import StoreError, check_header
 from scorer.storage.tournaments import check_knockout, check_name, check_teams
+from tests.test_web_tournaments import ordago_hand
 from web import create_app
 from web.errors import MAX_MESSAGE
 
@@ -59,8 +60,6 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ
 
 DECK = [f"{r}{s}" for s in "oceb" for r in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)]
 DEAL = [DECK[0:4], DECK[10:14], DECK[20:24], DECK[30:34]]
-RRRR = ["12o", "12c", "12e", "12b"]
-OTHERS = [["1o", "1c", "4e", "5b"], ["4o", "5o", "6o", "7o"], ["4c", "5c", "6c", "7c"]]
 ADMIN = "fuzz-admin-key-0123456789"
 MiB = 1 << 20
 
@@ -79,16 +78,6 @@ def image_bytes(fmt: str = "JPEG", size: tuple[int, int] = (96, 72), colour=(30,
     buf = io.BytesIO()
     Image.new("RGB", size, colour).save(buf, fmt)
     return buf.getvalue()
-
-
-def ordago_hand(winner_seat: int, esku: int) -> dict[str, Any]:
-    """The esku says órdago at grande, the next seat accepts; RRRR at `winner_seat` wins."""
-    rest = iter(OTHERS)
-    hands = [RRRR if s == winner_seat else next(rest) for s in range(4)]
-    pares = [h is RRRR or h[0][:-1] == h[1][:-1] for h in hands]
-    juego = [h is RRRR for h in hands]
-    return {"hands": hands, "declared": {"pares": pares, "juego": juego},
-            "bets": {"grande": [{"seat": esku, "act": "ordago"}, {"seat": (esku + 1) % 4, "act": "quiero"}]}}
 
 
 def match_lines(teams: list[str], winners: list[int], vacas_to_win: int) -> list[dict[str, Any]]:
