@@ -21,6 +21,7 @@ from web.testing import CHROMIUM, CHROMIUM_ARGS, PHONE, FakeRecognizer, LiveServ
 
 # seat 0: R R R C (medias, juego 40); seat 1: pair of ases; seat 2: pair of 7s; seat 3: nothing
 HANDS = [["12o", "12c", "3e", "11b"], ["1o", "2c", "4e", "5b"], ["7o", "7c", "10e", "6b"], ["4o", "5c", "6e", "11o"]]
+DECK_KEY = "screenshots-key-0123456789"  # the deck page's admin key, for this run's server only
 HOLDS = {"pares": [True, True, True, False], "juego": [True, False, False, False]}
 
 
@@ -98,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     photo = out / "_showdown.jpg"
     photo.write_bytes(showdown_photo(HANDS, bottom=0))
     shots: list[str] = []
-    server = LiveServer({"RECOGNIZER": FakeRecognizer(HANDS, low_conf={"5c"}, unread={"10e"})})
+    server = LiveServer({"RECOGNIZER": FakeRecognizer(HANDS, low_conf={"5c"}, unread={"10e"}), "ADMIN_KEY": DECK_KEY})
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -243,6 +244,20 @@ def main(argv: list[str] | None = None) -> int:
             page.goto(f"{server.url}/c/{tour['id']}?token={tour['token']}")
             page.wait_for_selector(".banner.champion")
             shot("20-final", full=True)
+            # a saved match chosen in the import form (its button and the file's name in the page's words)
+            saved = out / "_match.jsonl"
+            saved.write_bytes(requests.get(f"{server.url}/api/tables/{table.id}/export",
+                                           headers={"Authorization": f"Bearer {table.token}"}).content)
+            page.goto(server.url + "/")
+            page.click("details.import:not(#new-tournament) > summary")
+            page.set_input_files("#import-match input[type=file]", str(saved))
+            page.locator("#import-match").scroll_into_view_if_needed()
+            shot("21-import")
+            saved.unlink(missing_ok=True)
+            # the deck page, its key given: the four suits' photos to take
+            page.goto(f"{server.url}/decks#key={DECK_KEY}")
+            page.wait_for_selector("#deck-new", state="visible")
+            shot("22-decks", full=True)
             ctx.close()
             browser.close()
     finally:
