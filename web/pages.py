@@ -240,10 +240,9 @@ def manifest():
     the reader's language, opening on the new-table page (which lists the recent tables)."""
     lang = current_lang()
     name = i18n.strings(lang)["app.name"]
-    icons = [{"src": url_for("pages.icon", size=n), "sizes": f"{n}x{n}", "type": "image/png", "purpose": "any"}
-             for n in app_icon.SIZES if n != 180]
-    icons += [{"src": url_for("pages.icon_maskable", size=n), "sizes": f"{n}x{n}", "type": "image/png",
-               "purpose": "maskable"} for n in app_icon.SIZES if n != 180]
+    icons = [{"src": url_for(endpoint, size=n), "sizes": f"{n}x{n}", "type": "image/png", "purpose": purpose}
+             for endpoint, purpose in (("pages.icon", "any"), ("pages.icon_maskable", "maskable"))
+             for n in app_icon.SIZES if n != 180]  # 180 is Apple's, named by the page
     body = {"name": name, "short_name": "Mus", "lang": lang, "dir": "ltr", "id": "/",
             "start_url": url_for("pages.new_table"), "scope": "/", "display": "standalone",
             "background_color": "#f8f2e7", "theme_color": "#1e4d3a",

@@ -30,6 +30,7 @@ const current = () => state.current || {};
 const scoreNow = () => (state.current && state.current.score) || state.score || [0, 0];
 const rules = () => state.rules || {};
 const target = () => rules().target || 40;
+const matchWon = () => Boolean(state) && state.winner !== null && state.winner !== undefined;
 
 function lanceLabel(lance) { return t(`lance.${lance}`); }
 function phaseLabel(phase) {
@@ -134,8 +135,7 @@ function apply(next, force = false) {
 let wakeLock = null;
 let wakeAsking = false;
 async function keepAwake() {
-  const over = state && state.winner !== null && state.winner !== undefined;
-  if (over) {
+  if (matchWon()) {
     if (wakeLock) { const lock = wakeLock; wakeLock = null; try { await lock.release(); } catch (e) { /* gone */ } }
     return;
   }
@@ -147,7 +147,7 @@ async function keepAwake() {
     wakeLock = lock;
   } catch (e) { /* refused (battery saver, an http address): the screen may sleep */ }
   wakeAsking = false;
-  if (wakeLock && state && state.winner !== null && state.winner !== undefined) keepAwake(); // won meanwhile
+  if (wakeLock && matchWon()) keepAwake(); // won meanwhile
 }
 document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") keepAwake(); });
 
@@ -312,7 +312,7 @@ function renderMesa() {
     } else bubble.hidden = true;
   });
   $("felt-hand").textContent = t("table.hand_n", { n: handNumber() }) + (cur.mus_rounds ? ` · ${t("table.mus_rounds", { n: cur.mus_rounds })}` : "");
-  const over = state.winner !== null && state.winner !== undefined;
+  const over = matchWon();
   $("felt-phase").textContent = over ? teamName(state.winner) : phaseLabel(phase);
   if (over) $("felt-hand").textContent = t("score.final");
   document.querySelector("#mesa .felt").classList.toggle("is-final", over);
@@ -936,7 +936,7 @@ function renderEndgame() {
   const last = lastHand();
   const s = last?.settlement;
   const dlg = $("endgame");
-  const matchOver = state.winner !== null && state.winner !== undefined;
+  const matchOver = matchWon();
   if (!s || !s.game_over) { if (dlg.open) dlg.close(); return; }
   if (current().log?.length) return;
   const key = `${hands.length}`;

@@ -1,5 +1,5 @@
 // Teach the reader a club's deck: the admin key, four photos, the job's progress, which models read.
-import { api, t, toast, h } from "./common.js";
+import { api, t, toast, h, showChosenFile } from "./common.js";
 
 const KEY_STORE = "mus.adminKey";
 const keyForm = document.getElementById("deck-key");
@@ -177,12 +177,10 @@ for (const input of form.querySelectorAll("input[type=file]")) {
     img.hidden = !file;
     if (file) img.src = URL.createObjectURL(file);
     else img.removeAttribute("src");
-    const name = document.getElementById(input.getAttribute("aria-describedby"));
-    name.textContent = file ? file.name : t("file.none");
-    name.classList.toggle("is-chosen", Boolean(file));
   };
   input.addEventListener("change", show);
   show();
+  showChosenFile(input);
 }
 
 function clearPhotos() {
