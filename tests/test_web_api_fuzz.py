@@ -43,12 +43,13 @@ from urllib.parse import quote
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from PIL import Image
 
 from scorer.storage.tables import StoreError, check_header
 from scorer.storage.tournaments import check_knockout, check_name, check_teams
+from tests.test_web_api_photos import DEAL, DECK, FakeRecognizer, photo_bytes
 from tests.test_web_tournaments import ordago_hand
 from web import create_app
+from web.decks import SUITS
 from web.errors import MAX_MESSAGE
 
 pytestmark = pytest.mark.webapi
@@ -58,28 +59,11 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                        HealthCheck.data_too_large])
 
-DECK = [f"{r}{s}" for s in "oceb" for r in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)]
-DEAL = [DECK[0:4], DECK[10:14], DECK[20:24], DECK[30:34]]
 ADMIN = "fuzz-admin-key-0123456789"
 MiB = 1 << 20
 
 
 # -- the world ----------------------------------------------------------------------
-class FakeRecognizer:
-    """Says the same 16 cards for any photo."""
-
-    def scan(self, image: Any, bottom: int = 0) -> dict[str, Any]:
-        cards = [{"card": c, "conf": 0.97, "box": [10 * i, 5, 10 * i + 8, 20], "seat": s}
-                 for s, hand in enumerate(DEAL) for i, c in enumerate(hand)]
-        return {"cards": cards, "hands": DEAL, "warnings": [], "size": list(image.size)}
-
-
-def image_bytes(fmt: str = "JPEG", size: tuple[int, int] = (96, 72), colour=(30, 120, 60)) -> bytes:
-    buf = io.BytesIO()
-    Image.new("RGB", size, colour).save(buf, fmt)
-    return buf.getvalue()
-
-
 def match_lines(teams: list[str], winners: list[int], vacas_to_win: int) -> list[dict[str, Any]]:
     header = {"format": "mus-match/1", "teams": teams, "players": ["Ane", "Bixente", "Iker", "Maite"], "esku": 0,
               "rules": {"kings": 8, "target": 40, "games_per_vaca": 1, "vacas_to_win": vacas_to_win}}
@@ -169,7 +153,7 @@ def build_world(root: Path) -> World:
     used: dict[str, str] = {}
     live = imported([0, 1, 0], 5)
     r = client.post(f"/api/tables/{live['id']}/photos?client_id=setup-photo", headers=live["auth"],
-                    data=image_bytes(), content_type="image/jpeg")
+                    data=photo_bytes(), content_type="image/jpeg")
     assert r.status_code == 201, r.json
     settled_photo = r.json["photo_id"]
     used["photo"] = "setup-photo"
@@ -184,14 +168,14 @@ def build_world(root: Path) -> World:
     write(live, "actions", "setup-undone", action=state(live)["current"]["legal"][0])
     write(live, "undo", "setup-undo")
     used["undo"] = "setup-undo"
-    r = client.post(f"/api/tables/{live['id']}/photos", headers=live["auth"], data=image_bytes("PNG"),
+    r = client.post(f"/api/tables/{live['id']}/photos", headers=live["auth"], data=photo_bytes("PNG"),
                     content_type="image/png")
     assert r.status_code == 201, r.json
     loose_photo = r.json["photo_id"]
 
     fresh = imported([1], 5)
     showdown = imported([1, 0], 5, ("Gorriak", "Urdinak"))
-    r = client.post(f"/api/tables/{showdown['id']}/photos", headers=showdown["auth"], data=image_bytes(),
+    r = client.post(f"/api/tables/{showdown['id']}/photos", headers=showdown["auth"], data=photo_bytes(),
                     content_type="image/jpeg")
     assert r.status_code == 201, r.json
     showdown_photo = r.json["photo_id"]
@@ -495,6 +479,10 @@ class Write:
         t = w.table(self.target) if self.target in TABLES else None
         return self.ok(w, t, body)
 
+    def send(self, w: World, **kw: Any) -> Any:
+        """This write, with `post`'s body arguments, on its table with its token."""
+        return post(w, self.method, self.url(w), headers=self.auth(w), **kw)
+
 
 TEAMS4 = ["Txuriak", "Beltzak", "Gorriak", "Urdinak"]
 WRITES = [
@@ -675,8 +663,7 @@ def resolve(w: World, write: Write, key: str, value: Any) -> Any:
 @given(raw=raw_bodies, content_type=content_types)
 def test_a_body_that_is_no_json_object_is_refused(world, write, raw, content_type) -> None:
     assume(not parses_to_object(raw))
-    err = refused(world, lambda: post(world, write.method, write.url(world), headers=write.auth(world), raw=raw,
-                                      content_type=content_type), (400, 413))
+    err = refused(world, lambda: write.send(world, raw=raw, content_type=content_type), (400, 413))
     assert err["code"] in ("bad_json", "too_large"), err
 
 
@@ -687,7 +674,7 @@ def test_a_body_that_is_no_json_object_is_refused(world, write, raw, content_typ
 def test_a_body_with_wrong_fields_is_refused(world, write, data) -> None:
     body = build(world, write, data.draw(plan_for(write), label="plan"))
     assume(not write.accepts(world, body))
-    refused(world, lambda: post(world, write.method, write.url(world), headers=write.auth(world), body=body))
+    refused(world, lambda: write.send(world, body=body))
 
 
 @pytest.mark.parametrize("write", WRITES, ids=lambda x: x.name)
@@ -698,7 +685,7 @@ def test_a_body_nearly_right_is_refused(world, write, data) -> None:
     template = dict(write.template)
     body = fill(data.draw(near(template), label="body"), write.body(world), template)
     assume(isinstance(body, dict) and not write.accepts(world, body))
-    refused(world, lambda: post(world, write.method, write.url(world), headers=write.auth(world), body=body))
+    refused(world, lambda: write.send(world, body=body))
 
 
 @st.composite
@@ -726,7 +713,7 @@ def test_a_huge_input_is_quoted_short_and_the_error_still_says_what_is_wrong(wor
     template = dict(write.template)
     body = fill(data.draw(with_a_huge_input(template), label="body"), write.body(world), template)
     assume(not write.accepts(world, body))
-    err = refused(world, lambda: post(world, write.method, write.url(world), headers=write.auth(world), body=body))
+    err = refused(world, lambda: write.send(world, body=body))
     assert says_what_is_wrong(err["message"], err["field"]), err
 
 
@@ -771,7 +758,7 @@ class Guarded:
         t = w.table(self.who) if self.who in TABLES else None
         if self.kind == "photo":
             return post(w, self.method, self.url(w), headers=headers, query={**query, "client_id": cid()},
-                        raw=image_bytes("PNG", colour=(9, 9, 9)), content_type="image/png")
+                        raw=photo_bytes("PNG", colour=(9, 9, 9)), content_type="image/png")
         if self.kind == "import":
             lines = match_lines(["Txuriak", "Beltzak"], [1], 5)
             return post(w, self.method, self.url(w), headers=headers,
@@ -920,7 +907,7 @@ def test_a_forged_id_is_refused(world, what, forged) -> None:
     method, path, headers = requests[what]
     assume(forged not in (live["id"], tour["id"], "shipped"))
     if what == "photo":
-        refused(w, lambda: post(w, method, path, headers=headers, raw=image_bytes("PNG", colour=(1, 2, 3)),
+        refused(w, lambda: post(w, method, path, headers=headers, raw=photo_bytes("PNG", colour=(1, 2, 3)),
                                 content_type="image/png"), (403, 404, 405))
     elif what == "import":
         refused(w, lambda: post(w, method, path, headers=headers, raw=match_file(match_lines(["A", "B"], [], 5)),
@@ -939,10 +926,10 @@ def png_header(width: int, height: int) -> bytes:
         chunk(b"IEND", b"")
 
 
-JPEG = image_bytes("JPEG", (120, 90), (200, 10, 10))
+JPEG = photo_bytes("JPEG", (120, 90), (200, 10, 10))
 BAD_IMAGES = [b"", JPEG[:200], JPEG[: len(JPEG) // 2], b"\xff\xd8\xff\xe0" + b"\x00" * 100, png_header(20000, 20000),
-              png_header(0, 0), png_header(2**31 - 1, 1), png_header(8, 8)[:40], image_bytes("PNG", (4, 4)),
-              image_bytes("GIF"), image_bytes("BMP"), image_bytes("TIFF"), b"GIF89a" + b"\x00" * 50,
+              png_header(0, 0), png_header(2**31 - 1, 1), png_header(8, 8)[:40], photo_bytes("PNG", (4, 4)),
+              photo_bytes("GIF"), photo_bytes("BMP"), photo_bytes("TIFF"), b"GIF89a" + b"\x00" * 50,
               b"RIFF\x00\x00\x00\x00WEBPVP8 ", b"<svg xmlns='http://www.w3.org/2000/svg'/>", b"x" * (MiB + 10),
               JPEG + b"\x00" * (MiB - len(JPEG) + 1), b"\x89PNG\r\n\x1a\n" + b"\xff" * 64]
 photo_bodies = st.one_of(st.binary(max_size=400), st.sampled_from(BAD_IMAGES),
@@ -967,7 +954,7 @@ def test_a_photo_that_is_no_good_image_is_refused(world, data, how, ctype, botto
     refused(w, send, (400, 413, 415))
 
 
-GOOD_PNG = image_bytes("PNG", (100, 80), (5, 200, 5))
+GOOD_PNG = photo_bytes("PNG", (100, 80), (5, 200, 5))
 
 
 @FUZZ
@@ -1019,8 +1006,6 @@ def test_a_good_photo_with_bad_parameters_is_refused(world, bottom, with_, clien
                             raw=GOOD_PNG, content_type="image/png")
     refused(w, send, (400, 409, 413, 415, 422))
 
-
-SUITS = ("oros", "copas", "espadas", "bastos")
 
 
 @FUZZ

@@ -41,9 +41,9 @@ class FakeRecognizer:
         return {"cards": cards, "hands": DEAL, "warnings": [], "size": list(image.size)}
 
 
-def photo_bytes(fmt: str = "JPEG", size: tuple[int, int] = (96, 72)) -> bytes:
+def photo_bytes(fmt: str = "JPEG", size: tuple[int, int] = (96, 72), colour=(30, 120, 60)) -> bytes:
     buf = io.BytesIO()
-    Image.new("RGB", size, (30, 120, 60)).save(buf, fmt)
+    Image.new("RGB", size, colour).save(buf, fmt)
     return buf.getvalue()
 
 

@@ -14,7 +14,7 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-from tests.test_web_browser_table import HANDS, HOLDS, Api, browser, phone, recognizer, server  # noqa: E402, F401 (fixtures)
+from tests.test_web_browser_table import HANDS, Api, browser, phone, recognizer, server  # noqa: E402, F401 (fixtures)
 from web.testing import PHONE, until  # noqa: E402
 
 
@@ -167,16 +167,8 @@ def test_the_seats_facing_each_other_are_as_tall_and_the_table_keeps_its_height(
         api.act("envido", n=2)  # the esku's bubble
         look(f"!document.querySelector('#mesa .seat[data-seat=\"{esku}\"] .bubble').hidden")
         api.act("quiero")
-        for _ in range(40):  # on to the juego's declarations, the esku first: three badges on the esku's seat
-            cur = api.state()["current"]
-            if any(a["act"] == "declare" and "juego" in a for a in cur["log"]):
-                break
-            decl = [a for a in cur["legal"] if a["act"] == "declare"]
-            if decl:
-                lance = "pares" if "pares" in decl[0] else "juego"
-                api.act("declare", **{lance: HOLDS[lance][cur["to_speak"]]})
-            else:
-                api.act("paso")
+        # on to the juego's declarations, the esku first: three badges on the esku's seat
+        api.play_until(lambda cur: any(a["act"] == "declare" and "juego" in a for a in cur["log"]))
         look(f"document.querySelectorAll('#mesa .seat[data-seat=\"{esku}\"] .badge').length === 3")
         for role, states in seen.items():
             assert states[1]["bubbles"][esku] and states[2]["badges"][esku] == 3, states

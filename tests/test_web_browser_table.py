@@ -112,11 +112,11 @@ class Api:
         seat = self.state()["current"]["to_speak"]
         return self.post("actions", {"action": {"seat": seat, "act": act, **kw}})
 
-    def to_showdown(self) -> dict:
-        """Everyone passes, declares the truth, accepts nothing: on to the cards."""
+    def play_until(self, done) -> dict:
+        """Everyone passes, declares the truth, accepts nothing, until `done(current hand)`."""
         for _ in range(40):
             cur = self.state()["current"]
-            if cur["phase"] in ("showdown", "over"):
+            if done(cur):
                 return cur
             decl = [a for a in cur["legal"] if a["act"] == "declare"]
             if decl:
@@ -124,7 +124,11 @@ class Api:
                 self.act("declare", **{lance: HOLDS[lance][cur["to_speak"]]})
             else:
                 self.act("paso")
-        raise AssertionError("no showdown after 40 actions")
+        raise AssertionError("not there after 40 actions")
+
+    def to_showdown(self) -> dict:
+        """On to the cards."""
+        return self.play_until(lambda cur: cur["phase"] in ("showdown", "over"))
 
 
 def test_two_phones_see_each_other_live(server, browser):
