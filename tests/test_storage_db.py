@@ -158,3 +158,19 @@ def test_a_version_5_database_keeps_its_writes_as_retries(tmp_path) -> None:
     assert not replayed and rt.version == 4
     assert db.reader().execute("SELECT digest FROM ops WHERE client_id = 'new'").fetchone()[0]
     db.close()
+
+
+def test_a_version_6_tournament_starts_at_revision_0_and_counts_its_changes(tmp_path) -> None:
+    from scorer.storage.tables import StoreError, TableStore
+    from scorer.storage.tournaments import TournamentStore
+
+    db = _database_at(tmp_path / "v6.db", 6, "INSERT INTO tournaments (id, token, watch_token, name, teams, created) "
+                      "VALUES ('c1', 'tok', 'w', 'Liga', '[\"A\", \"B\"]', 0)")
+    assert db.schema_version == SCHEMA_VERSION >= 7
+    tours = TournamentStore(db, TableStore(db))
+    assert tours.state("c1")["revision"] == 0
+    tours.rename("c1", {"name": "Liga de otoño"}, revision=0)
+    with pytest.raises(StoreError, match="follows revision 0, but the tournament is at revision 1"):
+        tours.rename("c1", {"name": "Otra"}, revision=0)
+    assert (tours.state("c1")["name"], tours.state("c1")["revision"]) == ("Liga de otoño", 1)
+    db.close()

@@ -262,3 +262,33 @@ def test_a_league_in_groups_from_the_form_then_a_bracket_with_a_third_place(serv
         assert [g["teams"] for g in state["knockout"]["rounds"][0]] == [["Gorriak", "Horiak"], ["Berdeak", "Urdinak"]]
     finally:
         ctx.close()
+
+
+def test_teams_sent_after_another_phone_changed_them_are_refused_shown_then_sent_again(server, browser) -> None:  # noqa: F811
+    import requests
+
+    tour, organiser = new_tournament(server.url, "Liga")
+    ctx = phone(browser, "es")
+    page = ctx.new_page()
+    try:
+        page.goto(organiser)
+        # the other organiser's phone enters the league's teams after this page was drawn
+        requests.put(f"{server.url}/api/tournaments/{tour['id']}/teams", json={"teams": ["Gorriak", "Urdinak"]},
+                     headers={"Authorization": f"Bearer {tour['token']}"}).raise_for_status()
+        page.click("#league-teams summary")
+        page.fill("#set-teams textarea", "Berdeak\nHoriak\nBeltzak")
+        page.click("#set-teams button[type=submit]")
+        page.wait_for_selector("#toast.show[data-kind=error]")
+        assert "Otro móvil cambió el torneo antes" in page.inner_text("#toast")
+        # theirs shows, what was typed here stays, and nothing of it was saved
+        page.wait_for_selector("#fixtures .fixture")
+        assert page.locator("#fixtures .fixture").count() == 1
+        assert "Gorriak" in page.inner_text("#fixtures")
+        assert page.input_value("#set-teams textarea") == "Berdeak\nHoriak\nBeltzak"
+        assert tournament_api(server.url, tour).json()["teams"] == ["Gorriak", "Urdinak"]
+        page.click("#set-teams button[type=submit]")  # sent again: it replaces theirs
+        until(page, "document.querySelectorAll('#fixtures .fixture').length === 3")
+        now = tournament_api(server.url, tour).json()
+        assert (now["teams"], now["revision"]) == (["Berdeak", "Horiak", "Beltzak"], 2)
+    finally:
+        ctx.close()

@@ -74,7 +74,7 @@ def test_a_new_tournament_has_its_name_tokens_links_and_no_matches(client, tourn
     assert tournament["watch_url"].endswith(f"?token={tournament['watch_token']}")
     r = client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"])
     assert r.status_code == 200
-    assert r.json == {"id": tournament["id"], "name": "Liga de invierno", "matches": [], "standings": [],
+    assert r.json == {"id": tournament["id"], "name": "Liga de invierno", "revision": 0, "matches": [], "standings": [],
                       "teams": [], "legs": 1, "schedule": None, "fixtures": [], "round_dates": None, "groups": None,
                       "knockout": None, "champion": None}
 
@@ -834,3 +834,65 @@ def test_a_team_with_an_invisible_character_is_the_same_team(client, tournament)
     assert (r.status_code, r.json["error"]["field"]) == (422, "teams[1]")
     r = client.put(path, headers=tournament["auth"], json={"teams": ["Gorriak", "\u202eUrdinak"]})
     assert r.status_code == 200 and r.json["teams"] == ["Gorriak", "Urdinak"]
+
+
+def test_each_change_of_the_settings_counts_a_revision_and_enrolling_does_not(client, tournament) -> None:
+    base = f"/api/tournaments/{tournament['id']}"
+    auth = tournament["auth"]
+    assert state_of(client, tournament)["revision"] == 0
+    assert client.patch(base, headers=auth, json={"name": "Liga"}).json["revision"] == 1
+    teams = ["Gorriak", "Urdinak", "Berdeak", "Horiak"]
+    assert client.put(f"{base}/teams", headers=auth, json={"teams": teams, "revision": 1}).json["revision"] == 2
+    assert client.put(f"{base}/knockout", headers=auth, json={"teams": teams[:2], "revision": 2}).json["revision"] == 3
+    assert client.delete(f"{base}/knockout?revision=3", headers=auth).json["revision"] == 4
+    assert enrol(client, tournament, imported(client, teams[:2], [0, 0])).json["revision"] == 4  # not a setting
+    assert client.delete(f"{base}?revision=4", headers=auth).status_code == 204
+
+
+@pytest.mark.parametrize("method, path, body", [
+    ("patch", "", {"name": "Otra liga"}),
+    ("put", "/teams", {"teams": ["Otros", "Nuevos"]}),
+    ("put", "/knockout", {"teams": ["Otros", "Nuevos"]}),
+    ("delete", "/knockout", None),
+    ("delete", "", None),
+])
+def test_a_change_made_on_an_older_view_is_refused_and_changes_nothing(client, tournament, method, path, body) -> None:
+    base = f"/api/tournaments/{tournament['id']}"
+    auth = tournament["auth"]
+    teams = ["Gorriak", "Urdinak", "Berdeak", "Horiak"]
+    client.put(f"{base}/teams", headers=auth, json={"teams": teams})  # what this phone saw: revision 1
+    client.put(f"{base}/knockout", headers=auth, json={"teams": teams})  # another phone: revision 2
+    before = state_of(client, tournament)
+    assert before["revision"] == 2
+    call = getattr(client, method)
+    if body is None:
+        r = call(f"{base}{path}?revision=1", headers=auth)
+    else:
+        r = call(f"{base}{path}", headers=auth, json={**body, "revision": 1})
+    assert r.status_code == 409, r.json
+    assert r.json["error"]["code"] == "stale_revision" and r.json["error"]["field"] == "revision"
+    assert "follows revision 1, but the tournament is at revision 2" in r.json["error"]["message"]
+    assert state_of(client, tournament) == before  # nothing changed
+    # sent again on the revision it now knows, it is applied
+    if body is None:
+        r = call(f"{base}{path}?revision=2", headers=auth)
+    else:
+        r = call(f"{base}{path}", headers=auth, json={**body, "revision": 2})
+    assert r.status_code in (200, 204), r.json
+
+
+@pytest.mark.parametrize("revision", ["1", -1, 1.0, True, None, [1]])
+def test_a_revision_that_is_not_a_whole_number_is_refused_by_name(client, tournament, revision) -> None:
+    r = client.patch(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"],
+                     json={"name": "Otra", "revision": revision})
+    assert r.status_code == 400 and r.json["error"]["field"] == "revision", r.json
+    assert repr(revision) in r.json["error"]["message"]
+    assert state_of(client, tournament)["name"] == "Liga de invierno"
+
+
+@pytest.mark.parametrize("query", ["x", "-1", "1.0", "", "\u0661"])
+def test_a_revision_query_that_is_not_ascii_digits_is_refused(client, tournament, query) -> None:
+    r = client.delete(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"],
+                      query_string={"revision": query})
+    assert r.status_code == 400 and r.json["error"]["field"] == "revision", r.json
+    assert state_of(client, tournament)["name"] == "Liga de invierno"  # still there

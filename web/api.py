@@ -4,7 +4,9 @@ Tokens: the players' token reads and writes a table, the watch token only reads;
 either comes as `Authorization: Bearer <token>` or `?token=`, and is compared in
 constant time. Writes carry `client_id` (a retry answers without applying twice)
 and `version` (the table's version the phone saw; another one is 409
-`stale_version`). Every refusal is one JSON shape (`web.errors`).
+`stale_version`). A tournament's settings (name, teams, final stage) may name the
+`revision` they follow likewise (another one is 409 `stale_revision`). Every refusal
+is one JSON shape (`web.errors`).
 """
 
 from __future__ import annotations
@@ -658,6 +660,25 @@ def _tournament(tournament_id: str, write: bool) -> tuple[dict[str, Any], bool]:
     raise ApiError(403, "bad_token", "this token does not open this tournament", "token")
 
 
+def _revision(body: dict[str, Any] | None = None) -> int | None:
+    """The tournament revision a write follows: `revision` in its JSON body, else
+    `?revision=` (a DELETE has no body); None where it names none (it follows any)."""
+    if body is not None and "revision" in body:
+        value = body["revision"]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ApiError(400, "invalid", f"revision: expected the tournament's revision, a whole number, got "
+                           f"{value!r}", "revision")
+        return value
+    raw = request.args.get("revision")
+    if raw is None:
+        return None
+    value = _ascii_int(raw, signed=False)
+    if value is None:
+        raise ApiError(400, "invalid", f"revision: expected the tournament's revision, a whole number, got {raw!r}",
+                       "revision")
+    return value
+
+
 def _tournament_links(row: dict[str, Any]) -> dict[str, Any]:
     base = request.host_url.rstrip("/")
     return {
@@ -691,7 +712,8 @@ def get_tournament(tournament_id: str) -> Response:
 def rename_tournament(tournament_id: str) -> Response:
     """A new name `{name}` (the organiser's token) -> the tournament."""
     _tournament(tournament_id, write=True)
-    _tournaments().rename(tournament_id, _body())
+    body = _body()
+    _tournaments().rename(tournament_id, body, _revision(body))
     return _dump(_tournaments().state(tournament_id, watch_links=True))
 
 
@@ -699,7 +721,7 @@ def rename_tournament(tournament_id: str) -> Response:
 def delete_tournament(tournament_id: str) -> Response:
     """Delete the tournament (the organiser's token); its tables stay -> 204."""
     _tournament(tournament_id, write=True)
-    _tournaments().delete(tournament_id)
+    _tournaments().delete(tournament_id, _revision())
     return Response(status=204)
 
 
@@ -727,7 +749,8 @@ def add_tournament_table(tournament_id: str) -> Response:
 def set_tournament_teams(tournament_id: str) -> Response:
     """The league's teams `{teams: [...]}` (the organiser's token) -> the tournament, with its fixtures."""
     _tournament(tournament_id, write=True)
-    _tournaments().set_teams(tournament_id, _body())
+    body = _body()
+    _tournaments().set_teams(tournament_id, body, _revision(body))
     return _dump(_tournaments().state(tournament_id, watch_links=True))
 
 
@@ -736,7 +759,8 @@ def set_tournament_knockout(tournament_id: str) -> Response:
     """Draw the final stage `{teams: [best seed first]}` (2, 4, 8 or 16; the organiser's
     token) -> the tournament; the tables added from then on play it."""
     _tournament(tournament_id, write=True)
-    _tournaments().set_knockout(tournament_id, _body())
+    body = _body()
+    _tournaments().set_knockout(tournament_id, body, _revision(body))
     return _dump(_tournaments().state(tournament_id, watch_links=True))
 
 
@@ -744,7 +768,7 @@ def set_tournament_knockout(tournament_id: str) -> Response:
 def clear_tournament_knockout(tournament_id: str) -> Response:
     """Remove the final stage (the organiser's token; its tables count in the league again)."""
     _tournament(tournament_id, write=True)
-    _tournaments().clear_knockout(tournament_id)
+    _tournaments().clear_knockout(tournament_id, _revision())
     return _dump(_tournaments().state(tournament_id, watch_links=True))
 
 

@@ -35,6 +35,11 @@ BOTTOM_Q = {"name": "bottom", "in": "query", "required": False,
 SECURE = [{"bearer": []}, {"queryToken": []}]
 ADMIN = [{"bearer": []}, {"adminKey": []}]
 TOURNAMENT_ID = {"name": "tournament_id", "in": "path", "required": True, "schema": {"type": "string"}}
+_REVISION_TEXT = ("the tournament's revision this change follows (as last read); another one is 409 "
+                  "stale_revision, and nothing changes. Left out, the change follows any")
+REVISION_Q = {"name": "revision", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0},
+              "description": _REVISION_TEXT}
+REVISION = {"type": "integer", "minimum": 0, "description": _REVISION_TEXT}
 DECK_ID = {"name": "deck_id", "in": "path", "required": True, "schema": {"type": "string"}}
 DECK_BODY = {"required": True, "content": {"multipart/form-data": {"schema": {
     "type": "object", "required": ["oros", "copas", "espadas", "bastos"],
@@ -73,14 +78,18 @@ PHOTO_BODY = {
 _PAIR = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}
 SCHEMAS: dict[str, Any] = {
     "NewTournament": {"type": "object", "required": ["name"], "properties": {
-        "name": {"type": "string", "minLength": 1, "maxLength": 60}}},
+        "name": {"type": "string", "minLength": 1, "maxLength": 60},
+        "revision": REVISION | {"description": "renaming: " + REVISION["description"]}}},
     "TournamentCreated": {"type": "object", "required": ["id", "name", "token", "watch_token", "url", "watch_url"],
                           "properties": {k: {"type": "string"} for k in
                                          ("id", "name", "token", "watch_token", "url", "watch_url")}},
-    "Tournament": {"type": "object", "required": ["id", "name", "matches", "standings", "teams", "legs", "schedule",
-                                                  "fixtures", "round_dates", "groups", "knockout", "champion"],
+    "Tournament": {"type": "object", "required": ["id", "name", "revision", "matches", "standings", "teams", "legs",
+                                                  "schedule", "fixtures", "round_dates", "groups", "knockout",
+                                                  "champion"],
                    "properties": {
         "id": {"type": "string"}, "name": {"type": "string"},
+        "revision": {"type": "integer", "description": "how many times the organiser changed its name, teams or "
+                     "final stage (enrolling a table and the tables' hands leave it as it is)"},
         "matches": {"type": "array", "items": {"type": "object", "properties": {
             "table": {"type": "string"}, "teams": {"type": "array", "items": {"type": "string"}},
             "vacas": _PAIR, "games": _PAIR, "score": _PAIR, "stones": _PAIR, "hands": {"type": "integer"},
@@ -351,11 +360,12 @@ def document() -> dict[str, Any]:
             "summary": "Rename the tournament (the organiser's token)",
             "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
             "requestBody": {"required": True, "content": {JSON: {"schema": _ref("NewTournament")}}},
-            "responses": {"200": _json(_ref("Tournament"), "the tournament")} | _errors(400, 401, 403, 404, 422)},
+            "responses": {"200": _json(_ref("Tournament"), "the tournament")}
+            | _errors(400, 401, 403, 404, 409, 422)},
             "delete": {
             "summary": "Delete the tournament (the organiser's token); its tables stay as they are",
-            "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
-            "responses": {"204": {"description": "deleted"}} | _errors(401, 403, 404)}},
+            "parameters": [TOURNAMENT_ID, TOKEN_Q, REVISION_Q], "security": SECURE,
+            "responses": {"204": {"description": "deleted"}} | _errors(400, 401, 403, 404, 409)}},
         "/api/tournaments/{tournament_id}/tables": {"post": {
             "summary": "Enrol a table (the organiser's token, and the table's players' token in the body)",
             "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
@@ -377,9 +387,10 @@ def document() -> dict[str, Any]:
                                "items": {"type": "array", "minItems": 2, "items": {"type": "string"}}},
                     "legs": {"type": "integer", "enum": [1, 2], "default": 1},
                     "start": {"type": "string", "format": "date", "description": "the first round's date"},
-                    "every_days": {"type": "integer", "minimum": 1, "maximum": 60, "default": 7}}}}}},
+                    "every_days": {"type": "integer", "minimum": 1, "maximum": 60, "default": 7},
+                    "revision": REVISION}}}}},
             "responses": {"200": _json(_ref("Tournament"), "the tournament with its fixtures")}
-            | _errors(400, 401, 403, 404, 422)}},
+            | _errors(400, 401, 403, 404, 409, 422)}},
         "/api/tournaments/{tournament_id}/knockout": {"put": {
             "summary": "Draw the final stage (the organiser's token): the tables added from then on play it",
             "description": "The first seed meets the last; the draw keeps the top seeds apart until the end "
@@ -389,12 +400,13 @@ def document() -> dict[str, Any]:
                 "type": "object", "required": ["teams"], "properties": {"teams": {
                     "type": "array", "items": {"type": "string"}, "description": "2, 4, 8 or 16, best seed first"},
                     "third_place": {"type": "boolean", "default": False, "description": "the semi-finals' losers "
-                                    "play for third place (4 teams or more)"}}}}}},
+                                    "play for third place (4 teams or more)"},
+                    "revision": REVISION}}}}},
             "responses": {"200": _json(_ref("Tournament"), "the tournament with its final stage")}
-            | _errors(400, 401, 403, 404, 422)}, "delete": {
+            | _errors(400, 401, 403, 404, 409, 422)}, "delete": {
             "summary": "Remove the final stage (the organiser's token; its tables count in the league again)",
-            "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
-            "responses": {"200": _json(_ref("Tournament"), "the tournament")} | _errors(401, 403, 404)}},
+            "parameters": [TOURNAMENT_ID, TOKEN_Q, REVISION_Q], "security": SECURE,
+            "responses": {"200": _json(_ref("Tournament"), "the tournament")} | _errors(400, 401, 403, 404, 409)}},
         "/api/tournaments/{tournament_id}/export": {"get": {
             "summary": "The whole tournament as a zip (the organiser's token)",
             "description": "standings.csv, tournament.json (the tournament without tokens) and matches/NN-team-team"
@@ -412,7 +424,7 @@ def document() -> dict[str, Any]:
     }
     responses = {f"E{s}": _json(_ref("Error"), d) for s, d in {
         400: "bad request", 401: "no token", 403: "wrong token or read-only token", 404: "not found",
-        409: "stale_version, match_over, showdown_settled or client_id_reused (a client_id sent already with another request)", 413: "body too large", 415: "unsupported image",
+        409: "stale_version, stale_revision, match_over, showdown_settled or client_id_reused (a client_id sent already with another request)", 413: "body too large", 415: "unsupported image",
         422: "refused by the engine",
         429: "too_many_creations: this client created CREATE_MAX_PER_ADDRESS tables and tournaments in the last "
              "CREATE_WINDOW_SECONDS; Retry-After says when it may again", 503: "too many live connections, or no card recognizer",

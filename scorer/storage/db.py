@@ -100,6 +100,11 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE ops ADD COLUMN digest TEXT;
     """,
+    # 6 -> 7: how many times the organiser changed the tournament's settings (its name,
+    # teams, final stage), so that a write made on an older view is refused, not lost
+    """
+    ALTER TABLE tournaments ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

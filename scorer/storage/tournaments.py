@@ -9,13 +9,16 @@ hand settled at any table moves them at once.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import io
 import json
 import re
+import sqlite3
 import time
 import zipfile
+from collections.abc import Iterator
 from typing import Any
 
 from scorer import engine
@@ -194,10 +197,10 @@ class TournamentStore:
         return row
 
     def get(self, tournament_id: str) -> dict[str, Any]:
-        """`{id, token, watch_token, name, teams, legs, schedule, knockout, groups}`; a 404
-        where there is no such tournament."""
+        """`{id, token, watch_token, name, teams, legs, schedule, knockout, groups, revision}`;
+        a 404 where there is no such tournament."""
         row = self.db.reader().execute(
-            "SELECT id, token, watch_token, name, teams, legs, schedule, knockout, groups FROM tournaments"
+            "SELECT id, token, watch_token, name, teams, legs, schedule, knockout, groups, revision FROM tournaments"
             " WHERE id = ?", (tournament_id,),
         ).fetchone()
         if row is None:
@@ -207,31 +210,44 @@ class TournamentStore:
                 "knockout": json.loads(row["knockout"]) if row["knockout"] else None,
                 "groups": json.loads(row["groups"]) if row["groups"] else None}
 
-    def rename(self, tournament_id: str, body: Any) -> None:
+    @contextlib.contextmanager
+    def _revised(self, tournament_id: str, revision: int | None) -> Iterator[sqlite3.Connection]:
+        """A write that changes the tournament's settings and counts one more revision; a
+        404 where the tournament is gone, a 409 `stale_revision` where `revision` (the
+        one the organiser's view showed; None: any) is not the tournament's now."""
+        with self.db.write() as conn:
+            now = conn.execute("SELECT revision FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
+            if now is None:
+                raise StoreError(404, "not_found", f"no tournament {tournament_id!r}")
+            if revision is not None and revision != now[0]:
+                raise StoreError(409, "stale_revision", f"revision: this change follows revision {revision}, but "
+                                 f"the tournament is at revision {now[0]} (changed from another phone): load it "
+                                 "again", "revision")
+            conn.execute("UPDATE tournaments SET revision = revision + 1 WHERE id = ?", (tournament_id,))
+            yield conn
+
+    def rename(self, tournament_id: str, body: Any, revision: int | None = None) -> None:
         """A new name from `{"name": ...}` (the caller has checked the organiser's token)."""
         name = check_name(body)
-        self.get(tournament_id)
-        with self.db.write() as conn:
+        with self._revised(tournament_id, revision) as conn:
             conn.execute("UPDATE tournaments SET name = ? WHERE id = ?", (name, tournament_id))
 
-    def delete(self, tournament_id: str) -> None:
+    def delete(self, tournament_id: str, revision: int | None = None) -> None:
         """Delete the tournament (the caller has checked the organiser's token); its tables
         stay as they are."""
-        self.get(tournament_id)
-        with self.db.write() as conn:
+        with self._revised(tournament_id, revision) as conn:
             conn.execute("DELETE FROM tournaments WHERE id = ?", (tournament_id,))  # its enrolments cascade
 
-    def set_teams(self, tournament_id: str, body: Any) -> None:
+    def set_teams(self, tournament_id: str, body: Any, revision: int | None = None) -> None:
         """The league's teams from `{"teams" or "groups", "legs": 1 | 2, "start", "every_days"}`
         (`check_teams`), for its fixtures (the caller has checked the organiser's token)."""
         teams, legs, schedule, groups = check_teams(body)
-        self.get(tournament_id)
-        with self.db.write() as conn:
+        with self._revised(tournament_id, revision) as conn:
             conn.execute("UPDATE tournaments SET teams = ?, legs = ?, schedule = ?, groups = ? WHERE id = ?",
                          (json.dumps(teams, ensure_ascii=False), legs, json.dumps(schedule) if schedule else None,
                           json.dumps(groups, ensure_ascii=False) if groups else None, tournament_id))
 
-    def set_knockout(self, tournament_id: str, body: Any) -> None:
+    def set_knockout(self, tournament_id: str, body: Any, revision: int | None = None) -> None:
         """Draw the final stage from `{"teams": [best seed first], "third_place": bool}` (the
         caller has checked the organiser's token). The tables added from its first draw on
         play it; drawn again (a name put right), it keeps that time."""
@@ -239,16 +255,16 @@ class TournamentStore:
         row = self.get(tournament_id)
         drawn = row["knockout"]["drawn"] if row["knockout"] else time.time()
         stage = {"teams": seeds, "drawn": drawn, "third_place": third}
-        with self.db.write() as conn:
+        with self._revised(tournament_id, revision) as conn:
             conn.execute("UPDATE tournaments SET knockout = ? WHERE id = ?",
                          (json.dumps(stage, ensure_ascii=False), tournament_id))
 
-    def clear_knockout(self, tournament_id: str) -> None:
+    def clear_knockout(self, tournament_id: str, revision: int | None = None) -> None:
         """Remove the final stage (its tables stay, and count in the league again); a 404
         where none was drawn."""
         if self.get(tournament_id)["knockout"] is None:
             raise StoreError(404, "not_found", "this tournament has no final stage drawn", "knockout")
-        with self.db.write() as conn:
+        with self._revised(tournament_id, revision) as conn:
             conn.execute("UPDATE tournaments SET knockout = NULL WHERE id = ?", (tournament_id,))
 
     def add_table(self, tournament_id: str, table_id: str) -> bool:
@@ -301,9 +317,11 @@ class TournamentStore:
         return [(r["table_id"], r["added"]) for r in rows]
 
     def state(self, tournament_id: str, watch_links: bool = False) -> dict[str, Any]:
-        """`{id, name, matches, standings, teams, legs, schedule, fixtures, round_dates, groups,
-        knockout, champion}`.
+        """`{id, name, revision, matches, standings, teams, legs, schedule, fixtures, round_dates,
+        groups, knockout, champion}`.
 
+        `revision`: how many times the organiser changed the name, teams or final stage
+        (a write may name the revision it follows, and is refused where it is not this).
         `matches`: each table's match as it stands, with its `stage` ("league", or
         "knockout" for a table that plays the final stage). `standings`: the engine's
         over the league's matches (an unfinished one only lists its teams; one whose two
@@ -378,7 +396,8 @@ class TournamentStore:
             champion = table[0]["team"] if len(table) < 2 or table[1]["rank"] > 1 else None
         else:
             champion = None
-        return {"id": row["id"], "name": row["name"], "matches": matches, "standings": table, "teams": row["teams"],
+        return {"id": row["id"], "name": row["name"], "revision": row["revision"], "matches": matches,
+                "standings": table, "teams": row["teams"],
                 "legs": row["legs"], "schedule": row["schedule"], "fixtures": drawn,
                 "round_dates": round_dates(row["schedule"], len(drawn)) if drawn else None,
                 "groups": groups, "knockout": bracket, "champion": champion}

@@ -5,6 +5,9 @@ import { api, t, toast, rememberTournament, forgetTournament } from "./common.js
 const boot = JSON.parse(document.getElementById("boot").textContent);
 const REFRESH_MS = 8000;
 let last = JSON.stringify(boot.state);
+// The revision of the settings (name, teams, final stage) this page's forms follow: a
+// change sent on an older one is refused (another organiser's phone changed them first).
+let revision = boot.state.revision;
 
 async function refresh() {
   let state;
@@ -43,6 +46,31 @@ document.addEventListener("click", async (ev) => {
 });
 document.addEventListener("visibilitychange", () => { if (!document.hidden) refresh(); });
 
+// A change refused: say why. Where another phone changed the settings first, show theirs;
+// the forms keep what was typed here, and sending it again replaces theirs.
+async function refused(e, ms = 6000) {
+  if (e.code === "stale_revision") {
+    try {
+      const state = await api("GET", boot.api, { token: boot.token });
+      revision = state.revision;
+      showName(state.name);
+    } catch (_) {
+      // offline for a moment: the next send says so
+    }
+    last = "";
+    await refresh();
+  }
+  toast(e.text || e.message || t("err.generic"), "error", ms);
+}
+
+function showName(name) {
+  document.getElementById("tournament-name").textContent = name;
+  document.title = document.title.replace(boot.state.name, name);
+  boot.state.name = name;
+  rememberTournament({ id: boot.id, name, role: boot.role,
+    url: location.pathname + "?token=" + encodeURIComponent(boot.token) });
+}
+
 // The names of a textarea, one a line, blank lines left out.
 const linesOf = (area) => area.value.split("\n").map((s) => s.trim()).filter(Boolean);
 
@@ -61,17 +89,17 @@ if (teamsForm) {
     try {
       const legs = Number(teamsForm.elements.legs.value) || 1;
       const inGroups = teamsForm.elements.format.value === "groups";
-      const body = inGroups ? { groups, legs } : { teams: groups.flat(), legs };
+      const body = inGroups ? { groups, legs, revision } : { teams: groups.flat(), legs, revision };
       if (teamsForm.elements.start.value) {
         body.start = teamsForm.elements.start.value;
         body.every_days = Number(teamsForm.elements.every_days.value) || 7;
       }
-      await api("PUT", `${boot.api}/teams`, { token: boot.token, json: body });
+      revision = (await api("PUT", `${boot.api}/teams`, { token: boot.token, json: body })).revision;
       toast(t("tour.teams_saved"));
       last = "";
       await refresh();
     } catch (e) {
-      toast(e.text || e.message || t("err.generic"), "error", 6000);
+      await refused(e);
     }
   });
 }
@@ -84,11 +112,11 @@ if (koForm) {
     const teams = linesOf(koForm.elements.teams);
     try {
       const third_place = koForm.elements.third_place.checked;
-      await api("PUT", `${boot.api}/knockout`, { token: boot.token, json: { teams, third_place } });
+      await api("PUT", `${boot.api}/knockout`, { token: boot.token, json: { teams, third_place, revision } });
       toast(t("tour.ko_drawn"));
       location.reload();
     } catch (e) {
-      toast(e.text || e.message || t("err.generic"), "error", 6000);
+      await refused(e);
     }
   });
 }
@@ -110,11 +138,11 @@ if (koRemove) {
   koRemove.addEventListener("click", async () => {
     if (!confirm(t("tour.ko_remove_confirm"))) return;
     try {
-      await api("DELETE", `${boot.api}/knockout`, { token: boot.token });
+      await api("DELETE", `${boot.api}/knockout?revision=${revision}`, { token: boot.token });
       toast(t("tour.ko_removed"));
       location.reload();
     } catch (e) {
-      toast(e.text || t("err.generic"), "error", 5000);
+      await refused(e, 5000);
     }
   });
 }
@@ -125,15 +153,13 @@ if (renameForm) {
   renameForm.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     try {
-      const state = await api("PATCH", boot.api, { token: boot.token, json: { name: renameForm.elements.name.value } });
-      document.getElementById("tournament-name").textContent = state.name;
-      document.title = document.title.replace(boot.state.name, state.name);
-      boot.state.name = state.name;
-      rememberTournament({ id: boot.id, name: state.name, role: boot.role,
-        url: location.pathname + "?token=" + encodeURIComponent(boot.token) });
+      const state = await api("PATCH", boot.api,
+        { token: boot.token, json: { name: renameForm.elements.name.value, revision } });
+      revision = state.revision;
+      showName(state.name);
       toast(t("tour.renamed"));
     } catch (e) {
-      toast(e.text || e.message || t("err.generic"), "error", 5000);
+      await refused(e, 5000);
     }
   });
 }
@@ -142,11 +168,11 @@ if (deleteButton) {
   deleteButton.addEventListener("click", async () => {
     if (!confirm(t("tour.delete_confirm", { name: boot.state.name }))) return;
     try {
-      await api("DELETE", boot.api, { token: boot.token });
+      await api("DELETE", `${boot.api}?revision=${revision}`, { token: boot.token });
       forgetTournament(boot.id);
       location.href = "/";
     } catch (e) {
-      toast(e.text || t("err.generic"), "error", 5000);
+      await refused(e, 5000);
     }
   });
 }
