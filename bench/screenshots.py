@@ -82,6 +82,9 @@ class Table:
         return self.post("showdown", {"hands": HANDS})
 
 
+LEAGUE = {"es": "Liga de invierno", "eu": "Neguko liga", "fr": "Ligue d'hiver", "en": "Winter league"}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", nargs="?", default=str(ROOT / "bench" / "screenshots"))
@@ -200,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
             shot("15-new-table-fr")
 
             # an órdago accepted in a one-vaca match: the cards decide the game and the match
-            page.goto(server.url + "/?lang=es")
+            page.goto(server.url + f"/?lang={args.lang}")  # back to the language asked for
             r = requests.post(f"{server.url}/api/tables", json={
                 "teams": ["Txuriak", "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"],
                 "rules": {"vacas_to_win": 1}, "esku": 0})
@@ -215,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
             shot("17-match-over")
 
             # a tournament holding both tables: standings, matches, the organiser's buttons
-            tour = requests.post(f"{server.url}/api/tournaments", json={"name": "Liga de invierno"}).json()
+            tour = requests.post(f"{server.url}/api/tournaments", json={"name": LEAGUE[args.lang]}).json()
             for t in (table, quick):
                 requests.post(f"{server.url}/api/tournaments/{tour['id']}/tables",
                               headers={"Authorization": f"Bearer {tour['token']}"},

@@ -146,7 +146,7 @@ SCHEMAS: dict[str, Any] = {
     "Rules": {"type": "object", "properties": {
         "kings": {"enum": [8, 4]}, "target": {"enum": [40, 30]}, "real31": {"type": "boolean"},
         "games_per_vaca": {"type": "integer", "minimum": 1, "maximum": 3},
-        "vacas_to_win": {"type": "integer", "minimum": 1}}},
+        "vacas_to_win": {"type": "integer", "minimum": 1, "maximum": 9}}},
     "NewTable": {"type": "object", "properties": {
         "teams": {"type": "array", "items": {"type": "string", "maxLength": 40}, "minItems": 2, "maxItems": 2},
         "players": {"type": "array", "items": {"type": "string", "maxLength": 40}, "minItems": 4, "maxItems": 4},
