@@ -550,7 +550,7 @@ def test_a_creation_past_the_limit_is_said_in_the_phones_words(browser):
 
 def test_a_refused_match_file_names_its_line(server, browser, tmp_path):
     """A match file the server refuses is said with the line at fault, in the page's
-    language, on the new-table page and in a table's history."""
+    language, and what is wrong on it, on the new-table page and in a table's history."""
     from web import i18n
 
     bad = tmp_path / "bad.jsonl"
@@ -563,7 +563,8 @@ def test_a_refused_match_file_names_its_line(server, browser, tmp_path):
         page.set_input_files("#import-match input[type=file]", str(bad))
         page.click("#import-match button[type=submit]")
         until(page, "() => document.getElementById('toast').textContent.includes('2')")
-        assert page.inner_text("#toast") == i18n.t("es", "err.file_line", n=2)
+        said = page.inner_text("#toast")  # the line, then what is wrong on it, in the server's words
+        assert said.startswith(i18n.t("es", "err.file_line", n=2) + " (not JSON: "), said
 
         api = Api(server.url)
         page.goto(f"{server.url}/t/{api.id}/history?token={api.token}&lang=en")
@@ -572,7 +573,31 @@ def test_a_refused_match_file_names_its_line(server, browser, tmp_path):
         page.set_input_files("#import-into input[type=file]", str(bad))
         page.click("#import-into button[type=submit]")
         until(page, "() => document.getElementById('toast').textContent.startsWith('Line')")
-        assert page.inner_text("#toast") == i18n.t("en", "err.file_line", n=1)
+        said = page.inner_text("#toast")
+        assert said.startswith(i18n.t("en", "err.file_line", n=1) + " (format: "), said
+    finally:
+        ctx.close()
+
+
+def test_a_refusal_says_the_users_words_then_the_servers_detail(server, browser):
+    """An `invalid` or `illegal` refusal names what is wrong (the server's message after
+    the page's words); other codes say the page's words alone."""
+    from web import i18n
+
+    ctx = phone(browser, "es")
+    try:
+        page = ctx.new_page()
+        page.goto(server.url + "/")
+        src = page.evaluate("document.querySelector('script[type=module]').src")
+        said = page.evaluate("""async ([src, cases]) => {
+            const { ApiError } = await import(new URL("common.js", src).href);
+            return cases.map(([status, code, message]) => new ApiError(status, code, message, null).text);
+        }""", [src, [[422, "invalid", "teams: expected 2, 4, 8 or 16 team names"],
+                     [422, "illegal", "seat 2 cannot speak now"], [409, "stale_version", "version: 3, not 4"],
+                     [422, "invalid", None]]])
+        assert said == [i18n.t("es", "err.invalid") + " (teams: expected 2, 4, 8 or 16 team names)",
+                        i18n.t("es", "err.illegal") + " (seat 2 cannot speak now)",
+                        i18n.t("es", "err.stale_version"), i18n.t("es", "err.invalid")]
     finally:
         ctx.close()
 

@@ -15,19 +15,32 @@ export class ApiError extends Error {
     this.code = code;
     this.field = field ?? null;
   }
-  // The user's words for this error.
+  // The server's own words where they say what exactly is wrong (a field, the engine's
+  // reason), else none.
+  get detail() {
+    return DETAILED.has(this.code) && this.message && this.message !== this.code ? this.message : "";
+  }
+  // The user's words for this error, then the server's detail, if any.
   get text() {
     const key = `err.${this.code}`;
-    return key in STRINGS ? t(key) : this.message || t("err.generic");
+    if (!(key in STRINGS)) return this.message || t("err.generic");
+    return this.detail ? `${t(key)} (${this.detail})` : t(key);
   }
 }
 
-// The user's words for a refused match file: the line at fault when the server names one.
+// Codes whose message names the field at fault or the rule broken: "That was not
+// understood" alone would leave the user guessing (three teams for a bracket, a card twice).
+const DETAILED = new Set(["invalid", "illegal", "malformed", "bad_json", "bad_request", "bad_file"]);
+
+// The user's words for a refused match file: the line at fault when the server names one,
+// and what is wrong on it.
 export function fileErrorText(e) {
   const line = /^line (\d+)\b/.exec(e?.field || "");
-  if (line && e.code === "invalid") return t("err.file_line", { n: line[1] });
-  if (e?.code === "invalid" || e?.code === "malformed") return t("err.bad_file");
-  return e?.text || t("err.generic");
+  const why = (e?.detail || "").replace(/^line \d+: /, "");
+  const told = line && e.code === "invalid" ? t("err.file_line", { n: line[1] })
+    : e?.code === "invalid" || e?.code === "malformed" ? t("err.bad_file") : null;
+  if (!told) return e?.text || t("err.generic");
+  return why ? `${told} (${why})` : told;
 }
 
 // Call the API; resolves to the JSON body, rejects with an ApiError.
