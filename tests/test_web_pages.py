@@ -223,6 +223,23 @@ def test_the_history_lists_what_was_said_in_the_order_it_was_said(client, table)
     assert labels[0] == "Grande" and 'class="hint"' not in said
 
 
+def test_the_history_lists_the_declarations_from_the_esku_on(client):
+    header = {"format": "mus-match/1", "teams": ["Txuriak", "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"],
+              "rules": {"kings": 8, "target": 40}, "esku": 2}
+    hand = {"hands": [["12o", "12c", "4e", "5b"], ["1o", "4o", "6o", "7o"], ["11c", "11e", "6c", "7c"],
+                      ["5c", "6e", "7e", "10b"]],
+            "declared": {"pares": [True, False, True, False], "juego": [False, False, False, False]}, "bets": {}}
+    r = client.post("/api/tables/import", data=json.dumps(header) + "\n" + json.dumps(hand) + "\n",
+                    headers={"Content-Type": "application/x-ndjson"})
+    assert r.status_code == 201, r.json
+    page = client.get(f"/t/{r.json['id']}/history?token={r.json['token']}&lang=en").get_data(as_text=True)
+    said = page[page.index('class="said-declare"'):page.index("</li>", page.index('class="said-declare"'))]
+    # Iker (seat 2) is esku: he speaks first, then Maite, Ane and Bixente, each in the team's colour
+    assert re.findall(r'<b class="tc">([^<]+)</b>', said) == ["Iker", "Maite", "Ane", "Bixente"]
+    assert re.findall(r'class="team-(\d) said-act"', said) == ["0", "1", "0", "1"]
+    assert said.count("Yes") == 2 and said.count("No") == 2
+
+
 def test_every_response_carries_the_security_headers(tmp_path) -> None:
     from web import create_app
 

@@ -507,11 +507,14 @@ def _hand_rows(state: dict) -> list[dict]:
         settlement = hand.get("settlement") or {}
         bets = record.get("bets") or {}
         declared = record.get("declared") or {}
-        # what was said in the order it is said at the table: each declaration before its lance's bets
+        # what was said in the order it is said at the table: each declaration before its
+        # lance's bets, each lance's declarations from the esku on, as (seat, yes/no/None)
         said: list[tuple[str, str, list]] = []
+        esku = record.get("esku") if record.get("esku") in range(4) else 0
         for lance in LANCES:
             if lance in ("pares", "juego") and declared.get(lance):
-                said.append(("declare", lance, list(declared[lance])))
+                said.append(("declare", lance, [((esku + k) % 4, declared[lance][(esku + k) % 4])
+                                                for k in range(len(declared[lance]))]))
             if bets.get(lance):
                 said.append(("bets", lance, bets[lance]))
         points = {lance: [0, 0] for lance in LANCES}
