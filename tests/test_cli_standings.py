@@ -68,9 +68,9 @@ def table(stdout: str) -> dict[str, list[str]]:
     rows = {}
     for line in stdout.splitlines()[1:]:
         cells = line.split()
-        if len(cells) < 7 or not cells[-1].isdigit():
+        if len(cells) < 9 or not cells[-1].isdigit():
             continue
-        if cells[0].isdigit() and len(cells) == 8:
+        if cells[0].isdigit() and len(cells) == 10:
             rows[cells[1]] = [cells[0], *cells[2:]]
         else:
             rows[cells[0]] = ["", *cells[1:]]
@@ -83,14 +83,15 @@ def test_standings_rank_the_club(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
     lines = proc.stdout.splitlines()
-    assert lines[0].split() == ["Rank", "Team", "Played", "Won", "Lost", "Vacas", "won", "Vacas", "lost", "Stones"]
+    assert lines[0].split() == ["Rank", "Team", "Played", "Won", "Lost", "Vacas", "won", "In", "lost", "Vacas", "lost",
+                                "Stones", "H2H"]
     rows = table(proc.stdout)
     assert list(rows) == ["A", "C", "B", "D"]
-    # rank, played, won, lost, vacas won, vacas lost, stones (40 a vaca won)
-    assert rows["A"] == ["1", "2", "1", "1", "3", "2", "120"]
-    assert rows["C"] == ["2", "2", "1", "1", "3", "3", "120"]
-    assert rows["B"] == ["3", "2", "1", "1", "2", "3", "80"]
-    assert rows["D"] == ["4", "0", "0", "0", "0", "0", "0"]  # the unfinished match counts for nothing
+    # rank, played, won, lost, vacas won, won in the match lost, vacas lost, stones (40 a vaca won), head-to-head
+    assert rows["A"] == ["1", "2", "1", "1", "3", "1", "2", "120", "0"]
+    assert rows["C"] == ["2", "2", "1", "1", "3", "1", "3", "120", "0"]
+    assert rows["B"] == ["3", "2", "1", "1", "2", "0", "3", "80", "0"]
+    assert rows["D"] == ["4", "0", "0", "0", "0", "0", "0", "0", "0"]  # the unfinished match counts for nothing
     # the columns line up: every number ends where its heading ends
     width = len(lines[0])
     assert all(len(line) == width for line in lines[1:5])
@@ -114,10 +115,11 @@ def test_tied_teams_share_a_rank(tmp_path: Path) -> None:
     rows = table(proc.stdout)
     assert list(rows) == ["D", "A", "B", "C", "F", "E"]
     assert [rows[t][0] for t in rows] == ["1", "2", "", "", "5", "6"]  # a shared rank is shown once
-    assert rows["D"][1:] == ["1", "1", "0", "2", "0", "80"]
-    assert rows["A"][1:] == rows["B"][1:] == rows["C"][1:] == ["2", "1", "1", "2", "2", "80"]
-    assert rows["E"][1:] == ["1", "0", "1", "0", "2", "0"]
-    assert rows["F"][1:] == ["0", "0", "0", "0", "0", "0"]
+    assert rows["D"][1:] == ["1", "1", "0", "2", "0", "0", "80", "0"]
+    # tied on everything, each beat one of the other two: one head-to-head win each
+    assert rows["A"][1:] == rows["B"][1:] == rows["C"][1:] == ["2", "1", "1", "2", "0", "2", "80", "1"]
+    assert rows["E"][1:] == ["1", "0", "1", "0", "0", "2", "0", "0"]
+    assert rows["F"][1:] == ["0", "0", "0", "0", "0", "0", "0", "0"]
     assert proc.stdout.splitlines()[-1] == f"2 matches not finished: E – F ({files[4]}), B – F ({files[5]})"
 
 

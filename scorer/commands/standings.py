@@ -3,7 +3,8 @@
 Each file is a `mus-match/1` file, replayed as `replay` does, or a tournament's zip (the
 web app's "Download the tournament"), whose `matches/*.jsonl` are its league's matches; the results of the matches
 (`Match.result()`) are ranked by the engine's `standings` (RULES.md "Club standings"); a
-team is its name whatever its case, accents and spacing (`engine.team_key`). Prints a table (rank, team, played, won, lost, vacas won, vacas lost, stones), then the
+team is its name whatever its case, accents and spacing (`engine.team_key`). Prints a table (rank, team, played, won, lost, vacas won, then the tie-breaks in their
+order: vacas won in the matches lost, vacas lost, stones, head-to-head wins), then the
 matches not finished yet, which count for nothing but list their teams. A single zip of a
 league played in groups (its `tournament.json` names them) ranks each group first, over
 the matches between two of its teams, then every match; a single zip's teams are spelt as
@@ -29,31 +30,38 @@ from scorer.commands._io import NotText, Shown, piped, read_input, shown, text_o
 _WORDS: dict[str, dict[str, str]] = {
     "en": {
         "rank": "Rank", "team": "Team", "played": "Played", "won": "Won", "lost": "Lost",
-        "vacas_won": "Vacas won", "vacas_lost": "Vacas lost", "stones": "Stones",
+        "vacas_won": "Vacas won", "vacas_won_in_lost": "In lost", "vacas_lost": "Vacas lost", "stones": "Stones",
+        "head_to_head": "H2H",
         "group": "Group {name}", "all": "All matches",
         "unfinished_1": "1 match not finished: {m}", "unfinished_n": "{n} matches not finished: {m}",
     },
     "es": {
         "rank": "Puesto", "team": "Equipo", "played": "Jugadas", "won": "Ganadas", "lost": "Perdidas",
-        "vacas_won": "Vacas ganadas", "vacas_lost": "Vacas perdidas", "stones": "Piedras",
+        "vacas_won": "Vacas ganadas", "vacas_won_in_lost": "En perdidas", "vacas_lost": "Vacas perdidas",
+        "stones": "Piedras", "head_to_head": "Particular",
         "group": "Grupo {name}", "all": "Todas las partidas",
         "unfinished_1": "1 partida sin terminar: {m}", "unfinished_n": "{n} partidas sin terminar: {m}",
     },
     "eu": {
         "rank": "Postua", "team": "Taldea", "played": "Jokatuak", "won": "Irabaziak", "lost": "Galduak",
-        "vacas_won": "Bakak irabazi", "vacas_lost": "Bakak galdu", "stones": "Harriak",
+        "vacas_won": "Bakak irabazi", "vacas_won_in_lost": "Galduetan", "vacas_lost": "Bakak galdu",
+        "stones": "Harriak", "head_to_head": "Aurrez aurre",
         "group": "{name} multzoa", "all": "Partida guztiak",
         "unfinished_1": "Partida bat amaitu gabe: {m}", "unfinished_n": "{n} partida amaitu gabe: {m}",
     },
     "fr": {
         "rank": "Rang", "team": "Équipe", "played": "Jouées", "won": "Gagnées", "lost": "Perdues",
-        "vacas_won": "Manches gagnées", "vacas_lost": "Manches perdues", "stones": "Pierres",
+        "vacas_won": "Manches gagnées", "vacas_won_in_lost": "Dans les perdues", "vacas_lost": "Manches perdues",
+        "stones": "Pierres", "head_to_head": "Confrontations",
         "group": "Groupe {name}", "all": "Toutes les parties",
         "unfinished_1": "1 partie non terminée : {m}", "unfinished_n": "{n} parties non terminées : {m}",
     },
 }
 
-_COLUMNS = ("rank", "team", "played", "won", "lost", "vacas_won", "vacas_lost", "stones")
+# the counts, then each tie-break in the order RULES.md "Club standings" applies them:
+# vacas won in the matches lost, fewest vacas lost, stones, wins between the tied teams
+_COLUMNS = ("rank", "team", "played", "won", "lost", "vacas_won", "vacas_won_in_lost", "vacas_lost", "stones",
+            "head_to_head")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
