@@ -180,6 +180,130 @@ def test_the_seats_facing_each_other_are_as_tall_and_the_table_keeps_its_height(
             ctx.close()
 
 
+def phone_of(browser, lang: str, size: tuple[int, int]):  # noqa: F811
+    """A phone `size` wide and tall (CSS px), in `lang`, its motion reduced: the seats and
+    bubbles are measured where they come to rest, not half-way through their pop."""
+    ctx = browser.new_context(**{**PHONE, "viewport": {"width": size[0], "height": size[1]}}, locale=lang,
+                              extra_http_headers={"Accept-Language": lang}, reduced_motion="reduce")
+    ctx.set_default_timeout(8000)
+    return ctx
+
+
+BUBBLES = """() => {
+  const box = (e) => { const r = e.getBoundingClientRect(); return {l: r.left, t: r.top, r: r.right, b: r.bottom}; };
+  const seats = [0, 1, 2, 3].map((n) => document.querySelector(`#mesa .seat[data-seat="${n}"]`));
+  return seats.map((s) => ({seat: box(s), bubble: s.querySelector('.bubble').hidden ? null : box(s.querySelector('.bubble')),
+                            said: s.querySelector('.bubble').textContent, speaking: s.classList.contains('is-speaking')}));
+}"""
+
+
+@pytest.mark.parametrize("size", [(390, 844), (360, 740)])
+def test_a_side_seats_bubble_stays_on_its_own_seat(server, browser, size):  # noqa: F811
+    """What a player said hangs off the top and bottom seats' lower edge; on a side seat (left
+    or right of the felt) it sits inside the seat, on its lower edge: hung below it, it sat
+    between that seat and the bottom one, which reaches into the corner, and even over it. Every
+    bubble stays within its seat's width and touches no other seat's box, on the players' page
+    (Spanish) and the watchers' (Basque, the longer words), a side seat speaking (its box grown) or not."""
+    api = Api(server.url, {"teams": ["Txuriak", "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"],
+                           "rules": {}, "esku": 0})
+    ctxs = [phone_of(browser, "es", size), phone_of(browser, "eu", size)]
+    try:
+        pages = {"t": ctxs[0].new_page(), "w": ctxs[1].new_page()}
+        for role, page in pages.items():
+            page.goto(api.url(role))
+            page.wait_for_selector("#live[data-state=live]")
+
+        def check(speaker: int) -> None:
+            for role, page in pages.items():
+                until(page, "[...document.querySelectorAll('#mesa .bubble')].every((b) => !b.hidden)"
+                            f" && document.querySelector('#mesa .seat[data-seat=\"{speaker}\"]').classList.contains('is-speaking')")
+                seats = page.evaluate(BUBBLES)
+                for n, st in enumerate(seats):
+                    b, own = st["bubble"], st["seat"]
+                    where = (role, size, n, st["said"], seats)
+                    assert own["l"] <= b["l"] and b["r"] <= own["r"], where
+                    if n in (1, 3):  # a side seat's: inside it, on its lower edge
+                        assert own["t"] <= b["t"] and b["b"] <= own["b"] + 0.5 and own["b"] - b["b"] <= 3, where
+                    for m, other in enumerate(seats):
+                        o = other["seat"]
+                        if m != n:
+                            assert b["r"] <= o["l"] or o["r"] <= b["l"] or b["b"] <= o["t"] or o["b"] <= b["t"], (where, m)
+
+        # grande: Ane passes, Bixente (right) says envido, Iker and Maite (left) raise it: a bubble on every seat
+        api.act("paso")
+        api.act("envido", n=2)
+        api.act("mas", n=2)
+        api.act("mas", n=2)
+        check(speaker=0)
+        api.act("mas", n=2)  # Ane raises again: Bixente speaks, his seat grown, his bubble on it
+        check(speaker=1)
+    finally:
+        for ctx in ctxs:
+            ctx.close()
+
+
+FELT = """() => {
+  const felt = document.querySelector('#mesa .felt'), label = document.getElementById('felt-phase');
+  const text = (e) => { const r = document.createRange(); r.selectNodeContents(e); return r; };
+  return {height: felt.getBoundingClientRect().height, label: label.textContent, bet: document.getElementById('felt-bet').textContent,
+          font: parseFloat(getComputedStyle(label).fontSize),
+          lines: [...felt.children].map((e) => new Set([...text(e).getClientRects()].map((q) => Math.round(q.top))).size),
+          cut: [...felt.children].filter((e) => text(e).getBoundingClientRect().width > e.getBoundingClientRect().width)
+                                 .map((e) => e.textContent)};  // wider than its line, even by a fraction of a pixel: an ellipsis
+}"""
+
+
+def test_the_felt_keeps_its_height_through_the_hand_in_every_language(server, browser):  # noqa: F811
+    """The felt, the drawn table's middle, keeps its height from the first word to the showdown:
+    its lines keep to one line each. The showdown's label ("Cartas a la vista", the longest)
+    wrapped onto a second line and the felt grew 9 px; a lance's bets ("Enbido · 2 gehiago ·
+    2 gehiago") wrapped too. Now a long label is set smaller, whole and readable, and the first
+    bets give way to "…". In the four languages on a 360 px phone, and in Spanish on a 390 px one."""
+    from web import i18n
+
+    api = Api(server.url, {"teams": ["Txuriak", "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"],
+                           "rules": {}, "esku": 0})
+    phones = [(lang, (360, 740), "t") for lang in i18n.LANGS] + [("es", (390, 844), "w")]
+    ctxs = [phone_of(browser, lang, size) for lang, size, _ in phones]
+    try:
+        pages = []
+        for ctx, (_, _, role) in zip(ctxs, phones, strict=True):
+            page = ctx.new_page()
+            page.goto(api.url(role))
+            page.wait_for_selector("#live[data-state=live]")
+            pages.append(page)
+        seen: list[list[dict]] = [[] for _ in pages]
+
+        def look(phase: str) -> None:
+            for page, states in zip(pages, seen, strict=True):
+                until(page, f"window.musTable.state.current.phase === '{phase}'"
+                            f" && window.musTable.state.current.log.length === {len(api.state()['current']['log'])}")
+                states.append({"phase": phase, **page.evaluate(FELT)})
+
+        look("grande")
+        api.act("envido", n=2)
+        api.act("mas", n=2)
+        api.act("mas", n=2)  # three bets: too long for one line of the felt
+        look("grande")
+        api.act("quiero")
+        api.play_until(lambda cur: cur["phase"] == "pares_declare")
+        look("pares_declare")
+        api.to_showdown()
+        look("showdown")
+        for (lang, size, _), states in zip(phones, seen, strict=True):
+            where = (lang, size, states)
+            assert max(st["height"] for st in states) - min(st["height"] for st in states) < 0.1, where
+            for st in states:
+                assert max(st["lines"]) <= 1 and st["cut"] == [], where
+            said, bet = " · ".join([i18n.t(lang, "act.envido")] + [i18n.t(lang, "act.mas_n", n=2)] * 2), states[1]["bet"]
+            assert bet == said or (bet.startswith("… ") and said.endswith(f" · {bet[2:]}")), where  # the last ones said
+            shown = states[-1]
+            assert shown["label"] == i18n.t(lang, "phase.showdown") and shown["font"] >= 12, where
+    finally:
+        for ctx in ctxs:
+            ctx.close()
+
+
 def played_match(url: str) -> str:
     """A match of one hand played, as `Export` saves it (mus-match/1)."""
     api = Api(url)

@@ -279,8 +279,28 @@ function declaredOf(cur) {
 function betSummary(cur) {
   const log = cur.log || [];
   const acts = log.filter((a, i) => lanceOf(a, i) === cur.phase && ["envido", "mas", "ordago", "quiero", "no_quiero"].includes(a.act));
-  return acts.map(actLabel).join(" · ");
+  return acts.map(actLabel);
 }
+
+// The felt's lines keep to one line each, so that the table keeps its height through the hand: a
+// label too long for it ("Cartas a la vista", a team's long name at the end) is set smaller, down to
+// 60% (then an ellipsis), and of the lance's bets the first ones give way to "…".
+let feltBets = [];
+function textOver(el) {  // the width of el's text over el's own (overflow hidden): above 1, it is cut
+  const text = document.createRange();
+  text.selectNodeContents(el);
+  return text.getBoundingClientRect().width / (el.getBoundingClientRect().width || 1);
+}
+function fitFelt() {
+  const label = $("felt-phase");
+  label.style.fontSize = "";
+  const over = textOver(label);
+  if (over > 1) label.style.fontSize = `${parseFloat(getComputedStyle(label).fontSize) * Math.max(0.6, 0.97 / over)}px`;
+  const bet = $("felt-bet");
+  bet.textContent = feltBets.join(" · ");
+  for (let i = 1; i < feltBets.length && textOver(bet) > 1; i++) bet.textContent = `… ${feltBets.slice(i).join(" · ")}`;
+}
+new ResizeObserver(fitFelt).observe(document.querySelector("#mesa .felt"));  // a phone turned
 
 function renderMesa() {
   const cur = current();
@@ -316,7 +336,8 @@ function renderMesa() {
   $("felt-phase").textContent = over ? teamName(state.winner) : phaseLabel(phase);
   if (over) $("felt-hand").textContent = t("score.final");
   document.querySelector("#mesa .felt").classList.toggle("is-final", over);
-  $("felt-bet").textContent = betSummary(cur);
+  feltBets = betSummary(cur);
+  fitFelt();
 
   // lance progress
   const lances = $("lances");
