@@ -228,7 +228,7 @@ def test_one_team_spelt_twice_in_a_result_is_refused() -> None:
         standings([{"teams": ["Gorriak", "GORRIAK"], "vacas": [3, 0]}])
 
 
-@pytest.mark.parametrize("n", [2, 4, 8, 16])
+@pytest.mark.parametrize("n", [2, 4, 8, 16, 32])
 def test_knockout_draw_keeps_the_top_seeds_apart(n: int) -> None:
     from scorer.engine import knockout_draw
 
@@ -248,9 +248,102 @@ def test_knockout_draw_keeps_the_top_seeds_apart(n: int) -> None:
         k += 1
 
 
-@pytest.mark.parametrize("seeds", [["A"], ["A", "B", "C"], [f"T{k}" for k in range(6)], ["A", "a"]])
-def test_knockout_draw_refuses_other_sizes_and_a_team_twice(seeds: list[str]) -> None:
+@pytest.mark.parametrize("seeds", [[], ["A"], ["A", "a"], ["A", "B", "a"]])
+def test_knockout_draw_refuses_fewer_than_two_and_a_team_twice(seeds: list[str]) -> None:
     from scorer.engine import MalformedError, knockout_draw
 
     with pytest.raises(MalformedError, match="teams"):
         knockout_draw(seeds)
+
+
+@pytest.mark.parametrize(("n", "first_round"), [
+    (3, [("S1", None), ("S2", "S3")]),
+    (5, [("S1", None), ("S4", "S5"), ("S2", None), ("S3", None)]),
+    (6, [("S1", None), ("S4", "S5"), ("S2", None), ("S3", "S6")]),
+    (7, [("S1", None), ("S4", "S5"), ("S2", "S7"), ("S3", "S6")]),
+])
+def test_knockout_draw_gives_the_top_seeds_the_byes(n: int, first_round: list) -> None:
+    from scorer.engine import knockout_draw
+
+    seeds = [f"S{k}" for k in range(1, n + 1)]
+    assert knockout_draw(seeds) == first_round  # the next power of two, the byes (None) last
+
+
+def _played(results: dict) -> list[dict]:
+    """Finished matches `{teams, table, ranked, vacas, finished, winner}`: `results` maps
+    a pairing (a frozenset of two teams) to its winner, won 2-1."""
+    out = []
+    for k, (teams, winner) in enumerate(results.items()):
+        a, b = sorted(teams)
+        out.append({"teams": [a, b], "table": f"t{k}", "ranked": True, "vacas": [2, 1] if winner == a else [1, 2],
+                    "finished": True, "winner": 0 if winner == a else 1})
+    return out
+
+
+def test_a_bracket_of_three_plays_out_with_a_bye() -> None:
+    from scorer.engine.tournament import knockout
+
+    seeds = ["Gorriak", "Urdinak", "Berdeak"]
+    bracket = knockout(seeds, [])
+    semi = bracket["rounds"][0]
+    assert semi[0] == {"teams": ["Gorriak", None], "table": None, "vacas": None, "finished": True,
+                       "winner": "Gorriak", "bye": True}  # through at once, with no table
+    assert semi[1]["teams"] == ["Urdinak", "Berdeak"] and semi[1]["bye"] is False and semi[1]["winner"] is None
+    assert bracket["rounds"][1][0]["teams"] == ["Gorriak", None] and bracket["champion"] is None
+    # Berdeak win their semi-final, then beat the top seed in the final
+    matches = _played({frozenset(["Urdinak", "Berdeak"]): "Berdeak", frozenset(["Gorriak", "Berdeak"]): "Berdeak"})
+    bracket = knockout(seeds, matches)
+    assert bracket["rounds"][1][0]["teams"] == ["Gorriak", "Berdeak"]
+    assert bracket["champion"] == "Berdeak"
+    assert knockout(seeds, matches, third_place=True)["third_place"] is None  # no two semi-finals lost
+
+
+@pytest.mark.parametrize(("n", "rounds"), [
+    (5, [[["S1", None], ["S4", "S5"], ["S2", None], ["S3", None]], [["S1", "S5"], ["S2", "S3"]], [["S1", "S3"]]]),
+    (6, [[["S1", None], ["S4", "S5"], ["S2", None], ["S3", "S6"]], [["S1", "S5"], ["S2", "S6"]], [["S1", "S6"]]]),
+    (7, [[["S1", None], ["S4", "S5"], ["S2", "S7"], ["S3", "S6"]], [["S1", "S5"], ["S7", "S6"]], [["S1", "S7"]]]),
+])
+def test_brackets_of_five_six_and_seven_play_out_with_byes(n: int, rounds: list) -> None:
+    """The lower seed wins every match but the top seed's: who meets whom each round, the
+    champion, and the third place between the semi-finals' losers."""
+    from scorer.engine.tournament import knockout
+
+    seeds = [f"S{k}" for k in range(1, n + 1)]
+    results: dict = {}
+    for _ in range(3):  # each round's winners, as far as they are known
+        bracket = knockout(seeds, _played(results))
+        for games in bracket["rounds"]:
+            for g in games:
+                a, b = g["teams"]
+                if a and b and not g["bye"]:
+                    results[frozenset([a, b])] = a if a == "S1" else max(a, b, key=lambda t: int(t[1:]))
+    bracket = knockout(seeds, _played(results), third_place=True)
+    assert [[g["teams"] for g in games] for games in bracket["rounds"]] == rounds
+    assert [g["bye"] for g in bracket["rounds"][0]] == [g[1] is None for g in rounds[0]]
+    assert all(g["table"] is None for g in bracket["rounds"][0] if g["bye"])
+    assert all(not g["bye"] for games in bracket["rounds"][1:] for g in games)  # byes only in the first round
+    assert bracket["champion"] == "S1"
+    semis = bracket["rounds"][-2]
+    losers = [g["teams"][1] if g["winner"] == g["teams"][0] else g["teams"][0] for g in semis]
+    assert bracket["third_place"]["teams"] == losers and bracket["third"] is None  # not played yet
+
+
+def test_tie_breaks_name_what_split_each_tie_on_matches_won() -> None:
+    from scorer.engine.standings import tie_breaks
+
+    # test_then_vacas_won_in_lost_matches: all four won one match
+    rows = standings([result("A", "C", 3, 0), result("B", "D", 3, 0), result("A", "D", 2, 3), result("B", "C", 1, 3)])
+    assert tie_breaks(rows) == [
+        {"ahead": "A", "behind": "B", "by": "vacas_won_in_lost", "values": [2, 1]},
+        {"ahead": "B", "behind": "C", "by": "vacas_won_in_lost", "values": [1, 0]},
+        {"ahead": "C", "behind": "D", "by": "vacas_lost", "values": [4, 5]}]
+    rows = standings([result("A", "X", 3, 0, 120, 40), result("B", "Y", 3, 0, 130, 50)])
+    assert tie_breaks(rows)[0] == {"ahead": "B", "behind": "A", "by": "stones", "values": [130, 120]}
+    # test_head_to_head_decides: C won two, then A and B split by their meeting, D lost two
+    rows = standings([result("A", "B", 3, 1, 100, 100), result("C", "A", 3, 1, 100, 100),
+                      result("B", "D", 3, 1, 100, 100), result("C", "D", 3, 1, 100, 100)])
+    assert tie_breaks(rows) == [{"ahead": "A", "behind": "B", "by": "head_to_head", "values": [1, 0]}]
+    # a circle: level on everything, the place shared
+    rows = standings([result("A", "B", 3, 1), result("B", "C", 3, 1), result("C", "A", 3, 1)])
+    assert [(x["ahead"], x["behind"], x["by"]) for x in tie_breaks(rows)] == [("A", "B", None), ("B", "C", None)]
+    assert tie_breaks(standings([result("A", "B", 3, 1)])) == []  # matches won split them

@@ -15,7 +15,7 @@ from typing import Any
 
 from .errors import MalformedError
 
-__all__ = ["knockout_draw", "round_robin", "standings", "team_key"]
+__all__ = ["TIE_BREAKS", "knockout_draw", "round_robin", "standings", "team_key", "tie_breaks"]
 
 
 def invisible(c: str) -> bool:
@@ -59,21 +59,26 @@ def round_robin(teams: Sequence[str], legs: int = 1) -> list[list[tuple[str, str
     return rounds
 
 
-def knockout_draw(seeds: Sequence[str]) -> list[tuple[str, str]]:
-    """The first round of a knockout between `seeds`, best first (2, 4, 8 or 16 teams): the
+def knockout_draw(seeds: Sequence[str]) -> list[tuple[str, str | None]]:
+    """The first round of a knockout between `seeds`, best first (2 teams or more): the
     first meets the last, and the draw keeps the top seeds apart until the end (1 and 2
     only in the final, 1 to 4 only from the semi-finals). The winners of pairings 2k
-    and 2k + 1 meet in the next round."""
+    and 2k + 1 meet in the next round. Short of a power of two (4, 8, 16, ...), the
+    seeds are padded at the end with byes (None) up to the next one: the top seeds meet
+    a bye, which takes them through the first round without playing (a bye never
+    meets a bye)."""
     n = len(seeds)
-    if n not in (2, 4, 8, 16):
-        raise MalformedError("teams", f"a knockout takes 2, 4, 8 or 16 teams, got {n}", list(seeds))
+    if n < 2:
+        raise MalformedError("teams", f"a knockout takes 2 teams or more, got {n}", list(seeds))
     if len({team_key(t) for t in seeds}) != n:
         raise MalformedError("teams", f"{list(seeds)!r} names a team twice", list(seeds))
+    size = 1 << (n - 1).bit_length()  # the next power of two
+    slots: list[str | None] = [*seeds, *[None] * (size - n)]
     order = [1]
-    while len(order) < n:
+    while len(order) < size:
         m = 2 * len(order) + 1
         order = [x for s in order for x in (s, m - s)]
-    return [(seeds[order[i] - 1], seeds[order[i + 1] - 1]) for i in range(0, n, 2)]
+    return [(slots[order[i] - 1], slots[order[i + 1] - 1]) for i in range(0, size, 2)]  # type: ignore[misc]
 
 
 def _result_winner(i: int, result: Mapping[str, Any], teams: Sequence[str], vacas: Sequence[int]) -> int | None:
@@ -189,3 +194,23 @@ def standings(results: Iterable[Mapping[str, Any]], names: Sequence[str] = ()) -
         else:
             r["rank"] = n + 1
     return result_rows
+
+
+# The criteria after matches won, in their order, each with whether more is better.
+TIE_BREAKS = (("vacas_won_in_lost", True), ("vacas_lost", False), ("stones", True), ("head_to_head", True))
+
+
+def tie_breaks(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """What split each tie on matches won in the `standings` rows: for each two rows in a
+    row that won as many matches, `{ahead, behind, by, values}`: `by` the first criterion
+    of `TIE_BREAKS` on which they differ ("vacas_won_in_lost", "vacas_lost", "stones",
+    "head_to_head"), `values` the two rows' values of it; `by` None (and `values` None)
+    where they share the rank, level on every criterion."""
+    out = []
+    for a, b in zip(rows, rows[1:], strict=False):
+        if a["won"] != b["won"]:
+            continue
+        by = next((k for k, _ in TIE_BREAKS if a[k] != b[k]), None) if a["rank"] != b["rank"] else None
+        out.append({"ahead": a["team"], "behind": b["team"], "by": by,
+                    "values": [a[by], b[by]] if by else None})
+    return out

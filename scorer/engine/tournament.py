@@ -68,25 +68,36 @@ def _loser(game: dict[str, Any]) -> str | None:
     return game["teams"][1] if game["winner"] == game["teams"][0] else game["teams"][0]
 
 
+def _bye(team: str) -> dict[str, Any]:
+    """A first-round pairing of `team` against a bye: won at once, without a table."""
+    return {"teams": [team, None], "table": None, "vacas": None, "finished": True, "winner": team, "bye": True}
+
+
 def knockout(seeds: list[str], matches: list[dict[str, Any]], third_place: bool = False) -> dict[str, Any]:
     """The final stage `{teams, rounds, third_place, champion, third}` between `seeds`
     (`knockout_draw`): each round's pairings (`_pairing`, a team None until the
-    match before it is won) played by `matches`, the first table between those two teams
-    each; the winners of pairings 2k and 2k + 1 meet next; `champion`, the final's winner
-    or None. With `third_place`, the semi-finals' losers meet too: `third_place`, that
-    pairing (else None), and `third`, its winner or None."""
+    match before it is won, each with `bye` false) played by `matches`, the first table
+    between those two teams each; the winners of pairings 2k and 2k + 1 meet next;
+    `champion`, the final's winner or None. Short of 4, 8 or 16 teams, the bracket is
+    the next of those and the top seeds meet a bye in the first round: that pairing is
+    `{teams: [team, None], bye: true}`, won by its team at once, with no table. With
+    `third_place` (4 teams or more), the semi-finals' losers meet too: `third_place`,
+    that pairing (else None), and `third`, its winner or None."""
     used: set[str] = set()
     rounds: list[list[dict[str, Any]]] = []
     pairs: list[tuple[str | None, str | None]] = list(knockout_draw(seeds))
+    first = True
     while True:
-        games = [_pairing(a, b, matches, used) for a, b in pairs]
+        games = [_bye(a) if first and b is None and a is not None else {**_pairing(a, b, matches, used), "bye": False}
+                 for a, b in pairs]
+        first = False
         rounds.append(games)
         if len(games) == 1:
             break
         pairs = [(games[i]["winner"], games[i + 1]["winner"]) for i in range(0, len(games), 2)]
     third = None
-    if third_place and len(rounds) >= 2:
-        third = _pairing(_loser(rounds[-2][0]), _loser(rounds[-2][1]), matches, used)
+    if third_place and len(seeds) >= 4:
+        third = {**_pairing(_loser(rounds[-2][0]), _loser(rounds[-2][1]), matches, used), "bye": False}
     return {"teams": seeds, "rounds": rounds, "third_place": third, "champion": rounds[-1][0]["winner"],
             "third": third["winner"] if third else None}
 
@@ -135,7 +146,7 @@ def apart(seeds: list[str], group: Callable[[str], str]) -> list[str]:
     swap between two pairings can help it."""
     seeds = list(seeds)
     slot = {a: i for i, a in enumerate(seeds)}
-    pairs = [(slot[a], slot[b]) for a, b in knockout_draw(seeds)]
+    pairs = [(slot[a], slot[b]) for a, b in knockout_draw(seeds) if b is not None]  # a bye splits nothing
     for i, (top, low) in enumerate(pairs):
         if group(seeds[top]) != group(seeds[low]):
             continue
