@@ -940,3 +940,129 @@ def test_an_import_past_its_limit_is_refused_as_a_file_too(tmp_path) -> None:
                   content_type="multipart/form-data")
     for r in (raw, form):
         assert assert_error(r, 413)["message"] == "the request body is larger than the limit of 10000 bytes"
+
+
+# -- choosing the esku (mus corrido) ---------------------------------------------------
+def esku(client, t, seat, version=None, client_id=None):
+    v = state(client, t)["version"] if version is None else version
+    return client.post(f"/api/tables/{t['id']}/esku", headers=t["auth"],
+                       json={"client_id": client_id or cid(), "version": v, "seat": seat})
+
+
+def undo(client, t):
+    return client.post(f"/api/tables/{t['id']}/undo", headers=t["auth"],
+                       json={"client_id": cid(), "version": state(client, t)["version"]})
+
+
+def test_the_player_who_cut_is_esku_and_the_turn_goes_on_from_there(client, table) -> None:
+    """Mus corrido: the first hand's esku is the seat chosen; its record carries it, the
+    next hand's esku is the seat after it, and the export keeps it."""
+    r = esku(client, table, 2, version=1)
+    assert r.status_code == 200, r.json
+    s = r.json
+    assert s["version"] == 2 and s["esku"] == 2
+    assert s["current"]["esku"] == 2 and s["current"]["to_speak"] == 2 and s["current"]["esku_chosen"] is True
+    assert {a["seat"] for a in s["current"]["legal"]} == {2}
+    to_showdown(client, table)
+    n = showdown(client, table).json
+    assert n["hands"][0]["record"]["esku"] == 2
+    assert n["esku"] == 3 and n["current"]["esku"] == 3 and n["current"]["to_speak"] == 3
+    assert n["current"]["esku_chosen"] is False
+    lines = client.get(f"/api/tables/{table['id']}/export", headers=table["auth"]).data.decode().splitlines()
+    assert json.loads(lines[1])["esku"] == 2
+
+
+def test_the_esku_is_chosen_only_before_anything_is_said(app, client, table) -> None:
+    step(client, table)
+    before = snapshot(app, client, table)
+    err = assert_error(esku(client, table, 1), 409, "hand_started", "seat")
+    assert "undo" in err["message"]
+    assert snapshot(app, client, table) == before
+    undo(client, table)
+    client.post(f"/api/tables/{table['id']}/mus", headers=table["auth"],
+                json={"client_id": cid(), "version": state(client, table)["version"]})
+    before = snapshot(app, client, table)
+    err = assert_error(esku(client, table, 1), 409, "hand_started", "seat")
+    assert "mus" in err["message"]
+    assert snapshot(app, client, table) == before
+
+
+@pytest.mark.parametrize("seat", [4, -1, "1", True, None, 1.0])
+def test_a_bad_seat_for_esku_changes_nothing(app, client, table, seat) -> None:
+    before = snapshot(app, client, table)
+    assert_error(esku(client, table, seat), 422, "invalid", "seat")
+    assert snapshot(app, client, table) == before
+
+
+def test_esku_needs_its_seat_and_the_players_token(app, client, table) -> None:
+    before = snapshot(app, client, table)
+    r = client.post(f"/api/tables/{table['id']}/esku", headers=table["auth"], json={"client_id": cid(), "version": 1})
+    assert_error(r, 400, "invalid", "seat")
+    r = client.post(f"/api/tables/{table['id']}/esku?token={table['watch_token']}",
+                    json={"client_id": cid(), "version": 1, "seat": 1})
+    assert r.status_code == 403
+    assert_error(esku(client, table, 1, version=7), 409, "stale_version", "version")
+    assert snapshot(app, client, table) == before
+
+
+def test_a_retried_esku_is_applied_once(client, table) -> None:
+    r1 = esku(client, table, 3, version=1, client_id="cut-1")
+    r2 = esku(client, table, 3, version=1, client_id="cut-1")
+    assert r2.status_code == 200 and r2.headers.get("Idempotent-Replayed") == "true"
+    assert r2.json["version"] == r1.json["version"] == 2 and r2.json["esku"] == 3
+    assert_error(esku(client, table, 1, version=2, client_id="cut-1"), 409, "client_id_reused", "client_id")
+
+
+def test_undo_takes_back_each_choice_of_esku_in_turn(client, table) -> None:
+    esku(client, table, 2)
+    esku(client, table, 3)
+    s = esku(client, table, 3).json  # the esku already: nothing to take back
+    assert s["esku"] == 3
+    client.post(f"/api/tables/{table['id']}/mus", headers=table["auth"],
+                json={"client_id": cid(), "version": s["version"]})
+    assert undo(client, table).json["current"]["mus_rounds"] == 0  # the mus round first
+    assert undo(client, table).json["esku"] == 2
+    s = undo(client, table).json
+    assert s["esku"] == 0 and s["current"]["to_speak"] == 0 and s["current"]["esku_chosen"] is False
+    assert_error(undo(client, table), 422, "nothing_to_undo")
+
+
+def test_undoing_a_showdown_brings_the_hand_back_with_its_chosen_esku(client, table) -> None:
+    esku(client, table, 1)
+    log = to_showdown(client, table)["current"]["log"]
+    showdown(client, table)
+    s = undo(client, table).json
+    assert s["hands"] == [] and s["current"]["log"] == log
+    assert s["esku"] == 1 and s["current"]["esku"] == 1 and s["current"]["esku_chosen"] is True
+    for _ in log:
+        s = undo(client, table).json
+    assert s["current"]["log"] == [] and s["esku"] == 1
+    s = undo(client, table).json
+    assert s["esku"] == 0 and s["current"]["esku_chosen"] is False
+
+
+def test_a_chosen_esku_survives_a_new_app_on_the_same_database(tmp_path) -> None:
+    cfg = {"DATABASE": str(tmp_path / "mus.db"), "TESTING": True}
+    c1 = create_app(cfg).test_client()
+    t = c1.post("/api/tables", json={}).json
+    t["auth"] = {"Authorization": f"Bearer {t['token']}"}
+    esku(c1, t, 3)
+    step(c1, t)
+    s1 = state(c1, t)
+    c2 = create_app(cfg).test_client()
+    assert state(c2, t) == s1 and s1["current"]["esku"] == 3
+    assert undo(c2, t).json["current"]["to_speak"] == 3
+    assert undo(c2, t).json["esku"] == 0
+
+
+def test_no_esku_once_the_match_is_over(app, client) -> None:
+    t = client.post("/api/tables", json={"rules": {"vacas_to_win": 1}}).json
+    t["auth"] = {"Authorization": f"Bearer {t['token']}"}
+    s = state(client, t)
+    act(client, t, s["version"], {"seat": 0, "act": "ordago"})
+    act(client, t, s["version"] + 1, {"seat": 1, "act": "quiero"})
+    assert showdown(client, t).status_code == 200
+    assert state(client, t)["winner"] is not None
+    before = snapshot(app, client, t)
+    assert_error(esku(client, t, 2), 409, "match_over")
+    assert snapshot(app, client, t) == before

@@ -813,3 +813,54 @@ def test_a_hand_settles_from_its_cards_when_another_phone_dropped_its_photo(brow
         until(page, "window.musTable.state.hands.length === 1")
         hand = api.state()["hands"][0]
         assert hand["photo_id"] is None and hand["record"]["hands"] == HANDS
+
+
+def test_the_player_who_cut_is_made_esku_and_the_watchers_see_it(server, browser):
+    """Mus corrido: at a game's first hand the players' page asks who is esku; a tap on
+    Iker makes him esku (he speaks first) and a watching phone shows it at once. Once a
+    word is said the question goes; undo brings it back. At the next hand, Maite's (the
+    turn goes on from Iker), it is a short line that opens to fix a wrong esku."""
+    api = Api(server.url)
+    p_ctx, w_ctx = phone(browser), phone(browser)
+    p, w = p_ctx.new_page(), w_ctx.new_page()
+    try:
+        p.goto(api.url())
+        w.goto(api.url("w"))
+        w.wait_for_selector("#live[data-state=live]")
+        p.wait_for_selector("#live[data-state=live]")
+        assert w.locator("#esku-pick").count() == 0  # watchers choose nothing
+        pick = p.locator("#esku-pick")
+        assert pick.is_visible() and pick.get_attribute("open") is not None
+        assert "is-prominent" in pick.get_attribute("class")
+        assert p.inner_text("#esku-q") == "¿Quién es mano?"
+        assert p.is_checked("#esku-seats input[value='0']")
+        assert p.evaluate("document.documentElement.scrollWidth") <= 360
+        t0 = time.monotonic()
+        p.click("#esku-seats label:has(input[value='2'])")
+        until(w, "document.querySelector(\".seat[data-seat='2']\").classList.contains('is-esku')", timeout=1500)
+        assert time.monotonic() - t0 < 1.5
+        assert w.locator(".seat[data-seat='0'] .badge-esku").count() == 0
+        until(p, "document.querySelector('#speaker').textContent.includes('Iker')")
+        assert api.state()["current"]["esku"] == 2
+        # a word said: no more choosing; undo takes it back, then the choice itself
+        p.click(".act[data-act=paso]")
+        until(p, "document.querySelector('#esku-pick').hidden")
+        p.click("#btn-undo")
+        until(p, "!document.querySelector('#esku-pick').hidden")
+        assert p.is_checked("#esku-seats input[value='2']")
+        # the hand played and settled: the next one is Maite's, the choice a discreet line
+        api.to_showdown()
+        api.post("showdown", {"hands": HANDS})
+        until(p, "window.musTable.state.hands.length === 1")
+        until(p, "document.querySelector('#speaker').textContent.includes('Maite')")
+        assert api.state()["hands"][0]["record"]["esku"] == 2
+        assert pick.is_visible() and pick.get_attribute("open") is None
+        assert "is-prominent" not in pick.get_attribute("class")
+        assert p.inner_text("#esku-q") == "Es mano Maite · cambiar"
+        p.click("#esku-q")
+        p.click("#esku-seats label:has(input[value='1'])")
+        until(w, "document.querySelector(\".seat[data-seat='1']\").classList.contains('is-esku')")
+        assert api.state()["current"]["to_speak"] == 1
+    finally:
+        p_ctx.close()
+        w_ctx.close()

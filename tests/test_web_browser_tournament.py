@@ -292,3 +292,47 @@ def test_teams_sent_after_another_phone_changed_them_are_refused_shown_then_sent
         assert (now["teams"], now["revision"]) == (["Berdeak", "Horiak", "Beltzak"], 2)
     finally:
         ctx.close()
+
+
+def test_a_bracket_of_three_from_the_form_shows_its_bye_and_the_ties_fit_a_phone(server, browser) -> None:  # noqa: F811
+    import requests
+
+    from tests.test_web_tournaments import match_file
+
+    tour, organiser = new_tournament(server.url, "Hirukotea")
+    auth = {"Authorization": f"Bearer {tour['token']}"}
+    teams = ["Gorriak", "Urdinak", "Berdeak"]
+    requests.put(f"{server.url}/api/tournaments/{tour['id']}/teams", json={"teams": teams},
+                 headers=auth).raise_for_status()
+    # a circle of 2-1 wins: the three level on every criterion, the place shared
+    for pair in (["Gorriak", "Urdinak"], ["Urdinak", "Berdeak"], ["Berdeak", "Gorriak"]):
+        table = requests.post(f"{server.url}/api/tables/import", data=match_file(pair, [0, 1, 0], 2),
+                              headers={"Content-Type": "application/x-ndjson"}).json()
+        requests.post(f"{server.url}/api/tournaments/{tour['id']}/tables", headers=auth,
+                      json={"table": table["id"], "token": table["token"]}).raise_for_status()
+    ctx = phone(browser, "es")
+    page = ctx.new_page()
+    try:
+        page.goto(organiser)
+        ties = page.locator("#standings .tie-breaks li")
+        assert ties.count() == 2 and ties.first.is_visible()
+        assert ties.first.inner_text() == "Berdeak y Gorriak comparten el puesto: igualadas en todo."
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
+        # the three of them in the bracket from the form: the top seed goes through on a bye
+        page.click("#final-stage summary")
+        page.fill("#set-knockout textarea", "Gorriak\nUrdinak\nBerdeak")
+        page.click("#set-knockout button[type=submit]")
+        page.wait_for_selector("#knockout .bye")
+        assert page.locator("#knockout .round-title").all_inner_texts() == ["Semifinales", "Final"]
+        bye = page.locator("#knockout .bye")
+        assert bye.count() == 1 and bye.is_visible()
+        assert bye.locator(".team-1").inner_text() == "pase directo"
+        assert "Gorriak pasa sin jugar (pase directo)." in bye.inner_text()
+        assert page.locator("#knockout .open-fixture").count() == 1  # Urdinak–Berdeak only
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        state = tournament_api(server.url, tour).json()
+        assert state["knockout"]["rounds"][0][0] == {"teams": ["Gorriak", None], "table": None, "vacas": None,
+                                                     "finished": True, "winner": "Gorriak", "bye": True}
+    finally:
+        ctx.close()

@@ -485,8 +485,9 @@ def test_a_bracket_drawn_again_keeps_its_tables(client, tournament) -> None:
     assert r.json["knockout"]["rounds"][0][0]["table"] == final["id"] and r.json["champion"] == "Urdinaak"
 
 
-@pytest.mark.parametrize(("teams", "field"), [(["A", "B", "C"], "teams"), ("A,B", "teams"), (["A", "a"], "teams[1]"),
-                                              (["A", ""], "teams[1]"), ([f"T{k}" for k in range(32)], "teams")])
+@pytest.mark.parametrize(("teams", "field"), [(["A"], "teams"), ("A,B", "teams"), (["A", "a"], "teams[1]"),
+                                              (["A", ""], "teams[1]"), ([f"T{k}" for k in range(17)], "teams"),
+                                              ([f"T{k}" for k in range(32)], "teams")])
 def test_a_bad_bracket_is_refused_and_changes_nothing(client, tournament, teams, field) -> None:
     ko = f"/api/tournaments/{tournament['id']}/knockout"
     r = client.put(ko, headers=tournament["auth"], json={"teams": teams})
@@ -763,7 +764,7 @@ def test_the_semi_finals_losers_play_for_third_place(client, tournament) -> None
     r = client.put(ko, headers=tournament["auth"], json={"teams": seeds, "third_place": True})
     assert r.status_code == 200, r.json
     assert r.json["knockout"]["third_place"] == {"teams": [None, None], "table": None, "vacas": None,
-                                                 "finished": False, "winner": None}
+                                                 "finished": False, "winner": None, "bye": False}
     # semi-finals: Gorriak and Urdinak go through; Horiak and Berdeak meet for third place
     for table in (imported(client, ["Gorriak", "Horiak"], [0, 0]), imported(client, ["Berdeak", "Urdinak"], [1, 1])):
         assert enrol(client, tournament, table).status_code == 201
@@ -782,13 +783,15 @@ def test_the_semi_finals_losers_play_for_third_place(client, tournament) -> None
     assert "Third place</h3>" in page and "Third place: Berdeak" in page
     assert page.index("Third place</h3>") < page.index("Final</h3>")
     assert 'name="third_place" checked' in page
-    # drawn again without it, the third-place table counts in the league
+    # drawn again without it, the third-place table, added since the draw, is a friendly: in no standings
     r = client.put(ko, headers=tournament["auth"], json={"teams": seeds})
     assert r.json["knockout"]["third_place"] is None and r.json["knockout"]["third"] is None
-    assert {m["table"]: m["stage"] for m in r.json["matches"]}[third["id"]] == "league"
+    assert {m["table"]: m["stage"] for m in r.json["matches"]}[third["id"]] == "friendly"
+    assert r.json["standings"] == []
 
 
 @pytest.mark.parametrize(("body", "field"), [({"teams": ["A", "B"], "third_place": True}, "third_place"),
+                                             ({"teams": ["A", "B", "C"], "third_place": True}, "third_place"),
                                              ({"teams": ["A", "B", "C", "D"], "third_place": "yes"}, "third_place"),
                                              ({"teams": ["A", "B", "C", "D"], "third_place": 1}, "third_place")])
 def test_a_bad_third_place_is_refused_by_name(client, tournament, body, field) -> None:
@@ -896,3 +899,196 @@ def test_a_revision_query_that_is_not_ascii_digits_is_refused(client, tournament
                       query_string={"revision": query})
     assert r.status_code == 400 and r.json["error"]["field"] == "revision", r.json
     assert state_of(client, tournament)["name"] == "Liga de invierno"  # still there
+
+
+def finish(client, table: dict[str, Any], teams: list[str], winners: list[int]) -> None:
+    """Replace `table`'s match with one whose games go to `winners` (2 vacas win it)."""
+    r = client.post(f"/api/tables/{table['id']}/import?client_id=x&version={table['version']}",
+                    headers={"Authorization": f"Bearer {table['token']}", "Content-Type": "application/x-ndjson"},
+                    data=match_file(teams, winners, 2))
+    assert r.status_code == 200, r.json
+
+
+# -- a table added since the final stage was drawn never counts in the league ---------------
+def test_a_table_added_after_the_draw_is_the_brackets_or_a_friendly_never_the_leagues(client, tournament,
+                                                                                      tmp_path) -> None:
+    import io
+    import zipfile
+
+    base = f"/api/tournaments/{tournament['id']}"
+    teams = ["Gorriak", "Urdinak", "Berdeak", "Horiak"]
+    assert client.put(f"{base}/teams", headers=tournament["auth"], json={"teams": teams}).status_code == 200
+    league = [imported(client, ["Gorriak", "Urdinak"], [0, 0]), imported(client, ["Berdeak", "Horiak"], [0, 1, 0])]
+    for table in league:
+        assert enrol(client, tournament, table).status_code == 201
+    before = state_of(client, tournament)
+    r = client.put(f"{base}/knockout", headers=tournament["auth"], json={"teams": ["Gorriak", "Urdinak", "Horiak",
+                                                                                   "Berdeak"]})
+    assert [g["teams"] for g in r.json["knockout"]["rounds"][0]] == [["Gorriak", "Berdeak"], ["Urdinak", "Horiak"]]
+    # a semi-final played out; the final opened before the other semi-final ended; a match of no pairing
+    semi1 = imported(client, ["Gorriak", "Berdeak"], [0, 0])
+    early_final = imported(client, ["Gorriak", "Urdinak"], [1, 1])
+    outside = imported(client, ["Horiak", "Gorriak"], [0, 0])
+    for table in (semi1, early_final, outside):
+        assert enrol(client, tournament, table).status_code == 201
+    state = state_of(client, tournament)
+    assert {m["table"]: m["stage"] for m in state["matches"]} == {
+        league[0]["id"]: "league", league[1]["id"]: "league", semi1["id"]: "knockout",
+        early_final["id"]: "friendly", outside["id"]: "friendly"}
+    assert state["standings"] == before["standings"] and state["fixtures"] == before["fixtures"]
+    page = client.get(f"/c/{tournament['id']}?token={tournament['watch_token']}&lang=en").get_data(as_text=True)
+    assert page.count('<span class="stage stage-friendly">Friendly</span> · ') == 2  # on each of the two
+    assert page.count('<p class="hint friendly-note"><span class="stage stage-friendly">Friendly</span>: a table opened '
+                      'after the bracket was made that is not (yet) one of its pairings: it counts in no standings.</p>') == 1
+    # the other semi-final won by Urdinak: the early final is the final now; the standings never moved
+    semi2 = imported(client, ["Urdinak", "Horiak"], [0, 0])
+    assert enrol(client, tournament, semi2).status_code == 201
+    state = state_of(client, tournament)
+    stages = {m["table"]: m["stage"] for m in state["matches"]}
+    assert (stages[early_final["id"]], stages[outside["id"]], stages[semi2["id"]]) == ("knockout", "friendly",
+                                                                                      "knockout")
+    assert state["knockout"]["rounds"][1][0]["table"] == early_final["id"] and state["champion"] == "Urdinak"
+    assert state["standings"] == before["standings"]
+    # the zip keeps the friendly apart from the league's matches (which `mus-scorer standings` ranks)
+    data = client.get(f"{base}/export", headers=tournament["auth"]).data
+    names = sorted(zipfile.ZipFile(io.BytesIO(data)).namelist())
+    assert [n.split("/")[0] for n in names if "/" in n] == ["friendly", "knockout", "knockout", "knockout",
+                                                            "matches", "matches"]
+    # the bracket taken away: every table counts in the league again, as it says
+    r = client.delete(f"{base}/knockout", headers=tournament["auth"])
+    assert {m["stage"] for m in r.json["matches"]} == {"league"}
+
+
+# -- byes: a final stage of any number of teams from 2 to 16 ---------------------------------
+@pytest.mark.parametrize(("n", "byes"), [(3, 1), (5, 3), (6, 2), (7, 1), (9, 7), (12, 4), (16, 0)])
+def test_a_bracket_short_of_a_power_of_two_gives_the_top_seeds_byes(client, tournament, n, byes) -> None:
+    seeds = [f"T{k}" for k in range(1, n + 1)]
+    r = client.put(f"/api/tournaments/{tournament['id']}/knockout", headers=tournament["auth"], json={"teams": seeds})
+    assert r.status_code == 200, r.json
+    first = r.json["knockout"]["rounds"][0]
+    size = 1 << (n - 1).bit_length()
+    assert len(first) == size // 2
+    through = [g["teams"][0] for g in first if g["bye"]]
+    assert sorted(through, key=seeds.index) == seeds[:byes]  # the top seeds
+    assert all(g["teams"][1] is None and g["winner"] == g["teams"][0] and g["finished"] and g["table"] is None
+               for g in first if g["bye"])
+
+
+def test_a_bracket_of_three_plays_out_its_bye_on_the_page(client, tournament) -> None:
+    ko = f"/api/tournaments/{tournament['id']}/knockout"
+    r = client.put(ko, headers=tournament["auth"], json={"teams": ["Gorriak", "Urdinak", "Berdeak"]})
+    assert r.status_code == 200, r.json
+    semis, final = r.json["knockout"]["rounds"]
+    assert semis[0] == {"teams": ["Gorriak", None], "table": None, "vacas": None, "finished": True,
+                        "winner": "Gorriak", "bye": True}
+    assert semis[1]["teams"] == ["Urdinak", "Berdeak"] and not semis[1]["bye"]
+    assert final[0]["teams"] == ["Gorriak", None]  # waiting for the other semi-final
+    for lang, said in (("en", "Gorriak go through without playing (a bye)."),
+                       ("es", "Gorriak pasa sin jugar (pase directo)."),
+                       ("eu", "Gorriak jokatu gabe doa aurrera (txanda librea)."),
+                       ("fr", "Gorriak passe sans jouer (exempt).")):
+        page = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang={lang}").get_data(as_text=True)
+        assert said in page and page.count('class="match-row fixture is-finished bye"') == 1
+    page = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=en").get_data(as_text=True)
+    assert page.count("open-fixture") == 1  # the semi-final to play; the bye opens no table
+    for teams, winners in ((["Berdeak", "Urdinak"], [0, 0]), (["Gorriak", "Berdeak"], [1, 0, 1])):
+        assert enrol(client, tournament, imported(client, teams, winners)).status_code == 201
+    state = state_of(client, tournament)
+    assert state["knockout"]["rounds"][1][0]["teams"] == ["Gorriak", "Berdeak"]
+    assert state["champion"] == "Berdeak" and {m["stage"] for m in state["matches"]} == {"knockout"}
+
+
+# -- a team not among the league's ----------------------------------------------------------
+def test_a_match_of_a_team_not_among_the_leagues_is_marked_and_shown(client, tournament) -> None:
+    base = f"/api/tournaments/{tournament['id']}"
+    typo = imported(client, ["Gorriaks", "Urdinak"], [0, 0])
+    r = enrol(client, tournament, typo)
+    assert r.status_code == 201 and r.json["matches"][0]["unknown_teams"] == []  # no teams set: nothing to say
+    assert client.put(f"{base}/teams", headers=tournament["auth"],
+                      json={"teams": ["Gorriak", "Urdinak", "Berdeak"]}).status_code == 200
+    fine = imported(client, ["gorriák", "Berdeak"], [0, 0])  # one team, however spelt
+    r = enrol(client, tournament, fine)
+    assert r.status_code == 201  # still enrolled: the teams may be put right later
+    assert {m["table"]: m["unknown_teams"] for m in r.json["matches"]} == {typo["id"]: ["Gorriaks"], fine["id"]: []}
+    for lang, said in (("en", "Gorriaks is not one of the league&#39;s teams"),
+                       ("es", "Gorriaks no es una de las parejas de la liga"),
+                       ("eu", "Gorriaks ez da ligako bikoteetako bat"),
+                       ("fr", "Gorriaks n&#39;est pas une des équipes du championnat")):
+        page = client.get(f"/c/{tournament['id']}?token={tournament['watch_token']}&lang={lang}").get_data(as_text=True)
+        assert page.count('class="warning unknown-team" data-team="Gorriaks"') == 1 and said in page
+    # a fourth team entered in the league: no word any more
+    r = client.put(f"{base}/teams", headers=tournament["auth"],
+                   json={"teams": ["Gorriak", "Urdinak", "Berdeak", "Gorriaks"]})
+    assert all(m["unknown_teams"] == [] for m in r.json["matches"])
+    assert "unknown-team" not in client.get(f"/c/{tournament['id']}?token={tournament['token']}").get_data(as_text=True)
+
+
+# -- unknown keys ------------------------------------------------------------------------------
+@pytest.mark.parametrize(("method", "path", "body", "field", "known"), [
+    ("post", "", {"name": "x", "teams": ["A", "B"]}, "teams", "name"),
+    ("post", "", {"name": "x", "revision": 0}, "revision", "name"),
+    ("patch", "/{id}", {"name": "x", "nmae": "y"}, "nmae", "name, revision"),
+    ("put", "/{id}/teams", {"teams": ["A", "B"], "foo": 1}, "foo", "teams, groups, legs, start, every_days, revision"),
+    ("put", "/{id}/teams", {"team": ["A", "B"]}, "team", "teams, groups, legs, start, every_days, revision"),
+    ("put", "/{id}/knockout", {"teams": ["A", "B", "C", "D"], "third": True}, "third",
+     "teams, third_place, revision"),
+])
+def test_a_key_a_tournament_body_does_not_know_is_refused_by_name(client, tournament, method, path, body, field,
+                                                                  known) -> None:
+    before = state_of(client, tournament)
+    url = "/api/tournaments" + path.format(id=tournament["id"])
+    r = getattr(client, method)(url, headers=tournament["auth"], json=body)
+    assert (r.status_code, r.json["error"]["code"], r.json["error"]["field"]) == (422, "invalid", field), r.json
+    assert r.json["error"]["message"] == f"{field}: not a key of this body; its keys are {known}"
+    assert state_of(client, tournament) == before  # nothing changed
+
+
+def test_the_known_keys_with_a_revision_are_taken(client, tournament) -> None:
+    base = f"/api/tournaments/{tournament['id']}"
+    auth = tournament["auth"]
+    assert client.patch(base, headers=auth, json={"name": "Liga", "revision": 0}).status_code == 200
+    r = client.put(f"{base}/teams", headers=auth, json={"teams": ["A", "B", "C", "D"], "legs": 2, "start": "2026-01-03",
+                                                        "every_days": 7, "revision": 1})
+    assert r.status_code == 200, r.json
+    r = client.put(f"{base}/knockout", headers=auth, json={"teams": ["A", "B", "C", "D"], "third_place": True,
+                                                           "revision": 2})
+    assert r.status_code == 200 and r.json["revision"] == 3, r.json
+
+
+# -- the tie-breaks on the page --------------------------------------------------------------
+def test_the_standings_say_which_criterion_split_each_tie(client, tournament) -> None:
+    # all four win one match: A took 2 vacas in the match it lost, B 1; C lost fewer vacas than D
+    for teams, winners in ((["A", "C"], [0, 0, 0]), (["B", "D"], [0, 0, 0]), (["A", "D"], [0, 1, 0, 1, 1]),
+                           (["B", "C"], [0, 1, 1, 1])):
+        assert enrol(client, tournament, imported(client, teams, winners, 3)).status_code == 201
+    rows = state_of(client, tournament)["standings"]
+    assert [(r["team"], r["won"], r["vacas_won_in_lost"], r["vacas_lost"]) for r in rows] == [
+        ("A", 1, 2, 3), ("B", 1, 1, 3), ("C", 1, 0, 4), ("D", 1, 0, 5)]
+    page = client.get(f"/c/{tournament['id']}?token={tournament['watch_token']}&lang=en").get_data(as_text=True)
+    note = page[page.index('class="hint tie-breaks-title"'):]
+    note = note[:note.index("</ul>")]
+    assert "Ties on matches won:" in note
+    assert "A ahead of B: more vacas won in the matches lost (2–1)." in note
+    assert "B ahead of C: more vacas won in the matches lost (1–0)." in note
+    assert "C ahead of D: fewer vacas lost (4–5)." in note
+    es = client.get(f"/c/{tournament['id']}?token={tournament['watch_token']}&lang=es").get_data(as_text=True)
+    assert "A por delante de B: más vacas ganadas en las partidas perdidas (2–1)." in es
+
+
+def test_the_standings_name_a_head_to_head_and_a_shared_place(client, tournament) -> None:
+    # A, B, C: a circle of 2-1 wins, level on everything
+    for teams, winners in ((["A", "B"], [0, 1, 0]), (["B", "C"], [0, 1, 0]), (["C", "A"], [0, 1, 0])):
+        assert enrol(client, tournament, imported(client, teams, winners)).status_code == 201
+    page = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=en").get_data(as_text=True)
+    assert "A and B share the place: level on every criterion." in page
+    assert "B and C share the place: level on every criterion." in page
+    # another league: A and B level on all but their meeting, which A won
+    other = client.post("/api/tournaments", json={"name": "Beste bat"}).json
+    other["auth"] = {"Authorization": f"Bearer {other['token']}"}
+    for teams, winners in ((["A", "B"], [0, 1, 0]), (["C", "A"], [0, 1, 0]), (["B", "D"], [0, 1, 0]),
+                           (["C", "D"], [0, 1, 0])):
+        assert enrol(client, other, imported(client, teams, winners)).status_code == 201
+    assert [r["team"] for r in state_of(client, other)["standings"]] == ["C", "A", "B", "D"]
+    page = client.get(f"/c/{other['id']}?token={other['token']}&lang=fr").get_data(as_text=True)
+    assert ("A devant B : plus de victoires dans les confrontations entre équipes à égalité (1–0)."
+            in page)

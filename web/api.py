@@ -306,6 +306,16 @@ def post_mus(table_id: str) -> Response:
     return _answer(_store().mus(table_id, client_id, version))
 
 
+@bp.post("/tables/<table_id>/esku")
+def post_esku(table_id: str) -> Response:
+    """Choose the current hand's esku `{client_id, version, seat}` (mus corrido), before anything is said."""
+    _table(table_id, write=True)
+    body, client_id, version = _write_args()
+    if "seat" not in body:
+        raise ApiError(400, "invalid", "seat: missing (the seat 0..3 that is esku this hand)", "seat")
+    return _answer(_store().set_esku(table_id, client_id, version, body["seat"]))
+
+
 @bp.post("/tables/<table_id>/showdown")
 def post_showdown(table_id: str) -> Response:
     """Settle the hand with the 16 cards `{client_id, version, hands, photo_id?}`."""
@@ -756,8 +766,9 @@ def set_tournament_teams(tournament_id: str) -> Response:
 
 @bp.put("/tournaments/<tournament_id>/knockout")
 def set_tournament_knockout(tournament_id: str) -> Response:
-    """Draw the final stage `{teams: [best seed first]}` (2, 4, 8 or 16; the organiser's
-    token) -> the tournament; the tables added from then on play it."""
+    """Draw the final stage `{teams: [best seed first]}` (2 to 16, the top seeds getting
+    byes short of 4, 8 or 16; the organiser's token) -> the tournament; the tables added
+    from then on play it (or are friendlies), never the league."""
     _tournament(tournament_id, write=True)
     body = _body()
     _tournaments().set_knockout(tournament_id, body, _revision(body))

@@ -77,9 +77,12 @@ PHOTO_BODY = {
 
 _PAIR = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}
 SCHEMAS: dict[str, Any] = {
-    "NewTournament": {"type": "object", "required": ["name"], "properties": {
-        "name": {"type": "string", "minLength": 1, "maxLength": 60},
-        "revision": REVISION | {"description": "renaming: " + REVISION["description"]}}},
+    "NewTournament": {"type": "object", "required": ["name"], "additionalProperties": False,
+                      "description": "another key is a 422 invalid naming it", "properties": {
+        "name": {"type": "string", "minLength": 1, "maxLength": 60}}},
+    "RenameTournament": {"type": "object", "required": ["name"], "additionalProperties": False,
+                         "description": "another key is a 422 invalid naming it", "properties": {
+        "name": {"type": "string", "minLength": 1, "maxLength": 60}, "revision": REVISION}},
     "TournamentCreated": {"type": "object", "required": ["id", "name", "token", "watch_token", "url", "watch_url"],
                           "properties": {k: {"type": "string"} for k in
                                          ("id", "name", "token", "watch_token", "url", "watch_url")}},
@@ -96,8 +99,14 @@ SCHEMAS: dict[str, Any] = {
             "winner": {"type": ["integer", "null"]}, "finished": {"type": "boolean"},
             "ranked": {"type": "boolean",
                        "description": "false where its two teams share a name, case and accents aside (left out)"},
-            "stage": {"enum": ["league", "knockout"], "description": "knockout: it plays the final stage "
-                      "(left out of the standings)"},
+            "stage": {"enum": ["league", "knockout", "friendly"], "description": "league: added before the final "
+                      "stage was drawn (or with none drawn); knockout: added since, it plays one of the bracket's "
+                      "pairings; friendly: added since, it plays none of them (or none yet: an early final becomes "
+                      "knockout once the round before is won). Only league matches count in the standings"},
+            "unknown_teams": {"type": "array", "items": {"type": "string"}, "description": "where the league's "
+                              "teams are set, those of a league match's teams that are not among them (case, "
+                              "accents and spacing aside: a name mistyped, which the standings rank as a team of "
+                              "its own); else []"},
             "watch_token": {"type": "string", "description": "the organiser's answer only"},
             "group": {"type": ["string", "null"], "description": "a league in groups: the group both its teams are "
                       "in (null: in none, and in no group's standings)"}}}},
@@ -121,8 +130,10 @@ SCHEMAS: dict[str, Any] = {
                        "standings": {"type": "array", "items": {"type": "object"}}}}},
         "knockout": {"type": ["object", "null"], "description": "the final stage where one was drawn: its teams "
                      "(best seed first), its rounds of pairings (a team null until the match before it is won; the "
-                     "winners of pairings 2k and 2k + 1 meet next), its champion, and where the semi-finals' "
-                     "losers play for third place, that pairing and its winner",
+                     "winners of pairings 2k and 2k + 1 meet next; each pairing's `bye` true where a top seed meets "
+                     "a bye in the first round, short of 4, 8 or 16 teams: `teams` [team, null], won by that team "
+                     "at once, with no table), its champion, and where the semi-finals' losers play for third "
+                     "place, that pairing and its winner",
                      "properties": {"teams": {"type": "array", "items": {"type": "string"}},
                                     "rounds": {"type": "array", "items": {"type": "array"}},
                                     "third_place": {"type": ["object", "null"]},
@@ -168,6 +179,8 @@ SCHEMAS: dict[str, Any] = {
         "version": {"type": "integer"}}},
     "ActionWrite": {"allOf": [_ref("Write"), {"type": "object", "required": ["action"],
                                               "properties": {"action": _ref("Action")}}]},
+    "EskuWrite": {"allOf": [_ref("Write"), {"type": "object", "required": ["seat"], "properties": {
+        "seat": {"type": "integer", "minimum": 0, "maximum": 3, "description": "the seat that is esku this hand"}}}]},
     "ShowdownWrite": {"allOf": [_ref("Write"), {"type": "object", "required": ["hands"], "properties": {
         "hands": {"type": "array", "minItems": 4, "maxItems": 4,
                   "items": {"type": ["array", "null"], "items": {"type": "string"}, "minItems": 4, "maxItems": 4}},
@@ -181,6 +194,8 @@ SCHEMAS: dict[str, Any] = {
                    "description": "the lance each action of `log` was said in (same length)"},
         "events": {"type": "array", "items": {"type": "object"}},
         "score": {"type": "array", "items": {"type": "integer"}}, "esku": {"type": "integer"},
+        "esku_chosen": {"type": "boolean", "description": "the esku was chosen for this hand (POST .../esku), "
+                        "not the turn's"},
         "mus_rounds": {"type": "integer"}, "game_over": {"type": "boolean"}, "ordago": {"type": ["string", "null"]}}},
     "TableState": {"type": "object", "required": ["id", "version", "teams", "players", "rules", "score", "games",
                                                   "vacas", "winner", "adentro", "esku", "hands", "current",
@@ -194,7 +209,8 @@ SCHEMAS: dict[str, Any] = {
                        "vacas": {"type": "array", "items": {"type": "integer"}},
                        "winner": {"type": ["integer", "null"]},
                        "adentro": {"type": "array", "items": {"type": "boolean"}},
-                       "esku": {"type": "integer"},
+                       "esku": {"type": "integer", "description": "the current hand's esku (the one chosen for "
+                                "it, if any); once the match is over, the seat after the last hand's"},
                        "game_scores": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}},
                        "hands": {"type": "array", "items": {"type": "object", "properties": {
                            "n": {"type": "integer"}, "record": {"type": "object", "description": "mus-hand/1"},
@@ -269,6 +285,12 @@ def document() -> dict[str, Any]:
         "/api/tables/{table_id}/undo": {"post": _write(
             "Take back the last action (or mus round, or between hands the last showdown)", "Write")},
         "/api/tables/{table_id}/mus": {"post": _write("One more mus round (before the first lance)", "Write")},
+        "/api/tables/{table_id}/esku": {"post": _write(
+            "Choose who is esku this hand (mus corrido: the player who cut)", "EskuWrite",
+            "Only before anything is said in the hand (no word, no mus round: else 409 hand_started, field seat); "
+            "the match over: 409 match_over; not a seat: 422 invalid, field seat. The hand's record carries that "
+            "esku and the next hand's esku is the seat after it. Undo takes the choice back (before any showdown "
+            "of the hand).")},
         "/api/tables/{table_id}/showdown": {"post": _write(
             "Settle the hand with the cards shown; the next hand starts", "ShowdownWrite")},
         "/api/tables/{table_id}/photos": {"post": {
@@ -359,7 +381,7 @@ def document() -> dict[str, Any]:
             "patch": {
             "summary": "Rename the tournament (the organiser's token)",
             "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
-            "requestBody": {"required": True, "content": {JSON: {"schema": _ref("NewTournament")}}},
+            "requestBody": {"required": True, "content": {JSON: {"schema": _ref("RenameTournament")}}},
             "responses": {"200": _json(_ref("Tournament"), "the tournament")}
             | _errors(400, 401, 403, 404, 409, 422)},
             "delete": {
@@ -379,7 +401,8 @@ def document() -> dict[str, Any]:
             "summary": "The league's teams, for its fixtures (the organiser's token)",
             "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
             "requestBody": {"required": True, "content": {JSON: {"schema": {
-                "type": "object", "properties": {
+                "type": "object", "additionalProperties": False, "description": "another key is a 422 invalid "
+                "naming it", "properties": {
                     "teams": {"type": "array", "minItems": 2, "maxItems": 32, "items": {"type": "string"},
                               "description": "no two alike, case, accents and spacing aside"},
                     "groups": {"type": "array", "minItems": 2, "maxItems": 8, "description": "in place of teams: "
@@ -394,11 +417,16 @@ def document() -> dict[str, Any]:
         "/api/tournaments/{tournament_id}/knockout": {"put": {
             "summary": "Draw the final stage (the organiser's token): the tables added from then on play it",
             "description": "The first seed meets the last; the draw keeps the top seeds apart until the end "
-                           "(engine.knockout_draw). Drawn again, the stage keeps the time of its first draw.",
+                           "(engine.knockout_draw); short of 4, 8 or 16 teams, the top seeds meet a bye in the "
+                           "first round and go through at once. Drawn again, the stage keeps the time of its first "
+                           "draw. A table added since that plays none of its pairings is a friendly (in no "
+                           "standings).",
             "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
             "requestBody": {"required": True, "content": {JSON: {"schema": {
-                "type": "object", "required": ["teams"], "properties": {"teams": {
-                    "type": "array", "items": {"type": "string"}, "description": "2, 4, 8 or 16, best seed first"},
+                "type": "object", "required": ["teams"], "additionalProperties": False,
+                "description": "another key is a 422 invalid naming it", "properties": {"teams": {
+                    "type": "array", "minItems": 2, "maxItems": 16, "items": {"type": "string"},
+                    "description": "2 to 16, best seed first; short of 4, 8 or 16, the top seeds get byes"},
                     "third_place": {"type": "boolean", "default": False, "description": "the semi-finals' losers "
                                     "play for third place (4 teams or more)"},
                     "revision": REVISION}}}}},

@@ -41,6 +41,7 @@ from flask import (
 )
 from markupsafe import Markup
 
+from scorer.engine.standings import tie_breaks
 from scorer.storage.tables import MAX_PHOTOS
 from scorer.vision.layout import LOW_CONFIDENCE
 from web import i18n
@@ -315,6 +316,7 @@ def tournament(tournament_id: str):
         qr=url_for("pages.tournament_qr", tournament_id=tournament_id, token=token),
         new_table=url_for("pages.new_table", tournament=tournament_id, ttoken=token) if organiser else None,
         knockout_teams=_knockout_teams(state),
+        tie_breaks=tie_breaks,
         round_labels=[i18n.short_date(current_lang(), d) for d in state["round_dates"] or []],
         boot=Markup(_script_json(boot)),
     )

@@ -24,7 +24,7 @@ MIGRATIONS: list[str] = [
         watch_token TEXT NOT NULL,
         header      TEXT NOT NULL,           -- JSON: teams, players, rules, esku
         version     INTEGER NOT NULL,
-        current     TEXT NOT NULL,           -- JSON: {"log": [...], "mus_rounds": n}
+        current     TEXT NOT NULL,           -- JSON: {"log": [...], "mus_rounds": n, "eskus"?: [seat, ...]}
         created     REAL NOT NULL,
         updated     REAL NOT NULL
     );

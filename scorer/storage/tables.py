@@ -30,6 +30,7 @@ from scorer.storage.db import Database
 MAX_NAME = 40
 MAX_LOOSE = 8  # showdowns photographed at a table that no hand cites, kept (the newest)
 MAX_PHOTOS = 4  # photos of one showdown read together
+MAX_ESKUS = 16  # choices of esku kept for undo in one hand (the newest)
 RULE_KEYS = ("kings", "target", "real31", "games_per_vaca", "vacas_to_win")
 
 
@@ -74,6 +75,9 @@ class Runtime:
     hands: list[dict[str, Any]]  # [{n, record, settlement, photo_id}]
     logs: list[tuple[list[dict[str, Any]], int]]  # per settled hand: (live log, mus rounds)
     hands_json: str = ""  # the JSON array of `hands` (settled hands never change: built once)
+    # the esku chosen for the current hand (mus corrido, or a wrong esku fixed), each choice
+    # in turn (the last one stands; undo takes them back one by one); () = the turn's esku
+    eskus: tuple[int, ...] = ()
     _json: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -124,8 +128,10 @@ class Runtime:
     def _head(self) -> dict[str, Any]:
         ms = self.match.state()
         current = None
+        esku = ms["esku"]
         if self.live is not None:
             live = self.live
+            esku = live.state.esku  # the turn's, or the one chosen for this hand
             current = {
                 "phase": live.phase,
                 "to_speak": live.to_speak,
@@ -134,7 +140,8 @@ class Runtime:
                 "phases": list(live.phases),
                 "events": list(live.events),
                 "score": list(live.score),
-                "esku": ms["esku"],
+                "esku": esku,
+                "esku_chosen": bool(self.eskus),
                 "mus_rounds": self.mus_rounds,
                 "game_over": bool(live.game_over),
                 "ordago": live.ordago,
@@ -150,7 +157,7 @@ class Runtime:
             "vacas": list(ms["vacas"]),
             "winner": ms["winner"],
             "adentro": list(ms["adentro"]),
-            "esku": ms["esku"],
+            "esku": esku,
             "game_scores": [list(s) for s in ms.get("game_scores", [])],
             "current": current,
             "last_settlement": self.hands[-1]["settlement"] if self.hands else None,
@@ -283,7 +290,8 @@ class TableStore:
                 {"n": h["n"], "record": record, "settlement": json.loads(h["settlement"]), "photo_id": h["photo_id"]}
             )
             logs.append((json.loads(h["log"]), h["mus_rounds"]))
-        live = self._live_for(rules, match, current["log"])
+        eskus = tuple(current.get("eskus", ()))
+        live = self._live_for(rules, match, current["log"], eskus[-1] if eskus else None)
         return Runtime(
             id=table_id,
             version=row["version"],
@@ -296,14 +304,16 @@ class TableStore:
             mus_rounds=current.get("mus_rounds", 0),
             hands=hands,
             logs=logs,
+            eskus=eskus,
         )
 
     @staticmethod
-    def _live_for(rules: Any, match: Any, log: list[dict[str, Any]]) -> Any:
+    def _live_for(rules: Any, match: Any, log: list[dict[str, Any]], esku: int | None = None) -> Any:
+        """The current hand after `log`: its esku `esku` where one was chosen, else the turn's."""
         st = match.state()
         if st["winner"] is not None:
             return None
-        return engine.LiveHand.replay(rules, st["esku"], tuple(st["score"]), log)
+        return engine.LiveHand.replay(rules, st["esku"] if esku is None else esku, tuple(st["score"]), log)
 
     def photo(self, table_id: str, photo_id: str, annotated: bool = False) -> tuple[str, bytes]:
         col = "annotated" if annotated else "data"
@@ -365,7 +375,9 @@ class TableStore:
         `change(rt)` returns what to store: `{"live": LiveHand, "mus_rounds": n}` and
         optionally `"settle": {...}` (a hand to add), `"unsettle": True` (the last hand
         goes) or `"replace": Runtime` (the header and every hand replaced by that
-        runtime's, which is the next version, as `replace` makes it); it raises
+        runtime's, which is the next version, as `replace` makes it), and `"eskus"` (the
+        current hand's chosen esku, each choice in turn; kept where not said, emptied by a
+        settle or a replace); it raises
         `engine.MusError` (422) or `StoreError` and nothing changes. A `client_id` seen
         before with the same `kind` and `request` answers the table as it is now, without
         applying anything (`replayed`); seen with another, it is a 409 (`_seen`).
@@ -413,6 +425,13 @@ class TableStore:
         version = rt.version + 1
         hands, logs, match = rt.hands, rt.logs, rt.match
         live, mus_rounds = out["live"], out["mus_rounds"]
+        if "eskus" in out:
+            eskus = tuple(out["eskus"])
+        else:  # a new hand, or a new match, starts with the turn's esku
+            eskus = () if ("settle" in out or "replace" in out) else rt.eskus
+        current = {"log": list(live.log) if live is not None else [], "mus_rounds": mus_rounds}
+        if eskus:
+            current["eskus"] = list(eskus)
         with self.db.write() as conn:
             if "replace" in out:
                 new = out["replace"]
@@ -435,10 +454,9 @@ class TableStore:
                 conn.execute("DELETE FROM hands WHERE table_id = ? AND n = ?", (rt.id, len(hands)))
                 hands, logs = hands[:-1], logs[:-1]
                 match = out["match"]
-            log = list(live.log) if live is not None else []
             cur = conn.execute(
                 "UPDATE tables SET version = ?, current = ?, updated = ? WHERE id = ? AND version = ?",
-                (version, _dumps({"log": log, "mus_rounds": mus_rounds}), now, rt.id, rt.version),
+                (version, _dumps(current), now, rt.id, rt.version),
             )
             if cur.rowcount != 1:  # another process wrote this table
                 raise StoreError(409, "stale_version", "the table changed meanwhile; reload it", "version")
@@ -448,7 +466,8 @@ class TableStore:
             )
         if "replace" in out:
             return out["replace"]
-        return rt.with_hand(version=version, match=match, live=live, mus_rounds=mus_rounds, hands=hands, logs=logs)
+        return rt.with_hand(version=version, match=match, live=live, mus_rounds=mus_rounds, hands=hands, logs=logs,
+                            eskus=eskus)
 
     # -- the writes --------------------------------------------------------------
     def act(self, table_id: str, client_id: Any, version: Any, action: Any) -> tuple[Runtime, bool]:
@@ -473,6 +492,28 @@ class TableStore:
 
         return self.write(table_id, client_id, version, "mus", change)
 
+    def set_esku(self, table_id: str, client_id: Any, version: Any, seat: Any) -> tuple[Runtime, bool]:
+        """Choose who is esku this hand (mus corrido: the player who cut; or a wrong esku
+        fixed), only before anything is said in it (no word, no mus round); the next hand's
+        esku follows from it."""
+
+        def change(rt: Runtime) -> dict[str, Any]:
+            live = _require_live(rt)
+            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
+                raise StoreError(422, "invalid", f"seat: expected a seat 0..3, got {seat!r}", "seat")
+            if live.log or rt.mus_rounds:
+                said = f"{len(live.log)} word(s)" if live.log else f"{rt.mus_rounds} mus round(s)"
+                raise StoreError(409, "hand_started", f"seat: the esku is chosen before anything is said in the hand, "
+                                 f"and {said} were said already (undo them first)", "seat")
+            if seat == live.state.esku:  # that seat is esku already: nothing to take back later
+                return {"live": live, "mus_rounds": 0}
+            st = rt.match.state()
+            eskus = (*rt.eskus, seat)[-MAX_ESKUS:]
+            return {"live": engine.LiveHand.start(rt.rules, seat, tuple(st["score"])), "mus_rounds": 0,
+                    "eskus": eskus}
+
+        return self.write(table_id, client_id, version, "esku", change, seat)
+
     def undo(self, table_id: str, client_id: Any, version: Any) -> tuple[Runtime, bool]:
         """Take back the last action, mus round or, between hands, the last showdown."""
 
@@ -481,14 +522,21 @@ class TableStore:
                 return {"live": rt.live.undo(), "mus_rounds": rt.mus_rounds}
             if rt.live is not None and rt.mus_rounds:
                 return {"live": rt.live, "mus_rounds": rt.mus_rounds - 1}
+            if rt.live is not None and rt.eskus:  # the last choice of esku: the one before it, or the turn's
+                eskus = rt.eskus[:-1]
+                return {"live": self._live_for(rt.rules, rt.match, [], eskus[-1] if eskus else None),
+                        "mus_rounds": 0, "eskus": eskus}
             if not rt.hands:
-                raise StoreError(422, "nothing_to_undo", "nothing to undo: no action, mus or hand yet", None)
+                raise StoreError(422, "nothing_to_undo", "nothing to undo: no action, mus, esku or hand yet", None)
             _, match = _match_for(rt.header)
             for h in rt.hands[:-1]:
                 match.play(_without_score(h["record"]))
             log, mus_rounds = rt.logs[-1]
-            return {"live": self._live_for(rt.rules, match, log), "mus_rounds": mus_rounds, "unsettle": True,
-                    "match": match}
+            # the hand comes back with its esku: a chosen one (mus corrido) stays chosen
+            esku = rt.hands[-1]["record"].get("esku", match.state()["esku"])
+            chosen = (esku,) if esku != match.state()["esku"] else ()
+            return {"live": self._live_for(rt.rules, match, log, esku), "mus_rounds": mus_rounds, "unsettle": True,
+                    "match": match, "eskus": chosen}
 
         return self.write(table_id, client_id, version, "undo", change)
 

@@ -36,7 +36,11 @@ MAX_TOURNAMENT_NAME = 60
 MAX_TABLES = 200  # tables in one tournament
 MAX_TEAMS = 32  # teams in a league's fixtures (496 matches)
 MAX_GROUPS = 8  # groups in a league played in groups, named A to H
-KNOCKOUT_SIZES = (2, 4, 8, 16)  # teams in a final stage
+MAX_KNOCKOUT = 16  # teams in a final stage (2 to 16; short of 4, 8 or 16, the top seeds get byes)
+NAME_KEYS = ("name",)  # the keys of a new tournament's body
+RENAME_KEYS = ("name", "revision")  # of a renaming's
+TEAMS_KEYS = ("teams", "groups", "legs", "start", "every_days", "revision")  # of the league's teams'
+KNOCKOUT_KEYS = ("teams", "third_place", "revision")  # of the final stage's
 
 
 def _tidy_name(value: Any, field: str, limit: int) -> str:
@@ -49,11 +53,24 @@ def _tidy_name(value: Any, field: str, limit: int) -> str:
     return name
 
 
-def check_name(body: Any) -> str:
-    """The tournament name of a `{"name": ...}` body, or a 422 that says what is wrong
-    (as a table's names are checked)."""
+def check_keys(body: dict[str, Any], known: tuple[str, ...]) -> None:
+    """A 422 naming the first key of `body` that is not one of `known` (a key misspelt
+    or misplaced would otherwise be dropped without a word), and the known ones; `field`
+    is that key (its repr where it is blank, spaced or unprintable)."""
+    for key in body:
+        if key not in known:
+            shown = key if key.isprintable() and key == key.strip() and key else repr(key)  # a blank one shows
+            raise StoreError(422, "invalid", f"{shown}: not a key of this body; its keys are {', '.join(known)}",
+                             shown)
+
+
+def check_name(body: Any, known: tuple[str, ...] = NAME_KEYS) -> str:
+    """The tournament name of a `{"name": ...}` body (no other key than `known`: a
+    renaming's may name its `revision` too), or a 422 that says what is wrong (as a
+    table's names are checked)."""
     if not isinstance(body, dict):
         raise StoreError(400, "bad_json", f"expected a JSON object with a name, got {type(body).__name__}")
+    check_keys(body, known)
     return _tidy_name(body.get("name"), "name", MAX_TOURNAMENT_NAME)
 
 
@@ -64,9 +81,11 @@ def check_teams(body: Any) -> tuple[list[str], int, dict[str, Any] | None, list[
     `every_days` (1 to 60, 7 unless given) date the rounds), as (teams, legs, schedule or
     None, None), or a 422 that names what is wrong. `{"groups": [[...], [...]], ...}` in
     place of `teams` plays the league in 2 to 8 groups of 2 teams or more (32 in all),
-    each its own round robin: (all the teams, legs, schedule, groups)."""
+    each its own round robin: (all the teams, legs, schedule, groups). Another key than
+    those and `revision` is a 422 naming it."""
     if not isinstance(body, dict):
         raise StoreError(400, "bad_json", f"expected a JSON object with teams, got {type(body).__name__}")
+    check_keys(body, TEAMS_KEYS)
     groups = None
     if "groups" in body:
         if "teams" in body:
@@ -153,19 +172,24 @@ def round_dates(schedule: dict[str, Any] | None, rounds: int) -> list[str] | Non
 
 
 def check_knockout(body: Any) -> tuple[list[str], bool]:
-    """The seeds of a `{"teams": [...], "third_place": false}` final stage (2, 4, 8 or 16
-    names, best first, no two alike by `engine.team_key`) and whether the semi-finals'
-    losers play for third place (4 teams or more), or a 422 that names what is wrong."""
+    """The seeds of a `{"teams": [...], "third_place": false}` final stage (2 to 16
+    names, best first, no two alike by `engine.team_key`; short of 4, 8 or 16, the top
+    seeds get byes) and whether the semi-finals' losers play for third place (4 teams
+    or more), or a 422 that names what is wrong (another key than those and `revision`
+    too)."""
+    if isinstance(body, dict):
+        check_keys(body, KNOCKOUT_KEYS)
     teams = body.get("teams") if isinstance(body, dict) else None
-    if not isinstance(teams, list) or len(teams) not in KNOCKOUT_SIZES:
-        raise StoreError(422, "invalid", "teams: expected 2, 4, 8 or 16 team names, the best seed first", "teams")
+    if not isinstance(teams, list) or not 2 <= len(teams) <= MAX_KNOCKOUT:
+        raise StoreError(422, "invalid", f"teams: expected 2 to {MAX_KNOCKOUT} team names, the best seed first",
+                         "teams")
     seeds = _team_names(teams)
     third = body.get("third_place", False)
     if not isinstance(third, bool):
         raise StoreError(422, "invalid", f"third_place: expected true or false, got {third!r}", "third_place")
     if third and len(seeds) < 4:
-        raise StoreError(422, "invalid", "third_place: a final between two teams has no semi-finals to lose",
-                         "third_place")
+        raise StoreError(422, "invalid", f"third_place: takes 4 teams or more, got {len(seeds)} (with fewer, no two "
+                         "semi-finals are played to lose)", "third_place")
     return seeds, third
 
 
@@ -228,7 +252,7 @@ class TournamentStore:
 
     def rename(self, tournament_id: str, body: Any, revision: int | None = None) -> None:
         """A new name from `{"name": ...}` (the caller has checked the organiser's token)."""
-        name = check_name(body)
+        name = check_name(body, RENAME_KEYS)
         with self._revised(tournament_id, revision) as conn:
             conn.execute("UPDATE tournaments SET name = ? WHERE id = ?", (name, tournament_id))
 
@@ -322,8 +346,14 @@ class TournamentStore:
 
         `revision`: how many times the organiser changed the name, teams or final stage
         (a write may name the revision it follows, and is refused where it is not this).
-        `matches`: each table's match as it stands, with its `stage` ("league", or
-        "knockout" for a table that plays the final stage). `standings`: the engine's
+        `matches`: each table's match as it stands, with its `stage`: "league" (a table
+        added before the final stage was drawn, or while there is none), "knockout" (one
+        added since, that plays one of the bracket's pairings) or "friendly" (one added
+        since that plays none of them, or none yet: an early final whose other semi-final
+        is still being played becomes "knockout" once it is won); a friendly counts in no
+        standings. Each match's `unknown_teams`: where the league's teams are set, those
+        of a league match's two teams that are not among them (by `engine.team_key`: a
+        name mistyped makes a team of its own), else []. `standings`: the engine's
         over the league's matches (an unfinished one only lists its teams; one whose two
         teams were renamed alike is listed with `ranked` false and left out).
         `fixtures`: the league's rounds where its teams were entered (`round_dates`, their
@@ -358,6 +388,7 @@ class TournamentStore:
                 "finished": result["winner"] is not None,
                 "ranked": ranked,
                 "stage": "league",
+                "unknown_teams": [],
             }
             if watch_links:
                 match["watch_token"] = rt.watch_token
@@ -372,9 +403,13 @@ class TournamentStore:
                                ko.get("third_place", False))
             played = {g["table"] for g in bracket_pairings(bracket) if g["table"]}
             for m in matches:
-                if m["table"] in played:
-                    m["stage"] = "knockout"
+                if added[m["table"]] >= ko["drawn"]:  # never the league's: the bracket's, or a friendly
+                    m["stage"] = "knockout" if m["table"] in played else "friendly"
         league = [m for m in matches if m["stage"] == "league"]
+        if row["teams"]:
+            known = {engine.team_key(t) for t in row["teams"]}
+            for m in league:
+                m["unknown_teams"] = [t for t in m["teams"] if engine.team_key(t) not in known]
         ranked = [results[m["table"]] for m in league if m["ranked"]]
         table = engine.standings(ranked, names=row["teams"])
         groups = None
@@ -407,7 +442,7 @@ class TournamentStore:
         `standings-group-A.csv`, ... for a league in groups), `tournament.json`
         (the answer of `state`, without tokens) and `matches/NN-team-team.jsonl`, each
         league table's match as `mus-match/1` (what `mus-scorer standings` ranks), the
-        final stage's in `knockout/`."""
+        final stage's in `knockout/`, the friendlies' (`state`) in `friendly/`."""
         state = self.state(tournament_id)
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
@@ -420,7 +455,7 @@ class TournamentStore:
                     text = self.tables.runtime(m["table"]).match_file()
                 except StoreError:  # deleted since it was listed
                     continue
-                folder = "knockout" if m["stage"] == "knockout" else "matches"
+                folder = {"knockout": "knockout", "friendly": "friendly"}.get(m["stage"], "matches")
                 z.writestr(f"{folder}/{n:02d}-{slug(m['teams'][0])}-{slug(m['teams'][1])}.jsonl", text)
         return buf.getvalue(), f"{slug(state['name'], 'tournament')}.zip"
 

@@ -310,7 +310,7 @@ function renderMesa() {
   const recent = logOfPhase(cur);
   const lastBySeat = {};
   for (const a of recent) lastBySeat[a.seat] = a;
-  const esku = state.esku ?? 0;
+  const esku = cur.esku ?? state.esku ?? 0;
   document.querySelectorAll("#mesa .seat").forEach((el) => {
     const seat = Number(el.dataset.seat);
     el.classList.toggle("is-speaking", speak === seat && !["showdown", "over"].includes(phase));
@@ -437,7 +437,37 @@ function renderActions() {
   const log = cur.log || [];
   musBtn.hidden = !(phase === "grande" && log.length === 0);
   $("mus-count").textContent = cur.mus_rounds ? `×${cur.mus_rounds}` : "";
-  $("btn-undo").disabled = log.length === 0 && !cur.mus_rounds && !(state.hands || []).length;
+  $("btn-undo").disabled = log.length === 0 && !cur.mus_rounds && !cur.esku_chosen && !(state.hands || []).length;
+}
+
+// ------------------------------------------------------------------ who is esku
+
+// Before anything is said in a hand (no word, no mus round) the players may say who is
+// esku: at the first hand of each game, played "mus corrido", the player who cut; at any
+// other hand it fixes a wrong esku. The question is open and asked at a game's first
+// hand, a short line to open at the others.
+const firstOfGame = () => { const last = lastHand(); return !last || Boolean(last.settlement?.game_over); };
+let eskuAsked = null; // the hand whose disclosure was last set open or closed by the page
+function renderEsku() {
+  if (!CAN_PLAY) return;
+  const box = $("esku-pick");
+  const cur = current();
+  const can = Boolean(state.current) && !matchWon() && !(cur.log || []).length && !cur.mus_rounds;
+  box.hidden = !can;
+  if (!can) return;
+  const esku = cur.esku ?? state.esku ?? 0;
+  const first = firstOfGame();
+  box.classList.toggle("is-prominent", first);
+  if (eskuAsked !== handNumber()) { eskuAsked = handNumber(); box.open = first; }
+  $("esku-q").textContent = first ? t("esku.who") : t("esku.now", { name: playerName(esku) });
+  $("esku-hint").hidden = !first;
+  $("esku-seats").replaceChildren(...[0, 1, 2, 3].map((s) => h("label", { class: `team-${team(s)}` },
+    h("input", { type: "radio", name: "esku", value: s, checked: esku === s,
+      onchange: async () => {
+        if (s !== (current().esku ?? state.esku)) await write("esku", { seat: s });
+        renderEsku(); // refused: the esku as it is
+      } }),
+    h("span", {}, playerName(s)))));
 }
 
 // ------------------------------------------------------------------ showdown
@@ -1018,6 +1048,7 @@ function render(prev) {
   renderScore();
   renderMesa();
   renderActions();
+  renderEsku();
   renderShowdown();
   renderSettlement();
   renderChart();
