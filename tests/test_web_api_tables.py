@@ -1066,3 +1066,84 @@ def test_no_esku_once_the_match_is_over(app, client) -> None:
     before = snapshot(app, client, t)
     assert_error(esku(client, t, 2), 409, "match_over")
     assert snapshot(app, client, t) == before
+
+
+# -- renaming a table's teams and players ------------------------------------------------
+def rename(client, t, version=None, client_id=None, **body):
+    v = state(client, t)["version"] if version is None else version
+    return client.patch(f"/api/tables/{t['id']}", headers=t["auth"],
+                        json={"client_id": client_id or cid(), "version": v, **body})
+
+
+def test_a_typo_in_a_name_is_fixed_and_every_page_says_the_new_one(client, table) -> None:
+    to_showdown(client, table)
+    hands = showdown(client, table).json["hands"]
+    r = rename(client, table, teams=["Txuriak", "Beltzak Taldea"], players=["Ane", "Bixente", "Iñaki", "Maite"])
+    assert r.status_code == 200, r.json
+    s = r.json
+    assert s["teams"] == ["Txuriak", "Beltzak Taldea"] and s["players"][2] == "Iñaki"
+    assert s["hands"] == hands and s["version"] == state(client, table)["version"]
+    s = rename(client, table, players=["Ane", "Bixente", "Iñaki", "Maite Z"]).json  # one of the two alone
+    assert s["teams"] == ["Txuriak", "Beltzak Taldea"] and s["players"][3] == "Maite Z"
+    lines = client.get(f"/api/tables/{table['id']}/export", headers=table["auth"]).data.decode().splitlines()
+    head = json.loads(lines[0])
+    assert head["teams"] == ["Txuriak", "Beltzak Taldea"] and head["players"] == ["Ane", "Bixente", "Iñaki", "Maite Z"]
+    for page in ("history", "sheet"):
+        html = client.get(f"/t/{table['id']}/{page}?token={table['token']}").get_data(as_text=True)
+        assert "Beltzak Taldea" in html, page
+    html = client.get(f"/t/{table['id']}/history?token={table['token']}").get_data(as_text=True)
+    assert "Iñaki" in html
+
+
+def test_renamed_names_outlast_an_undo_and_a_new_app(tmp_path) -> None:
+    cfg = {"DATABASE": str(tmp_path / "mus.db"), "TESTING": True}
+    c1 = create_app(cfg).test_client()
+    t = c1.post("/api/tables", json={}).json
+    t["auth"] = {"Authorization": f"Bearer {t['token']}"}
+    to_showdown(c1, t)
+    showdown(c1, t)
+    rename(c1, t, teams=["Gorriak", "Urdinak"])
+    s = undo(c1, t).json  # undo is for the play: the showdown comes back, the names stay
+    assert s["hands"] == [] and s["teams"] == ["Gorriak", "Urdinak"]
+    c2 = create_app(cfg).test_client()
+    assert state(c2, t) == s
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"teams": ["Gorriak", " gorriák "]}, "teams"),
+        ({"teams": ["A", ""]}, "teams[1]"),
+        ({"teams": ["A"]}, "teams"),
+        ({"players": ["a", "b", "c", "x" * 41]}, "players[3]"),
+        ({"players": ["a", "b", "c", "\u200b"]}, "players[3]"),
+        ({"players": "abcd"}, "players"),
+        ({}, "teams"),
+    ],
+)
+def test_a_bad_rename_changes_nothing(app, client, table, body, field) -> None:
+    before = snapshot(app, client, table)
+    assert_error(rename(client, table, **body), 422, "invalid", field)
+    assert snapshot(app, client, table) == before
+
+
+def test_a_rename_is_the_players_versioned_retryable_write(app, client, table) -> None:
+    before = snapshot(app, client, table)
+    r = client.patch(f"/api/tables/{table['id']}?token={table['watch_token']}",
+                     json={"client_id": cid(), "version": 1, "teams": ["X", "Y"]})
+    assert r.status_code == 403
+    assert_error(rename(client, table, version=5, teams=["X", "Y"]), 409, "stale_version", "version")
+    assert snapshot(app, client, table) == before
+    r1 = rename(client, table, version=1, client_id="fix", teams=["X", "Y"])
+    r2 = rename(client, table, version=1, client_id="fix", teams=["X", "Y"])
+    assert r2.status_code == 200 and r2.headers.get("Idempotent-Replayed") == "true"
+    assert r1.json["version"] == r2.json["version"] == 2 and r2.json["teams"] == ["X", "Y"]
+    assert_error(rename(client, table, version=2, client_id="fix", teams=["X", "Z"]), 409, "client_id_reused")
+
+
+@pytest.mark.parametrize("teams", [["Gorriak", "gorriak"], [" Gorriák ", "GORRIAK"], ["Gorri  ak", "gorri ak"]])
+def test_two_teams_of_one_name_are_refused_at_creation(app, client, teams) -> None:
+    count = app.extensions["mus_store"].db.reader().execute("SELECT count(*) FROM tables").fetchone()[0]
+    err = assert_error(client.post("/api/tables", json={"teams": teams}), 422, "invalid", "teams")
+    assert "differ" in err["message"]
+    assert app.extensions["mus_store"].db.reader().execute("SELECT count(*) FROM tables").fetchone()[0] == count

@@ -864,3 +864,41 @@ def test_the_player_who_cut_is_made_esku_and_the_watchers_see_it(server, browser
     finally:
         p_ctx.close()
         w_ctx.close()
+
+
+def test_a_typo_in_a_name_is_fixed_from_the_tables_menu(server, browser):
+    """The table's menu (its QR codes) lets the players fix a name: Iker is Iñaki, the
+    Beltzak are 'Beltzak Taldea'; both phones say the new names at once. Two teams of
+    one name are refused, the field at fault marked, nothing changed."""
+    api = Api(server.url)
+    p_ctx, w_ctx = phone(browser), phone(browser)
+    p, w = p_ctx.new_page(), w_ctx.new_page()
+    try:
+        p.goto(api.url())
+        w.goto(api.url("w"))
+        w.wait_for_selector("#live[data-state=live]")
+        assert w.locator("#rename").count() == 0  # watchers rename nothing
+        p.click("#open-invite")
+        p.click("#rename summary")
+        assert p.input_value("#rename-form [name=player2]") == "Iker"
+        assert p.evaluate("document.querySelector('#invite').scrollWidth <= document.querySelector('#invite').clientWidth")
+        p.fill("#rename-form [name=player2]", "Iñaki")
+        p.fill("#rename-form [name=team1]", "Beltzak Taldea")
+        p.click("#rename-form button[type=submit]")
+        until(w, "document.querySelector(\".seat[data-seat='2'] .seat-name\").textContent === 'Iñaki'", timeout=2000)
+        assert w.inner_text(".team-card.team-1 .team-name") == "Beltzak Taldea"
+        assert "Beltzak Taldea" in w.title()
+        until(p, "!document.querySelector('#rename').open")
+        assert p.inner_text(".seat[data-seat='2'] .seat-name") == "Iñaki"
+        assert api.state()["players"][2] == "Iñaki" and api.state()["teams"] == ["Txuriak", "Beltzak Taldea"]
+        version = api.state()["version"]
+        p.click("#rename summary")
+        p.fill("#rename-form [name=team1]", "  TXURIÁK ")
+        p.click("#rename-form button[type=submit]")
+        p.wait_for_selector("#rename-error:not([hidden])")
+        assert p.get_attribute("#rename-form [name=team1]", "aria-invalid") == "true"
+        assert "teams" in p.inner_text("#rename-error")
+        assert api.state()["version"] == version and api.state()["teams"][1] == "Beltzak Taldea"
+    finally:
+        p_ctx.close()
+        w_ctx.close()

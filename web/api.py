@@ -249,7 +249,7 @@ def _links(rt: Runtime) -> dict[str, Any]:
 @creation_limited
 def create_table() -> Response:
     """A new table: `{teams, players, rules, esku}` -> 201 with its tokens and links."""
-    rt = _store().create(_body())
+    rt = _store().create(_body(), strict=True)
     resp = _dump(_links(rt), 201)
     resp.headers["Location"] = url_for("api.get_table", table_id=rt.id)
     return resp
@@ -266,6 +266,14 @@ def get_table(table_id: str) -> Response:
     resp.headers["ETag"] = etag
     resp.headers["Cache-Control"] = "no-cache"
     return resp
+
+
+@bp.patch("/tables/<table_id>")
+def rename_table(table_id: str) -> Response:
+    """Rename the teams and/or players `{client_id, version, teams?, players?}` (checked as at creation)."""
+    _table(table_id, write=True)
+    body, client_id, version = _write_args()
+    return _answer(_store().rename(table_id, client_id, version, body.get("teams"), body.get("players")))
 
 
 def _write_args() -> tuple[dict[str, Any], Any, Any]:

@@ -179,6 +179,10 @@ SCHEMAS: dict[str, Any] = {
         "version": {"type": "integer"}}},
     "ActionWrite": {"allOf": [_ref("Write"), {"type": "object", "required": ["action"],
                                               "properties": {"action": _ref("Action")}}]},
+    "RenameWrite": {"allOf": [_ref("Write"), {"type": "object", "properties": {
+        "teams": {"type": "array", "items": {"type": "string", "maxLength": 40}, "minItems": 2, "maxItems": 2},
+        "players": {"type": "array", "items": {"type": "string", "maxLength": 40}, "minItems": 4,
+                    "maxItems": 4}}}]},
     "EskuWrite": {"allOf": [_ref("Write"), {"type": "object", "required": ["seat"], "properties": {
         "seat": {"type": "integer", "minimum": 0, "maximum": 3, "description": "the seat that is esku this hand"}}}]},
     "ShowdownWrite": {"allOf": [_ref("Write"), {"type": "object", "required": ["hands"], "properties": {
@@ -279,7 +283,12 @@ def document() -> dict[str, Any]:
             "responses": {"201": _json(_ref("TableCreated"), "the new table")} | _errors(400, 413, 422, 429)}},
         "/api/tables/{table_id}": {"get": {
             "summary": "The table's state", "parameters": read_params, "security": SECURE,
-            "responses": {"200": _json(_ref("TableState"), "the state")} | _errors(401, 403, 404)}},
+            "responses": {"200": _json(_ref("TableState"), "the state")} | _errors(401, 403, 404)},
+            "patch": _write("Rename the table's teams and/or players", "RenameWrite",
+                            "Checked as at creation (a name blank or longer than 40: 422 invalid on teams[i] or "
+                            "players[i]; two teams of one name, case, accents and spacing aside: 422 invalid on "
+                            "teams; neither sent: 422 invalid). The hands name seats: they stay as they are, and the "
+                            "history, the sheet and the export say the new names.")},
         "/api/tables/{table_id}/actions": {"post": _write(
             "Apply one action", "ActionWrite", "The engine checks the action; illegal -> 422 with its field.")},
         "/api/tables/{table_id}/undo": {"post": _write(

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scorer import engine
-from scorer.engine.standings import invisible
+from scorer.engine.standings import invisible, team_key
 from scorer.storage.db import Database
 
 MAX_NAME = 40
@@ -203,11 +203,22 @@ def _check_names(obj: Any, key: str, n: int, default: list[str]) -> list[str]:
     return out
 
 
-def check_header(body: Any) -> dict[str, Any]:
-    """Validate `{teams, players, rules, esku}` into a normalised table header."""
+def _check_teams_apart(teams: list[str]) -> None:
+    """Two names of one team (`engine.team_key`: case, accents and spacing aside) are refused:
+    standings and tournaments could not tell the teams apart."""
+    if team_key(teams[0]) == team_key(teams[1]):
+        raise StoreError(422, "invalid", f"teams: {teams[0]!r} and {teams[1]!r} are one name (case, accents and "
+                         "spacing aside): give the two teams names that differ", "teams")
+
+
+def check_header(body: Any, strict: bool = False) -> dict[str, Any]:
+    """Validate `{teams, players, rules, esku}` into a normalised table header. `strict`
+    (a table made here, not an imported file): two teams of one name are refused."""
     if not isinstance(body, dict):
         raise StoreError(400, "bad_json", "the body must be a JSON object", None)
     teams = _check_names(body.get("teams"), "teams", 2, ["Team 0", "Team 1"])
+    if strict:
+        _check_teams_apart(teams)
     players = _check_names(body.get("players"), "players", 4, ["P0", "P1", "P2", "P3"])
     esku = body.get("esku", 0)
     if isinstance(esku, bool) or not isinstance(esku, int) or not 0 <= esku <= 3:
@@ -325,9 +336,10 @@ class TableStore:
         return ("image/jpeg" if annotated else row["mime"]), bytes(row["blob"])
 
     # -- creating ------------------------------------------------------------------
-    def create(self, body: Any, hands: list[dict[str, Any]] | None = None) -> Runtime:
-        """A new table from `{teams, players, rules, esku}`, with settled `hands` records."""
-        header = check_header(body)
+    def create(self, body: Any, hands: list[dict[str, Any]] | None = None, strict: bool = False) -> Runtime:
+        """A new table from `{teams, players, rules, esku}`, with settled `hands` records
+        (`strict`: as `check_header` takes it)."""
+        header = check_header(body, strict)
         rt = self._fresh(new_id(), new_token(), new_token(), header, hands or [], version=1)
         now = time.time()
         with self.db.write() as conn:
@@ -374,8 +386,9 @@ class TableStore:
 
         `change(rt)` returns what to store: `{"live": LiveHand, "mus_rounds": n}` and
         optionally `"settle": {...}` (a hand to add), `"unsettle": True` (the last hand
-        goes) or `"replace": Runtime` (the header and every hand replaced by that
-        runtime's, which is the next version, as `replace` makes it), and `"eskus"` (the
+        goes), `"replace": Runtime` (the header and every hand replaced by that
+        runtime's, which is the next version, as `replace` makes it) or `"header"` with
+        `"match"` (the table's names changed: the header and its match), and `"eskus"` (the
         current hand's chosen esku, each choice in turn; kept where not said, emptied by a
         settle or a replace); it raises
         `engine.MusError` (422) or `StoreError` and nothing changes. A `client_id` seen
@@ -423,7 +436,7 @@ class TableStore:
     def _commit(self, rt: Runtime, client_id: str, kind: str, out: dict[str, Any], digest: str) -> Runtime:
         now = time.time()
         version = rt.version + 1
-        hands, logs, match = rt.hands, rt.logs, rt.match
+        hands, logs, match, header = rt.hands, rt.logs, rt.match, rt.header
         live, mus_rounds = out["live"], out["mus_rounds"]
         if "eskus" in out:
             eskus = tuple(out["eskus"])
@@ -454,6 +467,10 @@ class TableStore:
                 conn.execute("DELETE FROM hands WHERE table_id = ? AND n = ?", (rt.id, len(hands)))
                 hands, logs = hands[:-1], logs[:-1]
                 match = out["match"]
+            elif "header" in out:
+                header = out["header"]
+                conn.execute("UPDATE tables SET header = ? WHERE id = ?", (_dumps(header), rt.id))
+                match = out["match"]
             cur = conn.execute(
                 "UPDATE tables SET version = ?, current = ?, updated = ? WHERE id = ? AND version = ?",
                 (version, _dumps(current), now, rt.id, rt.version),
@@ -467,7 +484,7 @@ class TableStore:
         if "replace" in out:
             return out["replace"]
         return rt.with_hand(version=version, match=match, live=live, mus_rounds=mus_rounds, hands=hands, logs=logs,
-                            eskus=eskus)
+                            eskus=eskus, header=header)
 
     # -- the writes --------------------------------------------------------------
     def act(self, table_id: str, client_id: Any, version: Any, action: Any) -> tuple[Runtime, bool]:
@@ -576,6 +593,26 @@ class TableStore:
             }
 
         return self.write(table_id, client_id, version, "showdown", change, [hands, photo_id])
+
+    def rename(self, table_id: str, client_id: Any, version: Any, teams: Any = None,
+               players: Any = None) -> tuple[Runtime, bool]:
+        """Rename the table's teams and/or players (checked as at creation; `None`: as they
+        are). The hands name seats, so every hand stays as it was; the history, the sheet
+        and the export say the new names."""
+
+        def change(rt: Runtime) -> dict[str, Any]:
+            if teams is None and players is None:
+                raise StoreError(422, "invalid", "teams, players: nothing to rename (send teams, players or both)",
+                                 "teams")
+            new_teams = _check_names(teams, "teams", 2, rt.header["teams"])
+            new_players = _check_names(players, "players", 4, rt.header["players"])
+            _check_teams_apart(new_teams)
+            match = rt.match.copy()  # the cached one is read meanwhile: its names change with the commit
+            match.teams, match.players = tuple(new_teams), tuple(new_players)
+            header = {**rt.header, "teams": new_teams, "players": new_players}
+            return {"live": rt.live, "mus_rounds": rt.mus_rounds, "header": header, "match": match}
+
+        return self.write(table_id, client_id, version, "rename", change, [teams, players])
 
     def replace(self, table_id: str, client_id: Any, version: Any, header: dict[str, Any],
                 records: list[dict[str, Any]]) -> tuple[Runtime, bool]:

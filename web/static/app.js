@@ -1045,6 +1045,7 @@ function announce() {
 
 function render(prev) {
   document.body.dataset.phase = current().phase || "";
+  renderNames();
   renderScore();
   renderMesa();
   renderActions();
@@ -1058,6 +1059,63 @@ function render(prev) {
   announce();
 }
 
+// ------------------------------------------------------------------ the names
+
+// A typo in a team's or a player's name is fixed from the table's menu (the invite
+// dialog): the hands name seats, so every hand stays, and every page says the new names.
+const renameForm = $("rename-form");
+function fillNames() {
+  if (!renameForm) return;
+  (state.teams || []).forEach((name, i) => { renameForm.elements[`team${i}`].value = name; });
+  (state.players || []).forEach((name, i) => { renameForm.elements[`player${i}`].value = name; });
+  $("rename-error").hidden = true;
+  for (const el of renameForm.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+}
+
+async function rename(ev) {
+  ev.preventDefault();
+  if (busy) return;
+  const err = $("rename-error");
+  err.hidden = true;
+  for (const el of renameForm.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+  const value = (name) => renameForm.elements[name].value;
+  const json = { client_id: newClientId(), version: state.version,
+    teams: [value("team0"), value("team1")], players: [0, 1, 2, 3].map((s) => value(`player${s}`)) };
+  busy = true;
+  try {
+    apply(await retrying(() => api("PATCH", API, { token: TOKEN, json })));
+    rememberTable({ id: BOOT.table_id, token: TOKEN, teams: state.teams, url: location.pathname + location.search });
+    $("rename").open = false;
+    toast(t("names.saved"));
+  } catch (e) {
+    if (e instanceof ApiError && e.code === "stale_version") {
+      toast(t("table.stale"), "warn");
+      await refresh();
+      fillNames();
+      return;
+    }
+    err.textContent = e.text || t("err.generic");
+    err.hidden = false;
+    // the field at fault (`teams[1]` is team1; `teams`, both the same, is the second)
+    const m = /^(teams|players)(?:\[(\d)\])?$/.exec(e.field || "");
+    const bad = m ? renameForm.elements[`${m[1] === "teams" ? "team" : "player"}${m[2] ?? (m[1] === "teams" ? 1 : 0)}`] : null;
+    if (bad) {
+      bad.setAttribute("aria-invalid", "true");
+      bad.setAttribute("aria-describedby", err.id);
+      bad.focus();
+    }
+  } finally {
+    busy = false;
+  }
+}
+
+function renderNames() {
+  const title = (state.teams || []).join(" – ");
+  document.title = `${title} · ${t("app.name")}`;
+  const h1 = document.querySelector("main h1.sr-only");
+  if (h1) h1.textContent = title;
+}
+
 // ------------------------------------------------------------------ wiring
 
 if (CAN_PLAY) {
@@ -1068,6 +1126,12 @@ if (CAN_PLAY) {
   $("btn-settle").addEventListener("click", () => settle(true));
   $("btn-settle-nocards").addEventListener("click", () => settle(false));
   $("picker-clear").addEventListener("click", () => choose(null));
+  $("rename").addEventListener("toggle", () => {
+    if (!$("rename").open) return;
+    fillNames();
+    renameForm.scrollIntoView({ block: "nearest" });
+  });
+  renameForm.addEventListener("submit", rename);
 }
 $("open-invite").addEventListener("click", () => $("invite").showModal());
 document.querySelectorAll(".copy-link").forEach((b) => b.addEventListener("click", async () => {
