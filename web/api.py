@@ -23,7 +23,15 @@ from typing import Any, TypeVar
 from flask import Blueprint, Response, current_app, request, url_for
 
 from scorer.engine.errors import TOO_LONG, json_problem
-from scorer.storage.tables import Runtime, StoreError, TableStore, check_header, photo_digest, same
+from scorer.storage.tables import (
+    Runtime,
+    StoreError,
+    TableStore,
+    check_header,
+    check_known,
+    photo_digest,
+    same,
+)
 from scorer.storage.tournaments import TournamentStore, role_of
 from web.errors import ApiError, error_response
 from web.limits import SlidingWindow, client_key, retry_after
@@ -273,6 +281,7 @@ def rename_table(table_id: str) -> Response:
     """Rename the teams and/or players `{client_id, version, teams?, players?}` (checked as at creation)."""
     _table(table_id, write=True)
     body, client_id, version = _write_args()
+    check_known(body, ("client_id", "version", "teams", "players"))
     return _answer(_store().rename(table_id, client_id, version, body.get("teams"), body.get("players")))
 
 
@@ -319,6 +328,7 @@ def post_esku(table_id: str) -> Response:
     """Choose the current hand's esku `{client_id, version, seat}` (mus corrido), before anything is said."""
     _table(table_id, write=True)
     body, client_id, version = _write_args()
+    check_known(body, ("client_id", "version", "seat"))
     if "seat" not in body:
         raise ApiError(400, "invalid", "seat: missing (the seat 0..3 that is esku this hand)", "seat")
     return _answer(_store().set_esku(table_id, client_id, version, body["seat"]))

@@ -158,7 +158,10 @@ SCHEMAS: dict[str, Any] = {
         "kings": {"enum": [8, 4]}, "target": {"enum": [40, 30]}, "real31": {"type": "boolean"},
         "games_per_vaca": {"type": "integer", "minimum": 1, "maximum": 3},
         "vacas_to_win": {"type": "integer", "minimum": 1, "maximum": 9}}},
-    "NewTable": {"type": "object", "properties": {
+    "NewTable": {"type": "object", "additionalProperties": False,
+                 "description": "an unknown key (a misspelt `player`, a `target` outside `rules`), here or in `rules`, "
+                                "is a 422 invalid whose field is that key and whose message names the known ones",
+                 "properties": {
         "teams": {"type": "array", "items": {"type": "string", "maxLength": 40}, "minItems": 2, "maxItems": 2},
         "players": {"type": "array", "items": {"type": "string", "maxLength": 40}, "minItems": 4, "maxItems": 4},
         "rules": _ref("Rules"), "esku": {"type": "integer", "minimum": 0, "maximum": 3}}},
@@ -274,7 +277,10 @@ def document() -> dict[str, Any]:
                  "file": {"type": "string", "format": "binary"}}}}}
     paths: dict[str, Any] = {
         "/api/tables": {"post": {
-            "summary": "Create a table", "requestBody": {"required": True, "content": {JSON: {"schema": _ref("NewTable")}}},
+            "summary": "Create a table",
+            "description": "All keys optional; an unknown key is a 422 invalid naming it (field: the key); two "
+                           "teams of one name (case, accents and spacing aside) a 422 invalid on teams.",
+            "requestBody": {"required": True, "content": {JSON: {"schema": _ref("NewTable")}}},
             "responses": {"201": _json(_ref("TableCreated"), "the table, its tokens and links")}
             | _errors(400, 422, 429)}},
         "/api/tables/import": {"post": {
@@ -287,7 +293,7 @@ def document() -> dict[str, Any]:
             "patch": _write("Rename the table's teams and/or players", "RenameWrite",
                             "Checked as at creation (a name blank or longer than 40: 422 invalid on teams[i] or "
                             "players[i]; two teams of one name, case, accents and spacing aside: 422 invalid on "
-                            "teams; neither sent: 422 invalid). The hands name seats: they stay as they are, and the "
+                            "teams; neither sent, or another key: 422 invalid). The hands name seats: they stay as they are, and the "
                             "history, the sheet and the export say the new names.")},
         "/api/tables/{table_id}/actions": {"post": _write(
             "Apply one action", "ActionWrite", "The engine checks the action; illegal -> 422 with its field.")},
@@ -297,7 +303,7 @@ def document() -> dict[str, Any]:
         "/api/tables/{table_id}/esku": {"post": _write(
             "Choose who is esku this hand (mus corrido: the player who cut)", "EskuWrite",
             "Only before anything is said in the hand (no word, no mus round: else 409 hand_started, field seat); "
-            "the match over: 409 match_over; not a seat: 422 invalid, field seat. The hand's record carries that "
+            "the match over: 409 match_over; not a seat: 422 invalid, field seat; another key: 422 invalid naming it. The hand's record carries that "
             "esku and the next hand's esku is the seat after it. Undo takes the choice back (before any showdown "
             "of the hand).")},
         "/api/tables/{table_id}/showdown": {"post": _write(

@@ -32,6 +32,7 @@ MAX_LOOSE = 8  # showdowns photographed at a table that no hand cites, kept (the
 MAX_PHOTOS = 4  # photos of one showdown read together
 MAX_ESKUS = 16  # choices of esku kept for undo in one hand (the newest)
 RULE_KEYS = ("kings", "target", "real31", "games_per_vaca", "vacas_to_win")
+HEADER_KEYS = ("teams", "players", "rules", "esku")  # what POST /api/tables takes
 
 
 class StoreError(Exception):
@@ -211,11 +212,23 @@ def _check_teams_apart(teams: list[str]) -> None:
                          "spacing aside): give the two teams names that differ", "teams")
 
 
+def check_known(body: dict[str, Any], known: tuple[str, ...]) -> None:
+    """A key of `body` not in `known` (a misspelt `player`, a `target` outside `rules`) is a
+    422 `invalid` naming it and the known keys, rather than silently left out."""
+    unknown = [k for k in body if k not in known]
+    if unknown:
+        key = unknown[0]
+        raise StoreError(422, "invalid", f"{key}: unknown key (known: {', '.join(known)})", key)
+
+
 def check_header(body: Any, strict: bool = False) -> dict[str, Any]:
     """Validate `{teams, players, rules, esku}` into a normalised table header. `strict`
-    (a table made here, not an imported file): two teams of one name are refused."""
+    (a table made here, not an imported file): an unknown key and two teams of one name
+    are refused."""
     if not isinstance(body, dict):
         raise StoreError(400, "bad_json", "the body must be a JSON object", None)
+    if strict:
+        check_known(body, HEADER_KEYS)
     teams = _check_names(body.get("teams"), "teams", 2, ["Team 0", "Team 1"])
     if strict:
         _check_teams_apart(teams)
