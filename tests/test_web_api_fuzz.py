@@ -443,7 +443,7 @@ def table_write_ok(kind: str) -> Any:
 def enrol_ok(w: World, t: Any, body: dict[str, Any]) -> bool:
     by_id = {x["id"]: x for x in w.tables}
     table = body.get("table")
-    return isinstance(table, str) and table in by_id and body.get("token") == by_id[table]["token"]
+    return set(body) <= {"table", "token"} and isinstance(table, str) and table in by_id and body.get("token") == by_id[table]["token"]
 
 
 TABLES = ("live", "fresh", "showdown", "over")

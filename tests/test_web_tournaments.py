@@ -1093,3 +1093,12 @@ def test_the_standings_name_a_head_to_head_and_a_shared_place(client, tournament
     page = client.get(f"/c/{other['id']}?token={other['token']}&lang=fr").get_data(as_text=True)
     assert ("A devant B : plus de victoires dans les confrontations entre équipes à égalité (1–0)."
             in page)
+
+
+def test_an_enrolment_with_a_key_it_does_not_know_is_refused_by_name(client, tournament) -> None:
+    table = imported(client, ["Gorriak", "Urdinak"], [0, 0])
+    r = client.post(f"/api/tournaments/{tournament['id']}/tables", headers=tournament["auth"],
+                    json={"table": table["id"], "token": table["token"], "stage": "knockout"})
+    assert r.status_code == 422 and r.json["error"]["field"] == "stage", r.json
+    assert "known: table, token" in r.json["error"]["message"]
+    assert state_of(client, tournament)["matches"] == []  # not enrolled

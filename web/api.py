@@ -759,6 +759,7 @@ def add_tournament_table(tournament_id: str) -> Response:
     (201 when the table was added, 200 when it was in already)."""
     _tournament(tournament_id, write=True)
     body = _body()
+    check_known(body, ("table", "token"))
     table_id, table_token = body.get("table"), body.get("token")
     if not isinstance(table_id, str) or not table_id:
         raise ApiError(400, "invalid", f"table: {table_id!r} is not a table id", "table")

@@ -407,7 +407,7 @@ def document() -> dict[str, Any]:
             "summary": "Enrol a table (the organiser's token, and the table's players' token in the body)",
             "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
             "requestBody": {"required": True, "content": {JSON: {"schema": {
-                "type": "object", "required": ["table", "token"],
+                "type": "object", "required": ["table", "token"], "additionalProperties": False,
                 "properties": {"table": {"type": "string"}, "token": {"type": "string"}}}}}},
             "responses": {"201": _json(_ref("Tournament"), "enrolled; the tournament"),
                           "200": _json(_ref("Tournament"), "it was enrolled already; the tournament")}
