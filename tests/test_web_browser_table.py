@@ -883,7 +883,7 @@ def test_a_typo_in_a_name_is_fixed_from_the_tables_menu(server, browser):
         p.fill("#rename-form [name=player2]", "Iñaki")
         p.fill("#rename-form [name=team1]", "Beltzak Taldea")
         p.click("#rename-form button[type=submit]")
-        until(w, "document.querySelector(\".seat[data-seat='2'] .seat-name\").textContent === 'Iñaki'", timeout=2000)
+        until(w, "document.querySelector(\".seat[data-seat='2'] .seat-name\").textContent === 'Iñaki'")
         assert w.inner_text(".team-card.team-1 .team-name") == "Beltzak Taldea"
         assert "Beltzak Taldea" in w.title()
         until(p, "!document.querySelector('#rename').open")

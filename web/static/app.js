@@ -1126,10 +1126,11 @@ if (CAN_PLAY) {
   $("btn-settle").addEventListener("click", () => settle(true));
   $("btn-settle-nocards").addEventListener("click", () => settle(false));
   $("picker-clear").addEventListener("click", () => choose(null));
+  // filled as the tap opens it (the toggle event comes a task later: it would overwrite
+  // what is typed meanwhile)
+  $("rename").querySelector("summary").addEventListener("click", () => { if (!$("rename").open) fillNames(); });
   $("rename").addEventListener("toggle", () => {
-    if (!$("rename").open) return;
-    fillNames();
-    renameForm.scrollIntoView({ block: "nearest" });
+    if ($("rename").open) renameForm.scrollIntoView({ block: "nearest" });
   });
   renameForm.addEventListener("submit", rename);
 }
