@@ -213,12 +213,14 @@ def _check_teams_apart(teams: list[str]) -> None:
 
 
 def check_known(body: dict[str, Any], known: tuple[str, ...]) -> None:
-    """A key of `body` not in `known` (a misspelt `player`, a `target` outside `rules`) is a
-    422 `invalid` naming it and the known keys, rather than silently left out."""
-    unknown = [k for k in body if k not in known]
-    if unknown:
-        key = unknown[0]
-        raise StoreError(422, "invalid", f"{key}: unknown key (known: {', '.join(known)})", key)
+    """The first key of `body` not in `known` (a misspelt `player`, a `target` outside
+    `rules`) is a 422 `invalid` naming it and the known keys, rather than silently left
+    out; `field` is that key (its repr where it is blank, spaced or unprintable, so that
+    it shows)."""
+    for key in body:
+        if key not in known:
+            shown = key if key and key.isprintable() and key == key.strip() else repr(key)
+            raise StoreError(422, "invalid", f"{shown}: unknown key (known: {', '.join(known)})", shown)
 
 
 def check_header(body: Any, strict: bool = False) -> dict[str, Any]:

@@ -30,7 +30,16 @@ from scorer.engine.tournament import (
     knockout,
 )
 from scorer.storage.db import Database
-from scorer.storage.tables import MAX_NAME, StoreError, TableStore, new_id, new_token, same, visible
+from scorer.storage.tables import (
+    MAX_NAME,
+    StoreError,
+    TableStore,
+    check_known,
+    new_id,
+    new_token,
+    same,
+    visible,
+)
 
 MAX_TOURNAMENT_NAME = 60
 MAX_TABLES = 200  # tables in one tournament
@@ -53,24 +62,13 @@ def _tidy_name(value: Any, field: str, limit: int) -> str:
     return name
 
 
-def check_keys(body: dict[str, Any], known: tuple[str, ...]) -> None:
-    """A 422 naming the first key of `body` that is not one of `known` (a key misspelt
-    or misplaced would otherwise be dropped without a word), and the known ones; `field`
-    is that key (its repr where it is blank, spaced or unprintable)."""
-    for key in body:
-        if key not in known:
-            shown = key if key.isprintable() and key == key.strip() and key else repr(key)  # a blank one shows
-            raise StoreError(422, "invalid", f"{shown}: not a key of this body; its keys are {', '.join(known)}",
-                             shown)
-
-
 def check_name(body: Any, known: tuple[str, ...] = NAME_KEYS) -> str:
     """The tournament name of a `{"name": ...}` body (no other key than `known`: a
     renaming's may name its `revision` too), or a 422 that says what is wrong (as a
     table's names are checked)."""
     if not isinstance(body, dict):
         raise StoreError(400, "bad_json", f"expected a JSON object with a name, got {type(body).__name__}")
-    check_keys(body, known)
+    check_known(body, known)
     return _tidy_name(body.get("name"), "name", MAX_TOURNAMENT_NAME)
 
 
@@ -85,7 +83,7 @@ def check_teams(body: Any) -> tuple[list[str], int, dict[str, Any] | None, list[
     those and `revision` is a 422 naming it."""
     if not isinstance(body, dict):
         raise StoreError(400, "bad_json", f"expected a JSON object with teams, got {type(body).__name__}")
-    check_keys(body, TEAMS_KEYS)
+    check_known(body, TEAMS_KEYS)
     groups = None
     if "groups" in body:
         if "teams" in body:
@@ -178,7 +176,7 @@ def check_knockout(body: Any) -> tuple[list[str], bool]:
     or more), or a 422 that names what is wrong (another key than those and `revision`
     too)."""
     if isinstance(body, dict):
-        check_keys(body, KNOCKOUT_KEYS)
+        check_known(body, KNOCKOUT_KEYS)
     teams = body.get("teams") if isinstance(body, dict) else None
     if not isinstance(teams, list) or not 2 <= len(teams) <= MAX_KNOCKOUT:
         raise StoreError(422, "invalid", f"teams: expected 2 to {MAX_KNOCKOUT} team names, the best seed first",
