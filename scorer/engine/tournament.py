@@ -84,20 +84,19 @@ def knockout(seeds: list[str], matches: list[dict[str, Any]], third_place: bool 
     `third_place` (4 teams or more), the semi-finals' losers meet too: `third_place`,
     that pairing (else None), and `third`, its winner or None."""
     used: set[str] = set()
-    rounds: list[list[dict[str, Any]]] = []
-    pairs: list[tuple[str | None, str | None]] = list(knockout_draw(seeds))
-    first = True
-    while True:
-        games = [_bye(a) if first and b is None and a is not None else {**_pairing(a, b, matches, used), "bye": False}
-                 for a, b in pairs]
-        first = False
+
+    def game(a: str | None, b: str | None) -> dict[str, Any]:
+        return {**_pairing(a, b, matches, used), "bye": False}
+
+    # a None in the first round is a bye (`knockout_draw` never pairs two); later, a team to come
+    games = [_bye(a) if b is None else game(a, b) for a, b in knockout_draw(seeds)]
+    rounds = [games]
+    while len(games) > 1:
+        games = [game(games[i]["winner"], games[i + 1]["winner"]) for i in range(0, len(games), 2)]
         rounds.append(games)
-        if len(games) == 1:
-            break
-        pairs = [(games[i]["winner"], games[i + 1]["winner"]) for i in range(0, len(games), 2)]
     third = None
     if third_place and len(seeds) >= 4:
-        third = {**_pairing(_loser(rounds[-2][0]), _loser(rounds[-2][1]), matches, used), "bye": False}
+        third = game(_loser(rounds[-2][0]), _loser(rounds[-2][1]))
     return {"teams": seeds, "rounds": rounds, "third_place": third, "champion": rounds[-1][0]["winner"],
             "third": third["winner"] if third else None}
 
