@@ -31,6 +31,7 @@ const scoreNow = () => (state.current && state.current.score) || state.score || 
 const rules = () => state.rules || {};
 const target = () => rules().target || 40;
 const matchWon = () => Boolean(state) && state.winner !== null && state.winner !== undefined;
+const eskuNow = () => current().esku ?? state.esku ?? 0;  // the current hand's, chosen or by turn
 
 function lanceLabel(lance) { return t(`lance.${lance}`); }
 function phaseLabel(phase) {
@@ -310,7 +311,7 @@ function renderMesa() {
   const recent = logOfPhase(cur);
   const lastBySeat = {};
   for (const a of recent) lastBySeat[a.seat] = a;
-  const esku = cur.esku ?? state.esku ?? 0;
+  const esku = eskuNow();
   document.querySelectorAll("#mesa .seat").forEach((el) => {
     const seat = Number(el.dataset.seat);
     el.classList.toggle("is-speaking", speak === seat && !["showdown", "over"].includes(phase));
@@ -455,7 +456,7 @@ function renderEsku() {
   const can = Boolean(state.current) && !matchWon() && !(cur.log || []).length && !cur.mus_rounds;
   box.hidden = !can;
   if (!can) return;
-  const esku = cur.esku ?? state.esku ?? 0;
+  const esku = eskuNow();
   const first = firstOfGame();
   box.classList.toggle("is-prominent", first);
   if (eskuAsked !== handNumber()) { eskuAsked = handNumber(); box.open = first; }
@@ -464,7 +465,7 @@ function renderEsku() {
   $("esku-seats").replaceChildren(...[0, 1, 2, 3].map((s) => h("label", { class: `team-${team(s)}` },
     h("input", { type: "radio", name: "esku", value: s, checked: esku === s,
       onchange: async () => {
-        if (s !== (current().esku ?? state.esku)) await write("esku", { seat: s });
+        if (s !== eskuNow()) await write("esku", { seat: s });
         renderEsku(); // refused: the esku as it is
       } }),
     h("span", {}, playerName(s)))));
@@ -1068,6 +1069,9 @@ function fillNames() {
   if (!renameForm) return;
   (state.teams || []).forEach((name, i) => { renameForm.elements[`team${i}`].value = name; });
   (state.players || []).forEach((name, i) => { renameForm.elements[`player${i}`].value = name; });
+  clearNameError();
+}
+function clearNameError() {
   $("rename-error").hidden = true;
   for (const el of renameForm.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
 }
@@ -1076,8 +1080,7 @@ async function rename(ev) {
   ev.preventDefault();
   if (busy) return;
   const err = $("rename-error");
-  err.hidden = true;
-  for (const el of renameForm.querySelectorAll("[aria-invalid]")) el.removeAttribute("aria-invalid");
+  clearNameError();
   const value = (name) => renameForm.elements[name].value;
   const json = { client_id: newClientId(), version: state.version,
     teams: [value("team0"), value("team1")], players: [0, 1, 2, 3].map((s) => value(`player${s}`)) };
