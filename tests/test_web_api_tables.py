@@ -482,16 +482,25 @@ def test_undo_between_hands_takes_back_the_showdown(client, table) -> None:
     assert r.json["hands"] == [] and r.json["current"]["log"] == log and r.json["esku"] == 0
 
 
-def test_state_survives_a_new_app_on_the_same_database(tmp_path) -> None:
-    cfg = {"DATABASE": str(tmp_path / "mus.db"), "TESTING": True}
-    c1 = create_app(cfg).test_client()
+def on_a_database_file(tmp_path) -> tuple[Any, dict[str, Any], Any]:
+    """A client of an app on a database file, a new table made through it (with `auth`),
+    and a function that starts another app on that file and gives its client."""
+    def another_app() -> Any:
+        return create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True}).test_client()
+
+    c1 = another_app()
     t = c1.post("/api/tables", json={}).json
     t["auth"] = {"Authorization": f"Bearer {t['token']}"}
+    return c1, t, another_app
+
+
+def test_state_survives_a_new_app_on_the_same_database(tmp_path) -> None:
+    c1, t, another_app = on_a_database_file(tmp_path)
     to_showdown(c1, t)
     showdown(c1, t)
     step(c1, t)
     s1 = state(c1, t)
-    c2 = create_app(cfg).test_client()
+    c2 = another_app()
     assert state(c2, t) == s1
 
 
@@ -1042,14 +1051,11 @@ def test_undoing_a_showdown_brings_the_hand_back_with_its_chosen_esku(client, ta
 
 
 def test_a_chosen_esku_survives_a_new_app_on_the_same_database(tmp_path) -> None:
-    cfg = {"DATABASE": str(tmp_path / "mus.db"), "TESTING": True}
-    c1 = create_app(cfg).test_client()
-    t = c1.post("/api/tables", json={}).json
-    t["auth"] = {"Authorization": f"Bearer {t['token']}"}
+    c1, t, another_app = on_a_database_file(tmp_path)
     esku(c1, t, 3)
     step(c1, t)
     s1 = state(c1, t)
-    c2 = create_app(cfg).test_client()
+    c2 = another_app()
     assert state(c2, t) == s1 and s1["current"]["esku"] == 3
     assert undo(c2, t).json["current"]["to_speak"] == 3
     assert undo(c2, t).json["esku"] == 0
@@ -1096,16 +1102,13 @@ def test_a_typo_in_a_name_is_fixed_and_every_page_says_the_new_one(client, table
 
 
 def test_renamed_names_outlast_an_undo_and_a_new_app(tmp_path) -> None:
-    cfg = {"DATABASE": str(tmp_path / "mus.db"), "TESTING": True}
-    c1 = create_app(cfg).test_client()
-    t = c1.post("/api/tables", json={}).json
-    t["auth"] = {"Authorization": f"Bearer {t['token']}"}
+    c1, t, another_app = on_a_database_file(tmp_path)
     to_showdown(c1, t)
     showdown(c1, t)
     rename(c1, t, teams=["Gorriak", "Urdinak"])
     s = undo(c1, t).json  # undo is for the play: the showdown comes back, the names stay
     assert s["hands"] == [] and s["teams"] == ["Gorriak", "Urdinak"]
-    c2 = create_app(cfg).test_client()
+    c2 = another_app()
     assert state(c2, t) == s
 
 

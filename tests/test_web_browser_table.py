@@ -815,19 +815,30 @@ def test_a_hand_settles_from_its_cards_when_another_phone_dropped_its_photo(brow
         assert hand["photo_id"] is None and hand["record"]["hands"] == HANDS
 
 
-def test_the_player_who_cut_is_made_esku_and_the_watchers_see_it(server, browser):
-    """Mus corrido: at a game's first hand the players' page asks who is esku; a tap on
-    Iker makes him esku (he speaks first) and a watching phone shows it at once. Once a
-    word is said the question goes; undo brings it back. At the next hand, Maite's (the
-    turn goes on from Iker), it is a short line that opens to fix a wrong esku."""
+@contextmanager
+def player_and_watcher(server, browser) -> Iterator[tuple]:
+    """A new table on the players' page of one phone and the watch page of another, both
+    live: (api, player's page, watcher's page)."""
     api = Api(server.url)
     p_ctx, w_ctx = phone(browser), phone(browser)
     p, w = p_ctx.new_page(), w_ctx.new_page()
     try:
         p.goto(api.url())
         w.goto(api.url("w"))
-        w.wait_for_selector("#live[data-state=live]")
-        p.wait_for_selector("#live[data-state=live]")
+        for page in (w, p):
+            page.wait_for_selector("#live[data-state=live]")
+        yield api, p, w
+    finally:
+        p_ctx.close()
+        w_ctx.close()
+
+
+def test_the_player_who_cut_is_made_esku_and_the_watchers_see_it(server, browser):
+    """Mus corrido: at a game's first hand the players' page asks who is esku; a tap on
+    Iker makes him esku (he speaks first) and a watching phone shows it at once. Once a
+    word is said the question goes; undo brings it back. At the next hand, Maite's (the
+    turn goes on from Iker), it is a short line that opens to fix a wrong esku."""
+    with player_and_watcher(server, browser) as (api, p, w):
         assert w.locator("#esku-pick").count() == 0  # watchers choose nothing
         pick = p.locator("#esku-pick")
         assert pick.is_visible() and pick.get_attribute("open") is not None
@@ -859,22 +870,13 @@ def test_the_player_who_cut_is_made_esku_and_the_watchers_see_it(server, browser
         p.click("#esku-seats label:has(input[value='1'])")
         until(w, "document.querySelector(\".seat[data-seat='1']\").classList.contains('is-esku')")
         assert api.state()["current"]["to_speak"] == 1
-    finally:
-        p_ctx.close()
-        w_ctx.close()
 
 
 def test_a_typo_in_a_name_is_fixed_from_the_tables_menu(server, browser):
     """The table's menu (its QR codes) lets the players fix a name: Iker is Iñaki, the
     Beltzak are 'Beltzak Taldea'; both phones say the new names at once. Two teams of
     one name are refused, the field at fault marked, nothing changed."""
-    api = Api(server.url)
-    p_ctx, w_ctx = phone(browser), phone(browser)
-    p, w = p_ctx.new_page(), w_ctx.new_page()
-    try:
-        p.goto(api.url())
-        w.goto(api.url("w"))
-        w.wait_for_selector("#live[data-state=live]")
+    with player_and_watcher(server, browser) as (api, p, w):
         assert w.locator("#rename").count() == 0  # watchers rename nothing
         p.click("#open-invite")
         p.click("#rename summary")
@@ -897,6 +899,3 @@ def test_a_typo_in_a_name_is_fixed_from_the_tables_menu(server, browser):
         assert p.get_attribute("#rename-form [name=team1]", "aria-invalid") == "true"
         assert "teams" in p.inner_text("#rename-error")
         assert api.state()["version"] == version and api.state()["teams"][1] == "Beltzak Taldea"
-    finally:
-        p_ctx.close()
-        w_ctx.close()
