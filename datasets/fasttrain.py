@@ -140,7 +140,13 @@ def augment(x, g, a: argparse.Namespace):
     return x.clamp(0, 1)
 
 
-def initial(task: str, init: str | None, names: list[str], size: int, arch: str, work: Path):
+def init_path(out: Path) -> Path:
+    """Where the run writing `out` keeps the checkpoint it starts from: beside `out`, named
+    after it, so that runs sharing a folder never write one file at once."""
+    return out.with_name(f"init-{out.stem.removesuffix('.state')}.pt")
+
+
+def initial(task: str, init: str | None, names: list[str], size: int, arch: str, out: Path):
     """The model to start from: `init` (a checkpoint, or an ONNX rebuilt), else the YAML."""
     import torch
     from ultralytics.nn.tasks import ClassificationModel
@@ -148,9 +154,9 @@ def initial(task: str, init: str | None, names: list[str], size: int, arch: str,
     if init:
         path = Path(init)
         if path.suffix == ".onnx":
-            path = unfuse(task, path, work / f"init-{task}.pt")
+            path = unfuse(task, path, init_path(out))
         elif path.name.endswith(".state.pt"):
-            path = pack(path, work / f"init-{task}.pt")
+            path = pack(path, init_path(out))
         model = torch.load(path, map_location="cpu", weights_only=False)["model"].float()
         if [model.names[i] for i in range(len(model.names))] != names:
             raise SystemExit(f"fasttrain: {init} names {list(model.names.values())}, the data {names}")
@@ -228,7 +234,7 @@ def fit(a: argparse.Namespace) -> dict:
     xtr_d, ytr_d = torch.from_numpy(xtr).to(dev), torch.from_numpy(ytr).to(dev)
     xva_d, yva_d = torch.from_numpy(xva).to(dev), torch.from_numpy(yva).to(dev)
     out = Path(a.out)
-    model = initial(a.task, a.init, names, size, a.arch, out.parent).to(dev)
+    model = initial(a.task, a.init, names, size, a.arch, out).to(dev)
     frozen = bool(a.init) and a.init.endswith(".onnx")
     arch = getattr(model, "yaml", {}).get("scale") or a.arch  # an --init model's own size
     print(f"fasttrain: from {a.init or f'yolo11{a.arch}-cls.yaml'}: val top-1 {accuracy(model, xva_d, yva_d):.4f}", flush=True)

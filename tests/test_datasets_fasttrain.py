@@ -136,7 +136,7 @@ def test_an_onnx_start_keeps_what_it_read(shapes, tmp_path):
 
     onnx = Path(ROOT / "models" / "cards-index.onnx")
     names = [str(r) for r in sorted(range(1, 13), key=str)]
-    model = fasttrain.initial("index", str(onnx), names, 32, "n", tmp_path)
+    model = fasttrain.initial("index", str(onnx), names, 32, "n", tmp_path / "wi.pt")
     x = np.random.default_rng(3).random((6, 3, 32, 32), dtype=np.float32)
     sess = ort.InferenceSession(str(onnx), providers=["CPUExecutionProvider"])
     want = sess.run(None, {sess.get_inputs()[0].name: x})[0]
@@ -145,6 +145,23 @@ def test_an_onnx_start_keeps_what_it_read(shapes, tmp_path):
     with torch.no_grad():
         got = model(torch.from_numpy(x)).softmax(1).numpy()
     assert np.allclose(got, want, atol=1e-3)
+
+
+def test_runs_sharing_a_folder_start_from_files_of_their_own(tmp_path):
+    """Two runs writing to one folder (gpu_round.sh's wc and wb, both classifiers) once
+    rebuilt their ONNX starts into one init-cls.pt at once, and both died reading it."""
+    from pathlib import Path
+
+    from datasets.train import ROOT
+
+    onnx = Path(ROOT / "models" / "cards-index.onnx")
+    names = [str(r) for r in sorted(range(1, 13), key=str)]
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for run in ("wi", "wj"):
+        fasttrain.initial("index", str(onnx), names, 32, "n", runs / f"{run}.pt")
+    assert sorted(p.name for p in runs.iterdir()) == ["init-wi.pt", "init-wj.pt"]
+    assert fasttrain.init_path(runs / "wb.state.pt") == runs / "init-wb.pt"
 
 
 def test_a_start_of_other_classes_and_a_folder_without_crops_are_refused(shapes, tmp_path):
