@@ -1189,3 +1189,57 @@ def test_a_match_file_keeps_its_header_as_it_was_taken(client) -> None:
                         "rules": {"kings": 8}, "event": "Txapelketa 2026"}) + "\n").encode()
     r = client.post("/api/tables/import", data=text, content_type="application/jsonl")
     assert r.status_code == 201, r.json
+
+
+# -- a hand's rules (HAND-RECORD.md "A hand") ---------------------------------------
+HAND_RULES = {"kings": 4, "target": 30, "real31": True}
+MATCH_RULES = {**HAND_RULES, "games_per_vaca": 2, "vacas_to_win": 2}
+# seat 0 a pair of reyes, seat 1 medias of 7s and a 31, seat 3 a pair of ases; the grande
+# envido refused by both, the pares passed (HAND-RECORD.md's example, its declarations said)
+IMPORTED = {"format": "mus-hand/1", "esku": 0,
+            "hands": [["12o", "12c", "1e", "5b"], ["7o", "7c", "7e", "10b"], ["2o", "4c", "6e", "11b"],
+                      ["1o", "1c", "5e", "6o"]],
+            "declared": {"pares": [True, True, False, True], "juego": [False, True, False, False]},
+            "bets": {"grande": [{"seat": 0, "act": "envido", "n": 3}, {"seat": 1, "act": "no_quiero"},
+                                {"seat": 3, "act": "no_quiero"}],
+                     "chica": [{"seat": s, "act": "paso"} for s in range(4)],
+                     "pares": [{"seat": 0, "act": "paso"}, {"seat": 1, "act": "paso"}, {"seat": 3, "act": "paso"}]}}
+
+
+def import_match(client, *hands: dict[str, Any], rules: dict[str, Any] | None = None) -> dict[str, Any]:
+    head = {"format": "mus-match/1", "rules": rules or MATCH_RULES, "teams": ["A", "B"],
+            "players": ["P0", "P1", "P2", "P3"], "esku": 0}
+    text = "".join(json.dumps(line) + "\n" for line in (head, *hands))
+    r = client.post("/api/tables/import", data=text.encode(), content_type="application/jsonl")
+    assert r.status_code == 201, r.json
+    return {**r.json, "auth": {"Authorization": f"Bearer {r.json['token']}"}}
+
+
+def test_a_hands_record_carries_only_the_hands_rules(client) -> None:
+    """Played here or imported, a hand's record carries kings, target and real31: the
+    match's length is the table's (its header, `rules`), not the hand's."""
+    t = import_match(client, IMPORTED)
+    to_showdown(client, t)
+    assert showdown(client, t).status_code == 200
+    s = state(client, t)
+    assert s["rules"] == MATCH_RULES
+    assert [h["record"]["rules"] for h in s["hands"]] == [HAND_RULES, HAND_RULES]
+    assert all(list(h["record"])[:2] == ["format", "rules"] for h in s["hands"])
+    # the export's hand lines carry no rules (the header has them), and import as they were
+    lines = client.get(f"/api/tables/{t['id']}/export", headers=t["auth"]).data.decode().splitlines()
+    assert json.loads(lines[0])["rules"] == MATCH_RULES and all("rules" not in json.loads(x) for x in lines[1:])
+
+
+def test_a_hand_stored_with_all_the_tables_rules_is_answered_with_the_hands(tmp_path) -> None:
+    """A hand stored before (its record with games_per_vaca and vacas_to_win) answers by the contract."""
+    c1, t, another_app = on_a_database_file(tmp_path)
+    to_showdown(c1, t)
+    showdown(c1, t)
+    store = c1.application.extensions["mus_store"]
+    with store.db.write() as conn:
+        row = conn.execute("SELECT record FROM hands WHERE table_id = ?", (t["id"],)).fetchone()
+        old = {**json.loads(row["record"]), "rules": {"kings": 8, "target": 40, "real31": False,
+                                                      "games_per_vaca": 1, "vacas_to_win": 3}}
+        conn.execute("UPDATE hands SET record = ? WHERE table_id = ?", (json.dumps(old), t["id"]))
+    record = state(another_app(), t)["hands"][0]["record"]
+    assert record["rules"] == {"kings": 8, "target": 40, "real31": False}

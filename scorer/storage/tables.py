@@ -264,6 +264,15 @@ def _without_score(record: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record.items() if k != "score"}
 
 
+def _with_hand_rules(record: dict[str, Any], rules: Any) -> dict[str, Any]:
+    """`record` carrying the rules a `mus-hand/1` record carries (HAND-RECORD.md "A hand":
+    `kings`, `target`, `real31`; the match's length belongs to the table's header), right
+    after its `format`: a hand played here, one imported, or one stored before with all
+    the table's rules."""
+    out = {k: v for k, v in record.items() if k not in ("format", "rules")}
+    return {"format": record.get("format", "mus-hand/1"), "rules": rules.hand_json(), **out}
+
+
 class TableStore:
     """The tables of one database, with a cache of their in-memory state."""
 
@@ -310,7 +319,7 @@ class TableStore:
         rules, match = _match_for(header)
         hands, logs = [], []
         for h in conn.execute("SELECT * FROM hands WHERE table_id = ? ORDER BY n", (table_id,)):
-            record = json.loads(h["record"])
+            record = _with_hand_rules(json.loads(h["record"]), rules)
             match.play(_without_score(record))
             hands.append(
                 {"n": h["n"], "record": record, "settlement": json.loads(h["settlement"]), "photo_id": h["photo_id"]}
@@ -374,7 +383,7 @@ class TableStore:
         hands, logs = [], []
         for i, rec in enumerate(records, start=1):
             st = match.state()
-            full = {"format": "mus-hand/1", **_without_score(rec)}
+            full = _with_hand_rules(_without_score(rec), rules)
             full.setdefault("esku", st["esku"])
             full["score"] = list(st["score"])
             settlement = match.play(_without_score(full))
@@ -594,7 +603,7 @@ class TableStore:
                                      f"hand {settled}, settled already: it is not this hand's", "photo_id")
             if hands is not None and not isinstance(hands, list):
                 raise StoreError(422, "invalid", "hands: expected four lists of four cards", "hands")
-            record = live.to_record(hands)
+            record = _with_hand_rules(live.to_record(hands), rt.rules)
             # played on a copy: the cached runtime's match is read meanwhile (tournaments,
             # other requests) and must not show a hand whose commit may yet fail
             match = rt.match.copy()
