@@ -1195,12 +1195,13 @@ def test_a_match_file_keeps_its_header_as_it_was_taken(client) -> None:
 HAND_RULES = {"kings": 4, "target": 30, "real31": True}
 MATCH_RULES = {**HAND_RULES, "games_per_vaca": 2, "vacas_to_win": 2}
 # seat 0 a pair of reyes, seat 1 medias of 7s and a 31, seat 3 a pair of ases; the grande
-# envido refused by both, the pares passed (HAND-RECORD.md's example, its declarations said)
+# envido refused (seat 1 "paso" for its part, seat 3 for the team), the pares passed
+# (HAND-RECORD.md's example, its declarations said)
 IMPORTED = {"format": "mus-hand/1", "esku": 0,
             "hands": [["12o", "12c", "1e", "5b"], ["7o", "7c", "7e", "10b"], ["2o", "4c", "6e", "11b"],
                       ["1o", "1c", "5e", "6o"]],
             "declared": {"pares": [True, True, False, True], "juego": [False, True, False, False]},
-            "bets": {"grande": [{"seat": 0, "act": "envido", "n": 3}, {"seat": 1, "act": "no_quiero"},
+            "bets": {"grande": [{"seat": 0, "act": "envido", "n": 3}, {"seat": 1, "act": "paso"},
                                 {"seat": 3, "act": "no_quiero"}],
                      "chica": [{"seat": s, "act": "paso"} for s in range(4)],
                      "pares": [{"seat": 0, "act": "paso"}, {"seat": 1, "act": "paso"}, {"seat": 3, "act": "paso"}]}}
@@ -1243,3 +1244,49 @@ def test_a_hand_stored_with_all_the_tables_rules_is_answered_with_the_hands(tmp_
         conn.execute("UPDATE hands SET record = ? WHERE table_id = ?", (json.dumps(old), t["id"]))
     record = state(another_app(), t)["hands"][0]["record"]
     assert record["rules"] == {"kings": 8, "target": 40, "real31": False}
+
+
+
+def test_undoing_an_imported_hand_brings_back_what_it_recorded(client) -> None:
+    """An imported hand has no live log: undone, its words come back from its record,
+    in the order they are said (each declaration in its place, the lances passed by all
+    where the record has none), and settled again it is the hand it was."""
+    t = import_match(client, IMPORTED)
+    before = state(client, t)["hands"][0]
+    r = undo(client, t)
+    assert r.status_code == 200, r.json
+    cur = r.json["current"]
+    assert r.json["hands"] == [] and cur["phase"] == "showdown" and cur["esku"] == 0
+    bets, said = IMPORTED["bets"], IMPORTED["declared"]
+    assert cur["log"] == [*bets["grande"], *bets["chica"],
+                          *({"seat": s, "act": "declare", "pares": said["pares"][s]} for s in range(4)),
+                          *bets["pares"],
+                          *({"seat": s, "act": "declare", "juego": said["juego"][s]} for s in range(4))]
+    assert cur["phases"] == ["grande"] * 3 + ["chica"] * 4 + ["pares_declare"] * 4 + ["pares"] * 3 + ["juego_declare"] * 4
+    assert cur["score"] == [1, 0]  # the grande's deje, paid again
+    assert showdown(client, t, IMPORTED["hands"]).status_code == 200
+    again = state(client, t)["hands"][0]
+    assert again["record"] == before["record"] and again["settlement"] == before["settlement"]
+
+
+def test_undoing_an_imported_hand_that_records_only_cards(client) -> None:
+    """A record without declarations (they matched the cards) nor bets (all passed): every
+    seat holds a pair of ases (the 2s are ases with 8 kings), nobody juego."""
+    quiet = {"hands": DEAL}
+    t = import_match(client, quiet, quiet, rules={"kings": 8})
+    before = state(client, t)["hands"]
+    r = undo(client, t)
+    assert r.status_code == 200, r.json
+    cur = r.json["current"]
+    assert len(r.json["hands"]) == 1 and cur["phase"] == "showdown" and cur["esku"] == 1
+    assert [a["act"] for a in cur["log"]] == ["paso"] * 8 + ["declare"] * 4 + ["paso"] * 4 + ["declare"] * 4 + ["paso"] * 4
+    assert [a.get("pares", a.get("juego")) for a in cur["log"] if a["act"] == "declare"] == [True] * 4 + [False] * 4
+    assert [a["seat"] for a in cur["log"][:4]] == [1, 2, 3, 0]
+    r = undo(client, t)  # then its last word, as for any hand
+    assert r.json["current"]["phase"] == "punto" and len(r.json["current"]["log"]) == 23
+    for a in cur["log"][-1:]:
+        assert act(client, t, r.json["version"], a).status_code == 200
+    assert showdown(client, t, DEAL).status_code == 200
+    again = state(client, t)["hands"]  # now with the words said: the same hand, the same count
+    assert again[0] == before[0] and again[1]["settlement"] == before[1]["settlement"]
+    assert {k: v for k, v in again[1]["record"].items() if k not in ("declared", "bets")} == before[1]["record"]

@@ -573,6 +573,8 @@ class TableStore:
             for h in rt.hands[:-1]:
                 match.play(_without_score(h["record"]))
             log, mus_rounds = rt.logs[-1]
+            if not log:  # an imported hand (stored without a log): its words, rebuilt from its record
+                log = _log_of(rt.rules, rt.hands[-1]["record"])
             # the hand comes back with its esku: a chosen one (mus corrido) stays chosen
             esku = rt.hands[-1]["record"].get("esku", match.state()["esku"])
             chosen = (esku,) if esku != match.state()["esku"] else ()
@@ -764,6 +766,36 @@ def check_client_id(client_id: Any) -> str:
         raise StoreError(400, "invalid", f"client_id: expected a string of 1 to 100 characters, got {client_id!r}",
                          "client_id")
     return client_id
+
+
+def _log_of(rules: Any, record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The live log that says what `record` recorded, in the order it is said at the
+    table: its declarations (one not recorded, what the seat's cards hold) and its bets
+    (a lance not recorded, passed by all), up to the showdown; as far as the engine takes
+    them ([] for a record it refuses as a whole)."""
+    try:
+        rec = engine.parse_hand(record)
+    except engine.MusError:
+        return []
+    bets = {lance: [a.to_json() for a in acts] for lance, acts in rec.bets.items()}
+    live = engine.LiveHand.start(rules, rec.esku, rec.score)
+    while live.phase not in ("showdown", "over"):
+        seat, phase = live.to_speak, live.phase
+        if phase.endswith("_declare"):
+            claim = phase.removesuffix("_declare")
+            holds = (rec.declared.get(claim) or (None,) * 4)[seat]
+            if holds is None:
+                value = rec.values[seat]
+                holds = bool(value is not None and (value.pares_kind if claim == "pares" else value.juego))
+            action: dict[str, Any] = {"seat": seat, "act": "declare", claim: holds}
+        else:
+            queue = bets.get(phase)
+            action = queue.pop(0) if queue else {"seat": seat, "act": "paso"}
+        try:
+            live = live.apply(action)
+        except engine.MusError:  # not the engine's reading of the record: what it took stands
+            break
+    return list(live.log)
 
 
 def _require_live(rt: Runtime) -> Any:
