@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
 import socket
+import sqlite3
 import sys
 import threading
 from pathlib import Path
 from typing import Any
+
+from scorer.commands._io import shown
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,15 +22,77 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", default=None, help="SQLite file (default $XDG_DATA_HOME/mus-scorer/mus.db)")
     parser.add_argument("--model", default=None, help="card model folder (default the shipped models, or $MUS_MODEL_DIR)")
     parser.add_argument("--threads", type=int, default=1024,
-                        help="worker threads (each open live view holds one; default 1024, enough for 200 tables of 4 phones)")
+                        help=f"worker threads (each open live view holds one; default 1024, enough for 200 tables of "
+                             f"4 phones; 1 to {MAX_THREADS}, fewer than 4 taken as 4)")
     parser.add_argument("--create-limit", type=int, default=None, metavar="N",
                         help="tables and tournaments one client address may create in 10 minutes "
                              "(default 30; 0: no limit)")
     parser.add_argument("--trusted-proxy", default=None, metavar="ADDR",
-                        help="the address of a reverse proxy in front (e.g. 127.0.0.1): its X-Forwarded-For, "
+                        help="the IP address of a reverse proxy in front (e.g. 127.0.0.1): its X-Forwarded-For, "
                              "-Proto, -Host and -Port are believed, so each phone counts as itself and links "
                              "name the proxy's address; from any other address they are dropped")
     parser.add_argument("--no-qr", action="store_true", help="do not print the QR code")
+
+
+MAX_THREADS = 10_000  # waitress starts them all at once
+
+
+def check_arguments(args: argparse.Namespace) -> str | None:
+    """What is wrong with the options, quoting the value (`mus-scorer serve: WHY`, exit
+    status 2), checked before anything is opened; None when nothing is. The trusted proxy
+    is put in the form waitress compares the peer's address with ("::1" for
+    "0:0:0:0:0:0:0:1")."""
+    import ipaddress
+
+    if not 0 <= args.port <= 65535:
+        return f"--port {args.port}: not a port (1 to 65535, or 0 for a free one, which is printed)"
+    if not 1 <= args.threads <= MAX_THREADS:
+        return f"--threads {args.threads}: not a number of threads (1 to {MAX_THREADS})"
+    if args.create_limit is not None and args.create_limit < 0:
+        return f"--create-limit {args.create_limit}: not a number of tables (0: no limit)"
+    if args.trusted_proxy is not None:
+        given = args.trusted_proxy
+        try:
+            args.trusted_proxy = str(ipaddress.ip_address(given.strip()))
+        except ValueError:
+            try:
+                net = ipaddress.ip_network(given.strip(), strict=False)
+            except ValueError:
+                return f"--trusted-proxy {given!r}: not an IP address (the proxy's, as in 127.0.0.1 or ::1)"
+            if net.num_addresses != 1:
+                return (f"--trusted-proxy {given!r}: a network, not one address (the proxy's, as in 127.0.0.1: "
+                        "forwarded headers are believed from that address only)")
+            args.trusted_proxy = str(net.network_address)
+    if args.db:  # the folders a new database would be made in: the first there must be a folder
+        there = Path(os.path.abspath(args.db)).parent
+        while not there.exists() and there != there.parent:
+            there = there.parent
+        if not there.is_dir():
+            return f"--db {args.db!r}: {str(there)!r} is a file, not a folder to put the database in"
+    if args.model is not None and not os.path.isdir(args.model):
+        what = "not a folder" if os.path.exists(args.model) else "no such folder"
+        return f"--model {args.model!r}: {what} (the card model's folder, with cards-det.onnx in it)"
+    if not args.host.strip():
+        return f"--host {args.host!r}: no address (0.0.0.0 listens on the whole LAN, 127.0.0.1 on this machine only)"
+    try:  # as waitress resolves it
+        socket.getaddrinfo(args.host, args.port, socket.AF_UNSPEC, socket.SOCK_STREAM, socket.IPPROTO_TCP,
+                           socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return f"--host {args.host!r}: not an address of this machine nor a name it resolves ({why})"
+    return None
+
+
+def listen_problem(exc: OSError, args: argparse.Namespace) -> str:
+    """Why the server could not listen on `--host` and `--port` (`exc` from binding)."""
+    why = exc.strerror or str(exc)
+    if exc.errno == errno.EADDRINUSE:
+        return f"--port {args.port}: already in use on {args.host!r} (another server listens there; pick another port)"
+    if exc.errno == errno.EACCES:
+        return f"--port {args.port}: {why} (ports below 1024 need more rights; pick a port from 1024)"
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"--host {args.host!r}: not an address of this machine ({why})"
+    return f"cannot listen on {args.host!r} port {args.port}: {why}"
 
 
 def lan_address() -> str:
@@ -128,35 +194,52 @@ def run(args: argparse.Namespace) -> int:
     from web import create_app
     from web.decks import PHOTO_LIMIT, SUITS
 
+    if why := check_arguments(args):
+        print(shown(f"mus-scorer serve: {why}"), file=sys.stderr)
+        return 2
     db = os.path.abspath(args.db) if args.db else str(default_db_path())
     if why := not_a_database(db, new_ok=True):
-        print(f"mus-scorer serve: {why}", file=sys.stderr)
+        print(shown(f"mus-scorer serve: {why}"), file=sys.stderr)
         return 2
     config: dict[str, Any] = {"DATABASE": db}
     if args.model:
         config["MODEL_DIR"] = os.path.abspath(args.model)
-    threads = max(4, args.threads)
+    threads = max(4, args.threads)  # a few for the writes, whatever was asked
     _raise_file_limit(4 * threads + 256)  # a socket per phone and live view, SQLite files
     # keep a few threads for writes whatever the number of live views
     config["SSE_MAX_STREAMS"] = max(1, threads - 8)
     if args.create_limit is not None:
-        config["CREATE_MAX_PER_ADDRESS"] = max(0, args.create_limit)
+        config["CREATE_MAX_PER_ADDRESS"] = args.create_limit
     try:
         app = create_app(config)
     except SchemaError as exc:
-        print(f"mus-scorer serve: {exc}", file=sys.stderr)
+        print(shown(f"mus-scorer serve: {exc}"), file=sys.stderr)
         return 2
-    server = create_server(
-        app, host=args.host, port=args.port, threads=threads, channel_timeout=60,
-        connection_limit=max(100, threads * 2), ident="mus-scorer",
-        asyncore_use_poll=True,  # select() stops at 1024 sockets
-        # waitress reads a whole body before the app sees it: bound that, leaving the app's
-        # own JSON 413 for bodies up to twice its limit
-        # (and for the four photos of a deck being taught, up to 25 MB each)
-        max_request_body_size=max(2 * int(app.config["MAX_CONTENT_LENGTH"] or 25 * 1024 * 1024),
-                                  len(SUITS) * PHOTO_LIMIT + 1024 * 1024),
-        **proxy_settings(args.trusted_proxy),
-    )
+    except (OSError, sqlite3.Error) as exc:  # its folder cannot be made, the file cannot be opened or written
+        why = (f"{exc.strerror} ({exc.filename})" if isinstance(exc, OSError) and exc.strerror and exc.filename
+               else getattr(exc, "strerror", None) or str(exc))
+        given = f"--db {db!r}" if args.db else repr(db)
+        print(shown(f"mus-scorer serve: {given}: cannot open the database there: {why}"), file=sys.stderr)
+        return 2
+    try:
+        server = create_server(
+            app, host=args.host, port=args.port, threads=threads, channel_timeout=60,
+            connection_limit=max(100, threads * 2), ident="mus-scorer",
+            asyncore_use_poll=True,  # select() stops at 1024 sockets
+            # waitress reads a whole body before the app sees it: bound that, leaving the app's
+            # own JSON 413 for bodies up to twice its limit
+            # (and for the four photos of a deck being taught, up to 25 MB each)
+            max_request_body_size=max(2 * int(app.config["MAX_CONTENT_LENGTH"] or 25 * 1024 * 1024),
+                                      len(SUITS) * PHOTO_LIMIT + 1024 * 1024),
+            **proxy_settings(args.trusted_proxy),
+        )
+    except (OSError, ValueError) as exc:  # the port taken, the host not this machine's
+        why = (listen_problem(exc, args) if isinstance(exc, OSError)
+               else f"cannot listen on {args.host!r} port {args.port}: {exc}")
+        print(shown(f"mus-scorer serve: {why}"), file=sys.stderr)
+        app.extensions["mus_teacher"].stop()
+        app.extensions["mus_store"].db.close()
+        return 2
 
     def stop(signum: int, _frame: Any) -> None:
         print(f"\nstopping ({signal.Signals(signum).name})", flush=True)
@@ -169,7 +252,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         port = server.effective_port  # type: ignore[union-attr]
         host = lan_address() if args.host in ("0.0.0.0", "") else args.host
-        url = f"http://{host}:{port}/"
+        url = f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"  # an IPv6 address in []
         print(f"mus-scorer serving on {url}  (listening on {args.host}:{port})", flush=True)
         print(f"database: {db}", flush=True)
         if not args.no_qr:

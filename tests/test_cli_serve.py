@@ -1,0 +1,114 @@
+"""`mus-scorer serve` refuses bad options in one line (`mus-scorer serve: WHY`, exit
+status 2, the value quoted), before it opens anything: never a traceback, never a port or
+a thread count other than the one asked for."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scorer.commands import serve
+
+pytestmark = pytest.mark.webapi  # `-k web` selects the backend's tests too
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_serve(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`mus-scorer serve ARGS` (on 127.0.0.1, a database in `tmp_path` unless ARGS name
+    others); killed after 30 s (subprocess.run kills it), so no server outlives the test."""
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg"),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([sys.executable, "-m", "scorer", "serve", "--no-qr", "--host", "127.0.0.1",
+                           "--db", str(tmp_path / "mus.db"), *args],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=30)
+
+
+def assert_refused(proc: subprocess.CompletedProcess[str], *words: str) -> str:
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert proc.stdout == ""
+    assert proc.stderr.startswith("mus-scorer serve: ") and proc.stderr.count("\n") == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    for word in words:
+        assert word in proc.stderr, proc.stderr
+    return proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--port", "-1"], ["--port -1: not a port"]),
+        (["--port", "99999"], ["--port 99999: not a port (1 to 65535, or 0"]),
+        (["--port", "65536"], ["--port 65536"]),
+        (["--threads", "0"], ["--threads 0: "]),
+        (["--threads", "-5"], ["--threads -5: "]),
+        (["--threads", "100000000"], ["--threads 100000000: "]),
+        (["--create-limit", "-3"], ["--create-limit -3: ", "0: no limit"]),
+        (["--host", "999.1.1.1"], ["--host '999.1.1.1': "]),
+        (["--host", ""], ["--host '': "]),
+        (["--trusted-proxy", "notanaddr"], ["--trusted-proxy 'notanaddr': not an IP address"]),
+        (["--trusted-proxy", "*"], ["--trusted-proxy '*': not an IP address"]),
+        (["--trusted-proxy", "10.0.0.0/8"], ["--trusted-proxy '10.0.0.0/8': a network"]),
+        (["--model", "/nonexistent/models"], ["--model '/nonexistent/models': no such folder"]),
+    ],
+)
+def test_a_bad_option_is_one_line_and_status_2(tmp_path: Path, args: list[str], words: list[str]) -> None:
+    assert_refused(run_serve(tmp_path, *args), *words)
+    assert not (tmp_path / "mus.db").exists()  # refused before anything was opened
+
+
+def test_a_model_path_that_is_a_file_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "model.onnx").write_bytes(b"x")
+    assert_refused(run_serve(tmp_path, "--model", str(tmp_path / "model.onnx")), "not a folder")
+
+
+@pytest.mark.parametrize("db", ["/proc/nope/x.db", "FILE/x.db", "FILE/a/b/x.db", "DIR"])
+def test_a_database_where_none_can_be_made_is_refused(tmp_path: Path, db: str) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    (tmp_path / "dir").mkdir()
+    db = db.replace("FILE", str(tmp_path / "file")).replace("DIR", str(tmp_path / "dir"))
+    err = assert_refused(run_serve(tmp_path, "--db", db))
+    assert db in err
+
+
+def test_a_port_in_use_is_refused(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        err = assert_refused(run_serve(tmp_path, "--port", str(port)))
+    assert f"--port {port}: already in use on '127.0.0.1'" in err
+
+
+def test_an_address_not_of_this_machine_is_refused(tmp_path: Path) -> None:
+    assert_refused(run_serve(tmp_path, "--host", "8.8.8.8", "--port", "0"),
+                   "--host '8.8.8.8': not an address of this machine")
+
+
+def namespace(**given: object) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    serve.add_arguments(parser)
+    args = parser.parse_args([])
+    for key, value in given.items():
+        setattr(args, key, value)
+    return args
+
+
+@pytest.mark.parametrize(("given", "taken"), [("127.0.0.1", "127.0.0.1"), (" 10.0.0.2 ", "10.0.0.2"),
+                                              ("0:0:0:0:0:0:0:1", "::1"), ("192.168.1.5/32", "192.168.1.5")])
+def test_the_trusted_proxy_is_taken_as_waitress_compares_it(given: str, taken: str) -> None:
+    args = namespace(trusted_proxy=given, host="127.0.0.1")
+    assert serve.check_arguments(args) is None
+    assert args.trusted_proxy == taken
+
+
+@pytest.mark.parametrize("args", [{"port": 0}, {"port": 1}, {"port": 65535}, {"threads": 1}, {"create_limit": 0},
+                                  {"host": "localhost"}, {"host": "::1"}])
+def test_the_edges_are_taken(args: dict[str, object]) -> None:
+    assert serve.check_arguments(namespace(**{"host": "127.0.0.1", **args})) is None
