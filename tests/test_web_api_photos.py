@@ -497,3 +497,69 @@ def test_without_card_models_a_photo_says_so_without_a_server_path(tmp_path) -> 
     err = assert_error(r, 503, "recognizer_unavailable")
     assert "type the cards" in err["message"] and str(tmp_path) not in err["message"]
     assert app.extensions["mus_store"].counts(t["id"])["photos"] == 0
+
+
+def _post(client, t, path: str, **body):
+    s = client.get(f"/api/tables/{t['id']}", headers=t["auth"]).json
+    return client.post(f"/api/tables/{t['id']}/{path}", headers=t["auth"],
+                       json={"client_id": f"{path}-{s['version']}", "version": s["version"], **body})
+
+
+def test_undoing_a_showdown_keeps_its_cards_and_photos_for_the_showdown_again(tmp_path) -> None:
+    """The cards the players confirmed (a correction included) and the showdown's photos
+    come back with the hand: no photo to retake, no card to correct twice."""
+    from scorer.storage.tables import MAX_LOOSE
+
+    app, client, t, reader = _two_reads_app(tmp_path)
+    first = _upload(client, t).json["photo_id"]
+    second = _upload(client, t, f"?with={first}").json["photo_id"]
+    _to_showdown(client, t)
+    corrected = [DEAL[0], DEAL[1], DEAL[3], DEAL[2]]  # the photos read seats 2 and 3 the wrong way round
+    r = _post(client, t, "showdown", hands=corrected, photo_id=second)
+    assert r.status_code == 200, r.json
+    assert r.json["current"]["shown"] is None and r.json["hands"][0]["photo_id"] == first
+    r = _post(client, t, "undo")
+    assert r.status_code == 200, r.json
+    shown = {"hands": corrected, "photo_id": first}
+    assert r.json["hands"] == [] and r.json["current"]["phase"] == "showdown" and r.json["current"]["shown"] == shown
+    # the words taken back and said again, the cards stay with the hand, on any app
+    word = r.json["current"]["log"][-1]
+    assert _post(client, t, "undo").json["current"]["shown"] == shown
+    assert _post(client, t, "actions", action=word).json["current"]["shown"] == shown
+    again = create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True, "RECOGNIZER": reader}).test_client()
+    assert again.get(f"/api/tables/{t['id']}", headers=t["auth"]).json["current"]["shown"] == shown
+    # what its photos read, for the page to show them again (the watchers' token reads it too)
+    watch = {"Authorization": f"Bearer {t['watch_token']}"}
+    r = client.get(f"/api/tables/{t['id']}/photos/{second}/scan", headers=watch)
+    assert r.status_code == 200, r.json
+    assert [p["photo_id"] for p in r.json["photos"]] == [first, second]
+    assert r.json["photos"][0]["url"] == f"/api/tables/{t['id']}/photos/{first}"
+    assert r.json["scan"]["photos"] == 2 and [sorted(h) for h in r.json["scan"]["hands"]] == [sorted(h) for h in DEAL]
+    # the undone showdown's photos are not dropped as loose while its hand is played again
+    calls = reader.calls
+    for _ in range(MAX_LOOSE + 1):
+        assert _upload(client, t).status_code == 201
+    assert client.get(f"/api/tables/{t['id']}/photos/{first}", headers=t["auth"]).status_code == 200
+    assert reader.calls == calls + MAX_LOOSE + 1
+    # settled again with them: the hand cites them, and nothing is shown any more
+    r = _post(client, t, "showdown", hands=corrected, photo_id=first)
+    assert r.status_code == 200, r.json
+    assert r.json["hands"][0]["photo_id"] == first and r.json["current"]["shown"] is None
+
+
+def test_undoing_a_showdown_without_a_photo_keeps_its_cards(client, table) -> None:
+    _to_showdown(client, table)
+    assert _post(client, table, "showdown", hands=DEAL).status_code == 200
+    assert _post(client, table, "undo").json["current"]["shown"] == {"hands": DEAL, "photo_id": None}
+
+
+def test_a_photos_scan_is_read_with_a_token_of_its_table(client, table) -> None:
+    pid = client.post(f"/api/tables/{table['id']}/photos", headers=table["auth"], data=photo_bytes()).json["photo_id"]
+    r = client.get(f"/api/tables/{table['id']}/photos/{pid}/scan", headers=table["auth"])
+    assert r.status_code == 200 and [p["photo_id"] for p in r.json["photos"]] == [pid]
+    assert r.json["scan"]["hands"] == DEAL and r.json["photos"][0]["scan"] == r.json["scan"]
+    assert_error(client.get(f"/api/tables/{table['id']}/photos/nope/scan", headers=table["auth"]), 404, "not_found")
+    assert_error(client.get(f"/api/tables/{table['id']}/photos/{pid}/scan"), 401, "missing_token")
+    other = client.post("/api/tables", json={}).json
+    assert_error(client.get(f"/api/tables/{other['id']}/photos/{pid}/scan",
+                            headers={"Authorization": f"Bearer {other['token']}"}), 404, "not_found")

@@ -1264,6 +1264,7 @@ def test_undoing_an_imported_hand_brings_back_what_it_recorded(client) -> None:
                           *({"seat": s, "act": "declare", "juego": said["juego"][s]} for s in range(4))]
     assert cur["phases"] == ["grande"] * 3 + ["chica"] * 4 + ["pares_declare"] * 4 + ["pares"] * 3 + ["juego_declare"] * 4
     assert cur["score"] == [1, 0]  # the grande's deje, paid again
+    assert cur["shown"] == {"hands": IMPORTED["hands"], "photo_id": None}  # and its cards, for the showdown
     assert showdown(client, t, IMPORTED["hands"]).status_code == 200
     again = state(client, t)["hands"][0]
     assert again["record"] == before["record"] and again["settlement"] == before["settlement"]

@@ -158,9 +158,7 @@ def test_two_phones_see_each_other_live(server, browser):
         assert b.inner_text(".seat[data-seat='0'] .bubble") == "Envido"
         assert b.get_attribute(".seat[data-seat='1']", "class").count("is-speaking") == 1
 
-        b.click(".act[data-act=no_quiero]")  # Bixente refuses; his partner may still answer
-        until(b, "document.querySelector('#speaker').textContent.includes('Maite')")
-        b.click(".act[data-act=no_quiero]")  # both refuse: the deje, 1 stone to Txuriak, now
+        b.click(".act[data-act=no_quiero]")  # Bixente refuses for his team: the deje, 1 stone to Txuriak, now
         for p in (a, b):
             until(p, "document.querySelector('.team-card.team-0 .big-num').textContent === '1'",
                                 timeout=1500)
@@ -899,3 +897,39 @@ def test_a_typo_in_a_name_is_fixed_from_the_tables_menu(server, browser):
         assert p.get_attribute("#rename-form [name=team1]", "aria-invalid") == "true"
         assert "teams" in p.inner_text("#rename-error")
         assert api.state()["version"] == version and api.state()["teams"][1] == "Beltzak Taldea"
+
+
+def test_an_undone_showdown_comes_back_with_its_photo_and_its_corrected_cards(browser, tmp_path):
+    """Settled, then undone: the showdown opens again with its photo, boxed as read, and
+    the cards as the players confirmed them (a misread card corrected, an unread one
+    named), ready to settle again as it was, without a new photo or a correction."""
+    reader = FakeRecognizer(HANDS, low_conf={"5c"}, unread={"10e"})
+    with at_the_showdown(browser, tmp_path, reader) as (page, api, photo, srv):
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        page.click(".card-slot[data-seat='3'][data-slot='1']")  # Maite's 5c, read unsure, is the 6c
+        page.click("#picker .pick[data-card='6c']")
+        page.click("#photo-boxes g.box[data-k='u0']")  # Iker's unread card: the 10e
+        page.click("#picker .pick[data-card='10e']")
+        settled = page.eval_on_selector_all(".card-slot", "els => els.map(e => e.getAttribute('aria-label'))")
+        assert settled[13] == "Maite 2: 6 de copas" and settled[11] == "Iker 4: Sota de espadas", settled
+        status = page.inner_text("#photo-status")
+        assert status.startswith("16 cartas: 14 leídas y 2 puestas a mano.")
+        page.click("#btn-settle")
+        until(page, "window.musTable.state.hands.length === 1")
+        hand = api.state()["hands"][0]
+        page.click("#btn-undo")
+        until(page, "window.musTable.state.hands.length === 0")
+        page.wait_for_selector("#showdown:not([hidden]) #photo-boxes g.box >> nth=15")
+        assert reader.calls == 1  # not read again
+        assert page.eval_on_selector_all(".card-slot", "els => els.map(e => e.getAttribute('aria-label'))") == settled
+        assert "/photos/" in page.evaluate("document.querySelector('#photo-img').src")
+        until(page, "document.querySelector('#photo-img').naturalWidth > 0")
+        boxes = page.locator("#photo-boxes g.box text").all_text_contents()
+        assert "6c" in boxes and "10e" in boxes and "5c?" not in boxes, " ".join(boxes)
+        assert page.inner_text("#missing") == "" and page.is_enabled("#btn-settle")
+        assert page.inner_text("#photo-status") == status and page.locator("#photo-warnings li").count() == 0
+        page.click("#btn-settle")
+        until(page, "window.musTable.state.hands.length === 1")
+        again = api.state()["hands"][0]
+        assert again["record"] == hand["record"] and again["photo_id"] == hand["photo_id"]

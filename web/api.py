@@ -526,6 +526,29 @@ def _photo_response(table_id: str, photo_id: str, annotated: bool) -> Response:
     return resp
 
 
+@bp.get("/tables/<table_id>/photos/<photo_id>/scan")
+def get_photo_scan(table_id: str, photo_id: str) -> Response:
+    """What the photos of the showdown `photo_id` is of read, as their upload answered:
+    `{photos: [{photo_id, url, annotated_url, scan}], scan}` (the first photo first; `scan`
+    what they read together). The table page reads it again for a showdown undone."""
+    _table(table_id, write=False)
+    try:
+        photos = _store().photo_set(table_id, photo_id)
+    except StoreError:
+        raise ApiError(404, "not_found", f"no photo {photo_id!r} at this table", None) from None
+    empty = {"cards": [], "hands": None, "warnings": []}
+    out = [{"photo_id": pid, "url": url_for("api.get_photo", table_id=table_id, photo_id=pid),
+            "annotated_url": url_for("api.get_photo_annotated", table_id=table_id, photo_id=pid),
+            "scan": scan or empty} for pid, scan in photos]
+    if len(out) > 1:
+        from scorer import vision
+
+        together = vision.combine([p["scan"] for p in out])
+    else:
+        together = out[0]["scan"]
+    return _dump({"photos": out, "scan": together})
+
+
 @bp.get("/tables/<table_id>/photos/<photo_id>")
 def get_photo(table_id: str, photo_id: str) -> Response:
     return _photo_response(table_id, photo_id, annotated=False)

@@ -203,7 +203,12 @@ SCHEMAS: dict[str, Any] = {
         "score": {"type": "array", "items": {"type": "integer"}}, "esku": {"type": "integer"},
         "esku_chosen": {"type": "boolean", "description": "the esku was chosen for this hand (POST .../esku), "
                         "not the turn's"},
-        "mus_rounds": {"type": "integer"}, "game_over": {"type": "boolean"}, "ordago": {"type": ["string", "null"]}}},
+        "mus_rounds": {"type": "integer"}, "game_over": {"type": "boolean"}, "ordago": {"type": ["string", "null"]},
+        "shown": {"type": ["object", "null"], "description": "a showdown undone: the cards its hand was settled "
+                  "with (by seat, as in mus-hand/1) and the first photo of its showdown, kept for its showdown "
+                  "again until the hand is settled; null otherwise",
+                  "properties": {"hands": {"type": "array", "items": {"type": ["array", "null"]}},
+                                 "photo_id": {"type": ["string", "null"]}}}}},
     "TableState": {"type": "object", "required": ["id", "version", "teams", "players", "rules", "score", "games",
                                                   "vacas", "winner", "adentro", "esku", "hands", "current",
                                                   "last_settlement"],
@@ -319,6 +324,17 @@ def document() -> dict[str, Any]:
         "/api/tables/{table_id}/photos/{photo_id}": {"get": {
             "summary": "The photo as uploaded", "parameters": [TABLE_ID, PHOTO_ID, TOKEN_Q], "security": SECURE,
             "responses": {"200": {"description": "the image", "content": {"image/*": {}}}} | _errors(401, 403, 404)}},
+        "/api/tables/{table_id}/photos/{photo_id}/scan": {"get": {
+            "summary": "What the photos of a showdown read",
+            "description": "The photos of the showdown this photo is of, the first first, each as its upload "
+                           "answered, and `scan`, what they read together: the table page shows them again for "
+                           "a showdown undone (`current.shown.photo_id`).",
+            "parameters": [TABLE_ID, PHOTO_ID, TOKEN_Q], "security": SECURE,
+            "responses": {"200": _json({"type": "object", "required": ["photos", "scan"], "properties": {
+                "photos": {"type": "array", "items": {"type": "object", "properties": {
+                    "photo_id": {"type": "string"}, "url": {"type": "string"}, "annotated_url": {"type": "string"},
+                    "scan": _ref("Scan")}}},
+                "scan": _ref("Scan")}}, "the showdown's photos and their scans")} | _errors(401, 403, 404)}},
         "/api/tables/{table_id}/photos/{photo_id}/annotated": {"get": {
             "summary": "The photo with boxes, card names and seats", "parameters": [TABLE_ID, PHOTO_ID, TOKEN_Q],
             "security": SECURE,

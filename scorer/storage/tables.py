@@ -79,6 +79,9 @@ class Runtime:
     # the esku chosen for the current hand (mus corrido, or a wrong esku fixed), each choice
     # in turn (the last one stands; undo takes them back one by one); () = the turn's esku
     eskus: tuple[int, ...] = ()
+    # a showdown undone: the cards its hand was settled with and its photo, `{hands, photo_id}`,
+    # kept for the showdown again (the players need not photograph and correct them twice)
+    shown: dict[str, Any] | None = None
     _json: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -143,6 +146,7 @@ class Runtime:
                 "score": list(live.score),
                 "esku": esku,
                 "esku_chosen": bool(self.eskus),
+                "shown": self.shown,
                 "mus_rounds": self.mus_rounds,
                 "game_over": bool(live.game_over),
                 "ordago": live.ordago,
@@ -340,6 +344,7 @@ class TableStore:
             hands=hands,
             logs=logs,
             eskus=eskus,
+            shown=current.get("shown"),
         )
 
     @staticmethod
@@ -415,7 +420,8 @@ class TableStore:
         `"match"` (the table's names changed: the header and its match), and `"eskus"` (the
         current hand's chosen esku, each choice in turn; kept where not said, emptied by a
         settle or a replace); it raises
-        `engine.MusError` (422) or `StoreError` and nothing changes. A `client_id` seen
+        `engine.MusError` (422) or `StoreError` and nothing changes. `"shown"` (the cards and
+        photo of a showdown undone) is kept likewise: emptied by a settle or a replace. A `client_id` seen
         before with the same `kind` and `request` answers the table as it is now, without
         applying anything (`replayed`); seen with another, it is a 409 (`_seen`).
         """
@@ -466,9 +472,15 @@ class TableStore:
             eskus = tuple(out["eskus"])
         else:  # a new hand, or a new match, starts with the turn's esku
             eskus = () if ("settle" in out or "replace" in out) else rt.eskus
+        if "shown" in out:
+            shown = out["shown"]
+        else:  # the cards of a showdown undone stay with their hand until it is settled again
+            shown = None if ("settle" in out or "replace" in out) else rt.shown
         current = {"log": list(live.log) if live is not None else [], "mus_rounds": mus_rounds}
         if eskus:
             current["eskus"] = list(eskus)
+        if shown:
+            current["shown"] = shown
         with self.db.write() as conn:
             if "replace" in out:
                 new = out["replace"]
@@ -508,7 +520,7 @@ class TableStore:
         if "replace" in out:
             return out["replace"]
         return rt.with_hand(version=version, match=match, live=live, mus_rounds=mus_rounds, hands=hands, logs=logs,
-                            eskus=eskus, header=header)
+                            eskus=eskus, header=header, shown=shown)
 
     # -- the writes --------------------------------------------------------------
     def act(self, table_id: str, client_id: Any, version: Any, action: Any) -> tuple[Runtime, bool]:
@@ -556,7 +568,8 @@ class TableStore:
         return self.write(table_id, client_id, version, "esku", change, seat)
 
     def undo(self, table_id: str, client_id: Any, version: Any) -> tuple[Runtime, bool]:
-        """Take back the last action, mus round or, between hands, the last showdown."""
+        """Take back the last action, mus round or, between hands, the last showdown (its
+        hand comes back with its words, and `shown`: its cards and photo)."""
 
         def change(rt: Runtime) -> dict[str, Any]:
             if rt.live is not None and rt.live.log:
@@ -576,10 +589,15 @@ class TableStore:
             if not log:  # an imported hand (stored without a log): its words, rebuilt from its record
                 log = _log_of(rt.rules, rt.hands[-1]["record"])
             # the hand comes back with its esku: a chosen one (mus corrido) stays chosen
-            esku = rt.hands[-1]["record"].get("esku", match.state()["esku"])
+            last = rt.hands[-1]
+            esku = last["record"].get("esku", match.state()["esku"])
             chosen = (esku,) if esku != match.state()["esku"] else ()
+            # and with the cards it was settled with and its photo, for its showdown again
+            cards = last["record"].get("hands") or [None] * 4
+            shown = {"hands": cards, "photo_id": last["photo_id"]} \
+                if last["photo_id"] or any(h for h in cards) else None
             return {"live": self._live_for(rt.rules, match, log, esku), "mus_rounds": mus_rounds, "unsettle": True,
-                    "match": match, "eskus": chosen}
+                    "match": match, "eskus": chosen, "shown": shown}
 
         return self.write(table_id, client_id, version, "undo", change)
 
@@ -807,10 +825,13 @@ def _require_live(rt: Runtime) -> Any:
 def _drop_loose(conn: Any, table_id: str) -> None:
     """Before a new showdown's first photo: the table's oldest showdowns that no hand
     cites (photos retaken, or sent by no one at the table) go, all but `MAX_LOOSE` - 1,
-    so that a table's photos cannot grow without end."""
+    so that a table's photos cannot grow without end. The photo of a showdown undone
+    (the current hand's `shown`) stays while its hand is played again."""
+    row = conn.execute("SELECT current FROM tables WHERE id = ?", (table_id,)).fetchone()
+    keep = ((json.loads(row["current"]).get("shown") or {}).get("photo_id") if row else None) or ""
     loose = [r[0] for r in conn.execute(
-        "SELECT id FROM photos WHERE table_id = ? AND first_id IS NULL AND id NOT IN "
+        "SELECT id FROM photos WHERE table_id = ? AND first_id IS NULL AND id != ? AND id NOT IN "
         "(SELECT photo_id FROM hands WHERE table_id = ? AND photo_id IS NOT NULL) ORDER BY created, rowid",
-        (table_id, table_id))]
+        (table_id, keep, table_id))]
     for first in loose[:max(0, len(loose) - MAX_LOOSE + 1)]:
         conn.execute("DELETE FROM photos WHERE table_id = ? AND (id = ? OR first_id = ?)", (table_id, first, first))

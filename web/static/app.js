@@ -499,6 +499,7 @@ function renderShowdown() {
   if (!want) return;
   if (!show || show.hand !== handNumber()) show = freshShow();
   const cur = current();
+  if (cur.shown && !show.restored && !show.photos.length && show.slots.flat().every((c) => !c)) restoreShown(cur.shown);
   const note = [];
   if (cur.phase === "over" && state.current?.ordago) note.push(t("table.ordago_lance", { lance: lanceLabel(state.current.ordago) }), t("show.ordago_note"));
   else if (cur.phase === "over") note.push(t("table.game_over_deje"));
@@ -515,6 +516,47 @@ function renderShowdown() {
   $("photo-add").hidden = !(show.photos[0]?.id && show.photos.length < MAX_PHOTOS && !show.reading);
   renderPhoto();
   renderHands();
+}
+
+// A showdown undone comes back as it was settled: its cards (the players' corrections
+// included) in their places, and its photos with what they read, to settle again or fix.
+function restoreShown(shown) {
+  show.restored = true;
+  show.slots = [0, 1, 2, 3].map((s) => [0, 1, 2, 3].map((i) => (shown.hands?.[s] || [])[i] || null));
+  if (shown.photo_id) loadPhotos(shown.photo_id);
+}
+
+async function loadPhotos(photoId) {
+  const mine = show;
+  mine.reading = true;
+  try {
+    const res = await retrying(() => api("GET", `${API}/photos/${encodeURIComponent(photoId)}/scan`, { token: TOKEN }));
+    if (show !== mine || mine.photos.length) return; // the hand moved on, or a photo was taken meanwhile
+    const read = encodeURIComponent(BOOT.state?.watch_token || TOKEN || "");
+    const empty = { cards: [], hands: null, warnings: [] };
+    mine.photos = (res.photos || []).map((p) => ({ url: `${p.url}?token=${read}`, id: p.photo_id, scan: p.scan || empty }));
+    mine.shown = 0;
+    const settled = mine.slots.map((row) => row.slice());
+    mine.scan = res.scan || empty;
+    fillFromScan(mine.scan);
+    // the cards as settled stand over the read; those that differ are the players' picks,
+    // and the boxes found unread name the cards put where the read left a place empty
+    mine.picked = [];
+    const unread = [];
+    settled.forEach((row, seat) => row.forEach((card, i) => {
+      if (!card || card === mine.slots[seat][i]) return;
+      mine.picked.push({ seat, card, was: mine.slots[seat][i] });
+      if (!mine.slots[seat][i]) unread.push([seat, i]);
+    }));
+    unreadBoxes(mine.scan).forEach((_, j) => { if (j < unread.length) mine.boxSlot[`u${j}`] = unread[j]; });
+    mine.slots = settled;
+    mine.unsure = new Set();
+  } catch (e) {
+    /* the photo went meanwhile (pruned): the cards stand without it */
+  } finally {
+    if (show === mine) mine.reading = false;
+  }
+  if (show === mine) renderShowdown();
 }
 
 function renderPhoto() {
