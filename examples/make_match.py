@@ -35,7 +35,7 @@ def choose(hand: LiveHand, cards: list[list[str]], rules: Rules, rng: random.Ran
             return acts["ordago"]
         if r < 0.12 and "mas" in acts:
             return {**acts["mas"], "n": rng.choice((2, 2, 3, 5))}
-        return acts["quiero"] if r < 0.55 else acts["no_quiero"]
+        return acts["quiero"] if r < 0.55 else acts.get("paso", acts["no_quiero"])  # for my part if the partner answers
     r = rng.random()
     if r < 0.01 and "ordago" in acts:
         return acts["ordago"]

@@ -23,9 +23,9 @@ def act(hand: LiveHand, *steps) -> LiveHand:
 
 
 def refuse(hand: LiveHand, lance: str = "grande") -> LiveHand:
-    """The facing team refuses: every partner still in says no quiero."""
-    while hand.phase == lance:
-        hand = act(hand, "no_quiero")
+    """The facing team refuses: the first to answer says no quiero, for the team."""
+    hand = act(hand, "no_quiero")
+    assert hand.phase != lance
     return hand
 
 
@@ -101,7 +101,7 @@ def test_speaking_order_from_esku_counterclockwise():
 def test_paso_before_a_bet_keeps_a_player_in():
     hand = act(start(), "paso", "envido")  # seat 0 passed, seat 1 bets
     assert hand.to_speak == 2
-    hand = act(hand, "no_quiero")
+    hand = act(hand, "paso")  # for its part
     assert hand.to_speak == 0  # seat 0 passed before the bet and still answers
     hand = act(hand, "quiero")
     assert hand.phase == "chica"
@@ -117,26 +117,76 @@ def test_first_partner_to_answer_decides_when_raising():
     assert hand.to_speak == 2  # team 0 answers, from the seat after the raiser
 
 
-def test_partner_may_still_accept_after_the_other_refused():
-    hand = act(start(), "envido", "no_quiero")
+def test_a_refusal_binds_the_partner():
+    """RULES.md "Betting inside a lance": "a refusal takes both partners". Seed 004 art. 10:
+    "Les mots Tira, Iduki ou Hordago bloquent le jeu et le partenaire de celui qui les prononce
+    ne peut les désavouer, même s'il est « Esku »." The bet is refused at once: the deje is
+    paid and the next lance begins."""
+    hand = act(start(score=(3, 5)), "envido", "no_quiero")  # seat 1 refuses; seat 3 is not asked
+    assert hand.phase == "chica" and hand.to_speak == 0
+    assert hand.score == (4, 5) and hand.state.done[-1].status == "refused"
+    assert hand.legal()[0] == {"seat": 0, "act": "paso"}  # nothing more in grande: chica's opening
+
+
+def test_paso_facing_a_bet_is_for_my_part_and_the_partner_may_accept():
+    """Seed 004 art. 10: "On admet aussi bien « Nere gatik tira » que « Tira nere gatik » ou
+    « Pour moi tirez » qui laisse au partenaire le droit de surenchérir." RULES.md: "a player
+    who passes after a bet is out of that lance"."""
+    hand = act(start(), "envido", "paso")  # seat 1: for my part
     assert hand.phase == "grande" and hand.to_speak == 3
     hand = act(hand, "quiero")
     assert hand.phase == "chica" and hand.score == (0, 0)
+    assert hand.state.done[-1].status == "accepted" and hand.state.done[-1].out == frozenset({1})
 
 
-def test_partner_may_still_raise_after_the_other_refused_and_the_refuser_is_out():
-    hand = act(start(), "paso", "envido", "no_quiero")  # seat 2 refuses; seat 0 still answers
+def test_paso_for_my_part_then_the_partner_raises_and_the_one_who_passed_is_out():
+    hand = act(start(), "paso", "envido", "paso")  # seat 2 passes for its part; seat 0 still answers
     hand = act(hand, ("mas", 2))  # seat 0 raises
     assert hand.to_speak == 1
     hand = act(hand, ("mas", 2))  # seat 1 raises back: only seat 0 is left to answer for team 0
     assert hand.to_speak == 0
-    with pytest.raises(IllegalError, match="refused the bet and is out"):
+    assert {"seat": 0, "act": "paso"} not in hand.legal()  # nobody left after seat 0
+    with pytest.raises(IllegalError, match="passed facing a bet .* and is out"):
         hand.check({"seat": 2, "act": "quiero"})
     hand = refuse(hand)
     assert hand.events[-1]["stones"] == 4 and hand.score == (0, 4)
 
 
-def test_a_refusal_by_both_partners_pays_the_deje_at_once():
+def test_paso_for_my_part_by_both_partners_refuses_the_bet():
+    hand = act(start(), "envido", "paso", "paso")
+    assert hand.phase == "chica" and hand.score == (1, 0)
+
+
+def test_the_partners_echo_of_a_refusal_is_accepted_and_changes_nothing():
+    """HAND-RECORD.md's example records pares [0 envido, 1 no_quiero, 3 no_quiero]: the
+    second refusal repeats the team's (seed 004 art. 10), so it is accepted, never offered."""
+    refused = act(start(score=(3, 5)), "envido", "no_quiero")
+    assert {"seat": 3, "act": "no_quiero"} not in refused.legal()
+    echoed = refused.apply({"seat": 3, "act": "no_quiero"})
+    assert echoed.state.phase == "chica" and echoed.to_speak == 0 and echoed.score == (4, 5)
+    assert echoed.events == refused.events
+    assert echoed.to_record()["bets"]["grande"] == [
+        {"seat": 0, "act": "envido", "n": 2}, {"seat": 1, "act": "no_quiero"}, {"seat": 3, "act": "no_quiero"}]
+    assert echoed.undo() == refused
+    assert LiveHand.replay(Rules(), 0, (3, 5), list(echoed.log)) == echoed
+    # only right after the refusal: once chica is under way, seat 3's no_quiero is out of turn
+    with pytest.raises(IllegalError):
+        act(refused, "paso").check({"seat": 3, "act": "no_quiero"})
+
+
+@pytest.mark.parametrize("answer", [{"act": "quiero"}, {"act": "mas", "n": 2}, {"act": "ordago"}])
+def test_the_partner_may_not_accept_or_raise_after_a_refusal(answer):
+    """Seed 004 art. 10: the partner of whoever says « Tira » "ne peut les désavouer"."""
+    hand = act(start(), "envido", "no_quiero")
+    with pytest.raises(IllegalError) as err:
+        hand.check({"seat": 3, **answer})
+    assert err.value.field == "act"
+    message = str(err.value)
+    assert "seat 1, refused the bet in grande and a refusal binds the team" in message
+    assert "seed 004 art. 10" in message and "ne peut les désavouer" in message and "'paso'" in message
+
+
+def test_a_refusal_pays_the_deje_at_once():
     hand = refuse(act(start(score=(3, 5)), "envido"))
     assert hand.score == (4, 5)
     assert hand.events == [{"lance": "grande", "team": 0, "stones": 1, "why": "deje: envido refused",
@@ -218,10 +268,16 @@ def test_legal_actions():
         {"seat": 0, "act": "envido", "n": 5}, {"seat": 0, "act": "ordago"},
     ]
     assert act(hand, "envido").legal() == [
-        {"seat": 1, "act": "quiero"}, {"seat": 1, "act": "no_quiero"}, {"seat": 1, "act": "mas", "n": 2},
-        {"seat": 1, "act": "ordago"},
+        {"seat": 1, "act": "quiero"}, {"seat": 1, "act": "no_quiero"}, {"seat": 1, "act": "paso"},
+        {"seat": 1, "act": "mas", "n": 2}, {"seat": 1, "act": "ordago"},
     ]
-    assert act(hand, "ordago").legal() == [{"seat": 1, "act": "quiero"}, {"seat": 1, "act": "no_quiero"}]
+    assert act(hand, "ordago").legal() == [
+        {"seat": 1, "act": "quiero"}, {"seat": 1, "act": "no_quiero"}, {"seat": 1, "act": "paso"}]
+    # the last of the team to answer: no "paso" for its part (it would refuse for the team)
+    assert act(hand, "envido", "paso").legal() == [
+        {"seat": 3, "act": "quiero"}, {"seat": 3, "act": "no_quiero"}, {"seat": 3, "act": "mas", "n": 2},
+        {"seat": 3, "act": "ordago"},
+    ]
 
 
 def test_every_listed_action_is_legal():
@@ -357,8 +413,11 @@ def test_to_record_of_a_live_hand():
     assert record["bets"]["grande"] == [{"seat": 1, "act": "envido", "n": 2}, {"seat": 2, "act": "quiero"}]
 
 
-def test_paso_after_a_bet_is_a_refusal_and_takes_the_player_out():
-    hand = act(start(), "envido", "paso")  # seat 1 passes facing the bet: out
-    assert hand.to_speak == 3
-    hand = act(hand, "paso")
+def test_paso_after_a_bet_by_the_last_to_answer_refuses_it():
+    """Ruling 3: "paso" facing a bet takes the player out of the lance; with nobody of the team
+    left to answer, the bet is refused."""
+    hand = act(start(), "paso", "paso", "envido", "paso")  # seat 2 bets; seat 3 passes for its part
+    assert hand.to_speak == 1
+    hand = act(hand, "paso")  # the last of team 1 to answer passes too: refused
     assert hand.phase == "chica" and hand.score == (1, 0)
+    assert hand.events[-1]["why"] == "deje: envido refused"

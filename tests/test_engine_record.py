@@ -72,7 +72,7 @@ def test_error_message_names_the_field_and_quotes_the_value():
     ("bets.juego", [{"seat": 0, "act": "paso"}], IllegalError, "bets.juego"),  # only team 1 has juego
     ("bets.punto", [{"seat": 0, "act": "paso"}], IllegalError, "bets.punto"),
     ("bets.pares", [{"seat": 0, "act": "envido"}], IllegalError, "bets.pares"),  # unfinished
-    ("bets.pares[2].seat", 2, IllegalError, "bets.pares[2].seat"),  # seat 2 holds no pares
+    ("bets.pares[1].seat", 2, IllegalError, "bets.pares[1].seat"),  # seat 2 holds no pares
     ("extra", 1, MalformedError, "extra"),
 ])
 def test_invalid_records_are_refused_naming_the_field(path, value, cls, field):

@@ -287,32 +287,33 @@ def test_esku_breaks_ties():
     assert settle(rec(hands, esku=1))["lances"]["grande"]["best"] == 1
 
 
-# -- a player who refused a bet gives up the lance (RULES.md "Betting inside a lance": out of
-# that lance; seeds 000 and 003: "renonce à tout gain ... même si ... il avait le meilleur jeu")
+# -- a player who passed facing a bet ("paso": for my part, seed 004 art. 10) gives up the lance
+# (RULES.md "Betting inside a lance": out of that lance; seeds 000 and 003: "renonce à tout gain
+# ... même si ... il avait le meilleur jeu")
 OUT = ["4o 5c 6e 7b", "11o 11c 5e 6b", "12o 12c 12e 1b", "10o 1c 2e 4c"]
 
 
-def test_a_refuser_whose_partner_accepts_counts_for_nothing_in_the_lance():
-    s = settle(rec(OUT, {"grande": seq(0, "paso", 1, "envido", 2, "no_quiero", 0, "quiero")}))
-    # seat 2 holds the best grande but refused: seat 1 (caballos) beats seat 0 and wins the stake
+def test_a_seat_that_passed_for_its_part_counts_for_nothing_when_its_partner_accepts():
+    s = settle(rec(OUT, {"grande": seq(0, "paso", 1, "envido", 2, "paso", 0, "quiero")}))
+    # seat 2 holds the best grande but passed for its part: seat 1 (caballos) beats seat 0 and wins the stake
     assert line(s, "grande") == [(1, 2, "envido 2, accepted; best grande seat 1")]
     assert s["lances"]["grande"]["best"] == 1
     # all passed, the same cards: seat 2 wins as ever
     assert line(settle(rec(OUT)), "grande") == [(0, 1, "all passed; best grande seat 2")]
 
 
-def test_a_refusers_pares_neither_win_nor_add_to_the_partners_bonus():
-    # a pareja each: reyes (seat 0), caballos, ases (seat 2), sotas; seat 2 refuses, seat 0 accepts
+def test_the_pares_of_a_seat_that_passed_for_its_part_neither_win_nor_add_to_the_bonus():
+    # a pareja each: reyes (seat 0), caballos, ases (seat 2), sotas; seat 2 passes, seat 0 accepts
     hands = ["12o 12c 4e 5b", "11o 11c 5e 6b", "1o 1c 4o 7c", "10o 10c 6e 7e"]
-    s = settle(rec(hands, {"pares": seq(0, "paso", 1, "envido", 2, "no_quiero", 0, "quiero")}))
+    s = settle(rec(hands, {"pares": seq(0, "paso", 1, "envido", 2, "paso", 0, "quiero")}))
     assert line(s, "pares") == [(0, 3, "envido 2, accepted; best pares seat 0; bonus: seat 0 pareja")]
-    # without the refusal both of team 0's parejas count
+    # without the paso both of team 0's parejas count
     s = settle(rec(hands, {"pares": seq(0, "paso", 1, "envido", 2, "quiero")}))
     assert line(s, "pares") == [(0, 4, "envido 2, accepted; best pares seat 0; bonus: seat 0 pareja, seat 2 pareja")]
 
 
-def test_an_accepted_ordago_goes_past_a_refuser_with_the_best_cards():
-    s = settle(rec(OUT, {"grande": seq(0, "paso", 1, "ordago", 2, "no_quiero", 0, "quiero")}))
+def test_an_accepted_ordago_goes_past_a_seat_that_passed_with_the_best_cards():
+    s = settle(rec(OUT, {"grande": seq(0, "paso", 1, "ordago", 2, "paso", 0, "quiero")}))
     assert s["winner"] == 1 and s["lances"]["grande"]["best"] == 1
 
 

@@ -933,3 +933,50 @@ def test_an_undone_showdown_comes_back_with_its_photo_and_its_corrected_cards(br
         until(page, "window.musTable.state.hands.length === 1")
         again = api.state()["hands"][0]
         assert again["record"] == hand["record"] and again["photo_id"] == hand["photo_id"]
+
+
+def test_a_dispute_is_said_in_words_in_the_pages_language(server, browser):
+    """Bixente holds medias and Maite a pair of ases, yet both say "no pares": the count
+    says each dispute in the page's words, once, in its place among the count's lines; while
+    the count in words is not here (its request failed), below the events, in words too.
+    Never the dispute's JSON."""
+    api = Api(server.url)
+    hands = [["12o", "12c", "1e", "5b"], ["7o", "7c", "7e", "10b"], ["2o", "4c", "6e", "11b"], ["1o", "1c", "5e", "6o"]]
+    said = {"pares": [True, False, False, False], "juego": [False] * 4}
+    for _ in range(40):
+        cur = api.state()["current"]
+        if cur["phase"] == "showdown":
+            break
+        decl = [a for a in cur["legal"] if a["act"] == "declare"]
+        if decl:
+            lance = "pares" if "pares" in decl[0] else "juego"
+            api.act("declare", **{lance: said[lance][cur["to_speak"]]})
+        else:
+            api.act("paso")
+    api.post("showdown", {"hands": hands})
+    disputes = api.state()["hands"][0]["settlement"]["disputes"]
+    assert disputes[0]["seat"] == 1 and disputes[0]["lance"] == "pares" and disputes[0]["kind"] == "undeclared"
+    for lang, words, title in (("es", "Bixente tenía pares sin declararlo", "Disputas"),
+                               ("eu", "Bixente: pareak badu, aitortu gabe", "Eztabaidak"),
+                               ("fr", "Bixente avait paires sans l'annoncer", "Litiges"),
+                               ("en", "Bixente held pares without declaring it", "Disputes")):
+        ctx = phone(browser, lang)
+        page = ctx.new_page()
+        try:
+            explain = re.compile(r".*/hands/\d+/explain.*")
+            page.route(explain, lambda route: route.abort())
+            page.goto(api.url())
+            until(page, "document.querySelector('#settlement:not([hidden]) .disputes li')")
+            below = page.locator("#settlement .disputes li").all_text_contents()
+            assert page.inner_text("#settlement .disputes h3") == title
+            assert len(below) == len(disputes) and below[0].startswith(words) and "seed" in below[0], below
+            assert "{" not in page.inner_text("#settlement")
+            page.unroute(explain)
+            page.reload()
+            until(page, f"document.querySelector('#settlement .explain').textContent.includes({words!r})")
+            lines = page.locator("#settlement .explain li").all_text_contents()
+            assert sum(words in line for line in lines) == 1, lines
+            assert page.locator("#settlement .disputes").count() == 0  # said once, in the count
+            assert "{" not in page.inner_text("#settlement")
+        finally:
+            ctx.close()

@@ -111,6 +111,8 @@ class Lance(NamedTuple):
             acts += [{"seat": seat, "act": "envido", "n": n} for n in (2, 3, 5)]
             return [*acts, {"seat": seat, "act": "ordago"}]
         acts = [{"seat": seat, "act": "quiero"}, {"seat": seat, "act": "no_quiero"}]
+        if len(self.queue) > 1:  # the partner answers after: "paso" refuses for this seat's part only
+            acts.append({"seat": seat, "act": "paso"})
         if not self.ordago:
             acts += [{"seat": seat, "act": "mas", "n": 2}, {"seat": seat, "act": "ordago"}]
         return acts
@@ -129,7 +131,9 @@ class Lance(NamedTuple):
             raise IllegalError("act", f"{a.act!r} in {self.name}: {why}", a.act)
         if a.act == "quiero":
             return self._replace(status="accepted")
-        if a.act in ("no_quiero", "paso"):
+        if a.act == "no_quiero":  # the team's refusal: the partner may not overturn it (seed 004 art. 10)
+            return self._replace(queue=(), out=self.out | {a.seat}, status="refused")
+        if a.act == "paso":  # "for my part" (nere gatik tira): out of the lance; the partner, if any, answers
             queue = self.queue[1:]
             return self._replace(queue=queue, out=self.out | {a.seat}, status=None if queue else "refused")
         if self.ordago:
@@ -189,6 +193,9 @@ class HandState:
     dejes: tuple[Deje, ...] = ()
     ordago: str | None = None
     game_over: bool = False
+    # (lance, refuser, partner): a no_quiero that just refused a bet the partner could still have
+    # answered; until the next action the partner may echo it, never overturn it (seed 004 art. 10)
+    refusal: tuple[str, int, int] | None = None
 
     @staticmethod
     def begin(rules: Rules, esku: int, score: tuple[int, int]) -> HandState:
@@ -225,8 +232,32 @@ class HandState:
         state.advance(a)
         return state
 
+    def is_echo(self, a: Action) -> bool:
+        """Whether `a` is a partner's `no_quiero` right after the other partner refused: a
+        redundant echo of the team's refusal, accepted and without effect."""
+        refusal = self.refusal
+        return refusal is not None and a.act == "no_quiero" and a.seat == refusal[2]
+
+    def overturn_error(self, a: Action) -> IllegalError | None:
+        """The error for a partner's `quiero`, `mas` or `ordago` right after the other partner
+        refused the bet (`None` if `a` is no such answer)."""
+        return _overturn_error(self.refusal, a)
+
     def advance(self, a: Action) -> None:
         """Check the parsed action `a` and apply it, in place."""
+        refusal = self.refusal
+        self.refusal = None
+        if refusal is not None and a.act == "no_quiero" and a.seat == refusal[2]:
+            return  # the partner's echo of the team's refusal
+        try:
+            self._advance(a)
+        except IllegalError:
+            error = _overturn_error(refusal, a)
+            if error is None:
+                raise
+            raise error from None
+
+    def _advance(self, a: Action) -> None:
         if self.phase in ("showdown", "over"):
             why = "the betting is over" if self.phase == "showdown" else "the hand is over"
             raise IllegalError("act", f"{a.act!r}: {why}; no more actions", a.act)
@@ -237,17 +268,21 @@ class HandState:
             raise IllegalError("act", f"'declare' during the betting of {lance.name}", a.act)
         if a.seat != lance.to_speak:
             raise self._out_of_turn(a.seat)
+        partner = lance.queue[1] if a.act == "no_quiero" and len(lance.queue) > 1 else None
         lance = lance.step(a)
         if lance.status is None:
             self.lance = lance
         else:
             self._finish(lance)
+            if partner is not None:
+                self.refusal = (lance.name, a.seat, partner)
 
     def advance_passing(self) -> None:
         """The current lance, not yet opened, passed by everyone, in place."""
         lance = self.lance
         if lance is None or lance.passed or lance.bettor is not None:
             raise IllegalError("bets", f"no lance to pass in phase {self.phase!r}", self.phase)
+        self.refusal = None
         self.done += (_ALL_PASSED[lance.name],)
         self._next(lance.name)
 
@@ -255,6 +290,7 @@ class HandState:
         """All four declarations of the current declare phase at once (by seat), in place."""
         if not self.phase.endswith("_declare") or self.declaring:
             raise IllegalError("declared", f"no declarations expected in phase {self.phase!r}", self.phase)
+        self.refusal = None
         self._declared(self.phase.removesuffix("_declare"), holds)
 
     def _out_of_turn(self, seat: int) -> IllegalError:
@@ -265,7 +301,7 @@ class HandState:
             if (seat + 2) % 4 in lance.seats:
                 why += " and may not bet for its partner (seed 002 art. 19)"
         elif seat in lance.out:
-            why = f"seat {seat} refused the bet and is out of {lance.name}"
+            why = f"seat {seat} passed facing a bet (for its part) and is out of {lance.name}"
         else:
             why = f"seat {seat} is out of turn: seat {lance.to_speak} speaks"
         return IllegalError("seat", why, seat)
@@ -321,6 +357,19 @@ class HandState:
         """Go on to the phase after lance `name`."""
         self.phase = _NEXT[name]
         self.lance = Lance("chica", self.order) if self.phase == "chica" else None
+
+
+def _overturn_error(refusal: tuple[str, int, int] | None, a: Action) -> IllegalError | None:
+    if refusal is None or a.seat != refusal[2] or a.act not in ("quiero", "mas", "ordago"):
+        return None
+    lance, refuser, partner = refusal
+    return IllegalError(
+        "act",
+        f"{a.act!r} by seat {partner}: its partner, seat {refuser}, refused the bet in {lance} and a refusal "
+        f"binds the team (seed 004 art. 10: « le partenaire de celui qui les prononce ne peut les "
+        f"désavouer »); to refuse for one's own part only, leaving the partner to answer, say 'paso'",
+        a.act,
+    )
 
 
 def deje_events(state: HandState) -> list[dict[str, Any]]:
@@ -406,7 +455,9 @@ class LiveHand:
     def apply(self, action: Any) -> LiveHand:
         """Check `action`, then return the hand with it applied."""
         a = Action.parse(action)
-        return LiveHand(self.state.step(a), (*self.actions, a), (*self.phases, self.state.phase))
+        s = self.state
+        phase = s.refusal[0] if s.refusal is not None and s.is_echo(a) else s.phase  # an echo: the refused lance
+        return LiveHand(s.step(a), (*self.actions, a), (*self.phases, phase))
 
     def undo(self) -> LiveHand:
         """The hand without its last action."""

@@ -143,11 +143,14 @@ def _replay(
             checked[phase] = ()
             continue
         lance: list[Action] = []
+        state.refusal = None  # a refusal in an earlier lance is echoed in its own list only
         for i, action in enumerate(actions):
-            if state.phase != phase:
-                raise IllegalError(f"bets.{phase}[{i}]", f"{short(action)}: the betting of {phase} is over", action)
             try:
                 lance.append(Action.parse(action, declare=False))
+                if state.phase != phase:  # the lance is over: only an echo of the team's refusal may follow
+                    if not state.is_echo(lance[-1]):
+                        raise state.overturn_error(lance[-1]) or IllegalError(
+                            "", f"{short(action)}: the betting of {phase} is over", action)
                 state.advance(lance[-1])
             except MusError as err:
                 raise err.under(f"bets.{phase}[{i}]") from None
