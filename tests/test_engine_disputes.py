@@ -168,8 +168,98 @@ def test_only_the_first_contradiction_from_esku_rules_the_lance():
     assert line(s, "pares") == []
 
 
-def test_an_accepted_ordago_in_pares_is_won_by_a_combination_the_cards_show():
+# -- an accepted órdago is a bet like any other: annulled with the bets of its lance
+
+
+def test_an_accepted_ordago_in_pares_on_a_false_pares_is_annulled_and_the_game_goes_on():
+    """Seed 004 art. 13a: "Annoncer des paires si on n'en a pas : a) Si le partenaire n'en a
+    pas, on annule tout pari fait sur les paires. Bien entendu, l'adversaire compte les points
+    de sa ou de ses paires." The órdago is one of those bets: annulled, it decides nothing."""
     hands = ["1o 4c 5e 6b", "12o 12c 4e 7b", "10o 11c 5c 7c", "1c 6e 7e 4o"]  # seat 0 has no pares
-    s = settle(rec(hands, {"pares": seq(0, "ordago", 1, "quiero")}, declared={"pares": [True, True, False, False]}))
+    s = settle(rec(hands, {"grande": seq(0, "envido", 1, "quiero"), "pares": seq(0, "ordago", 1, "quiero")},
+                   declared={"pares": [True, True, False, False]}))
+    assert not s["ordago"] and not s["game_over"] and s["winner"] is None
+    assert line(s, "pares") == [(1, 1, "false pares of seat 0 (seed 004 art. 13a): seat 1 pareja")]
+    assert s["lances"]["pares"] == {"best": 1, "team": 1, "status": "accepted", "stake": 0, "stones": 1}
+    # the lances before the órdago count as in any hand (the envido at grande: 2 to seat 1's reyes)
+    assert line(s, "grande") == [(1, 2, "envido 2, accepted; best grande seat 1")]
+    assert "juego" not in s["lances"] and "punto" not in s["lances"]  # the hand stopped at the órdago
+    assert s["disputes"][0]["rule"] == "seed 004 art. 13a"
+    assert s["disputes"][0]["effect"].endswith("the ordago accepted in pares is annulled with them: the game goes on")
+
+
+def test_an_accepted_ordago_in_pares_where_no_seat_holds_pares_settles():
+    """Every card shown, nobody holds pares: seed 004 art. 13a annuls the órdago (seat 0, the
+    first false pares from esku), "l'adversaire compte les points de sa ou de ses paires":
+    none. Nothing is missing to settle it."""
+    hands = [["12o", "11c", "6e", "7b"], ["4o", "5c", "6c", "7c"], ["1o", "3c", "4e", "5b"], ["10c", "2o", "4c", "5e"]]
+    s = settle({"esku": 0, "score": [10, 10], "hands": hands, "declared": {"pares": [True, True, False, False]},
+                "bets": {"pares": [{"seat": 0, "act": "ordago"}, {"seat": 1, "act": "quiero"}]}})
+    assert not s["ordago"] and not s["game_over"]
+    assert line(s, "pares") == []
+    assert s["lances"]["pares"] == {"best": None, "team": None, "status": "accepted", "stake": 0, "stones": 0}
+    assert disputes(s) == [(0, "pares", "false_declaration", "seed 004 art. 13a"),
+                           (1, "pares", "false_declaration", "seed 004 art. 13a")]
+    assert s["disputes"][1]["effect"].startswith("reported; the first contradiction")
+    assert s["score"] == [11, 11]  # grande and chica, all passed
+
+
+def test_an_accepted_ordago_in_punto_with_an_undeclared_juego_is_annulled():
+    """Seed 002 art. 18: "Si un joueur oublie de déclarer son jeu - Si personne n'a le jeu, tous
+    les points engagés sont annulés et l'adversaire tire 2 ttanttos (le point + le refus). Le jeu
+    « oublié » n'est pas pris en compte." (seed 004 art. 16a alike). Seat 0's hidden 33 does
+    not win the punto órdago: the órdago is annulled and team 1 scores 2."""
+    hands = [["12o", "11c", "6e", "7b"], ["4o", "5c", "6c", "7c"], ["1o", "2c", "4e", "5b"], ["1c", "2o", "4c", "5e"]]
+    s = settle({"esku": 0, "score": [10, 10], "hands": hands, "declared": {"juego": [False] * 4},
+                "bets": {"punto": [{"seat": 0, "act": "ordago"}, {"seat": 1, "act": "quiero"}]}})
+    assert not s["ordago"] and not s["game_over"] and s["winner"] is None
+    assert line(s, "punto") == [(1, 2, "undeclared juego of seat 0 (seed 002 art. 18, seed 004 art. 16a): tira 2")]
+    assert s["lances"]["punto"] == {"best": 0, "team": 1, "status": "accepted", "stake": 0, "stones": 2}
+    assert s["score"] == [13, 12]  # grande, chica, pares all passed (team 0), then the 2 of art. 18
+    assert disputes(s) == [(0, "juego", "undeclared", "seed 002 art. 18, seed 004 art. 16a")]
+
+
+def test_an_accepted_ordago_in_juego_on_a_false_juego_is_annulled():
+    """Seed 002 art. 17: "Si un joueur annonce le jeu en se trompant ... Si seulement les
+    adversaires ont le jeu, tout ce qui s'est joué sur le point est annulé et les adversaires
+    tirent les points de leur(s) jeu(x)." Seed 004 art. 15c: "on annule les paris fait, au jeu,
+    et l'adversaire tirera les points correspondants à son jeu." """
+    hands = [NOJ["s0"], "12b 11b 10b 1b", NOJ["s2"], NOJ["s3"]]
+    s = settle(rec(hands, {"juego": seq(0, "ordago", 1, "quiero")}, declared={"juego": [True, True, False, False]}))
+    assert not s["ordago"] and not s["game_over"]
+    assert line(s, "juego") == [(1, 3, "false juego of seat 0 (seed 002 art. 17, seed 004 art. 15c): seat 1 31")]
+    assert s["lances"]["juego"] == {"best": 1, "team": 1, "status": "accepted", "stake": 0, "stones": 3}
+    assert disputes(s) == [(0, "juego", "false_declaration", "seed 002 art. 17, seed 004 art. 15c")]
+
+
+def test_an_accepted_ordago_in_juego_with_the_partner_holding_juego_is_annulled_too():
+    """Seed 002 art. 17: "Si le partenaire de celui qui s'est trompé a également le jeu, les
+    adversaires tirent les points de leur(s) propres jeu(x) + un ttantto du refus." (seed 004
+    art. 15d: "on annule les paris faits au jeu")."""
+    hands = ["12o 12e 1o 4b", "12c 11c 10c 1c", "12b 11b 7b 5b", "10e 6c 2e 4c"]
+    s = settle(rec(hands, {"juego": seq(0, "ordago", 1, "quiero")}, declared={"juego": [True, True, True, False]}))
+    assert not s["ordago"] and not s["game_over"]
+    assert line(s, "juego") == [(1, 4, "false juego of seat 0 (seed 002 art. 17, seed 004 art. 15d): tira 1, seat 1 31")]
+
+
+def test_a_false_pares_annuls_the_ordago_even_after_an_earlier_contradiction_that_annuls_nothing():
+    """Seat 0 forgot its pares (seed 002 art. 16, seed 004 art. 14: it "ne vaut ni pour taper, ni
+    pour tenir"; nothing annulled); seat 1 bet an órdago on a false pares, which seed 004 art.
+    13a annuls: the contradiction that annuls the órdago rules the lance."""
+    hands = ["1o 1c 5e 6b", "12o 11c 4e 7b", "10o 10c 5c 7c", "2c 6e 7e 4o"]
+    s = settle(rec(hands, {"pares": seq(1, "ordago", 2, "quiero")}, declared={"pares": [False, True, True, False]}))
+    assert not s["ordago"] and not s["game_over"]
+    assert line(s, "pares") == [(0, 1, "false pares of seat 1 (seed 004 art. 13a): seat 2 pareja")]
+    assert [(d["seat"], d["kind"]) for d in s["disputes"]][:2] == [(0, "undeclared"), (1, "false_declaration")]
+    assert s["disputes"][0]["effect"] == (
+        "reported; the contradiction of seat 1, which annuls the ordago, rules the lance")
+
+
+def test_an_undeclared_pares_annuls_nothing_and_the_ordago_decides_the_game():
+    """Seed 004 art. 14: "Ces paires niées ne valent ni pour taper, ni pour tenir, ni pour les
+    compter ensuite." Nothing there annuls a bet: the órdago between the declared pares stands."""
+    hands = ["1o 1c 5e 6b", "12o 12c 4e 7b", "10o 10c 5c 7c", "2c 6e 7e 4o"]
+    s = settle(rec(hands, {"pares": seq(1, "ordago", 2, "quiero")}, declared={"pares": [False, True, True, False]}))
     assert s["ordago"] and s["winner"] == 1 and s["lances"]["pares"]["best"] == 1
+    assert disputes(s) == [(0, "pares", "undeclared", "seed 002 art. 16")]
     assert s["disputes"][0]["effect"].startswith("reported; the ordago accepted in pares decides the game")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .betting import Done, deje_events
 from .errors import MalformedError
@@ -29,6 +29,19 @@ class Ruling:
     cause: str = ""  # for the events: "false pares of seat 0 (seed 004 art. 13a)"
 
 
+class _Found(NamedTuple):
+    """A declaration the cards contradict, and what its article does."""
+
+    seat: int
+    said: bool
+    cards: bool
+    rule: str
+    annul: bool
+    tira: int
+    bonus: bool
+    effect: str
+
+
 class _Count:
     """The running count of one hand: score, events, and whether the game is won."""
 
@@ -39,6 +52,7 @@ class _Count:
         self.score = list(st.score)
         self.events = deje_events(st)
         self.winner = None if st.phase != "over" or st.ordago else 0 if self.score[0] >= self.target else 1
+        self.ordago = st.ordago  # the lance of an accepted órdago that decides the game (None once annulled)
         self.disputes: list[dict[str, Any]] = []
         self.shown: dict[str, tuple[bool | None, ...]] = {}  # claim -> what each seat's cards hold (None: unknown)
         self.holding: dict[str, tuple[int, ...]] = {}  # claim -> seats that declared it and, if shown, hold it
@@ -92,7 +106,8 @@ def settlement(rec: HandRecord) -> dict[str, Any]:
     """The settlement of a validated record."""
     st = rec.state
     c = _Count(rec)
-    rulings = {claim: _rulings(c, claim) for claim in c.shown if c.shown[claim] != getattr(st, claim)}
+    found = {claim: _contradictions(c, claim) for claim in c.shown}
+    rulings = _rulings(c, found)
     _flag_bets_for_partner(c)
     lances: dict[str, dict[str, Any]] = {}
     for done in st.done:
@@ -103,7 +118,7 @@ def settlement(rec: HandRecord) -> dict[str, Any]:
         "score": c.score,
         "game_over": winner is not None,
         "winner": winner,
-        "ordago": st.ordago is not None,
+        "ordago": c.ordago is not None,
         "lances": lances,
         "events": c.events,
         "amarrakos": [[a // 5, a % 5], [b // 5, b % 5]],
@@ -112,7 +127,7 @@ def settlement(rec: HandRecord) -> dict[str, Any]:
     }
 
 
-def _count_lance(c: _Count, done: Done, rulings: dict[str, Ruling | None]) -> dict[str, Any]:
+def _count_lance(c: _Count, done: Done, rulings: dict[str, Ruling]) -> dict[str, Any]:
     lance = done.name
     # a seat that refused gives up the lance: out of an accepted bet's showdown (a refused
     # lance's `best` still names whose cards were best, for the record)
@@ -120,8 +135,8 @@ def _count_lance(c: _Count, done: Done, rulings: dict[str, Ruling | None]) -> di
     deje = done.stake if done.status == "refused" else 0
     entry = {"best": best, "team": done.team if deje else None, "status": done.status, "stake": done.stake,
              "stones": deje}
-    if c.st.ordago is not None:
-        if c.st.ordago == lance:
+    if c.ordago is not None:
+        if c.ordago == lance:
             _count_ordago(c, done, best, entry)
         return entry
     claim = "juego" if lance == "punto" else lance
@@ -184,7 +199,10 @@ def _line(c: _Count, done: Done, best: int | None) -> tuple[int, int, str] | Non
 def _count_ordago(c: _Count, done: Done, best: int | None, entry: dict[str, Any]) -> None:
     """An accepted órdago: the team that wins the lance wins the game."""
     if best is None:
-        raise MalformedError("hands", f"the cards are needed to decide the ordago accepted in {done.name}", None)
+        seats = c.holding.get("juego" if done.name == "punto" else done.name, c.st.order)
+        if any(c.values[s] is None for s in seats if s not in done.out):
+            raise MalformedError("hands", f"the cards are needed to decide the ordago accepted in {done.name}", None)
+        return  # no seat of the lance holds what it declared: nobody wins the órdago
     team = best % 2
     stones = c.target - c.score[team]
     c.add(done.name, team, stones, f"{', '.join(done.chain)}, accepted; best {done.name} seat {best} wins the game")
@@ -236,10 +254,13 @@ _RULES: dict[tuple[str, bool, bool, bool], tuple[str, bool, int, bool, str]] = {
 }
 
 
-def _rulings(c: _Count, claim: str) -> Ruling | None:
-    """Report every declaration of `claim` the cards contradict; the first (from esku) rules the lance."""
+_ORDAGO_LANCES = {"pares": ("pares",), "juego": ("juego", "punto")}  # claim -> the lances it decides
+
+
+def _contradictions(c: _Count, claim: str) -> list[_Found]:
+    """Every declaration of `claim` the cards contradict, from esku, with its article."""
     declared, shown = getattr(c.st, claim), c.shown[claim]
-    ruling = None
+    found = []
     for seat in c.st.order:
         actual = shown[seat]
         if actual is None or actual == declared[seat]:
@@ -247,19 +268,43 @@ def _rulings(c: _Count, claim: str) -> Ruling | None:
         said, team = declared[seat], seat % 2
         partner_has = (seat + 2) % 4 in c.holding[claim]
         opponents_have = bool(c.holders(claim, 1 - team))
-        rule, annul, tira, bonus, effect = _RULES[(claim, said, partner_has, opponents_have)]
-        if c.st.ordago is not None:
-            effect = (f"reported; the ordago accepted in {c.st.ordago} decides the game, "
-                      "and only combinations the cards show count in it")
-        elif ruling is not None:
-            effect = "reported; the first contradiction from esku rules the lance"
-        else:
-            cause = f"{'false' if said else 'undeclared'} {claim} of seat {seat} ({rule})"
-            ruling = Ruling(annul, 1 - team if annul or tira else None, tira, bonus, cause)
-        kind = "false_declaration" if said else "undeclared"
-        c.disputes.append({"seat": seat, "lance": claim, "kind": kind, "declared": said, "cards": actual,
-                           "rule": rule, "effect": effect})
-    return ruling
+        found.append(_Found(seat, said, actual, *_RULES[(claim, said, partner_has, opponents_have)]))
+    return found
+
+
+def _rulings(c: _Count, found: dict[str, list[_Found]]) -> dict[str, Ruling]:
+    """Report every contradiction; the ruling of each claim's lance (the first from esku).
+
+    An accepted órdago is a bet like any other: a contradiction in its lance whose article
+    annuls the bets annuls the órdago too (the first such from esku rules that lance), and
+    the game goes on. Otherwise the órdago decides the game and the rest is reported."""
+    ordago = c.st.ordago
+    chosen: dict[str, int] = {}
+    for claim, items in found.items():
+        here = ordago in _ORDAGO_LANCES[claim]
+        chosen[claim] = next((i for i, f in enumerate(items) if f.annul), 0) if here else 0
+        if here and items and items[chosen[claim]].annul:
+            c.ordago = None
+    rulings = {}
+    for claim, items in found.items():
+        for i, f in enumerate(items):
+            effect = f.effect
+            if c.ordago is not None:
+                effect = (f"reported; the ordago accepted in {c.ordago} decides the game, "
+                          "and only combinations the cards show count in it")
+            elif i != chosen[claim]:
+                first = items[chosen[claim]]
+                effect = ("reported; the first contradiction from esku rules the lance" if chosen[claim] == 0 else
+                          f"reported; the contradiction of seat {first.seat}, which annuls the ordago, rules the lance")
+            else:
+                if ordago in _ORDAGO_LANCES[claim]:
+                    effect += f"; the ordago accepted in {ordago} is annulled with them: the game goes on"
+                cause = f"{'false' if f.said else 'undeclared'} {claim} of seat {f.seat} ({f.rule})"
+                rulings[claim] = Ruling(f.annul, 1 - f.seat % 2 if f.annul or f.tira else None, f.tira, f.bonus, cause)
+            kind = "false_declaration" if f.said else "undeclared"
+            c.disputes.append({"seat": f.seat, "lance": claim, "kind": kind, "declared": f.said, "cards": f.cards,
+                               "rule": f.rule, "effect": effect})
+    return rulings
 
 
 def _flag_bets_for_partner(c: _Count) -> None:
