@@ -935,11 +935,15 @@ async function fetchExplain(n) {
   } catch (e) { explained[n] = []; }
 }
 
-function explainLines(hand, settlement) {
+// The count in words (the server's, in the page's language), once it is here; else null.
+function explainedLines(hand, settlement) {
   const n = hand?.n;
   if (n && !hand.explain && !settlement.explain) fetchExplain(n);
   const lines = (hand && hand.explain) || (settlement && settlement.explain) || (n && explained[n]);
-  if (Array.isArray(lines) && lines.length) return lines.map((l) => h("li", {}, l));
+  return Array.isArray(lines) && lines.length ? lines : null;
+}
+
+function eventLines(settlement) {
   return (settlement.events || []).map((ev) => h("li", { class: `ev team-${ev.team}` },
     h("span", { class: "ev-lance" }, lanceLabel(ev.lance)),
     h("span", { class: "ev-team" }, teamName(ev.team)),
@@ -955,14 +959,28 @@ function renderSettlement() {
   if (!settlement || (cur.log && cur.log.length) || !state.hands?.length) { box.hidden = true; return; }
   const hand = lastHand();
   const sc = settlement.score || [0, 0];
+  const words = explainedLines(hand, settlement);
+  const disputes = settlement.disputes || [];
   box.replaceChildren(...[
     h("h2", {}, `${t("set.title")} · ${t("table.hand_n", { n: hand?.n ?? state.hands.length })}`),
-    h("ol", { class: "explain", role: "list" }, explainLines(hand, settlement)),
+    h("ol", { class: "explain", role: "list" }, words ? words.map((l) => h("li", {}, l)) : eventLines(settlement)),
     h("p", { class: "score-after" }, t("set.score_after", { a: sc[0], b: sc[1] })),
-    (settlement.disputes || []).length ? h("div", { class: "disputes" }, h("h3", {}, t("set.disputes")),
-      h("ul", {}, settlement.disputes.map((d) => h("li", {}, typeof d === "string" ? d : d.message || d.why || JSON.stringify(d))))) : null,
+    // the count in words says each dispute in its place; without it (not here yet) they are said below
+    !words && disputes.length ? h("div", { class: "disputes" }, h("h3", {}, t("set.disputes")),
+      h("ul", {}, disputes.map((d) => h("li", {}, disputeText(d))))) : null,
   ].filter(Boolean));
   box.hidden = false;
+}
+
+// A dispute (HAND-RECORD.md: seat, lance, kind, declared, cards, rule, effect) in a sentence:
+// who said or held what, and the rule applied.
+function disputeText(d) {
+  if (!d || typeof d !== "object") return String(d ?? "");
+  const p = Number.isInteger(d.seat) && d.seat >= 0 && d.seat <= 3 ? playerName(d.seat) : "?";
+  const l = BET_PHASES.includes(d.lance) ? lanceLabel(d.lance).toLowerCase() : String(d.lance ?? "");
+  const key = `dispute.${d.kind}`;
+  const text = t(key) !== key ? t(key, { p, l }) : t("dispute.other", { p, l });
+  return d.rule ? `${text} (${d.rule})` : text;
 }
 
 // Deje toasts: the stones of a refused bet are paid at once.
