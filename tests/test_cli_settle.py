@@ -170,6 +170,29 @@ def test_explain_several_hands_are_headed_by_their_line() -> None:
     assert text[0] == "# line 1" and "# line 2" in text
 
 
+def test_explain_says_when_the_cards_were_not_shown() -> None:
+    """Cards not shown: the count from the cards is skipped (engine README ruling 11), and
+    the explanation says so instead of printing only the line's header; what was settled at
+    the table (a deje) is still told."""
+    hidden = {"esku": 0, "hands": None, "declared": {"pares": [False] * 4, "juego": [False] * 4}}
+    proc = settle("--explain", stdin=json.dumps(hidden))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["# line 1", "Cards not shown: nothing was counted from them"]
+    dejes = hidden | {"bets": {"grande": [{"seat": 0, "act": "envido"}, {"seat": 1, "act": "no_quiero"}]}}
+    proc = settle("--explain", "--lang", "es", stdin=json.dumps(dejes))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "# line 1",
+        "Grande: envido, no quiero: deje para asiento 0 y asiento 2, +1 → 1–0",
+        "Cartas no enseñadas: no se ha contado nada de ellas",
+    ]
+    partly = SIMPLE | {"hands": [SIMPLE["hands"][0], None, SIMPLE["hands"][2], None],
+                       "declared": {"pares": [True] * 4, "juego": [True, False, True, False]}}
+    proc = settle("--explain", stdin=json.dumps(partly))
+    assert proc.returncode == 0, proc.stderr
+    assert "Cards not shown: seat 1, seat 3: what needs them was not counted" in proc.stdout.splitlines()
+
+
 def test_bad_options_are_usage_errors() -> None:
     proc = settle("--lang", "de", stdin=json.dumps(HAND))
     assert proc.returncode == 2

@@ -48,6 +48,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "amarrakos": "{a} amarrakos", "amarrako": "1 amarrako", "stones": "{s}", "amarr_stones": "{a} {s}",
         "zero": "nothing",
         "cards": "Cards",
+        "cards_hidden": "Cards not shown: nothing was counted from them",
+        "cards_some_hidden": "Cards not shown: {p}: what needs them was not counted",
         "ordago_won": "{p} wins the órdago with {x}: the game to {t}",
         "ordago_won_team": "the órdago and the game to {t}",
         "game_over": "Game to {t}, {score}",
@@ -80,6 +82,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "amarrakos": "{a} amarracos", "amarrako": "1 amarraco", "stones": "{s}", "amarr_stones": "{a} y {s}",
         "zero": "nada",
         "cards": "Cartas",
+        "cards_hidden": "Cartas no enseñadas: no se ha contado nada de ellas",
+        "cards_some_hidden": "Cartas no enseñadas: {p}: no se ha contado lo que depende de ellas",
         "ordago_won": "gana {p} el órdago con {x}: el juego para {t}",
         "ordago_won_team": "el órdago y el juego para {t}",
         "game_over": "Juego para {t}, {score}",
@@ -112,6 +116,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "amarrakos": "{a} hamarreko", "amarrako": "hamarreko bat", "stones": "{s}", "amarr_stones": "{a} eta {s}",
         "zero": "ezer ez",
         "cards": "Kartak",
+        "cards_hidden": "Kartak ez dira erakutsi: haietatik ez da ezer kontatu",
+        "cards_some_hidden": "Kartak erakutsi gabe: {p}: haien beharra zuena ez da kontatu",
         "ordago_won": "{p} irabazle hordagoan, {x}: jokoa, {t} irabazle",
         "ordago_won_team": "hordagoa eta jokoa, {t} irabazle",
         "game_over": "Jokoa, {t} irabazle: {score}",
@@ -144,6 +150,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "amarrakos": "{a} hamarrekos", "amarrako": "1 hamarreko", "stones": "{s}", "amarr_stones": "{a} {s}",
         "zero": "rien",
         "cards": "Cartes",
+        "cards_hidden": "Cartes non montrées : rien n'a été compté sur elles",
+        "cards_some_hidden": "Cartes non montrées : {p} : ce qui en dépend n'a pas été compté",
         "ordago_won": "{p} gagne l'hordago avec {x} : la manche à {t}",
         "ordago_won_team": "l'hordago et la manche à {t}",
         "game_over": "Manche à {t}, {score}",
@@ -275,8 +283,8 @@ def explain(
     `settlement` is what `settle(record)` returned; `players` names the four seats
     (default "seat 0".."seat 3" in the language); `teams` (optional) names the teams,
     else each team is named by its two players. Lines: the cards shown, every deje and
-    every count in the order they scored (an accepted órdago among them), the end of the
-    game, adentro, and each dispute.
+    every count in the order they scored (an accepted órdago among them), the cards not
+    shown (what needed them was not counted), the end of the game, adentro, and each dispute.
     """
     w = words(lang)
     if not players:
@@ -383,6 +391,12 @@ def explain(
     if ordago is not None and ordago not in seen and settlement.get("winner") in (0, 1):
         lines.append(f"{w[ordago]}: {_bets_text(bets.get(ordago) or [], lang)}: "
                      f"{ordago_body(ordago, lances[ordago], settlement['winner'])}")
+
+    hidden = [players[s] for s in range(4) if s >= len(hands) or not hands[s]]
+    if len(hidden) == 4:  # nothing but what was settled at the table (dejes) could count
+        lines.append(w["cards_hidden"])
+    elif hidden:
+        lines.append(w["cards_some_hidden"].format(p=", ".join(hidden)))
 
     score = settlement.get("score") or [0, 0]
     if settlement.get("game_over") and settlement.get("winner") in (0, 1):
