@@ -1291,3 +1291,19 @@ def test_undoing_an_imported_hand_that_records_only_cards(client) -> None:
     again = state(client, t)["hands"]  # now with the words said: the same hand, the same count
     assert again[0] == before[0] and again[1]["settlement"] == before[1]["settlement"]
     assert {k: v for k, v in again[1]["record"].items() if k not in ("declared", "bets")} == before[1]["record"]
+
+
+def test_undoing_an_imported_hand_keeps_a_partners_echo_of_the_refusal(client) -> None:
+    """HAND-RECORD.md's own example: the grande envido refused by seat 1, and seat 3's
+    no_quiero after it (an echo of the team's refusal): undone, both are said again, in
+    the grande, and the hand settles again as it was recorded."""
+    echoed = {**IMPORTED, "bets": {**IMPORTED["bets"], "grande": [
+        {"seat": 0, "act": "envido", "n": 3}, {"seat": 1, "act": "no_quiero"}, {"seat": 3, "act": "no_quiero"}]}}
+    t = import_match(client, echoed)
+    before = state(client, t)["hands"][0]
+    cur = undo(client, t).json["current"]
+    assert cur["log"][:4] == [*echoed["bets"]["grande"], {"seat": 0, "act": "paso"}]
+    assert cur["phase"] == "showdown" and cur["score"] == [1, 0]
+    assert showdown(client, t, IMPORTED["hands"]).status_code == 200
+    again = state(client, t)["hands"][0]
+    assert again["record"] == before["record"] and again["settlement"] == before["settlement"]

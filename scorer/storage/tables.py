@@ -789,26 +789,32 @@ def check_client_id(client_id: Any) -> str:
 def _log_of(rules: Any, record: dict[str, Any]) -> list[dict[str, Any]]:
     """The live log that says what `record` recorded, in the order it is said at the
     table: its declarations (one not recorded, what the seat's cards hold) and its bets
-    (a lance not recorded, passed by all), up to the showdown; as far as the engine takes
-    them ([] for a record it refuses as a whole)."""
+    (a lance not recorded, passed by all; a partner's echo of the team's refusal right
+    after it), up to the showdown; as far as the engine takes them ([] for a record it
+    refuses as a whole)."""
     try:
         rec = engine.parse_hand(record)
     except engine.MusError:
         return []
     bets = {lance: [a.to_json() for a in acts] for lance, acts in rec.bets.items()}
     live = engine.LiveHand.start(rules, rec.esku, rec.score)
-    while live.phase not in ("showdown", "over"):
+    last = None  # the lance of the last bet taken from the record
+    action: dict[str, Any]
+    while live.phase not in ("showdown", "over") or (last is not None and bets.get(last)):
         seat, phase = live.to_speak, live.phase
-        if phase.endswith("_declare"):
+        if last is not None and last != phase and bets.get(last):
+            action = bets[last].pop(0)  # said after its lance ended: the partner's echo of a refusal
+        elif phase.endswith("_declare"):
             claim = phase.removesuffix("_declare")
             holds = (rec.declared.get(claim) or (None,) * 4)[seat]
             if holds is None:
                 value = rec.values[seat]
                 holds = bool(value is not None and (value.pares_kind if claim == "pares" else value.juego))
-            action: dict[str, Any] = {"seat": seat, "act": "declare", claim: holds}
+            action = {"seat": seat, "act": "declare", claim: holds}
         else:
             queue = bets.get(phase)
             action = queue.pop(0) if queue else {"seat": seat, "act": "paso"}
+            last = phase
         try:
             live = live.apply(action)
         except engine.MusError:  # not the engine's reading of the record: what it took stands
