@@ -1,7 +1,9 @@
-"""What the commands that work on the database (`export-photos`, `prune`) share: opening it."""
+"""What the commands that work on the database (`export-photos`, `prune`) share: opening it,
+and saying why it failed."""
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,3 +27,12 @@ def open_database(command: str, db: str | None) -> tuple[Path, Database] | None:
     except SchemaError as exc:
         print(f"mus-scorer {command}: {exc}", file=sys.stderr)
         return None
+    except sqlite3.Error as exc:  # locked, or unreadable past its first page
+        print(database_problem(command, path, exc), file=sys.stderr)
+        return None
+
+
+def database_problem(command: str, path: Path, exc: sqlite3.Error) -> str:
+    """The line that says why the database at `path` failed the command (`exc`: corrupt
+    past the pages checked on opening, locked, read-only, the disk full)."""
+    return f"mus-scorer {command}: {path}: cannot use the database ({exc})"

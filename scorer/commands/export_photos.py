@@ -20,14 +20,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import sqlite3
     from pathlib import Path
 
-    from scorer.commands._db import open_database
+    from scorer.commands._db import database_problem, open_database
     from scorer.storage.photos import ExportError, export
 
     if (opened := open_database("export-photos", args.db)) is None:
         return 1
-    _, db = opened
+    path, db = opened
     folder = Path(args.folder)
     try:
         n, written = export(db, folder)
@@ -36,6 +37,9 @@ def run(args: argparse.Namespace) -> int:
         return 1
     except ExportError as exc:
         print(f"mus-scorer export-photos: {exc}", file=sys.stderr)
+        return 1
+    except sqlite3.Error as exc:  # corrupt past the pages checked on opening, locked
+        print(database_problem("export-photos", path, exc), file=sys.stderr)
         return 1
     finally:
         db.close()

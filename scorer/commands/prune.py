@@ -29,7 +29,9 @@ def _mb(n: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from scorer.commands._db import open_database
+    import sqlite3
+
+    from scorer.commands._db import database_problem, open_database
     from scorer.storage.prune import prune
 
     if (opened := open_database("prune", args.db)) is None:
@@ -40,6 +42,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"mus-scorer prune: {exc}", file=sys.stderr)
         return 2
+    except sqlite3.Error as exc:  # corrupt past the pages checked on opening, locked, the disk full
+        print(database_problem("prune", path, exc), file=sys.stderr)
+        return 1
     finally:
         db.close()
     verb = "would delete" if args.dry_run else "deleted"

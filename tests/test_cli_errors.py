@@ -1,0 +1,58 @@
+"""The commands other than `serve` on inputs that are not what they expect: one line on
+standard error naming what is wrong, and an exit status, never a Python traceback."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HAND = ROOT / "examples" / "hand.json"
+MATCH = ROOT / "examples" / "match.jsonl"
+
+
+def cli(*args: str, cwd: Path = ROOT, stdout: object = subprocess.PIPE) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([sys.executable, "-m", "scorer", *args], stdout=stdout, stderr=subprocess.PIPE, text=True,
+                          cwd=cwd, env=env, timeout=120)
+
+
+def one_line(proc: subprocess.CompletedProcess[str], command: str, status: int) -> str:
+    assert proc.returncode == status, (proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.startswith(f"mus-scorer {command}: ") and proc.stderr.count("\n") == 1, proc.stderr
+    return proc.stderr
+
+
+# -- a database corrupt past the pages checked on opening --------------------------------
+@pytest.fixture()
+def corrupt_db(tmp_path: Path) -> Path:
+    """A mus-scorer database whose first two pages (the header and the schema) are sound
+    and whose other pages are noise: it opens, then fails the first query that reads on."""
+    from scorer.storage import Database
+    from scorer.storage.tables import TableStore
+
+    db = tmp_path / "mus.db"
+    store = TableStore(Database(db))
+    for n in range(40):
+        store.create({"teams": [f"Team {n}", f"Other {n}"]})
+    store.db.close()
+    data = db.read_bytes()
+    size = int.from_bytes(data[16:18], "big") or 65536  # the page size
+    assert len(data) > 4 * size
+    noise = random.Random(7).randbytes(len(data) - 2 * size)
+    db.write_bytes(data[:2 * size] + noise)
+    return db
+
+
+@pytest.mark.parametrize("command", [["prune", "--dry-run"], ["prune"], ["prune", "--tables-days", "1"],
+                                     ["export-photos", "out"]])
+def test_a_database_corrupt_inside_is_named_not_a_traceback(corrupt_db: Path, tmp_path: Path,
+                                                              command: list[str]) -> None:
+    err = one_line(cli(*command, "--db", str(corrupt_db), cwd=tmp_path), command[0], 1)
+    assert f"{corrupt_db}: cannot use the database (" in err
