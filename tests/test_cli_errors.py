@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -56,3 +57,24 @@ def test_a_database_corrupt_inside_is_named_not_a_traceback(corrupt_db: Path, tm
                                                               command: list[str]) -> None:
     err = one_line(cli(*command, "--db", str(corrupt_db), cwd=tmp_path), command[0], 1)
     assert f"{corrupt_db}: cannot use the database (" in err
+
+
+# -- scan: a model that cannot be loaded ---------------------------------------------------
+@pytest.mark.parametrize(("broken", "says"), [("cards-det.onnx", "cards-det.onnx"),
+                                              ("cards-cls.json", "one of its .json files is not JSON")])
+def test_scan_with_a_broken_model_says_so(tmp_path: Path, broken: str, says: str) -> None:
+    pytest.importorskip("onnxruntime")
+    shipped = ROOT / "models"
+    if not (shipped / "cards-det.onnx").is_file() or not (shipped / "cards-cls.json").is_file():
+        pytest.skip("no shipped model to copy")
+    model = tmp_path / "model"
+    model.mkdir()
+    for f in ("cards-det.onnx", "cards-cls.onnx", "cards-cls.json"):
+        shutil.copy(shipped / f, model / f)
+    (model / broken).write_text("{not a model")
+    from PIL import Image
+
+    photo = tmp_path / "photo.png"
+    Image.new("RGB", (200, 150), "white").save(photo)
+    err = one_line(cli("scan", "--model-dir", str(model), str(photo)), "scan", 2)
+    assert f"the card model in {model} cannot be loaded: " in err and says in err

@@ -37,6 +37,13 @@ def _scan(args: argparse.Namespace) -> int:
     except ModelError as exc:
         print(f"mus-scorer scan: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:  # noqa: BLE001 - a model file onnxruntime cannot load, a names file not JSON
+        why = " ".join(str(exc).split()) or type(exc).__name__
+        if isinstance(exc, json.JSONDecodeError):
+            why = f"one of its .json files is not JSON ({why})"
+        print(f"mus-scorer scan: the card model in {args.model_dir or 'the default folder'} cannot be loaded: {why}",
+              file=sys.stderr)
+        return 2
     if args.annotate and (why := _annotate_dir(args.annotate)):
         print(f"mus-scorer scan: --annotate {args.annotate}: {why}", file=sys.stderr)
         return 2
