@@ -9,6 +9,7 @@ starts fast.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import sys
 
@@ -62,6 +63,18 @@ def main(argv: list[str] | None = None) -> int:
         return int(args._module.run(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:  # the output cannot be written: the disk full (> /dev/full), a quota, an I/O error
+        if exc.errno not in _CANNOT_WRITE:
+            raise
+        where = exc.filename if exc.filename else "cannot write the output"
+        print(f"mus-scorer {args.command}: {where}: {exc.strerror}", file=sys.stderr)
+        from scorer.commands._io import drop_stdout
+
+        drop_stdout()  # what is left in the buffer is not written again at exit
+        return 2
+
+
+_CANNOT_WRITE = {getattr(errno, name) for name in ("ENOSPC", "EDQUOT", "EFBIG", "EIO") if hasattr(errno, name)}
 
 
 if __name__ == "__main__":

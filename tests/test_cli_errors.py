@@ -78,3 +78,13 @@ def test_scan_with_a_broken_model_says_so(tmp_path: Path, broken: str, says: str
     Image.new("RGB", (200, 150), "white").save(photo)
     err = one_line(cli("scan", "--model-dir", str(model), str(photo)), "scan", 2)
     assert f"the card model in {model} cannot be loaded: " in err and says in err
+
+
+# -- output that cannot be written ---------------------------------------------------------
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize("command", [["settle", str(HAND)], ["replay", str(MATCH)], ["replay", "--json", str(MATCH)],
+                                     ["standings", str(MATCH)]])
+def test_a_full_disk_is_one_line(command: list[str]) -> None:
+    with open("/dev/full", "w") as full:
+        err = one_line(cli(*command, stdout=full), command[0], 2)
+    assert err.endswith(": cannot write the output: No space left on device\n")
