@@ -3,6 +3,7 @@ standard error naming what is wrong, and an exit status, never a Python tracebac
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -88,3 +89,21 @@ def test_a_full_disk_is_one_line(command: list[str]) -> None:
     with open("/dev/full", "w") as full:
         err = one_line(cli(*command, stdout=full), command[0], 2)
     assert err.endswith(": cannot write the output: No space left on device\n")
+
+
+# -- settle --jobs ---------------------------------------------------------------------------
+@pytest.mark.parametrize(("jobs", "says"), [("257", "'257' is more than 256 processes"), ("-1", "'-1' is not"),
+                                            ("²", "'²' is not a whole number"), ("١", "'١' is not a whole number")])
+def test_settle_jobs_out_of_bounds_is_refused(jobs: str, says: str) -> None:
+    proc = cli("settle", "--jobs", jobs, str(HAND))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and says in proc.stderr, proc.stderr
+
+
+def test_settle_many_jobs_for_few_lines(tmp_path: Path) -> None:
+    hand = json.loads(HAND.read_text())
+    lines = tmp_path / "hands.jsonl"
+    lines.write_text("".join(json.dumps(hand) + "\n" for _ in range(600)))  # three blocks of 256 lines at most
+    proc = cli("settle", "--jobs", "256", str(lines))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.splitlines()
+    assert len(out) == 600 and len(set(out)) == 1

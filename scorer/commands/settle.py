@@ -33,14 +33,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", default="en", choices=("en", "es", "eu", "fr"),
                         help="language of --explain (default en)")
     parser.add_argument("--jobs", type=_count, default=0, metavar="N",
-                        help=f"worker processes for JSON Lines (default 0: one per CPU, up to 8, "
-                             f"from {PARALLEL_FROM} lines on)")
+                        help=f"worker processes for JSON Lines, at most {MAX_JOBS} (default 0: one per CPU, "
+                             f"up to 8, from {PARALLEL_FROM} lines on)")
+
+
+MAX_JOBS = 256  # processes forked at once
 
 
 def _count(text: str) -> int:
-    """A whole number, 0 or more (for --jobs)."""
-    if not text.isdigit():
+    """A whole number, 0 to `MAX_JOBS` (for --jobs)."""
+    if not (text.isascii() and text.isdigit()):
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (0: automatic)")
+    if int(text) > MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"{text!r} is more than {MAX_JOBS} processes (0: automatic)")
     return int(text)
 
 
@@ -137,6 +142,7 @@ def _settle_all(text: str, explain_lang: str | None, jobs: int) -> int:
     workers = _jobs(jobs, len(lines))
     size = CHUNK if workers == 1 else max(256, min(CHUNK, len(lines) // (4 * workers)))
     chunks = [(i + 1, lines[i:i + size]) for i in range(0, len(lines), size)]
+    workers = min(workers, len(chunks))  # no process with nothing to do
     if workers > 1 and len(chunks) > 1:
         import multiprocessing
 
