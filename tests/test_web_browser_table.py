@@ -980,3 +980,36 @@ def test_a_dispute_is_said_in_words_in_the_pages_language(server, browser):
             assert "{" not in page.inner_text("#settlement")
         finally:
             ctx.close()
+
+
+def test_for_my_part_is_offered_in_the_pages_language(server, browser):
+    """Facing a bet with a partner still to answer, the "paso" the server offers is the
+    answer "for my part" (para mí no, nere gatik tira), after the team's answers, in the
+    phone's language, with its hint; said, the bubble and the log say it so, and the
+    partner, answering last, is offered no such thing."""
+    api = Api(server.url)
+    api.act("envido", n=2)
+    for lang, label, hint in (("eu", "Nere gatik tira", "«Tira» bikote osoarena da"),
+                              ("fr", "Pas pour moi", "« Je laisse » refuse pour vous deux"),
+                              ("en", "Not for me", "“No quiero” refuses for you both"),
+                              ("es", "Para mí no", "«No quiero» rechaza por los dos")):
+        ctx = phone(browser, lang)
+        page = ctx.new_page()
+        try:
+            page.goto(api.url())
+            page.wait_for_selector(".act[data-act=paso]")
+            assert page.eval_on_selector_all("#action-grid .act", "els => els.map(e => e.dataset.act)") == [
+                "quiero", "no_quiero", "paso", "mas", "ordago"]
+            paso = ".act[data-act=paso]"
+            assert page.inner_text(paso) == label and page.get_attribute(paso, "aria-describedby") == "action-hint"
+            assert page.is_visible("#action-hint") and hint in page.inner_text("#action-hint")
+            assert hint in page.get_attribute(paso, "title")
+            if lang == "es":
+                page.click(paso)  # Bixente is out of the grande; Maite still answers
+                until(page, "document.querySelector('#speaker').textContent.includes('Maite')")
+                assert page.inner_text(".seat[data-seat='1'] .bubble") == "Para mí no"
+                assert page.locator("#log-list .log-what").all_text_contents() == ["Envido", "Para mí no"]
+                assert page.locator(paso).count() == 0 and page.is_hidden("#action-hint")
+                assert page.locator(".act[data-act=no_quiero]").count() == 1
+        finally:
+            ctx.close()

@@ -51,6 +51,16 @@ function actLabel(a) {
   }
 }
 
+// A "paso" said facing a bet is "for my part" (para mí no, nere gatik tira): that player is
+// out of the lance and the partner still answers, where a "no quiero" refuses for the team.
+function facingBet(log, i) {
+  const lance = lanceOf(log[i], i);
+  if (!log[i] || log[i].act !== "paso" || !lance) return false;
+  for (let j = i - 1; j >= 0 && lanceOf(log[j], j) === lance; j--) if (["envido", "mas", "ordago"].includes(log[j].act)) return true;
+  return false;
+}
+function saidLabel(log, i) { return facingBet(log, i) ? t("act.paso_mine") : actLabel(log[i]); }
+
 // ------------------------------------------------------------------ the API
 
 // A write or a photo lost on the way (the bar's wifi) is sent again with the same
@@ -327,7 +337,7 @@ function renderMesa() {
     const bubble = el.querySelector(".bubble");
     const last = lastBySeat[seat];
     if (last && last.act !== "declare" && BET_PHASES.includes(phase)) {
-      bubble.textContent = actLabel(last);
+      bubble.textContent = saidLabel(cur.log || [], (cur.log || []).indexOf(last));
       bubble.dataset.act = last.act;
       bubble.hidden = false;
     } else bubble.hidden = true;
@@ -408,7 +418,10 @@ function renderActions() {
       : phase === "over" ? t("table.game_over_deje") : t("table.to_cards"));
   }
   const mine = legal.filter((a) => seat === null || seat === undefined || a.seat === seat);
-  const order = { paso: 0, declare: 0, quiero: 1, no_quiero: 2, envido: 3, mas: 4, ordago: 5 };
+  // facing a bet, a "paso" the server offers is "for my part": after the team's answers, said so
+  const answering = mine.some((a) => a.act === "quiero");
+  const forMyPart = answering && mine.some((a) => a.act === "paso");
+  const order = { paso: answering ? 2.5 : 0, declare: 0, quiero: 1, no_quiero: 2, envido: 3, mas: 4, ordago: 5 };
   mine.sort((a, b) => (order[a.act] - order[b.act]) || ((a.n || 0) - (b.n || 0)) || (("pares" in a ? a.pares : a.juego) ? -1 : 1));
   grid.dataset.count = mine.length;
   grid.dataset.mode = mine.some((a) => a.act === "quiero") ? "answer" : mine.some((a) => a.act === "declare") ? "declare" : "open";
@@ -423,6 +436,9 @@ function renderActions() {
         h("button", { type: "button", class: "btn act act-mas", dataset: { act: "mas" }, onclick: () => write("actions", { action: { ...a, n: masN } }) }, t("act.mas_n", { n: masN })),
         h("button", { type: "button", class: "btn step", "aria-label": t("act.mas_more"), dataset: { step: "more" }, onclick: () => { masN = Math.min(40, masN + 1); renderActions(); } }, "+"));
       grid.append(stepper);
+    } else if (a.act === "paso" && answering) {
+      grid.append(h("button", { type: "button", class: "btn act act-paso act-paso-mine", dataset: { act: "paso" }, title: t("act.paso_mine_hint"), "aria-describedby": "action-hint", onclick: () => write("actions", { action: a }) },
+        t("act.paso_mine")));
     } else {
       grid.append(h("button", { type: "button", class: `btn act ${actionClass(a)}`, dataset: { act: a.act, n: a.n ?? null }, onclick: () => write("actions", { action: a }) },
         actLabel(a)));
@@ -433,6 +449,9 @@ function renderActions() {
     grid.append(h("button", { type: "button", class: "btn btn-primary act act-cards", id: "btn-to-cards", dataset: { act: "cards" }, onclick: goToCards },
       icon("cards"), h("span", {}, t("table.go_cards"))));
   }
+  const hint = $("action-hint");
+  hint.textContent = forMyPart ? t("act.paso_mine_hint") : "";
+  hint.hidden = !forMyPart;
   refocusAction(grid, had);
   const musBtn = $("btn-mus");
   const log = cur.log || [];
@@ -1082,7 +1101,7 @@ function renderLog() {
       lance = l;
       list.append(h("li", { class: "log-lance" }, phaseLabel(l)));
     }
-    list.append(h("li", { class: `log-act team-${team(a.seat)}` }, h("span", { class: "log-who" }, playerName(a.seat)), h("span", { class: "log-what" }, actLabel(a))));
+    list.append(h("li", { class: `log-act team-${team(a.seat)}` }, h("span", { class: "log-who" }, playerName(a.seat)), h("span", { class: "log-what" }, saidLabel(log, i))));
   });
 }
 
