@@ -107,3 +107,38 @@ def test_settle_many_jobs_for_few_lines(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.splitlines()
     assert len(out) == 600 and len(set(out)) == 1
+
+
+# -- standings: a damaged tournament zip -----------------------------------------------------
+def damaged_zip(path: Path, members: dict[str, bytes], damaged: str) -> None:
+    """A zip of `members` (deflated) whose member `damaged` has its compressed bytes flipped."""
+    import zipfile
+
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo(damaged)
+    raw = bytearray(path.read_bytes())
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    for i in range(start + 4, start + min(40, info.compress_size - 2)):
+        raw[i] ^= 0x55
+    path.write_bytes(bytes(raw))
+
+
+def test_standings_names_a_zip_member_that_cannot_be_unpacked(tmp_path: Path) -> None:
+    zipped = tmp_path / "tour.zip"
+    damaged_zip(zipped, {"matches/01-a-b.jsonl": MATCH.read_bytes() * 20}, "matches/01-a-b.jsonl")
+    proc = cli("standings", str(zipped))
+    err = one_line(proc, "standings", 2)
+    assert f"{zipped}:matches/01-a-b.jsonl: cannot be unpacked (" in err and proc.stdout == ""
+
+
+def test_standings_over_a_zip_whose_tournament_json_is_damaged_ranks_its_matches(tmp_path: Path) -> None:
+    zipped = tmp_path / "tour.zip"
+    damaged_zip(zipped, {"matches/01-a-b.jsonl": MATCH.read_bytes(),
+                         "tournament.json": json.dumps({"teams": ["Txuriak", "Beltzak"] * 50}).encode()},
+                "tournament.json")
+    proc = cli("standings", str(zipped))
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert "Txuriak" in proc.stdout

@@ -22,6 +22,7 @@ import argparse
 import json
 import sys
 import zipfile
+import zlib
 from typing import Any
 
 from scorer.commands._io import NotText, Shown, piped, read_input, shown, text_of
@@ -80,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 MAX_MEMBER = 20_000_000  # bytes of one match file inside a zip
+# what reading a member of a damaged zip raises: a bad CRC, corrupt or cut deflate data,
+# a compression method or an encryption zipfile does not read
+UNREADABLE_MEMBER = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError)
 
 
 def _texts(path: str) -> list[tuple[str, str | None, int]]:
@@ -108,6 +112,10 @@ def _texts(path: str) -> list[tuple[str, str | None, int]]:
                 except NotText as exc:  # named by member, as the bad line of one is
                     print(shown(f"mus-scorer standings: {name}: {exc}"), file=sys.stderr)
                     out.append((name, None, 2))
+                except UNREADABLE_MEMBER as exc:
+                    print(shown(f"mus-scorer standings: {name}: cannot be unpacked ({exc or type(exc).__name__})"),
+                          file=sys.stderr)
+                    out.append((name, None, 2))
             return out
     except (OSError, NotText, zipfile.BadZipFile) as exc:
         print(shown(f"mus-scorer standings: {path}: {exc}"), file=sys.stderr)
@@ -125,7 +133,7 @@ def _league(path: str) -> tuple[list[str], list[dict[str, Any]] | None]:
             if "tournament.json" not in z.namelist() or z.getinfo("tournament.json").file_size > MAX_MEMBER:
                 return [], None
             saved = json.loads(z.read("tournament.json").decode("utf-8"))
-    except (OSError, ValueError, zipfile.BadZipFile):
+    except (OSError, ValueError, *UNREADABLE_MEMBER):  # the matches say what is wrong with the zip
         return [], None
     saved = saved if isinstance(saved, dict) else {}
     teams, groups = saved.get("teams"), saved.get("groups")
