@@ -68,8 +68,9 @@ def _database_at(path, version: int, *inserts: str) -> Database:
     from scorer.storage.db import MIGRATIONS
 
     conn = sqlite3.connect(path)
+    conn.row_factory = sqlite3.Row
     for script in MIGRATIONS[:version]:
-        conn.executescript(script)
+        script(conn) if callable(script) else conn.executescript(script)
     for sql in inserts:
         conn.execute(sql)
     conn.execute(f"PRAGMA user_version = {version}")
@@ -173,4 +174,41 @@ def test_a_version_6_tournament_starts_at_revision_0_and_counts_its_changes(tmp_
     with pytest.raises(StoreError, match="follows revision 0, but the tournament is at revision 1"):
         tours.rename("c1", {"name": "Otra"}, revision=0)
     assert (tours.state("c1")["name"], tours.state("c1")["revision"]) == ("Liga de otoño", 1)
+    db.close()
+
+
+def test_a_version_7_database_says_its_old_refusals_as_they_meant(tmp_path) -> None:
+    """Hands stored while a no_quiero counted for its speaker alone (the partner then
+    accepted, raised or refused too) are said with paso for that speaker's part: the
+    table opens, its settled hand reads and settles as it did, and its current hand, whose
+    partner was still to answer, still waits for that partner."""
+    import json
+
+    from scorer import engine
+    from scorer.storage.tables import TableStore
+
+    header = {"teams": ["A", "B"], "players": ["a", "b", "c", "d"], "rules": {"kings": 8, "target": 40}, "esku": 0}
+    hands = [["12o", "3c", "1e", "5b"], ["7o", "7c", "7e", "10b"], ["2o", "4c", "6e", "11b"], ["1o", "1c", "5e", "6o"]]
+    old_log = [{"seat": 0, "act": "envido", "n": 2}, {"seat": 1, "act": "no_quiero"}, {"seat": 3, "act": "quiero"}]
+    record = {"format": "mus-hand/1", "esku": 0, "score": [0, 0], "hands": hands,
+              "declared": {"pares": [True, True, False, True], "juego": [False, True, False, False]},
+              "bets": {"grande": old_log}}
+    new_record = {**record, "bets": {"grande": [old_log[0], {"seat": 1, "act": "paso"}, old_log[2]]}}
+    settlement = engine.settle(new_record)
+    # the next hand, esku seat 1: seat 2 refused for itself, seat 0 not yet answered
+    current = {"log": [{"seat": 1, "act": "envido", "n": 2}, {"seat": 2, "act": "no_quiero"}], "mus_rounds": 0}
+    q = lambda obj: json.dumps(obj).replace("'", "''")  # noqa: E731
+    db = _database_at(
+        tmp_path / "v7.db", 7,
+        "INSERT INTO tables (id, token, watch_token, header, version, current, created, updated) VALUES "
+        f"('t1', 'tok', 'w', '{q(header)}', 5, '{q(current)}', 0, 0)",
+        "INSERT INTO hands (table_id, n, record, settlement, log, created) VALUES "
+        f"('t1', 1, '{q(record)}', '{q(settlement)}', '{q(old_log)}', 0)",
+    )
+    assert db.schema_version == SCHEMA_VERSION >= 8
+    rt = TableStore(db).runtime("t1")
+    assert [a["act"] for a in rt.hands[0]["record"]["bets"]["grande"]] == ["envido", "paso", "quiero"]
+    assert engine.settle(rt.hands[0]["record"])["score"] == settlement["score"]
+    assert [a["act"] for a in rt.logs[0][0]] == ["envido", "paso", "quiero"]
+    assert rt.live.log[1]["act"] == "paso" and rt.live.to_speak == 0  # the partner still answers
     db.close()

@@ -7,15 +7,57 @@ every write goes through the single writer connection under one lock, inside
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-# Each migration takes the schema from version i to i + 1 (`PRAGMA user_version`).
-MIGRATIONS: list[str] = [
+
+def _binding_refusals(conn: sqlite3.Connection) -> None:
+    """7 -> 8: a `no_quiero` now refuses for the whole team and `paso` facing a bet is "for
+    my part" (RULES.md, seed 004 art. 10); every stored hand and live log said the old way
+    (a `no_quiero` while the partner was still to answer) is said the new way, so that it
+    settles and replays as it did (`scorer.engine.upgrade`). A row that does not replay is
+    left as it was."""
+    from scorer import engine
+    from scorer.engine.upgrade import log_refusals, record_refusals
+
+    for table in conn.execute("SELECT id, header, current FROM tables").fetchall():
+        try:
+            header = json.loads(table["header"])
+            rules = engine.Rules.from_json(header["rules"])
+            match = engine.Match(rules, teams=tuple(header["teams"]), players=tuple(header["players"]),
+                                 esku=header["esku"])
+            rows = conn.execute("SELECT n, record, log FROM hands WHERE table_id = ? ORDER BY n",
+                                (table["id"],)).fetchall()
+            for row in rows:
+                stored = json.loads(row["record"])
+                record = record_refusals(stored)
+                log = json.loads(row["log"])
+                new_log = log_refusals(rules, record["esku"], record["score"], log) if log else log
+                if record is not stored or new_log != log:
+                    conn.execute("UPDATE hands SET record = ?, log = ? WHERE table_id = ? AND n = ?",
+                                 (json.dumps(record), json.dumps(new_log), table["id"], row["n"]))
+                match.play({k: v for k, v in record.items() if k != "score"})
+            current = json.loads(table["current"])
+            state = match.state()
+            if state["winner"] is None and current.get("log"):
+                eskus = current.get("eskus") or ()
+                esku = eskus[-1] if eskus else state["esku"]
+                log = log_refusals(rules, esku, tuple(state["score"]), current["log"])
+                if log != current["log"]:
+                    conn.execute("UPDATE tables SET current = ? WHERE id = ?",
+                                 (json.dumps({**current, "log": log}), table["id"]))
+        except (engine.MusError, ValueError, KeyError, TypeError):
+            continue  # as it was: the table says what is wrong when it is opened
+
+
+# Each migration takes the schema from version i to i + 1 (`PRAGMA user_version`): SQL
+# statements, or a function of the connection for a change of the data.
+MIGRATIONS: list[str | Callable[[sqlite3.Connection], None]] = [
     # 0 -> 1: tables, settled hands, idempotency keys, photos
     """
     CREATE TABLE tables (
@@ -105,6 +147,8 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE tournaments ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
     """,
+    # 7 -> 8: the hands said with the old reading of `no_quiero`, said as they meant
+    _binding_refusals,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -189,9 +233,13 @@ class Database:
             for i in range(current, SCHEMA_VERSION):
                 conn.execute("BEGIN IMMEDIATE")
                 try:
-                    for stmt in MIGRATIONS[i].split(";"):
-                        if stmt.strip():
-                            conn.execute(stmt)
+                    step = MIGRATIONS[i]
+                    if callable(step):
+                        step(conn)
+                    else:
+                        for stmt in step.split(";"):
+                            if stmt.strip():
+                                conn.execute(stmt)
                     conn.execute(f"PRAGMA user_version = {i + 1}")
                     conn.execute("COMMIT")
                 except BaseException:
