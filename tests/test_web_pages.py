@@ -295,3 +295,44 @@ def test_a_hands_count_answers_its_errors_in_json(tmp_path) -> None:
         r = c.get(url)
         assert r.status_code == status and r.mimetype == "application/json", url
         assert r.json["error"]["code"] == code and r.json["error"]["message"], url
+
+
+def test_the_history_says_a_paso_facing_a_bet_for_my_part_and_no_dispute_as_data(client):
+    """A paso said facing a bet reads "Not for me" (the partner still answers), one said
+    before any bet "Paso"; a dispute is said in words, never as its JSON."""
+    header = {"format": "mus-match/1", "teams": ["Txuriak", "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"],
+              "rules": {"kings": 8, "target": 40}, "esku": 0}
+    hand = {"hands": [["12o", "12c", "4e", "5b"], ["1o", "4o", "6o", "7o"], ["11c", "11e", "6c", "7c"],
+                      ["5c", "6e", "7e", "10b"]],
+            "declared": {"pares": [True, True, True, False], "juego": [False, False, False, False]},
+            "bets": {"grande": [{"seat": 0, "act": "paso"}, {"seat": 1, "act": "envido", "n": 2},
+                                {"seat": 2, "act": "paso"}, {"seat": 0, "act": "no_quiero"}]}}
+    r = client.post("/api/tables/import", data=json.dumps(header) + "\n" + json.dumps(hand) + "\n",
+                    headers={"Content-Type": "application/x-ndjson"})
+    assert r.status_code == 201, r.json
+    page = client.get(f"/t/{r.json['id']}/history?token={r.json['token']}&lang=en").get_data(as_text=True)
+    grande = page[page.index('<span class="said-lance">Grande</span>'):]
+    grande = grande[:grande.index("</li>")]
+    words = re.findall(r'<b class="tc">([^<]+)</b> ([^<]+)</span>', grande)
+    assert words == [("Ane", "Paso"), ("Bixente", "Envido"), ("Iker", "Not for me"), ("Ane", "No quiero")]
+    # the count in words says each dispute in its place; no second block
+    assert "Dispute: Bixente declared pares without holding it (seed 004 art. 13a)" in page
+    assert 'class="disputes"' not in page
+
+
+def test_the_history_says_the_disputes_in_words_where_the_count_in_words_is_missing(client, monkeypatch):
+    import web.pages
+
+    monkeypatch.setattr(web.pages, "explain_lines", lambda *args: [])
+    header = {"format": "mus-match/1", "teams": ["Txuriak", "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"],
+              "rules": {"kings": 8, "target": 40}, "esku": 0}
+    hand = {"hands": [["12o", "12c", "4e", "5b"], ["1o", "4o", "6o", "7o"], ["11c", "11e", "6c", "7c"],
+                      ["5c", "6e", "7e", "10b"]],
+            "declared": {"pares": [True, True, True, False], "juego": [False, False, False, False]}, "bets": {}}
+    r = client.post("/api/tables/import", data=json.dumps(header) + "\n" + json.dumps(hand) + "\n",
+                    headers={"Content-Type": "application/x-ndjson"})
+    page = client.get(f"/t/{r.json['id']}/history?token={r.json['token']}&lang=es").get_data(as_text=True)
+    block = page[page.index('class="disputes"'):]
+    block = block[:block.index("</ul>")]
+    assert "Bixente dijo pares sin tenerlo (seed 004 art. 13a)" in block
+    assert "Iker tenía juego sin declararlo" in block and "kind" not in block

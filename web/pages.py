@@ -499,6 +499,17 @@ def explain_lines(state: dict, hand: dict, lang: str) -> list[str]:
         return []
 
 
+def _for_my_part(actions: list) -> list:
+    """A lance's actions, each `paso` said facing a bet marked `mine`: "for my part" (para
+    mí no, nere gatik tira), where the partner still answers."""
+    out, bet = [], False
+    for a in actions:
+        if isinstance(a, dict):
+            out.append({**a, "mine": True} if bet and a.get("act") == "paso" else a)
+            bet = bet or a.get("act") in ("envido", "mas", "ordago")
+    return out
+
+
 def _hand_rows(state: dict) -> list[dict]:
     """One row per played hand: its number, esku, record, settlement, what was said by
     lance, the points each team took in each lance, the count in words."""
@@ -518,7 +529,7 @@ def _hand_rows(state: dict) -> list[dict]:
                 said.append(("declare", lance, [((esku + k) % 4, declared[lance][(esku + k) % 4])
                                                 for k in range(len(declared[lance]))]))
             if bets.get(lance):
-                said.append(("bets", lance, bets[lance]))
+                said.append(("bets", lance, _for_my_part(bets[lance])))
         points = {lance: [0, 0] for lance in LANCES}
         for ev in settlement.get("events") or []:
             lance, team = ev.get("lance"), ev.get("team")
