@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -235,3 +236,75 @@ def test_the_count_names_amarrakos_only_from_five_stones():
     counted = [line for line in out if "→" in line]
     assert counted and not any(re.search(r"→ \d+–\d+ \(\d\)", line) for line in counted)  # never a bare "(2)"
     assert any("(1 amarrako 2)" in line for line in counted)  # 7 stones: one amarrako and 2
+
+
+def _two_false_pares():
+    """Seats 0 and 1 declared pares; nobody holds any: seat 0's contradiction rules the
+    lance (seed 004 art. 13a), seat 1's is reported only."""
+    record = {"esku": 0, "score": [0, 0], "hands": [h.split() for h in
+                                                    ("1o 4c 5e 6b", "12o 11c 4e 7b", "10o 11e 5c 7c", "1c 6e 7e 4o")],
+              "declared": {"pares": [True, True, False, False]},
+              "bets": {"pares": [{"seat": 0, "act": "envido"}, {"seat": 1, "act": "quiero"}]}}
+    return record, settle(record)
+
+
+@pytest.mark.parametrize(
+    ("lang", "effective", "reported"),
+    [("en", "Ane declared pares without holding it (seed 004 art. 13a): bets on pares annulled; "
+            "the opponents count their pares",
+      "Bixente declared pares without holding it (seed 004 art. 13a): reported only; "
+      "the first contradiction from esku rules the lance"),
+     ("es", "Ane dijo pares sin tenerlo (seed 004 art. 13a): se anulan las apuestas a pares; "
+            "los contrarios cobran sus pares",
+      "Bixente dijo pares sin tenerlo (seed 004 art. 13a): solo se anota; "
+      "manda en el lance la primera contradicción desde la mano"),
+     ("eu", "Ane: pareak baduela esan du, baina ez du (seed 004 art. 13a): pareetako apustuak baliogabe; "
+            "aurkariek beren pareak kontatzen dituzte",
+      "Bixente: pareak baduela esan du, baina ez du (seed 004 art. 13a): jasota soilik; "
+      "eskutik lehen kontraesanak erabakitzen du"),
+     ("fr", "Ane a annoncé paires à tort (seed 004 art. 13a): paris aux paires annulés; "
+            "les adversaires comptent leurs paires",
+      "Bixente a annoncé paires à tort (seed 004 art. 13a): simplement signalé; "
+      "la première contradiction depuis l'esku fait foi")],
+)
+def test_each_dispute_says_what_it_did_in_the_readers_language(lang: str, effective: str, reported: str) -> None:
+    record, settlement = _two_false_pares()
+    out = explain(settlement, record, PLAYERS, lang, TEAMS)
+    disputes = [line.split(": ", 1)[1] for line in out if line.split(": ", 1)[0] in ("Dispute", "Disputa", "Auzia",
+                                                                                     "Litige")]
+    assert disputes[:2] == [effective, reported], out
+
+
+def _engine_effects() -> list[str]:
+    """Every effect settle.py says: each article's, and what an órdago or a second
+    contradiction makes of it."""
+    from scorer.engine.settle import _RULES
+
+    out = []
+    for *_, effect in _RULES.values():
+        out += [effect, f"{effect}; the ordago accepted in juego is annulled with them: the game goes on"]
+    return out + ["reported; the ordago accepted in pares decides the game, "
+                  "and only combinations the cards show count in it",
+                  "reported; the first contradiction from esku rules the lance",
+                  "reported; the contradiction of seat 1, which annuls the ordago, rules the lance",
+                  "flagged: seat 2 holds neither pares nor juego yet bet in juego"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_effect_the_engine_says_is_said_in_every_language(lang: str) -> None:
+    from scorer.engine.explain import _EFFECT_WORDS, _effect_text
+
+    assert set(_EFFECT_WORDS[lang]) == set(_EFFECT_WORDS["en"])
+    for effect in _engine_effects():
+        text = _effect_text(effect, PLAYERS, lang)
+        assert text and "{" not in text, (lang, effect)
+        if lang != "en":
+            assert not re.search(r"\b(opponents|annulled|reported|partner|undeclared|the)\b", text), (lang, text)
+    assert "Bixente" in _effect_text(_engine_effects()[-2], PLAYERS, lang)
+
+
+def test_an_effect_the_engine_never_says_is_left_in_english_only() -> None:
+    from scorer.engine.explain import _effect_text
+
+    assert _effect_text("no juego bonus", PLAYERS, "en") == "no juego bonus"
+    assert _effect_text("no juego bonus", PLAYERS, "es") == ""

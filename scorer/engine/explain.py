@@ -9,7 +9,9 @@ The wording only describes what the settlement decided; nothing here scores. Of 
 event's `why` (English, for machines) only the kind is read: `deje: ...` for a deje, and
 `false <claim> of seat N (<rule>): ...` / `undeclared ...` for a count a dispute decided
 (scorer/engine/README.md, rulings 10 and 12); the rest comes from the lances, the bets
-and the cards.
+and the cards. A dispute's `effect` (English too) is read clause by clause as facts (bets
+annulled, who counts what, reported only, an órdago annulled...), said again in the
+reader's language; an effect the engine never says is left to English readers.
 """
 
 from __future__ import annotations
@@ -162,6 +164,114 @@ _WORDS: dict[str, dict[str, str]] = {
         "hand": "Tour {n}", "esku": "esku {p}",
         "game_won": "manche à {t}", "vaca_won": "vaca à {t}", "match_won": "{t} gagnent la partie",
         "games": "manches", "vacas": "vacas", "winner": "Vainqueurs : {t}, {v}",
+    },
+}
+
+# What a dispute did, clause by clause. The engine says it in English for machines
+# (settle.py's `effect`: clauses joined by "; "); these read each clause as a fact, so
+# that the count in words says it in the reader's language. A claim (`pares`, `juego`)
+# or lance in the key where the grammar differs with it.
+_EFFECT_FACTS: tuple[tuple[str, str], ...] = (
+    (r"bets on (?P<l>pares|juego|punto) annulled", "annulled_{l}"),
+    (r"the opponents count their (?P<l>pares|juego)", "count_theirs_{l}"),
+    (r"the opponents count the tira and their (?P<l>pares|juego)", "count_tira_theirs_{l}"),
+    (r"the false (?P<l>pares|juego) does not count", "false_void_{l}"),
+    (r"the undeclared (?P<l>pares|juego) does not count", "undeclared_void_{l}"),
+    (r"the partner's (?P<l>pares|juego) does", "partner_counts_{l}"),
+    (r"the opponents score 1 \(tira\)|the opponents score the tira", "score_tira"),
+    (r"the opponents score 2 \(the (?:punto and the tira|tira and the punto)\)", "score_two"),
+    (r"the opponents score the tira besides their juego", "tira_besides_juego"),
+    (r"the ordago accepted in (?P<o>\w+) is annulled with them: the game goes on", "ordago_annulled"),
+    (r"reported", "reported"),
+    (r"the first contradiction from esku rules the lance", "first_rules"),
+    (r"the contradiction of seat (?P<s>[0-3]), which annuls the ordago, rules the lance", "annulling_rules"),
+    (r"the ordago accepted in (?P<o>\w+) decides the game, and only combinations the cards show count in it",
+     "ordago_decides"),
+    (r"flagged: seat [0-3] holds neither pares nor juego yet bet in (?:pares|juego)", "flagged"),
+)
+
+_EFFECT_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "annulled_pares": "bets on pares annulled", "annulled_juego": "bets on juego annulled",
+        "annulled_punto": "bets on punto annulled",
+        "count_theirs_pares": "the opponents count their pares", "count_theirs_juego": "the opponents count their juego",
+        "count_tira_theirs_pares": "the opponents count the tira and their pares",
+        "count_tira_theirs_juego": "the opponents count the tira and their juego",
+        "false_void_pares": "the false pares does not count", "false_void_juego": "the false juego does not count",
+        "undeclared_void_pares": "the undeclared pares does not count",
+        "undeclared_void_juego": "the undeclared juego does not count",
+        "partner_counts_pares": "the partner's pares does", "partner_counts_juego": "the partner's juego does",
+        "score_tira": "the opponents score the tira (1)",
+        "score_two": "the opponents score 2 (the tira and the punto)",
+        "tira_besides_juego": "the opponents score the tira besides their juego",
+        "ordago_annulled": "the órdago accepted at {o} is annulled with them: the game goes on",
+        "reported": "reported only",
+        "first_rules": "the first contradiction from esku rules the lance",
+        "annulling_rules": "the contradiction of {p}, which annuls the órdago, rules the lance",
+        "ordago_decides": "the órdago accepted at {o} decides the game, and only combinations the cards show count in it",
+        "flagged": "reported only: no effect beyond the false declaration's",
+    },
+    "es": {
+        "annulled_pares": "se anulan las apuestas a pares", "annulled_juego": "se anulan las apuestas al juego",
+        "annulled_punto": "se anulan las apuestas al punto",
+        "count_theirs_pares": "los contrarios cobran sus pares", "count_theirs_juego": "los contrarios cobran su juego",
+        "count_tira_theirs_pares": "los contrarios cobran la tira y sus pares",
+        "count_tira_theirs_juego": "los contrarios cobran la tira y su juego",
+        "false_void_pares": "los pares falsos no cuentan", "false_void_juego": "el juego falso no cuenta",
+        "undeclared_void_pares": "los pares no declarados no cuentan",
+        "undeclared_void_juego": "el juego no declarado no cuenta",
+        "partner_counts_pares": "cuentan los pares del compañero", "partner_counts_juego": "cuenta el juego del compañero",
+        "score_tira": "los contrarios cobran la tira (1)",
+        "score_two": "los contrarios cobran 2 (la tira y el punto)",
+        "tira_besides_juego": "los contrarios cobran la tira además de su juego",
+        "ordago_annulled": "el órdago aceptado a {o} se anula con ellas: el juego sigue",
+        "reported": "solo se anota",
+        "first_rules": "manda en el lance la primera contradicción desde la mano",
+        "annulling_rules": "manda en el lance la contradicción de {p}, que anula el órdago",
+        "ordago_decides": "el órdago aceptado a {o} decide el juego, y en él solo cuenta lo que enseñan las cartas",
+        "flagged": "solo se anota: no tiene más efecto que el de la declaración falsa",
+    },
+    "eu": {
+        "annulled_pares": "pareetako apustuak baliogabe", "annulled_juego": "jokoko apustuak baliogabe",
+        "annulled_punto": "puntuko apustuak baliogabe",
+        "count_theirs_pares": "aurkariek beren pareak kontatzen dituzte",
+        "count_theirs_juego": "aurkariek beren jokoa kontatzen dute",
+        "count_tira_theirs_pares": "aurkariek tira eta beren pareak kontatzen dituzte",
+        "count_tira_theirs_juego": "aurkariek tira eta beren jokoa kontatzen dute",
+        "false_void_pares": "pare faltsuek ez dute balio", "false_void_juego": "joko faltsuak ez du balio",
+        "undeclared_void_pares": "aitortu gabeko pareek ez dute balio",
+        "undeclared_void_juego": "aitortu gabeko jokoak ez du balio",
+        "partner_counts_pares": "lagunaren pareek balio dute", "partner_counts_juego": "lagunaren jokoak balio du",
+        "score_tira": "aurkariek tira (1) irabazten dute",
+        "score_two": "aurkariek 2 irabazten dituzte (tira eta puntua)",
+        "tira_besides_juego": "aurkariek tira irabazten dute, beren jokoaz gain",
+        "ordago_annulled": "hordagoa ({o}) ere baliogabe: jokoak aurrera jarraitzen du",
+        "reported": "jasota soilik",
+        "first_rules": "eskutik lehen kontraesanak erabakitzen du",
+        "annulling_rules": "{p} jokalariaren kontraesanak erabakitzen du, hordagoa baliogabetzen baitu",
+        "ordago_decides": "hordagoak ({o}) erabakitzen du jokoa, eta kartek erakusten dutenak bakarrik balio du",
+        "flagged": "jasota soilik: aitorpen faltsuarenaz gain ez du ondoriorik",
+    },
+    "fr": {
+        "annulled_pares": "paris aux paires annulés", "annulled_juego": "paris au jeu annulés",
+        "annulled_punto": "paris au point annulés",
+        "count_theirs_pares": "les adversaires comptent leurs paires",
+        "count_theirs_juego": "les adversaires comptent leur jeu",
+        "count_tira_theirs_pares": "les adversaires comptent la tira et leurs paires",
+        "count_tira_theirs_juego": "les adversaires comptent la tira et leur jeu",
+        "false_void_pares": "les fausses paires ne comptent pas", "false_void_juego": "le faux jeu ne compte pas",
+        "undeclared_void_pares": "les paires non annoncées ne comptent pas",
+        "undeclared_void_juego": "le jeu non annoncé ne compte pas",
+        "partner_counts_pares": "celles du partenaire comptent", "partner_counts_juego": "celui du partenaire compte",
+        "score_tira": "les adversaires marquent la tira (1)",
+        "score_two": "les adversaires marquent 2 (la tira et le point)",
+        "tira_besides_juego": "les adversaires marquent la tira en plus de leur jeu",
+        "ordago_annulled": "l'hordago accepté ({o}) est annulé avec eux : la manche continue",
+        "reported": "simplement signalé",
+        "first_rules": "la première contradiction depuis l'esku fait foi",
+        "annulling_rules": "la contradiction de {p}, qui annule l'hordago, fait foi",
+        "ordago_decides": "l'hordago accepté ({o}) décide de la manche, et seules les combinaisons montrées y comptent",
+        "flagged": "simplement signalé : pas d'autre effet que celui de la fausse annonce",
     },
 }
 
@@ -410,7 +520,7 @@ def explain(
 
 
 def _dispute_text(dispute: Any, players: Sequence[str], lang: str) -> str:
-    """A dispute in a sentence: who said or held what, the rule, and (in English) the effect."""
+    """A dispute in a sentence: who said or held what, the rule, and what it did."""
     if not isinstance(dispute, dict):
         return str(dispute)
     w = words(lang)
@@ -423,6 +533,40 @@ def _dispute_text(dispute: Any, players: Sequence[str], lang: str) -> str:
         text = f"{who}: {dispute.get('message') or kind or ''}".rstrip(": ")
     if dispute.get("rule"):
         text += f" ({dispute['rule']})"
-    if lang == "en" and dispute.get("effect"):
-        text += f": {dispute['effect']}"
+    effect = _effect_text(dispute.get("effect"), players, lang)
+    if effect:
+        text += f": {effect}"
     return text
+
+
+def _effect_facts(effect: Any) -> list[tuple[str, dict[str, str]]] | None:
+    """The facts of a dispute's `effect` (settle.py's English clauses): `(key, fields)`
+    for each clause, or None where a clause is not one the engine says."""
+    if not isinstance(effect, str) or not effect.strip():
+        return None
+    facts = []
+    for clause in effect.split("; "):
+        for pattern, key in _EFFECT_FACTS:
+            m = re.fullmatch(pattern, clause.strip())
+            if m:
+                fields = {k: v for k, v in m.groupdict().items() if v is not None}
+                facts.append((key.format(**fields), fields))
+                break
+        else:
+            return None
+    return facts
+
+
+def _effect_text(effect: Any, players: Sequence[str], lang: str) -> str:
+    """What a dispute did, in the reader's language: built from the facts of its `effect`.
+    An effect this does not know (not the engine's) is said as given in English only."""
+    facts = _effect_facts(effect)
+    if facts is None:
+        return effect if lang == "en" and isinstance(effect, str) else ""
+    w, table = words(lang), _EFFECT_WORDS[lang]
+    said = []
+    for key, fields in facts:
+        lance = fields.get("o")
+        said.append(table[key].format(o=w[lance].lower() if lance in _LANCES else lance or "",
+                                      p=players[int(fields["s"])] if "s" in fields else ""))
+    return "; ".join(said)
