@@ -170,6 +170,23 @@ def test_the_sheet_counts_games_beside_vacas_only_where_a_vaca_has_several(clien
     assert ("Vacas / Games" in head and "(0 – 0)" in head) if gpv > 1 else ("Games" not in head and "(0 – 0)" not in head)
 
 
+@pytest.mark.parametrize(("lang", "one", "many"), [
+    ("en", "8 kings, 40 stones, one game a vaca, one vaca to win", "8 kings, 40 stones, 3 games a vaca, 5 vacas to win"),
+    ("es", "8 reyes, a 40 piedras, un juego por vaca, una vaca para ganar",
+     "8 reyes, a 40 piedras, 3 juegos por vaca, 5 vacas para ganar"),
+    ("eu", "8 errege, 40 harri, joko bat bakako, baka bat irabazteko",
+     "8 errege, 40 harri, 3 joko bakako, 5 baka irabazteko"),
+    ("fr", "8 rois, 40 pierres, un jeu par manche, une manche pour gagner",
+     "8 rois, 40 pierres, 3 jeux par manche, 5 manches pour gagner"),
+])
+def test_the_sheets_rules_say_one_game_and_one_vaca_in_the_singular(client, lang, one, many):
+    for rules, said in (({"games_per_vaca": 1, "vacas_to_win": 1}, one), ({"games_per_vaca": 3, "vacas_to_win": 5}, many)):
+        t = client.post("/api/tables", json={"rules": {"kings": 8, "target": 40, **rules}, "esku": 0}).get_json()
+        page = client.get(f"/t/{t['id']}/sheet?token={t['token']}&lang={lang}").get_data(as_text=True)
+        assert said in page, (lang, rules)
+        assert not re.search(r"\b1 (vacas|bakak|manches|games|juegos|jeux)\b", page)
+
+
 def test_history_sheet_and_the_count_in_words(client, table):
     _play_hand(client, table)
     tid, tok = table["id"], table["token"]
