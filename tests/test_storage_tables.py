@@ -142,3 +142,25 @@ def test_replace_goes_through_the_one_write(tmp_path, monkeypatch: pytest.Monkey
     assert (err.value.status, err.value.code) == (409, "client_id_reused")
     store.db.close()
     assert TableStore(Database(tmp_path / "m.db")).runtime(tid).state_json() == new.state_json()
+
+
+def test_the_state_says_the_day_the_table_was_opened(tmp_path) -> None:
+    """`created`: the table's creation day (the server's local time), ISO; read back from
+    the database when the store opens again, and kept by an import into the table."""
+    import datetime
+    import time
+
+    store = TableStore(Database(tmp_path / "m.db"))
+    before = datetime.date.today().isoformat()
+    tid = store.create({}).id
+    assert store.runtime(tid).state()["created"] in (before, datetime.date.today().isoformat())
+    day = datetime.datetime(2026, 12, 31, 23, 30)  # late in the evening: still that day
+    with store.db.write() as conn:
+        conn.execute("UPDATE tables SET created = ? WHERE id = ?", (time.mktime(day.timetuple()), tid))
+    store.db.close()
+    store = TableStore(Database(tmp_path / "m.db"))
+    assert store.runtime(tid).state()["created"] == "2026-12-31"
+    play_first_legal(store, tid, 3, "x")
+    header = {**store.runtime(tid).header, "teams": ["Txuriak", "Beltzak"]}
+    new, _ = store.replace(tid, "imp", store.runtime(tid).version, header, [])
+    assert new.state()["created"] == "2026-12-31"

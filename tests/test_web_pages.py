@@ -209,6 +209,24 @@ def test_history_sheet_and_the_count_in_words(client, table):
     assert client.get(f"/t/{tid}/hands/2/explain?token={tok}").status_code == 404
 
 
+@pytest.mark.parametrize(("lang", "said"), [("en", "Thu Dec 31, 2026"), ("es", "jue 31 dic 2026"),
+                                            ("eu", "2026 abe 31, og"), ("fr", "jeu. 31 déc. 2026")])
+def test_the_sheet_prints_the_day_the_table_was_opened_and_its_id(client, table, lang, said):
+    import time
+
+    tid = table["id"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d", client.get(f"/api/tables/{tid}?token={table['token']}").get_json()["created"])
+    store = client.application.extensions["mus_store"]
+    with store.db.write() as conn:
+        conn.execute("UPDATE tables SET created = ? WHERE id = ?", (time.mktime((2026, 12, 31, 21, 0, 0, 0, 0, -1)), tid))
+    store._forget(tid)
+    page = client.get(f"/t/{tid}/sheet?token={table['watch_token']}&lang={lang}").get_data(as_text=True)
+    meta = page[page.index('class="sheet-meta"'):]
+    meta = meta[:meta.index('class="team-0"')]
+    assert f'<time datetime="2026-12-31">{said}</time>' in meta
+    assert i18n.t(lang, "sheet.date") in meta and i18n.t(lang, "table.title") in meta and tid in meta
+
+
 @pytest.mark.parametrize(("lang", "said"), [("en", "Thu Dec 31"), ("es", "jue 31 dic"), ("eu", "abe 31, og"),
                                             ("fr", "jeu. 31 déc.")])
 def test_a_date_in_each_language(lang: str, said: str) -> None:

@@ -387,6 +387,7 @@ EN: dict[str, str] = {
     "date.months": "Jan,Feb,Mar,Apr,May,Jun,Jul,Aug,Sep,Oct,Nov,Dec",
     "date.weekdays": "Mon,Tue,Wed,Thu,Fri,Sat,Sun",
     "date.short": "{weekday} {month} {day}",
+    "date.long": "{weekday} {month} {day}, {year}",
     "tour.start": "First round on",
     "tour.every": "Days between rounds",
     "tour.settings": "Name, or delete the tournament",
@@ -778,6 +779,7 @@ ES: dict[str, str] = {
     "date.months": "ene,feb,mar,abr,may,jun,jul,ago,sep,oct,nov,dic",
     "date.weekdays": "lun,mar,mié,jue,vie,sáb,dom",
     "date.short": "{weekday} {day} {month}",
+    "date.long": "{weekday} {day} {month} {year}",
     "tour.start": "Primera jornada el",
     "tour.every": "Días entre jornadas",
     "tour.settings": "Nombre, o borrar el torneo",
@@ -1169,6 +1171,7 @@ EU: dict[str, str] = {
     "date.months": "urt,ots,mar,api,mai,eka,uzt,abu,ira,urr,aza,abe",
     "date.weekdays": "al,ar,az,og,or,ol,ig",
     "date.short": "{month} {day}, {weekday}",
+    "date.long": "{year} {month} {day}, {weekday}",
     "tour.start": "Lehen jardunaldia",
     "tour.every": "Jardunaldien arteko egunak",
     "tour.settings": "Izena, edo txapelketa ezabatu",
@@ -1560,6 +1563,7 @@ FR: dict[str, str] = {
     "date.months": "janv.,févr.,mars,avr.,mai,juin,juil.,août,sept.,oct.,nov.,déc.",
     "date.weekdays": "lun.,mar.,mer.,jeu.,ven.,sam.,dim.",
     "date.short": "{weekday} {day} {month}",
+    "date.long": "{weekday} {day} {month} {year}",
     "tour.start": "Première journée le",
     "tour.every": "Jours entre deux journées",
     "tour.settings": "Nom, ou supprimer le tournoi",
@@ -1616,6 +1620,16 @@ def short_date(lang: str, iso: str) -> str:
     month = t(lang, "date.months").split(",")[day.month - 1]
     weekday = t(lang, "date.weekdays").split(",")[day.weekday()]
     return t(lang, "date.short", weekday=weekday, day=day.day, month=month)
+
+
+def long_date(lang: str, iso: str) -> str:
+    """An ISO date as a day with its year in `lang` ("Thu Dec 3, 2026", "jue 3 dic 2026")."""
+    import datetime as dt
+
+    day = dt.date.fromisoformat(iso)
+    month = t(lang, "date.months").split(",")[day.month - 1]
+    weekday = t(lang, "date.weekdays").split(",")[day.weekday()]
+    return t(lang, "date.long", weekday=weekday, day=day.day, month=month, year=day.year)
 
 
 def error_text(lang: str, code: str | None, message: str | None = None) -> str:

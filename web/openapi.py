@@ -229,7 +229,9 @@ SCHEMAS: dict[str, Any] = {
                            "settlement": {"type": "object", "description": "mus-settlement/1"},
                            "photo_id": {"type": ["string", "null"]}}}},
                        "current": _ref("Current"),
-                       "last_settlement": {"type": ["object", "null"]}}},
+                       "last_settlement": {"type": ["object", "null"]},
+                       "created": {"type": ["string", "null"], "format": "date",
+                                   "description": "the day the table was opened (the server's local time)"}}},
     "Scan": {"type": "object", "properties": {
         "cards": {"type": "array", "items": {"type": "object", "properties": {
             "card": {"type": "string"}, "conf": {"type": "number"},

@@ -468,6 +468,7 @@ def sheet(table_id: str):
         token=token,
         back=back,
         games=_games(state),
+        date=i18n.long_date(current_lang(), state["created"]) if state.get("created") else None,
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import datetime
 import hashlib
 import hmac
 import json
@@ -50,6 +51,14 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
+def iso_day(when: float | None) -> str | None:
+    """A time (seconds since the epoch) as its day, ISO `YYYY-MM-DD`, in the server's local
+    time (a club's evening is its own day); None for none."""
+    if when is None:
+        return None
+    return datetime.datetime.fromtimestamp(when).date().isoformat()
+
+
 def new_token() -> str:
     """An unguessable token (256 bits)."""
     return secrets.token_urlsafe(32)
@@ -82,6 +91,9 @@ class Runtime:
     # a showdown undone: the cards its hand was settled with and its photo, `{hands, photo_id}`,
     # kept for the showdown again (the players need not photograph and correct them twice)
     shown: dict[str, Any] | None = None
+    # the day the table was created, ISO (`YYYY-MM-DD`, the server's local time): the
+    # match sheet's date (an import into the table keeps it)
+    created: str | None = None
     _json: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -166,6 +178,7 @@ class Runtime:
             "game_scores": [list(s) for s in ms.get("game_scores", [])],
             "current": current,
             "last_settlement": self.hands[-1]["settlement"] if self.hands else None,
+            "created": self.created,
         }
 
     def _state_json(self) -> str:
@@ -345,6 +358,7 @@ class TableStore:
             logs=logs,
             eskus=eskus,
             shown=current.get("shown"),
+            created=iso_day(row["created"]),
         )
 
     @staticmethod
@@ -369,8 +383,8 @@ class TableStore:
         """A new table from `{teams, players, rules, esku}`, with settled `hands` records
         (`strict`: as `check_header` takes it)."""
         header = check_header(body, strict)
-        rt = self._fresh(new_id(), new_token(), new_token(), header, hands or [], version=1)
         now = time.time()
+        rt = self._fresh(new_id(), new_token(), new_token(), header, hands or [], version=1, created=iso_day(now))
         with self.db.write() as conn:
             conn.execute(
                 "INSERT INTO tables (id, token, watch_token, header, version, current, created, updated)"
@@ -382,7 +396,8 @@ class TableStore:
         return rt
 
     def _fresh(
-        self, table_id: str, token: str, watch: str, header: dict[str, Any], records: list[dict[str, Any]], version: int
+        self, table_id: str, token: str, watch: str, header: dict[str, Any], records: list[dict[str, Any]], version: int,
+        created: str | None = None,
     ) -> Runtime:
         rules, match = _match_for(header)
         hands, logs = [], []
@@ -395,7 +410,7 @@ class TableStore:
             hands.append({"n": i, "record": full, "settlement": settlement, "photo_id": None})
             logs.append(([], 0))
         live = self._live_for(rules, match, [])
-        return Runtime(table_id, version, token, watch, header, rules, match, live, 0, hands, logs)
+        return Runtime(table_id, version, token, watch, header, rules, match, live, 0, hands, logs, created=created)
 
     @staticmethod
     def _insert_hands(conn: Any, table_id: str, hands: list[dict[str, Any]], now: float) -> None:
@@ -663,7 +678,7 @@ class TableStore:
         """Replace the table's match by an imported one (same id and tokens)."""
 
         def change(rt: Runtime) -> dict[str, Any]:
-            new = self._fresh(rt.id, rt.token, rt.watch_token, header, records, rt.version + 1)
+            new = self._fresh(rt.id, rt.token, rt.watch_token, header, records, rt.version + 1, rt.created)
             return {"live": new.live, "mus_rounds": 0, "replace": new}
 
         return self.write(table_id, client_id, version, "import", change, [header, records])
