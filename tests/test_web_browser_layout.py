@@ -431,3 +431,47 @@ def test_the_deck_photos_are_chosen_in_the_pages_words_and_sent(browser, tmp_pat
             assert cells.locator(".file-name").all_inner_texts() == [i18n.t("fr", "file.none")] * 4  # sent: the tiles empty
         finally:
             ctx.close()
+
+
+def test_the_history_prints_every_hand_whole_and_not_its_buttons(server, browser):  # noqa: F811
+    """Printed (the print media), the history shows what every hand holds, the folded ones
+    too, and leaves out the way back and the export; back on the screen, the folded hands
+    fold again."""
+    import json
+
+    import requests
+
+    header = {"format": "mus-match/1", "teams": ["Txuriak", "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"],
+              "rules": {"kings": 8, "target": 40}, "esku": 0}
+    hand = {"hands": [["12o", "12c", "4e", "5b"], ["1o", "4o", "6o", "7o"], ["11c", "11e", "6c", "7c"],
+                      ["5c", "6e", "7e", "10b"]]}
+    r = requests.post(f"{server.url}/api/tables/import", data="\n".join(json.dumps(x) for x in (header, hand, hand, hand)),
+                      headers={"Content-Type": "application/x-ndjson"})
+    assert r.status_code == 201, r.text
+    table = r.json()
+    ctx = phone(browser, "en")
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server.url}/t/{table['id']}/history?token={table['token']}")
+        page.wait_for_selector("#hand-3[open]")  # the latest hand, open; hands 1 and 2 folded
+        assert not page.is_visible("#hand-1 .explain") and not page.is_visible("#hand-2 .cards-table")
+        page.emulate_media(media="print")
+        until(page, "[...document.querySelectorAll('details.hand-card')].every(d => d.open)")
+        for n in (1, 2, 3):
+            assert page.is_visible(f"#hand-{n} .cards-table") and page.is_visible(f"#hand-{n} .explain"), n
+            assert "Txuriak" in page.inner_text(f"#hand-{n} .explain") or "Beltzak" in page.inner_text(f"#hand-{n} .explain")
+        assert not page.is_visible("#export") and not page.is_visible(".page-head a.btn-ghost")
+        page.emulate_media(media="screen")
+        until(page, "!document.querySelector('#hand-1').open && !document.querySelector('#hand-2').open")
+        assert page.is_visible("#hand-3 .explain") and page.is_visible("#export")
+    finally:
+        ctx.close()
+    # the print CSS alone (no script) shows the folded hands' content too
+    ctx = browser.new_context(java_script_enabled=False)
+    try:
+        page = ctx.new_page()
+        page.goto(f"{server.url}/t/{table['id']}/history?token={table['token']}")
+        page.emulate_media(media="print")
+        assert page.is_visible("#hand-1 .explain") and not page.is_visible("#export")
+    finally:
+        ctx.close()

@@ -1,4 +1,4 @@
-// History: import hands into this table (mus-match/1).
+// History: import hands into this table (mus-match/1); every hand prints whole.
 import { api, t, toast, newClientId, fileErrorText, showChosenFile } from "./common.js";
 
 const BOOT = JSON.parse(document.getElementById("boot").textContent);
@@ -22,3 +22,22 @@ if (form) {
     }
   });
 }
+
+// Printed, every hand shows what it holds, not only the one open on the screen: the
+// folded ones open for the print and fold again after it (the print CSS opens them too,
+// where the browser can; a print preview emulated by the print media query opens them).
+let openedForPrint = [];
+function openForPrint() {
+  for (const d of document.querySelectorAll("details.hand-card")) {
+    if (!d.open) { d.open = true; openedForPrint.push(d); }
+  }
+}
+function foldAfterPrint() {
+  for (const d of openedForPrint) d.open = false;
+  openedForPrint = [];
+}
+window.addEventListener("beforeprint", openForPrint);
+window.addEventListener("afterprint", foldAfterPrint);
+const printMedia = window.matchMedia("print");
+printMedia.addEventListener("change", (ev) => (ev.matches ? openForPrint() : foldAfterPrint()));
+if (printMedia.matches) openForPrint();
