@@ -364,3 +364,21 @@ def test_the_players_page_streams_in_the_players_reserve_without_their_token(tmp
         # a watcher's page gets no stream token
         html = requests.get(f"{base}/w/{t['id']}?token={t['watch_token']}", timeout=5).text
         assert read not in html
+
+
+def test_a_heartbeat_is_a_comment_and_a_ping_an_eventsource_hears(server) -> None:
+    """The page's EventSource never sees comments: the heartbeat is also an `event: ping`
+    with data (an event with none is not dispatched) and no id (Last-Event-ID stays the
+    version), so that a page can tell a stalled stream (nothing for two heartbeats)."""
+    base, _ = server
+    t = new_table(base)
+    ev = Events(base, f"/api/tables/{t['id']}/events", t["auth"])
+    try:
+        assert ev.next_event()[0] == 1
+        block = ev.next_block()
+        lines = block.split("\n")
+        assert lines[0].startswith(":"), block  # still a comment first, for proxies
+        fields = dict(line.split(": ", 1) for line in lines[1:])
+        assert fields["event"] == "ping" and fields["data"] and "id" not in fields, block
+    finally:
+        ev.close()

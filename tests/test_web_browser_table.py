@@ -25,6 +25,7 @@ from web.testing import (  # noqa: E402
     PHONE,
     FakeRecognizer,
     LiveServer,
+    Relay,
     showdown_photo,
     until,
 )
@@ -676,6 +677,45 @@ def test_a_word_whose_answer_is_lost_is_sent_again_and_counted_once(server, brow
         assert "Se ha cortado la conexión" in page.inner_text("#toast")
     finally:
         ctx.close()
+
+
+def test_a_stalled_wifi_is_said_and_a_word_said_meanwhile_is_sent_again_once(browser):
+    """The bar's wifi stalls: the connections stay open, nothing comes through, which the
+    browser never calls an error. A word said meanwhile is given up when its answer has
+    not come in CLIENT_TIMEOUT and sent again (said so), with the same client_id; neither
+    page keeps saying "Live" once the stream has missed two heartbeats. The wifi back, the
+    word counts once and both pages are live again with it. (Here a heartbeat is 1 s and
+    the timeout 1 s: 15 s and 8 s at the table.)"""
+    with LiveServer({"SSE_HEARTBEAT": 1.0, "CLIENT_TIMEOUT": 1.0}) as srv, Relay(srv.port) as relay:
+        api = Api(srv.url)
+        ctx = phone(browser, "en")
+        try:
+            player, watcher = ctx.new_page(), ctx.new_page()
+            player.goto(api.url().replace(srv.url, relay.url))
+            watcher.goto(api.url("w").replace(srv.url, relay.url))
+            for page in (player, watcher):
+                page.wait_for_selector("#live[data-state=live]")
+            before = api.state()["version"]
+            relay.stall()
+            t0 = time.monotonic()
+            player.click(".act[data-act=paso]")
+            until(player, "document.getElementById('toast').textContent.includes('sending it again')", timeout=4000)
+            assert player.evaluate("document.body.classList.contains('busy')")  # the word is still on its way
+            for page in (player, watcher):
+                until(page, "document.getElementById('live').dataset.state === 'offline'", timeout=6000)
+                assert page.text_content("#live .live-text") == "Reconnecting…"
+            assert time.monotonic() - t0 < 7  # before the last try gives up (at some 11 s)
+            assert api.state()["version"] == before  # nothing came through
+            relay.flow()
+            for page in (player, watcher):
+                until(page, f"window.musTable.state.version === {before + 1}", timeout=8000)
+                until(page, "document.getElementById('live').dataset.state === 'live'", timeout=8000)
+            until(player, "!document.body.classList.contains('busy')")
+            assert watcher.inner_text(".seat[data-seat='0'] .bubble") == "Paso"
+            after = api.state()
+            assert after["version"] == before + 1 and [a["act"] for a in after["current"]["log"]] == ["paso"]
+        finally:
+            ctx.close()
 
 
 def test_a_photo_whose_answer_is_lost_is_sent_again_and_read_once(browser, tmp_path):

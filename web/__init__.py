@@ -13,7 +13,9 @@ a photo is refused, 1 GB), `RECOGNIZER` (an object with `.scan`, for tests),
 `SSE_HEARTBEAT` (seconds), `SSE_MAX_SECONDS` (a stream's life before the browser
 reconnects), `SSE_MAX_STREAMS` (open streams at most), `SSE_MAX_PER_TABLE` (open streams of one
 table at most), `SSE_PLAYER_RESERVE` (of those, the places watchers leave to the players'
-phones, 8), `SCAN_CONCURRENCY`, `CREATE_MAX_PER_ADDRESS` and `CREATE_WINDOW_SECONDS` (tables
+phones, 8), `CLIENT_TIMEOUT` (seconds the table page waits for an answer to a write or a
+read before it takes the connection for stalled and sends it again, 8; a photo gets
+several times as long), `SCAN_CONCURRENCY`, `CREATE_MAX_PER_ADDRESS` and `CREATE_WINDOW_SECONDS` (tables
 and tournaments one client address may create in that many seconds, 30 in 600, then 429
 `too_many_creations`; 0 or None: no limit).
 """
@@ -37,6 +39,7 @@ DEFAULTS: dict[str, Any] = {
     "SSE_MAX_STREAMS": 1000,
     "SSE_MAX_PER_TABLE": 32,  # a table's four players and its watchers, with room to spare
     "SSE_PLAYER_RESERVE": 8,  # of those, kept for the players' phones: watchers get 24 at most
+    "CLIENT_TIMEOUT": 8.0,  # the table page: no answer in this many seconds is a stalled connection
     "SCAN_CONCURRENCY": 2,
     # tables (new or imported) and tournaments one address may create in the window: far more
     # than a club's evening needs (an internet IPv6 client by its /64; 0 or None: no limit)

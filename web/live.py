@@ -3,8 +3,10 @@
 Each change of a table publishes its new version to the `Hub`; every stream of that
 table wakes (one condition per table, so a change wakes only its own watchers) and
 sends `id: <version>` and `data: <state JSON>`. States are whole snapshots, so a
-stream that fell behind sends only the latest. A comment line every `heartbeat`
-seconds keeps proxies and idle timers open and finds closed connections; a stream
+stream that fell behind sends only the latest. A heartbeat every `heartbeat` seconds
+of silence keeps proxies and idle timers open and finds closed connections: a comment
+line, for them, and an `event: ping` (which an EventSource, blind to comments, hears:
+the page takes a stream silent past two heartbeats for a stalled one); a stream
 ends after `max_seconds` (the browser's EventSource reconnects with `Last-Event-ID`).
 """
 
@@ -87,6 +89,11 @@ def event(version: int, data: str) -> str:
     return f"id: {version}\ndata: {data}\n\n"
 
 
+# A comment for proxies and idle timers, and a `ping` event (no id: Last-Event-ID stays the
+# version) that the page's EventSource hears; its data is not empty, else it is not dispatched.
+HEARTBEAT = ": keep-alive\nevent: ping\ndata: {}\n\n"
+
+
 class Stream:
     """The event stream of one table, as a WSGI iterable: the state now (unless `last_id`
     is current), then every change. The caller has counted it in with `hub.try_open`;
@@ -118,7 +125,7 @@ class Stream:
                 if left <= 0:
                     break
                 if not self.hub.wait(self.table_id, sent, min(self.heartbeat, left)):
-                    yield ": keep-alive\n\n"
+                    yield HEARTBEAT
         finally:
             self._release()
 

@@ -389,6 +389,9 @@ def _table_page(table_id: str, state: dict, token: str | None, role: str) -> Res
         "sheet": url_for("pages.sheet", table_id=table_id, token=token),
         "low_confidence": LOW_CONFIDENCE,  # a card read less sure than this is shown for a person to check
         "max_photos": MAX_PHOTOS,  # photos of one showdown read together
+        # a stream silent past two heartbeats is stalled; an answer later than the timeout is lost
+        "live": {"heartbeat_ms": round(float(current_app.config["SSE_HEARTBEAT"]) * 1000),
+                 "timeout_ms": round(float(current_app.config["CLIENT_TIMEOUT"]) * 1000)},
     }
     return _render(
         "table.html",

@@ -7,12 +7,16 @@
 - `FakeRecognizer(hands)`: an object with `.scan(image, bottom)` that "reads" that
   photo: the boxes where `showdown_photo` drew the cards, and the seats; `later` reads
   the second, third... photo otherwise (another photo of the same showdown).
+- `Relay(port)`: a TCP relay to the server on 127.0.0.1, as the bar's wifi between a
+  phone and it: `stall()` holds every byte either way and every new connection (open,
+  nothing through), `flow()` lets them all go on.
 """
 
 from __future__ import annotations
 
 import io
 import os
+import socket
 import tempfile
 import threading
 import time
@@ -172,6 +176,85 @@ class LiveServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class Relay:
+    """A TCP relay on 127.0.0.1 to `port` (a `LiveServer`'s): `url` goes through it.
+    `stall()` holds what either side sends, and connects no new connection, until `flow()`:
+    the connections stay open, nothing comes through (a stalled wifi, not a lost one)."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self._flowing = threading.Event()
+        self._flowing.set()
+        self._closed = False
+        self._socks: list[socket.socket] = []
+        self._srv = socket.create_server(("127.0.0.1", 0))
+        self._srv.settimeout(0.2)
+        self.port = self._srv.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        threading.Thread(target=self._accept, name="mus-relay", daemon=True).start()
+
+    def stall(self) -> None:
+        self._flowing.clear()
+
+    def flow(self) -> None:
+        self._flowing.set()
+
+    def _accept(self) -> None:
+        while not self._closed:
+            try:
+                client, _ = self._srv.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=self._open, args=(client,), daemon=True).start()
+
+    def _open(self, client: socket.socket) -> None:
+        self._socks.append(client)
+        self._flowing.wait()
+        try:
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+        except OSError:
+            client.close()
+            return
+        self._socks.append(upstream)
+        for a, b in ((client, upstream), (upstream, client)):
+            threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    def _pipe(self, a: socket.socket, b: socket.socket) -> None:
+        try:
+            while True:
+                data = a.recv(65536)
+                if not data:
+                    break
+                self._flowing.wait()
+                b.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (a, b):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self._closed = True
+        self._flowing.set()
+        self._srv.close()
+        for s in self._socks:
+            try:
+                s.close()
+            except OSError:
+                pass
+
+    def __enter__(self) -> Relay:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 CHROMIUM = os.environ.get("MUS_CHROMIUM", "/usr/bin/chromium")  # Debian's Chromium

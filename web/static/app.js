@@ -65,8 +65,12 @@ function saidLabel(log, i) { return facingBet(log, i) ? t("act.paso_mine") : act
 
 // A write or a photo lost on the way (the bar's wifi) is sent again with the same
 // client_id, so the server applies it once: a retry of a write it did apply is answered as
-// the first was, and a photo it stored is not read again.
+// the first was, and a photo it stored is not read again. Lost is also an answer that has
+// not come in TIMEOUT_MS (the wifi stalled: the connection open, nothing coming through);
+// a photo, a large upload then read, gets several times as long.
 const RETRY_MS = [800, 2000, 4000];
+const TIMEOUT_MS = BOOT.live?.timeout_ms || 8000;
+const PHOTO_TIMEOUT_MS = 6 * TIMEOUT_MS;
 
 async function retrying(call) {
   for (let attempt = 0; ; attempt++) {
@@ -78,7 +82,8 @@ async function retrying(call) {
       const lost = e instanceof ApiError && (e.status === 0
         || ([502, 503, 504].includes(e.status) && e.code === "generic"));
       if (!lost || attempt >= RETRY_MS.length) throw e;
-      if (attempt === 0) toast(t("table.resending"), "warn", 3000);
+      // said at each try, and left up until the next one has had its time
+      toast(t("table.resending"), "warn", RETRY_MS[attempt] + Math.min(TIMEOUT_MS, 8000));
       await new Promise((done) => setTimeout(done, RETRY_MS[attempt]));
     }
   }
@@ -90,7 +95,7 @@ async function write(path, body = {}) {
   document.body.classList.add("busy");
   try {
     let json = { client_id: newClientId(), version: state.version, ...body };
-    const send = () => retrying(() => api("POST", `${API}/${path}`, { token: TOKEN, json }));
+    const send = () => retrying(() => api("POST", `${API}/${path}`, { token: TOKEN, json, timeout: TIMEOUT_MS }));
     let next;
     try {
       next = await send();
@@ -119,12 +124,19 @@ async function write(path, body = {}) {
   }
 }
 
-async function refresh() {
-  try {
-    apply(await api("GET", API, { token: TOKEN }));
-  } catch (e) {
-    if (e.status === 401 || e.status === 403 || e.status === 404) toast(e.text, "error", 6000);
-  }
+// One read at a time: polling through a stall does not pile up reads that wait forever.
+let refreshing = null;
+function refresh() {
+  refreshing ||= (async () => {
+    try {
+      apply(await api("GET", API, { token: TOKEN, timeout: TIMEOUT_MS }));
+    } catch (e) {
+      if (e.status === 401 || e.status === 403 || e.status === 404) toast(e.text, "error", 6000);
+    } finally {
+      refreshing = null;
+    }
+  })();
+  return refreshing;
 }
 
 function apply(next, force = false) {
@@ -172,24 +184,50 @@ function setLive(mode) {
   $("live").querySelector(".live-text").textContent = mode === "live" ? t("table.live") : t("table.offline");
 }
 
+// The server says something at least every heartbeat (a change, else a `ping`): a stream
+// silent past two of them is stalled (the bar's wifi: the connection open, nothing coming
+// through, which the browser never calls an error). The page then says it is reconnecting,
+// opens the stream again and reads the table meanwhile.
+const HEARTBEAT_MS = BOOT.live?.heartbeat_ms || 15000;
+const STALL_MS = 2 * HEARTBEAT_MS + Math.min(HEARTBEAT_MS, 5000);
+let stallTimer = null;
+function heard() {
+  clearTimeout(stallTimer);
+  stallTimer = setTimeout(stalled, STALL_MS);
+}
+function stalled() {
+  setLive("offline");
+  startPolling();
+  connect();
+  refresh();
+}
+
 function connect() {
   if (!("EventSource" in window)) { startPolling(); return; }
+  if (source) source.close();
   // no address holds the players' token: their page streams with the token derived from
   // it that only opens the stream (counted as the players', in their reserve of places)
   const read = BOOT.state?.stream_token || BOOT.state?.watch_token || TOKEN || "";
   const url = `${API}/events?token=${encodeURIComponent(read)}`;
-  source = new EventSource(url);
-  source.onopen = () => { setLive("live"); stopPolling(); retryMs = 2000; };
-  source.onmessage = (ev) => {
-    try { apply(JSON.parse(ev.data)); } catch (e) { /* a comment or keep-alive */ }
+  const me = new EventSource(url);
+  source = me;
+  heard();
+  me.onopen = () => { if (source !== me) return; heard(); setLive("live"); stopPolling(); retryMs = 2000; };
+  me.onmessage = (ev) => {
+    if (source !== me) return;
+    heard();
+    try { apply(JSON.parse(ev.data)); } catch (e) { /* not a state */ }
   };
-  source.addEventListener("state", (ev) => { try { apply(JSON.parse(ev.data)); } catch (e) { /* ignore */ } });
-  source.onerror = () => {
+  me.addEventListener("ping", () => { if (source === me) heard(); });
+  me.addEventListener("state", (ev) => { if (source !== me) return; heard(); try { apply(JSON.parse(ev.data)); } catch (e) { /* ignore */ } });
+  me.onerror = () => {
+    if (source !== me) return;
     setLive("offline");
     // The browser reconnects by itself with Last-Event-ID; meanwhile poll so nothing is missed.
     startPolling();
-    if (source.readyState === EventSource.CLOSED) {  // refused (e.g. too many streams): try again later
-      setTimeout(connect, retryMs);
+    if (me.readyState === EventSource.CLOSED) {  // refused (e.g. too many streams): try again later
+      clearTimeout(stallTimer);
+      setTimeout(() => { if (source === me) connect(); }, retryMs);
       retryMs = Math.min(retryMs * 2, 30000);
     }
   };
@@ -549,7 +587,7 @@ async function loadPhotos(photoId) {
   const mine = show;
   mine.reading = true;
   try {
-    const res = await retrying(() => api("GET", `${API}/photos/${encodeURIComponent(photoId)}/scan`, { token: TOKEN }));
+    const res = await retrying(() => api("GET", `${API}/photos/${encodeURIComponent(photoId)}/scan`, { token: TOKEN, timeout: TIMEOUT_MS }));
     if (show !== mine || mine.photos.length) return; // the hand moved on, or a photo was taken meanwhile
     const read = encodeURIComponent(BOOT.state?.watch_token || TOKEN || "");
     const empty = { cards: [], hands: null, warnings: [] };
@@ -859,7 +897,7 @@ async function uploadPhoto(file, add = false) {
   if (add) query.set("with", show.photos[0].id);
   const empty = { cards: [], hands: null, warnings: [] };
   try {
-    const res = await retrying(() => api("POST", `${API}/photos?${query}`, { token: TOKEN, body: form }));
+    const res = await retrying(() => api("POST", `${API}/photos?${query}`, { token: TOKEN, body: form, timeout: PHOTO_TIMEOUT_MS }));
     if (show !== mine || !show.photos.includes(entry)) return; // the hand moved on meanwhile
     entry.id = res.photo_id;
     entry.scan = res.scan || empty;
@@ -948,7 +986,7 @@ async function fetchExplain(n) {
   explained[n] = null;
   try {
     const q = new URLSearchParams({ token: BOOT.state?.watch_token || TOKEN || "", lang: document.documentElement.lang });
-    const res = await api("GET", `/t/${encodeURIComponent(BOOT.table_id)}/hands/${n}/explain?${q}`);
+    const res = await api("GET", `/t/${encodeURIComponent(BOOT.table_id)}/hands/${n}/explain?${q}`, { timeout: TIMEOUT_MS });
     explained[n] = res.lines || [];
     renderSettlement();
   } catch (e) { explained[n] = []; }
@@ -1165,7 +1203,7 @@ async function rename(ev) {
     teams: [value("team0"), value("team1")], players: [0, 1, 2, 3].map((s) => value(`player${s}`)) };
   busy = true;
   try {
-    apply(await retrying(() => api("PATCH", API, { token: TOKEN, json })));
+    apply(await retrying(() => api("PATCH", API, { token: TOKEN, json, timeout: TIMEOUT_MS })));
     rememberTable({ id: BOOT.table_id, token: TOKEN, teams: state.teams, url: location.pathname + location.search });
     $("rename").open = false;
     toast(t("names.saved"));

@@ -43,28 +43,41 @@ export function fileErrorText(e) {
   return why ? `${told} (${why})` : told;
 }
 
-// Call the API; resolves to the JSON body, rejects with an ApiError.
-export async function api(method, path, { token, json, body, headers } = {}) {
+// Call the API; resolves to the JSON body, rejects with an ApiError. With `timeout` (ms),
+// an answer not all here by then (a stalled connection: open, nothing coming through) is
+// given up, as lost as no connection at all: status 0, code "timeout".
+export async function api(method, path, { token, json, body, headers, timeout } = {}) {
   const h = new Headers(headers || {});
   if (token) h.set("Authorization", `Bearer ${token}`);
   if (json !== undefined) {
     h.set("Content-Type", "application/json");
     body = JSON.stringify(json);
   }
-  let resp;
+  const abort = timeout > 0 ? new AbortController() : null;
+  const timer = abort ? setTimeout(() => abort.abort(), timeout) : null;
   try {
-    resp = await fetch(path, { method, headers: h, body, cache: "no-store" });
-  } catch (e) {
-    throw new ApiError(0, "network", t("err.network"));
+    let resp;
+    try {
+      resp = await fetch(path, { method, headers: h, body, cache: "no-store", signal: abort?.signal });
+    } catch (e) {
+      throw abort?.signal.aborted ? new ApiError(0, "timeout", t("err.network")) : new ApiError(0, "network", t("err.network"));
+    }
+    const type = resp.headers.get("Content-Type") || "";
+    let data;
+    try {
+      data = type.includes("json") ? await resp.json().catch((e) => { if (abort?.signal.aborted) throw e; return null; }) : await resp.text();
+    } catch (e) {  // the body stalled (or broke) on its way
+      throw new ApiError(0, abort?.signal.aborted ? "timeout" : "network", t("err.network"));
+    }
+    if (!resp.ok) {
+      const err = data && data.error ? data.error : {};
+      const code = err.code || ({ 401: "unauthorized", 403: "forbidden", 404: "not_found", 409: "stale_version", 413: "too_large" }[resp.status] || "generic");
+      throw new ApiError(resp.status, code, err.message, err.field);
+    }
+    return data;
+  } finally {
+    clearTimeout(timer);
   }
-  const type = resp.headers.get("Content-Type") || "";
-  const data = type.includes("json") ? await resp.json().catch(() => null) : await resp.text();
-  if (!resp.ok) {
-    const err = data && data.error ? data.error : {};
-    const code = err.code || ({ 401: "unauthorized", 403: "forbidden", 404: "not_found", 409: "stale_version", 413: "too_large" }[resp.status] || "generic");
-    throw new ApiError(resp.status, code, err.message, err.field);
-  }
-  return data;
 }
 
 // An id for one write, so that a retried request is applied once.
