@@ -775,6 +775,42 @@ def test_a_keyboard_player_keeps_the_focus_and_hears_who_speaks(server, browser)
         ctx.close()
 
 
+def test_the_keyboard_keeps_its_place_as_a_box_is_named_and_the_hand_counted(server, browser, tmp_path):
+    """Enter on a box of the photo, a card chosen: the focus is back on that box (the boxes
+    are drawn again). Enter on "Count the hand": the focus is on the new hand's first word,
+    not dropped to the page (the next Tab then went below the new hand's buttons)."""
+    api = Api(server.url)
+    api.to_showdown()
+    photo = tmp_path / "showdown.jpg"
+    photo.write_bytes(showdown_photo(HANDS, bottom=0))
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+    try:
+        page.goto(api.url())
+        page.wait_for_selector("#showdown:not([hidden])")
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-boxes g.box[data-k='u0']")  # Iker's 10e, found but not named
+        page.focus("#photo-boxes g.box[data-k='u0']")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#picker[open]")
+        page.focus("#picker .pick[data-card='10e']")
+        page.keyboard.press("Enter")
+        until(page, "!document.getElementById('picker').open")
+        assert page.evaluate("document.activeElement.matches(\"#photo-boxes g.box[data-k='u0']\")")
+        assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Sota of espadas · Iker"
+        assert page.is_enabled("#btn-settle")
+        page.focus("#btn-settle")
+        page.keyboard.press("Enter")
+        until(page, "window.musTable.state.hands.length === 1")
+        until(page, "document.activeElement.closest('#action-grid') !== null")
+        first = page.evaluate("document.querySelector('#action-grid button').dataset.act")
+        assert page.evaluate("document.activeElement.dataset.act") == first
+        page.keyboard.press("Tab")  # on to the next word, not below the hand's buttons
+        assert page.evaluate("document.activeElement.closest('#actions') !== null")
+    finally:
+        ctx.close()
+
+
 def test_no_page_breaks_the_content_security_policy(server, browser):
     """Every page of a table, in a real browser, under the server's CSP: the browser
     reports no refused script, style or image, and the print button still prints."""

@@ -870,6 +870,9 @@ function pickForBox(k) {
     show.boxSlot[k] = slot;
     show.unsure.delete(slotKey(slot));
     renderShowdown();
+    // the photo's boxes were drawn again: the focus goes back to the box just named, where
+    // the photo stays in view
+    $("photo-boxes").querySelector(`g.box[data-k="${k}"]`)?.focus({ preventScroll: true });
   }, show.unsure.has(slotKey(slot)) ? maybeFor(k) : []);
 }
 
@@ -969,8 +972,28 @@ function applyPicks() {
 async function settle(withCards = true) {
   const body = { hands: withCards ? show.slots.map((r) => r.slice()) : [null, null, null, null] };
   if (show.photos[0]?.id) body.photo_id = show.photos[0].id;
+  const keys = document.activeElement?.matches(":focus-visible");  // a keyboard's focus, in sight
   const res = await write("showdown", body);
-  if (res) show = null;
+  if (!res) return;
+  show = null;
+  // the showdown panel is gone with the button that had the focus: it goes to the new hand's
+  // first word (the count is read out as it comes), or, the game won, where the dialog that
+  // says so gives it back
+  const dlg = $("endgame");
+  if (dlg.open) { dlg.addEventListener("close", () => focusNewHand(keys), { once: true }); return; }
+  focusNewHand(keys);
+}
+
+// The focus once a hand is counted: the new hand's first word, else (the match won, nothing
+// to say) the count's heading. Scrolled to for a keyboard; a finger's page stays put.
+function focusNewHand(scroll) {
+  const now = document.activeElement;
+  if (now && now !== document.body && now.offsetParent !== null) return;  // somewhere in sight meanwhile
+  const options = { preventScroll: !scroll };
+  const first = [...$("action-grid").querySelectorAll("button")].find((b) => !b.disabled);
+  if (first && !$("actions").hidden) { first.focus(options); return; }
+  const heading = $("settlement").querySelector("h2");
+  if (heading && !$("settlement").hidden) { heading.tabIndex = -1; heading.focus(options); }
 }
 
 // ------------------------------------------------------------------ the count
