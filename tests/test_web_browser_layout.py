@@ -304,6 +304,51 @@ def test_the_felt_keeps_its_height_through_the_hand_in_every_language(server, br
             ctx.close()
 
 
+NAMES = """() => [...document.querySelectorAll('#scoreboard .team-card')].map((card) => {
+  const name = card.querySelector('.team-name'), text = document.createRange();
+  text.selectNodeContents(name);
+  return {title: name.title, cut: name.scrollHeight > name.clientHeight + 4 || name.scrollWidth > name.clientWidth,  // a line hidden
+          lines: new Set([...text.getClientRects()].map((q) => Math.round(q.top))).size,
+          card: card.getBoundingClientRect().height, klass: name.className};
+})"""
+
+
+def test_a_long_team_name_is_read_whole_on_the_score_card(server, browser):  # noqa: F811
+    """A team's name too long for its score card's line at 360 px ("Gorriak Txapel…") wraps
+    onto a second line; one longer still ends in an ellipsis there, says its whole self as
+    its title, and a tap shows it whole (a second folds it again). The cards stay side by
+    side, as tall as each other, and the felt keeps its height."""
+    tables = [Api(server.url, {"teams": teams, "players": ["Ane", "Bixente", "Iker", "Maite"], "rules": {}, "esku": 0})
+              for teams in (["Gorriak", "Urdinak"], ["Gorriak Txapeldunak", "Urdinak"],
+                            ["Gorriak Txapeldunak eta Lagun Zaharrak", "Urdinak"])]
+    ctx = phone_of(browser, "eu", (360, 740))
+    try:
+        page = ctx.new_page()
+        seen, felts = [], []
+        for api in tables:
+            page.goto(api.url())
+            page.wait_for_selector("#live[data-state=live]")
+            seen.append(page.evaluate(NAMES))
+            felts.append(page.evaluate("document.querySelector('#mesa .felt').getBoundingClientRect().height"))
+            assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        short, two, long = (names[0] for names in seen)
+        assert short["lines"] == 1 and not short["cut"] and short["title"] == "Gorriak"
+        assert two["lines"] == 2 and not two["cut"] and two["title"] == "Gorriak Txapeldunak"
+        assert long["cut"] and "is-cut" in long["klass"] and long["card"] == two["card"]  # two lines, then an ellipsis
+        assert long["title"] == "Gorriak Txapeldunak eta Lagun Zaharrak"
+        for names in seen:
+            assert names[0]["card"] == names[1]["card"], names  # side by side, as tall
+        assert max(felts) - min(felts) < 0.1, felts
+        page.click(".team-card.team-0 .team-name")
+        whole = page.evaluate(NAMES)[0]
+        assert not whole["cut"] and whole["card"] > long["card"] and "is-whole" in whole["klass"], whole
+        assert page.evaluate("document.querySelector('#mesa .felt').getBoundingClientRect().height") == felts[-1]
+        page.click(".team-card.team-0 .team-name")
+        assert page.evaluate(NAMES)[0]["cut"]
+    finally:
+        ctx.close()
+
+
 def played_match(url: str) -> str:
     """A match of one hand played, as `Export` saves it (mus-match/1)."""
     api = Api(url)

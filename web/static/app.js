@@ -258,6 +258,20 @@ function pips(n, of, cls) {
   return box;
 }
 
+// A team's name too long for its two lines ends in an ellipsis: a tap shows it whole (and a
+// second tap folds it again); the whole name is also the heading's title.
+const wholeNames = new Set();
+function showWholeName(tm) {
+  if (wholeNames.has(tm)) wholeNames.delete(tm);
+  else if (document.querySelector(`.team-card.team-${tm} .team-name.is-cut`)) wholeNames.add(tm);
+  else return;
+  renderScore();
+}
+function markCutNames() {
+  for (const el of document.querySelectorAll("#scoreboard .team-name:not(.is-whole)")) el.classList.toggle("is-cut", el.scrollHeight > el.clientHeight + 4);  // a glyph's overhang is not a line
+}
+if (document.querySelector("#scoreboard")) new ResizeObserver(markCutNames).observe($("scoreboard"));  // a phone turned
+
 function renderScore() {
   const sc = scoreNow();
   const box = $("scoreboard");
@@ -270,7 +284,7 @@ function renderScore() {
     const adentro = state.adentro && state.adentro[tm];
     box.append(h("article", { class: `team-card team-${tm}${adentro ? " is-adentro" : ""}${state.winner === tm ? " is-winner" : ""}`, dataset: { team: tm } },
       h("header", {},
-        h("h2", { class: "team-name" }, teamName(tm)),
+        h("h2", { class: `team-name${wholeNames.has(tm) ? " is-whole" : ""}`, title: teamName(tm), onclick: () => showWholeName(tm) }, teamName(tm)),
         h("p", { class: "team-players" }, `${playerName(tm)} · ${playerName(tm + 2)}`)),
       h("p", { class: "team-score", "aria-label": t("score.amarrakos_stones", { a, s: s % 5 }) },
         h("span", { class: "big-num" }, String(s)),
@@ -280,6 +294,7 @@ function renderScore() {
         gpv > 1 ? h("span", { class: "meta" }, h("span", { class: "meta-label" }, t("score.games")), pips((state.games || [0, 0])[tm], gpv, "games")) : null,
         h("span", { class: "meta" }, h("span", { class: "meta-label" }, t("score.vacas")), pips((state.vacas || [0, 0])[tm], vtw, "vacas")))));
   }
+  markCutNames();
   const banner = $("banner");
   const who = [0, 1].filter((tm) => state.adentro && state.adentro[tm]);
   if (who.length && state.winner == null) {
