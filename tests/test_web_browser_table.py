@@ -811,6 +811,34 @@ def test_the_keyboard_keeps_its_place_as_a_box_is_named_and_the_hand_counted(ser
         ctx.close()
 
 
+def test_a_screen_reader_hears_the_games_and_the_vacas(server, browser):
+    """The games and vacas are pips, empty boxes to a screen reader: each team's card says
+    them in words ("Games 1 of 2"), and the status line says them when they change, after
+    the score."""
+    api = Api(server.url, {**TABLE, "rules": {"kings": 8, "target": 40, "games_per_vaca": 2, "vacas_to_win": 1}})
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+    try:
+        page.goto(api.url())
+        page.wait_for_selector("#live[data-state=live]")
+        cards = [page.locator(f"#scoreboard .team-card.team-{tm}") for tm in (0, 1)]
+        for card in cards:
+            said = card.aria_snapshot()
+            assert "Games 0 of 2" in said and "Vacas 0 of 1" in said, said
+        assert "Games" not in page.inner_text("#sr-status")  # nothing changed yet
+        api.act("ordago")
+        api.act("quiero")
+        api.post("showdown", {"hands": HANDS})  # Ane's three kings win the órdago: a game to Txuriak
+        until(page, "window.musTable.state.hands.length === 1")
+        assert "Games 1 of 2" in cards[0].aria_snapshot() and "Games 0 of 2" in cards[1].aria_snapshot()
+        until(page, "document.getElementById('sr-status').textContent.includes('Games 1–0')")
+        assert page.inner_text("#sr-status").startswith("Txuriak 0, Beltzak 0. Games 1–0, Vacas 0–0.")
+        page.wait_for_selector("#endgame[open]")
+        assert "Vacas 0 of 1" in page.locator("#endgame .endgame-vacas").aria_snapshot()
+    finally:
+        ctx.close()
+
+
 def test_no_page_breaks_the_content_security_policy(server, browser):
     """Every page of a table, in a real browser, under the server's CSP: the browser
     reports no refused script, style or image, and the print button still prints."""

@@ -252,10 +252,13 @@ function tokens(score) {
   return wrap;
 }
 
-function pips(n, of, cls) {
-  const box = h("span", { class: `pips ${cls}` });
+// Games or vacas as pips, and in words for a screen reader ("Games 1 of 2"): the pips are
+// empty boxes to it. With `label`, the visible word before them (then said once, in the words).
+function pips(n, of, cls, label = false) {
+  const box = h("span", { class: `pips ${cls}`, "aria-hidden": "true" });
   for (let i = 0; i < of; i++) box.append(h("span", { class: i < n ? "pip on" : "pip" }));
-  return box;
+  const words = h("span", { class: "sr-only" }, t(`score.${cls}_of`, { n, of }));
+  return label ? [h("span", { class: "meta-label", "aria-hidden": "true" }, t(`score.${cls}`)), box, words] : [box, words];
 }
 
 // A team's name too long for its two lines ends in an ellipsis: a tap shows it whole (and a
@@ -291,8 +294,8 @@ function renderScore() {
         h("span", { class: "of" }, `/${target()}`)),
       tokens(s),
       h("p", { class: "team-meta" },
-        gpv > 1 ? h("span", { class: "meta" }, h("span", { class: "meta-label" }, t("score.games")), pips((state.games || [0, 0])[tm], gpv, "games")) : null,
-        h("span", { class: "meta" }, h("span", { class: "meta-label" }, t("score.vacas")), pips((state.vacas || [0, 0])[tm], vtw, "vacas")))));
+        gpv > 1 ? h("span", { class: "meta" }, pips((state.games || [0, 0])[tm], gpv, "games", true)) : null,
+        h("span", { class: "meta" }, pips((state.vacas || [0, 0])[tm], vtw, "vacas", true)))));
   }
   markCutNames();
   const banner = $("banner");
@@ -1186,10 +1189,22 @@ function renderLog() {
 // One short sentence for screen readers when the score or the speaker changes (the
 // score card and the buttons themselves are not live regions: they would be read whole).
 let lastSaid = "";
+let lastGames = null;  // the games and vacas last seen (the page opened: as they were)
+let gamesAt = null;  // the version at which they changed
 function announce() {
   const cur = current();
   const score = cur.score || state.score || [0, 0];
   const parts = [`${teamName(0)} ${score[0]}, ${teamName(1)} ${score[1]}`];
+  // a game or a vaca won: said after the score ("Games 1–0, vacas 0–0"), in the same order
+  const games = state.games || [0, 0], vacas = state.vacas || [0, 0];
+  const gv = `${games}|${vacas}`;
+  if (lastGames !== null && gv !== lastGames) gamesAt = state.version;
+  lastGames = gv;
+  if (gamesAt === state.version) {  // said again while the page shows that version
+    const both = [(rules().games_per_vaca || 1) > 1 ? t("score.games_both", { a: games[0], b: games[1] }) : null,
+      t("score.vacas_both", { a: vacas[0], b: vacas[1] })].filter(Boolean);
+    parts.push(both.join(", "));
+  }
   if (cur.to_speak !== null && cur.to_speak !== undefined) parts.push(t("table.to_speak", { name: playerName(cur.to_speak) }));
   const text = parts.join(". ");
   if (text !== lastSaid) {
