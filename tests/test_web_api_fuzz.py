@@ -250,7 +250,13 @@ def assert_refused(r: Any, statuses: tuple[int, ...] | None = None) -> dict[str,
     body = json.loads(r.data)
     assert set(body) == {"error"}, body
     err = body["error"]
-    assert set(err) == {"status", "code", "message", "field"}, err
+    problems = err.get("problems")
+    if problems is not None:  # several inputs refused at once: each in the same shape, the first the error's
+        assert isinstance(problems, list) and problems, err
+        assert all(set(p) == {"status", "code", "message", "field"} and p["message"].strip() for p in problems), err
+        assert (problems[0]["status"], problems[0]["code"], problems[0]["field"]) == (
+            err["status"], err["code"], err["field"]), err
+    assert set(err) - {"problems"} == {"status", "code", "message", "field"}, err
     assert err["status"] == r.status_code, err
     assert isinstance(err["code"], str) and re.fullmatch(r"[a-z][a-z0-9_]*", err["code"]), err
     message = err["message"]

@@ -75,3 +75,51 @@ def test_a_club_teaches_its_deck_from_a_phone_and_the_server_reads_with_it(tmp_p
         item.get_by_role("button", name="Remove").click()
         expect(page.locator(".deck-item")).to_have_count(0)
         browser.close()
+
+
+@pytest.mark.parametrize("lang", ["es", "fr"])
+def test_every_bad_photo_is_named_at_once_with_the_photos_own_limit(tmp_path, lang) -> None:
+    """Four bad photos sent: the page names the four, each by its suit and why, in one
+    submit, and marks their tiles; a photo too large is told the photo's limit (25 MB and
+    50 megapixels), not a match file's. A photo chosen again loses its mark."""
+    _need_browser()
+    from PIL import Image
+    from playwright.sync_api import sync_playwright
+
+    from web import i18n
+    from web.decks import PHOTO_LIMIT
+    from web.testing import until
+
+    files = {s: tmp_path / f"{s}.jpg" for s in SUITS}
+    files["oros"].write_bytes(b"\xff" * (PHOTO_LIMIT + 1))
+    files["copas"].write_bytes(b"not a picture at all")
+    Image.new("RGB", (20, 20), "red").save(files["espadas"], "JPEG")
+    layout_photos(6, "naipes-libres")[3].save(files["bastos"], quality=90)
+    files["bastos"].write_bytes(files["bastos"].read_bytes()[:5000])  # cut short: does not decode
+    with LiveServer({"ADMIN_KEY": KEY}) as srv, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(**PHONE)
+        page.goto(f"{srv.url}/decks?lang={lang}#key={KEY}")
+        page.wait_for_selector("#deck-app:not([hidden])")
+        for suit, path in files.items():
+            page.set_input_files(f"#deck-new input[name={suit}]", str(path))
+        page.click("#deck-new button[type=submit]")
+        until(page, "document.querySelectorAll('#deck-new .form-error li').length === 4")
+        said = page.locator("#deck-new .form-error li").all_inner_texts()
+
+        def line(suit: str, why: str) -> str:
+            return i18n.t(lang, "decks.photo_problem", suit=i18n.t(lang, f"decks.suit_{suit}"), why=why)
+
+        assert said == [line("oros", i18n.t(lang, "decks.photo_too_large")),
+                        line("copas", i18n.t(lang, "err.not_image")),
+                        line("espadas", i18n.t(lang, "err.too_small_image")),
+                        line("bastos", i18n.t(lang, "err.corrupt_image"))], said
+        assert "4 M" not in page.inner_text("#deck-new .form-error")
+        assert page.locator(".deck-photo-cell.is-bad").count() == 4
+        assert page.locator("#deck-new input[aria-invalid=true]").count() == 4
+        again = tmp_path / "espadas-again.jpg"
+        layout_photos(6, "naipes-libres")[2].save(again, quality=90)
+        page.set_input_files("#deck-new input[name=espadas]", str(again))
+        until(page, "document.querySelectorAll('.deck-photo-cell.is-bad').length === 3")
+        assert page.get_attribute("#deck-new input[name=espadas]", "aria-invalid") is None
+        browser.close()

@@ -95,6 +95,38 @@ def test_bad_uploads_are_refused_by_name_and_leave_nothing_behind(tmp_path) -> N
     assert c.post("/api/decks/abcdefabcdef/use", headers=_auth()).get_json()["error"]["code"] == "deck_not_found"
 
 
+def test_every_bad_photo_is_told_at_once(tmp_path) -> None:
+    """Four bad photos, four problems in one refusal (one submit to learn them all): the
+    error is the first's (its status, code and suit), its message names each, and
+    `problems` gives each photo's own; a photo too large says the photo's limit."""
+    from PIL import Image
+
+    from web.decks import PHOTO_LIMIT
+
+    c = _app(tmp_path).test_client()
+    good = _photos()
+    tiny = io.BytesIO()
+    Image.new("RGB", (20, 20), "red").save(tiny, "JPEG")
+    bad = {"oros": (io.BytesIO(b"\xff" * (PHOTO_LIMIT + 1)), "oros.jpg"),
+           "copas": (io.BytesIO(b"not an image at all"), "copas.jpg"),
+           "espadas": (io.BytesIO(tiny.getvalue()), "espadas.jpg"),
+           "bastos": (io.BytesIO(good["bastos"][0].getvalue()[:5000]), "bastos.jpg")}  # cut short: does not decode
+    r = c.post("/api/decks", headers=_auth(), data=bad, content_type="multipart/form-data")
+    err = r.get_json()["error"]
+    assert (r.status_code, err["code"], err["field"]) == (413, "too_large", "oros")
+    assert [(p["field"], p["code"], p["status"]) for p in err["problems"]] == [
+        ("oros", "too_large", 413), ("copas", "not_image", 415), ("espadas", "too_small_image", 400),
+        ("bastos", "corrupt_image", 400)]
+    assert all(p["message"].startswith(f"{p['field']}: ") and p["message"] in err["message"] for p in err["problems"])
+    assert "25 MB" in err["problems"][0]["message"] and "4 MB" not in err["message"]
+    # one bad photo among good ones: the same shape, one problem
+    r = c.post("/api/decks", headers=_auth(), data={**_photos(), "espadas": (io.BytesIO(tiny.getvalue()), "e.jpg")},
+               content_type="multipart/form-data")
+    err = r.get_json()["error"]
+    assert r.status_code == 400 and err["field"] == "espadas" and [p["field"] for p in err["problems"]] == ["espadas"]
+    assert c.get("/api/decks", headers=_auth()).get_json()["decks"] == []
+
+
 def test_photos_that_do_not_hold_a_deck_fail_the_job_with_what_was_found(tmp_path) -> None:
     c = _app(tmp_path).test_client()
     photos = _photos()

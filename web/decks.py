@@ -51,7 +51,7 @@ RUNNING = ("queued", "reading", "teaching", "refining")
 STATES = (*RUNNING, "ready", "failed", "interrupted")
 """A deck's job, from posted to done (the OpenAPI document lists them from here)."""
 PHOTO_LIMIT = 25 * 1024 * 1024
-"""Bytes per photo; the request may carry four."""
+"""Bytes per photo (25 MB); the request may carry four."""
 _ID = re.compile(r"^[a-z0-9]{12}$")
 NICE = 10
 """How much lower the job runs than the server (`nice`), so that the tables' photos come first."""
@@ -379,37 +379,60 @@ def create_deck() -> Response:
     refine_it = refine in ("1", "true", "on")
     if refine_it and (why := refine_unavailable()):
         raise ApiError(503, "refining_unavailable", why, "refine")
-    photos, opened = {}, {}
+    photos, opened, problems = {}, {}, {}
     for suit in SUITS:  # every photo's header first: the cheap refusals before any decoding
-        f = request.files.get(suit)
-        if f is None or not f.filename:
-            raise ApiError(400, "photo_missing", f"{suit}: no photo; four are needed, one a suit", suit)
-        data = f.read(PHOTO_LIMIT + 1)
-        if not data:
-            raise ApiError(400, "empty_image", f"{suit}: the photo is empty", suit)
-        if len(data) > PHOTO_LIMIT:
-            raise ApiError(413, "too_large", f"{suit}: the photo is larger than {PHOTO_LIMIT} bytes", suit)
-        opened[suit] = open_upload(data, suit, f"{suit}: ")  # as a table's photo: format, megapixels, least size
+        try:
+            data = _upload(suit)
+            opened[suit] = open_upload(data, suit, f"{suit}: ")  # as a table's photo: format, megapixels, least size
+        except ApiError as exc:
+            problems[suit] = exc
+            continue
         photos[suit] = (data, EXTENSION[opened[suit].format])
-    _decodes(opened)
+    problems.update(_decodes(opened))  # the photos whose header passed: every bad photo is told at once
+    if problems:
+        raise photos_refused([problems[suit] for suit in SUITS if suit in problems])
     return _dump(_links(teacher().start(name, photos, refine_it)), 202)
+
+
+def _upload(suit: str) -> bytes:
+    """The bytes of a suit's photo, refused when missing, empty or over `PHOTO_LIMIT`."""
+    f = request.files.get(suit)
+    if f is None or not f.filename:
+        raise ApiError(400, "photo_missing", f"{suit}: no photo; four are needed, one a suit", suit)
+    data = f.read(PHOTO_LIMIT + 1)
+    if not data:
+        raise ApiError(400, "empty_image", f"{suit}: the photo is empty", suit)
+    if len(data) > PHOTO_LIMIT:
+        raise ApiError(413, "too_large", f"{suit}: the photo is larger than the {PHOTO_LIMIT // (1024 * 1024)} MB "
+                                         f"a deck's photo may have", suit)
+    return data
+
+
+def photos_refused(problems: list[ApiError]) -> ApiError:
+    """Every bad photo in one refusal: the first one's status, code and field (its suit), a
+    message naming each, and `problems`, each photo's own refusal, in the order of the suits."""
+    first = problems[0]
+    return ApiError(first.status, first.code, "; ".join(p.message for p in problems), first.field, problems)
 
 
 EXTENSION = {"JPEG": "jpg", "PNG": "png", "WEBP": "webp"}
 """A deck's photo file, by its format."""
 
 
-def _decodes(photos: dict[str, Any]) -> None:
+def _decodes(photos: dict[str, Any]) -> dict[str, ApiError]:
     """Each photo decoded whole (a JPEG at 1/8: every byte is still read), one at a time on
     the scan workers that decode a table's photos, so that a damaged or truncated file is
-    refused now, by its suit, and not by the job minutes later."""
+    refused now, by its suit, and not by the job minutes later: the refusal of each that
+    does not decode, by suit."""
     from scorer import vision
 
+    refused = {}
     for suit, photo in photos.items():
         try:
             in_scan_slot(_decodes_whole, photo)
         except vision.ImageError as exc:
-            raise image_error(exc, suit, f"{suit}: ") from None
+            refused[suit] = image_error(exc, suit, f"{suit}: ")
+    return refused
 
 
 def _decodes_whole(photo: Any) -> None:

@@ -1,7 +1,8 @@
 """One JSON error shape for every API error.
 
 `{"error": {"status": 409, "code": "stale_version", "message": "...", "field": "version"}}`
-for refusals raised by the API and the store, and for Werkzeug's own errors (404, 405,
+(a refusal of several inputs at once, a deck's photos, adds `problems`: one
+`{status, code, message, field}` each) for refusals raised by the API and the store, and for Werkzeug's own errors (404, 405,
 413, ...) and unexpected exceptions (500) under `/api/`. Pages keep HTML errors.
 """
 
@@ -35,7 +36,13 @@ HTTP_CODES = {
 
 class ApiError(StoreError):
     """An API refusal: HTTP status, a stable code, a message for people, the field at fault
-    (the store's refusals have the same shape, and one handler answers both)."""
+    (the store's refusals have the same shape, and one handler answers both); `problems`,
+    where several inputs are refused at once, each of them as an `ApiError`."""
+
+    def __init__(self, status: int, code: str, message: str, field: str | None = None,
+                 problems: list[ApiError] | None = None) -> None:
+        super().__init__(status, code, message, field)
+        self.problems = problems
 
 
 MAX_MESSAGE = 400  # characters of an error message; a long input it quotes is cut in its middle
@@ -52,15 +59,21 @@ def _short(text: str, limit: int) -> str:
     return f"{text[:limit - tail]}… ({len(text)} characters in all) …{text[-tail:]}"
 
 
-def error_body(status: int, code: str, message: str, field: str | None = None) -> dict[str, Any]:
+def error_body(status: int, code: str, message: str, field: str | None = None,
+               problems: list[StoreError] | None = None) -> dict[str, Any]:
     """The one JSON error shape; a message (or field) that quotes a huge input is cut in its
-    middle (`_short`)."""
-    return {"error": {"status": status, "code": code, "message": _short(message, MAX_MESSAGE),
-                      "field": None if field is None else _short(field, MAX_FIELD)}}
+    middle (`_short`); `problems` (several inputs refused at once) each in the same shape."""
+    body = {"status": status, "code": code, "message": _short(message, MAX_MESSAGE),
+            "field": None if field is None else _short(field, MAX_FIELD)}
+    if problems:
+        body["problems"] = [error_body(p.status, p.code, p.message, p.field)["error"] for p in problems]
+    return {"error": body}
 
 
-def error_response(status: int, code: str, message: str, field: str | None = None) -> Response:
-    resp = Response(json.dumps(error_body(status, code, message, field)), status=status, mimetype="application/json")
+def error_response(status: int, code: str, message: str, field: str | None = None,
+                   problems: list[StoreError] | None = None) -> Response:
+    body = error_body(status, code, message, field, problems)
+    resp = Response(json.dumps(body), status=status, mimetype="application/json")
     resp.headers["Cache-Control"] = "no-store"
     return resp
 
@@ -83,7 +96,7 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(StoreError)
     def _refusal(exc: StoreError) -> Response:
-        return error_response(exc.status, exc.code, exc.message, exc.field)
+        return error_response(exc.status, exc.code, exc.message, exc.field, getattr(exc, "problems", None))
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Any:

@@ -152,7 +152,12 @@ SCHEMAS: dict[str, Any] = {
             "status": {"type": "integer"}, "code": {"type": "string", "examples": ["stale_version"]},
             "message": {"type": "string", "description": "what is wrong, for people; a long input it quotes is cut "
                         "in its middle (`… (N characters in all) …`), so that both ends show"},
-            "field": {"type": ["string", "null"]}}}},
+            "field": {"type": ["string", "null"]},
+            "problems": {"type": "array", "description": "where several inputs are refused at once (a deck's "
+                         "photos): each one's refusal, in this same shape; the error itself is the first's, its "
+                         "message naming them all", "items": {"type": "object", "properties": {
+                             "status": {"type": "integer"}, "code": {"type": "string"},
+                             "message": {"type": "string"}, "field": {"type": ["string", "null"]}}}}}}},
     },
     "Rules": {"type": "object", "properties": {
         "kings": {"enum": [8, 4]}, "target": {"enum": [40, 30]}, "real31": {"type": "boolean"},

@@ -1,5 +1,5 @@
 // Teach the reader a club's deck: the admin key, four photos, the job's progress, which models read.
-import { api, t, toast, h, showChosenFile } from "./common.js";
+import { api, ApiError, t, toast, h, showChosenFile } from "./common.js";
 
 const KEY_STORE = "mus.adminKey";
 const keyForm = document.getElementById("deck-key");
@@ -179,8 +179,50 @@ for (const input of form.querySelectorAll("input[type=file]")) {
     else img.removeAttribute("src");
   };
   input.addEventListener("change", show);
+  input.addEventListener("change", () => {  // a photo chosen again is no longer the bad one
+    input.closest(".deck-photo-cell").classList.remove("is-bad");
+    input.removeAttribute("aria-invalid");
+  });
   show();
   showChosenFile(input);
+}
+
+// The upload: its refusal keeps the API's `problems` (every bad photo at once), which
+// api() does not pass on.
+async function sendDeck(body) {
+  let resp;
+  try {
+    resp = await fetch("/api/decks", { method: "POST", headers: { Authorization: `Bearer ${key}` }, body, cache: "no-store" });
+  } catch (e) {
+    throw new ApiError(0, "network", t("err.network"));
+  }
+  const data = await resp.json().catch(() => null);
+  if (resp.ok) return data;
+  const err = (data && data.error) || {};
+  const e = new ApiError(resp.status, err.code || (resp.status === 413 ? "too_large" : "generic"), err.message, err.field);
+  e.problems = Array.isArray(err.problems) ? err.problems : [];
+  throw e;
+}
+
+const SUITS = ["oros", "copas", "espadas", "bastos"];
+
+// A photo's refusal in the page's words, its suit first; too large means the photo's own
+// limit (not the match file's, which the shared message names too).
+function photoProblem(p) {
+  const why = p.code === "too_large" ? t("decks.photo_too_large") : new ApiError(p.status, p.code, p.message, p.field).text;
+  return SUITS.includes(p.field) ? t("decks.photo_problem", { suit: t(`decks.suit_${p.field}`), why }) : why;
+}
+
+// Every bad photo named at once (a list where there are several), its tile marked.
+function showProblems(lines, bad = []) {
+  formError.replaceChildren(lines.length > 1 ? h("ul", {}, ...lines.map((line) => h("li", {}, line))) : lines[0]);
+  formError.hidden = false;
+  for (const input of form.querySelectorAll("input[type=file]")) {
+    const wrong = bad.includes(input.name);
+    input.closest(".deck-photo-cell").classList.toggle("is-bad", wrong);
+    if (wrong) input.setAttribute("aria-invalid", "true");
+    else input.removeAttribute("aria-invalid");
+  }
 }
 
 function clearPhotos() {
@@ -203,12 +245,13 @@ form.addEventListener("submit", async (ev) => {
   const body = new FormData(form);
   if (!String(body.get("name") || "").trim()) body.set("name", form.elements.name.placeholder);
   try {
-    await call("POST", "/api/decks", { body });
+    await sendDeck(body);
     clearPhotos();
     toast(t("decks.started"));
   } catch (e) {
-    formError.textContent = e.field && e.field !== "name" ? `${t(`decks.suit_${e.field}`)}: ${e.text}` : e.text;
-    formError.hidden = false;
+    const problems = e.problems && e.problems.length ? e.problems
+      : [{ status: e.status, code: e.code, message: e.message, field: e.field }];
+    showProblems(problems.map(photoProblem), problems.map((p) => p.field));
   }
   button.disabled = false;
   refresh();
