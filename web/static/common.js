@@ -9,11 +9,12 @@ export function t(key, values) {
 }
 
 export class ApiError extends Error {
-  constructor(status, code, message, field) {
+  constructor(status, code, message, field, problems) {
     super(message || code);
     this.status = status;
     this.code = code;
     this.field = field ?? null;
+    this.problems = Array.isArray(problems) ? problems : []; // a refusal naming several things at once
   }
   // The server's own words where they say what exactly is wrong (a field, the engine's
   // reason), else none.
@@ -72,7 +73,7 @@ export async function api(method, path, { token, json, body, headers, timeout } 
     if (!resp.ok) {
       const err = data && data.error ? data.error : {};
       const code = err.code || ({ 401: "unauthorized", 403: "forbidden", 404: "not_found", 409: "stale_version", 413: "too_large" }[resp.status] || "generic");
-      throw new ApiError(resp.status, code, err.message, err.field);
+      throw new ApiError(resp.status, code, err.message, err.field, err.problems);
     }
     return data;
   } finally {

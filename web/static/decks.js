@@ -187,22 +187,8 @@ for (const input of form.querySelectorAll("input[type=file]")) {
   showChosenFile(input);
 }
 
-// The upload: its refusal keeps the API's `problems` (every bad photo at once), which
-// api() does not pass on.
-async function sendDeck(body) {
-  let resp;
-  try {
-    resp = await fetch("/api/decks", { method: "POST", headers: { Authorization: `Bearer ${key}` }, body, cache: "no-store" });
-  } catch (e) {
-    throw new ApiError(0, "network", t("err.network"));
-  }
-  const data = await resp.json().catch(() => null);
-  if (resp.ok) return data;
-  const err = (data && data.error) || {};
-  const e = new ApiError(resp.status, err.code || (resp.status === 413 ? "too_large" : "generic"), err.message, err.field);
-  e.problems = Array.isArray(err.problems) ? err.problems : [];
-  throw e;
-}
+// The upload: its refusal keeps the API's `problems` (every bad photo at once).
+const sendDeck = (body) => api("POST", "/api/decks", { token: key, body });
 
 const SUITS = ["oros", "copas", "espadas", "bastos"];
 
