@@ -12,11 +12,12 @@ ends after `max_seconds` (the browser's EventSource reconnects with `Last-Event-
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator
 
-from scorer.storage.tables import TableStore
+from scorer.storage.tables import StoreError, TableStore
 
 
 class Hub:
@@ -89,6 +90,15 @@ def event(version: int, data: str) -> str:
     return f"id: {version}\ndata: {data}\n\n"
 
 
+def gone(exc: StoreError) -> str:
+    """The last event of a table's stream whose table was deleted meanwhile: `event: gone`
+    with the refusal its reads now get (`{"error": {status, code, message, field}}`); the page's
+    EventSource, reconnecting, is then refused with that 404 and stops."""
+    data = json.dumps({"error": {"status": exc.status, "code": exc.code, "message": exc.message, "field": exc.field}},
+                      ensure_ascii=False, separators=(",", ":"))
+    return f"event: gone\ndata: {data}\n\n"
+
+
 # A comment for proxies and idle timers, and a `ping` event (no id: Last-Event-ID stays the
 # version) that the page's EventSource hears; its data is not empty, else it is not dispatched.
 HEARTBEAT = ": keep-alive\nevent: ping\ndata: {}\n\n"
@@ -116,7 +126,11 @@ class Stream:
             sent = self.last_id if self.last_id is not None else -1
             deadline = time.monotonic() + self.max_seconds
             while not self.hub.closed:
-                rt = self.store.runtime(self.table_id)
+                try:
+                    rt = self.store.runtime(self.table_id)
+                except StoreError as exc:  # the table was deleted meanwhile (a prune): the stream ends
+                    yield gone(exc)
+                    break
                 if rt.version != sent:
                     sent = rt.version
                     yield event(rt.version, rt.state_json())

@@ -351,7 +351,8 @@ def document() -> dict[str, Any]:
             "description": "Each event: `id: <version>`, `data: <TableState JSON>`; comment lines as heartbeats. "
                            "Send `Last-Event-ID` (or `?last_event_id=`) to get only what is newer. The players' "
                            "page streams with its `stream_token` (derived from the players' token, it opens only "
-                           "this stream), counted as the players' (`SSE_PLAYER_RESERVE`).",
+                           "this stream), counted as the players' (`SSE_PLAYER_RESERVE`). A table deleted meanwhile (a "
+                           "prune) ends its stream with `event: gone`, `data:` its 404 error (`not_found`).",
             "parameters": [*read_params, {"name": "Last-Event-ID", "in": "header", "required": False,
                                           "schema": {"type": "integer"}},
                            {"name": "last_event_id", "in": "query", "required": False, "schema": {"type": "integer"}}],

@@ -17,6 +17,7 @@ import hashlib
 import hmac
 import json
 import secrets
+import sqlite3
 import threading
 import time
 from collections import OrderedDict
@@ -302,19 +303,52 @@ class TableStore:
 
     # -- reading -------------------------------------------------------------------
     def runtime(self, table_id: str) -> Runtime:
-        """The table's current state; `StoreError` 404 if there is no such table."""
+        """The table's current state; `StoreError` 404 if there is no such table.
+
+        A cached runtime is checked against the database's row (one indexed read of its
+        version): a table deleted by another process (`mus-scorer prune --tables-days`)
+        is a 404 and leaves the cache, one written by another process is read again."""
         with self._cache_lock:
             rt = self._cache.get(table_id)
-            if rt is not None:
-                self._cache.move_to_end(table_id)
+        if rt is not None:
+            stored = self._stored_version(self.db.reader(), table_id)
+            if stored == rt.version:
+                with self._cache_lock:
+                    if table_id in self._cache:
+                        self._cache.move_to_end(table_id)
                 return rt
+            if stored is None:
+                self._gone(table_id)
         with self.db.lock:  # rebuild once, not in every thread that missed
+            conn = self.db.locked_conn()
             with self._cache_lock:
                 rt = self._cache.get(table_id)
+            if rt is not None and self._stored_version(conn, table_id) != rt.version:
+                self._forget(table_id)
+                rt = None
             if rt is None:
-                rt = self._load(self.db.locked_conn(), table_id)
+                try:
+                    rt = self._load(conn, table_id)
+                except StoreError:
+                    self._forget(table_id)
+                    raise
                 self._remember(rt)
             return rt
+
+    @staticmethod
+    def _stored_version(conn: Any, table_id: str) -> int | None:
+        """The table's version in the database; None where it has no row (deleted)."""
+        row = conn.execute("SELECT version FROM tables WHERE id = ?", (table_id,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def _gone(self, table_id: str) -> None:
+        """The table has no row (deleted meanwhile, by a prune): out of the cache, a 404."""
+        self._forget(table_id)
+        raise StoreError(404, "not_found", f"no table {table_id!r}", None)
+
+    def exists(self, table_id: str) -> bool:
+        """Whether the table still has its row in the database (not deleted meanwhile)."""
+        return self._stored_version(self.db.reader(), table_id) is not None
 
     def _remember(self, rt: Runtime) -> None:
         with self._cache_lock:
@@ -466,8 +500,12 @@ class TableStore:
                 raise
             try:
                 new = self._commit(rt, client_id, kind, out, digest)
-            except BaseException:
+            except BaseException as exc:
                 self._forget(table_id)
+                # deleted by another process (a prune) since it was read: its hands, ops
+                # and photos refer to no table (a foreign key failure), its row is not there
+                if isinstance(exc, sqlite3.IntegrityError | StoreError) and not self.exists(table_id):
+                    self._gone(table_id)
                 raise
             self._remember(new)
         self._notify(table_id, new.version)
@@ -693,6 +731,17 @@ class TableStore:
         self.runtime(table_id)  # 404
         if client_id is not None:
             client_id = check_client_id(client_id)
+        try:
+            return self._add_photo(table_id, client_id, mime, data, annotated, scan, with_id, digest)
+        except sqlite3.IntegrityError:  # the table was deleted meanwhile (a prune): its photo refers to none
+            if not self.exists(table_id):
+                self._gone(table_id)
+            raise
+
+    def _add_photo(
+        self, table_id: str, client_id: str | None, mime: str, data: bytes, annotated: bytes | None,
+        scan: dict[str, Any], with_id: str | None, digest: str | None,
+    ) -> tuple[dict[str, Any], bool]:
         photo_id = new_id() + new_id()
         response = {"photo_id": photo_id, "scan": scan}
         now = time.time()

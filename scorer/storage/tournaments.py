@@ -305,8 +305,13 @@ class TournamentStore:
                              (tournament_id,)).fetchone()[0]
             if n >= MAX_TABLES:
                 raise StoreError(409, "too_many_tables", f"a tournament holds {MAX_TABLES} tables at most")
-            conn.execute("INSERT INTO tournament_tables (tournament_id, table_id, added) VALUES (?, ?, ?)",
-                         (tournament_id, table_id, time.time()))
+            try:
+                conn.execute("INSERT INTO tournament_tables (tournament_id, table_id, added) VALUES (?, ?, ?)",
+                             (tournament_id, table_id, time.time()))
+            except sqlite3.IntegrityError:  # the table (or the tournament) was deleted meanwhile (a prune)
+                self.get(tournament_id)  # a 404 for the tournament
+                self.tables.runtime(table_id)  # a 404 for the table
+                raise
         return True
 
     def remove_table(self, tournament_id: str, table_id: str) -> None:
