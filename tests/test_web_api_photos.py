@@ -563,3 +563,36 @@ def test_a_photos_scan_is_read_with_a_token_of_its_table(client, table) -> None:
     other = client.post("/api/tables", json={}).json
     assert_error(client.get(f"/api/tables/{other['id']}/photos/{pid}/scan",
                             headers={"Authorization": f"Bearer {other['token']}"}), 404, "not_found")
+
+
+def test_no_photo_once_the_match_is_over(app, client, rec) -> None:
+    """As every write of a hand: a 409 `match_over`, refused before the photo is read; an
+    upload retried (its `client_id`) still answers as it was stored; the store refuses too."""
+    t = client.post("/api/tables", json={"rules": {"games_per_vaca": 1, "vacas_to_win": 1}}).json
+    auth = t["auth"] = {"Authorization": f"Bearer {t['token']}"}
+    url = f"/api/tables/{t['id']}/photos"
+    first = client.post(f"{url}?client_id=before", headers=auth, data=photo_bytes(), content_type="image/jpeg")
+    assert first.status_code == 201
+    s = client.get(f"/api/tables/{t['id']}", headers=auth).json
+    for i, a in enumerate(({"seat": 0, "act": "ordago"}, {"seat": 1, "act": "quiero"})):
+        s = client.post(f"/api/tables/{t['id']}/actions", headers=auth,
+                        json={"client_id": f"a{i}", "version": s["version"], "action": a}).json
+    s = client.post(f"/api/tables/{t['id']}/showdown", headers=auth,
+                    json={"client_id": "sd", "version": s["version"], "hands": DEAL}).json
+    assert s["winner"] is not None and s["current"] is None
+    before, calls = snapshot(app, client, t), len(rec.calls)
+    for multipart in (False, True):
+        for query in ("?client_id=after", ""):
+            body = {"data": {"photo": (io.BytesIO(photo_bytes()), "s.jpg")}, "content_type": "multipart/form-data"} \
+                if multipart else {"data": photo_bytes(), "content_type": "image/jpeg"}
+            assert_error(client.post(url + query, headers=auth, **body), 409, "match_over")
+    assert len(rec.calls) == calls  # not read
+    assert snapshot(app, client, t) == before  # nor stored
+    again = client.post(f"{url}?client_id=before", headers=auth, data=photo_bytes(), content_type="image/jpeg")
+    assert again.status_code == 201 and again.json["photo_id"] == first.json["photo_id"]
+    from scorer.storage.tables import StoreError
+
+    with pytest.raises(StoreError) as exc:
+        app.extensions["mus_store"].add_photo(t["id"], "direct", "image/jpeg", photo_bytes(), None, {"cards": []})
+    assert (exc.value.status, exc.value.code) == (409, "match_over")
+    assert snapshot(app, client, t) == before

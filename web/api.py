@@ -482,7 +482,7 @@ def _room_for(size: int) -> None:
 def post_photo(table_id: str) -> Response:
     """Store a showdown photo and read its cards -> 201 `{photo_id, scan}`; with `with=<a
     photo id>` it is another photo of that showdown, and `together` reads them as one."""
-    _table(table_id, write=True)
+    rt = _table(table_id, write=True)
     form = request.form if request.mimetype.startswith("multipart/") else {}
     client_id = request.args.get("client_id") or form.get("client_id")
     with_id = request.args["with"] if "with" in request.args else form.get("with")
@@ -493,6 +493,8 @@ def post_photo(table_id: str) -> Response:
         done = _store().photo_for(table_id, client_id, digest)
         if done is not None:  # a retry: the photo is stored and read already
             return _dump(_photo_links(table_id, done), 201)
+    if rt.live is None:  # as every write of a hand: refused before the photo is read
+        raise ApiError(409, "match_over", "the match is over: no more hands (no showdown photo to take)", None)
     if with_id is not None:
         _store().first_photo(table_id, with_id, adding=True)  # before the work of reading it
     _room_for(len(data))

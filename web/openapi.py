@@ -321,7 +321,10 @@ def document() -> dict[str, Any]:
         "/api/tables/{table_id}/showdown": {"post": _write(
             "Settle the hand with the cards shown; the next hand starts", "ShowdownWrite")},
         "/api/tables/{table_id}/photos": {"post": {
-            "summary": "Store a showdown photo and read its cards", "parameters": [TABLE_ID, TOKEN_Q, BOTTOM_Q, {
+            "summary": "Store a showdown photo and read its cards",
+            "description": "The match over: 409 match_over, before the photo is read (an upload retried with its "
+                           "client_id still answers as it was stored).",
+            "parameters": [TABLE_ID, TOKEN_Q, BOTTOM_Q, {
                 "name": "client_id", "in": "query", "required": False, "schema": {"type": "string"}}, {
                 "name": "with", "in": "query", "required": False, "schema": {"type": "string"},
                 "description": "a photo of the same showdown: this one is read together with it (at most 4; a showdown already settled: 409 showdown_settled)"}],

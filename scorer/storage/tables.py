@@ -752,6 +752,7 @@ class TableStore:
                 seen = _seen(conn, table_id, client_id, "photo", digest)
                 if seen is not None:
                     return json.loads(seen["response"] or "null"), True
+            _require_live(self.runtime(table_id))  # a 409 match_over: no more showdowns
             first_id = self._first_of(conn, table_id, with_id, adding=True) if with_id is not None else None
             if first_id is None:
                 _drop_loose(conn, table_id)
