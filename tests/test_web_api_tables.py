@@ -1152,6 +1152,23 @@ def test_two_teams_of_one_name_are_refused_at_creation(app, client, teams) -> No
     assert app.extensions["mus_store"].db.reader().execute("SELECT count(*) FROM tables").fetchone()[0] == count
 
 
+
+@pytest.mark.parametrize("teams", [["Gorriak", "gorriak"], [" Gorriák ", "GORRIAK"]])
+def test_an_import_into_a_table_of_two_teams_of_one_name_is_refused_as_a_rename(app, client, table, teams) -> None:
+    """The table may be a tournament's, whose standings could not tell the teams apart: the
+    error a rename gives; a new table imported still takes the file as it is."""
+    text = json.dumps({"format": "mus-match/1", "teams": teams}).encode() + b"\n"
+    before = snapshot(app, client, table)
+    url = f"/api/tables/{table['id']}/import?client_id=one&version={table['version']}"
+    err = assert_error(client.post(url, headers=table["auth"], data=text), 422, "invalid", "teams")
+    said = assert_error(client.patch(f"/api/tables/{table['id']}", headers=table["auth"],
+                                     json={"client_id": "r", "version": table["version"], "teams": teams}),
+                        422, "invalid", "teams")
+    assert err["message"] == said["message"] and "differ" in err["message"]
+    assert snapshot(app, client, table) == before
+    assert client.post("/api/tables/import", data=text).status_code == 201
+
+
 # -- unknown keys ----------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("body", "field"),

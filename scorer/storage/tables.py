@@ -713,9 +713,13 @@ class TableStore:
 
     def replace(self, table_id: str, client_id: Any, version: Any, header: dict[str, Any],
                 records: list[dict[str, Any]]) -> tuple[Runtime, bool]:
-        """Replace the table's match by an imported one (same id and tokens)."""
+        """Replace the table's match by an imported one (same id and tokens). Its two teams
+        must differ (`engine.team_key`), as on creating or renaming a table here: the table
+        may be a tournament's, whose standings could not tell them apart (a new table
+        imported takes a file as it is)."""
 
         def change(rt: Runtime) -> dict[str, Any]:
+            _check_teams_apart(header["teams"])
             new = self._fresh(rt.id, rt.token, rt.watch_token, header, records, rt.version + 1, rt.created)
             return {"live": new.live, "mus_rounds": 0, "replace": new}
 
