@@ -382,3 +382,64 @@ def test_a_heartbeat_is_a_comment_and_a_ping_an_eventsource_hears(server) -> Non
         assert fields["event"] == "ping" and fields["data"] and "id" not in fields, block
     finally:
         ev.close()
+
+
+def test_a_pages_next_stream_takes_the_place_of_its_last_one(tmp_path) -> None:
+    """A stream dropped by flaky wifi holds its place until a heartbeat to it fails; the
+    page's next stream (the same `client` id, the same kind of token) takes that place at
+    once and ends the old one, so that a phone never locks itself out of its table."""
+    with serving({"DATABASE": str(tmp_path / "mus.db"), "SSE_HEARTBEAT": 30, "SSE_MAX_SECONDS": 60,
+                  "SSE_MAX_STREAMS": 50, "SSE_MAX_PER_TABLE": 3, "SSE_PLAYER_RESERVE": 1}) as (base, app):
+        t = new_table(base)
+        path = f"/api/tables/{t['id']}/events"
+        hub = app.extensions["mus_hub"]
+        opened = []
+        try:
+            watcher = Events(base, f"{path}?token={t['watch_token']}&client=pageA")  # a watcher's own page
+            assert watcher.status == 200 and watcher.next_event()[0] == 1
+            for client in ("pageA", "pageB"):
+                opened.append(Events(base, f"{path}?client={client}", t["auth"]))
+                assert opened[-1].status == 200 and opened[-1].next_event()[0] == 1
+            opened.append(watcher)
+            assert hub.per_table == {t["id"]: 3}
+            r = requests.get(f"{base}{path}", headers=t["auth"], timeout=5)  # full
+            assert r.status_code == 503 and r.json()["error"]["code"] == "too_many_streams"
+            # a watcher's page of the same id takes a watcher's place only: the table stays full for it
+            assert requests.get(f"{base}{path}?token={t['watch_token']}&client=pageB",
+                                timeout=5).status_code == 503
+            old = opened[0]
+            again = Events(base, f"{path}?client=pageA", t["auth"])  # pageA's stream again, at once
+            opened.append(again)
+            assert again.status == 200 and again.next_event()[0] == 1
+            with pytest.raises(EOFError):  # the old one ended (not at its next heartbeat, 30 s away)
+                while True:
+                    old.next_block()
+            assert hub.per_table == {t["id"]: 3}
+            assert write(base, t, 1)["version"] == 2
+            assert again.next_event()[0] == 2 and opened[1].next_event()[0] == 2  # the others still stream
+            assert requests.get(f"{base}{path}?client=no/such", headers=t["auth"], timeout=5).status_code == 400
+        finally:
+            for ev in opened:
+                ev.close()
+
+
+def test_the_hub_forgets_a_pages_stream_once_it_ends(tmp_path) -> None:
+    from scorer.storage import Database
+    from scorer.storage.tables import TableStore
+    from web.live import Hub, stream
+
+    store = TableStore(Database(tmp_path / "m.db"))
+    tid = store.create({}).id
+    hub = Hub()
+    first = stream(store, hub, tid, None, 0.05, 30, ("play", "p1"))
+    assert hub.try_open(10, tid, 1, 0, first)
+    it = iter(first)
+    assert next(it).startswith("retry:") and next(it).startswith("id: 1\n")
+    second = stream(store, hub, tid, None, 0.05, 30, ("play", "p1"))
+    assert hub.try_open(10, tid, 1, 0, second)  # the table's one place: the page's again
+    assert first.evicted and hub.per_table == {tid: 1}
+    assert list(it) == []  # the old one ends at once, no heartbeat, counted out once
+    watcher = stream(store, hub, tid, None, 0.05, 30, ("watch", "p1"))
+    assert not hub.try_open(10, tid, 1, 0, watcher)  # another kind of token: not that page's stream
+    second.close()
+    assert hub.per_table == {} and hub.streams == 0 and hub._owners == {}

@@ -574,6 +574,11 @@ def events(table_id: str) -> Response:
     """Server-sent events: `id: <version>`, `data: <state>`; `Last-Event-ID` catches up."""
     # the stream token: the players' page, with a token derived from theirs, counted as theirs
     watcher = _table_role(table_id, write=False, stream=True)[1] == "watch"
+    client = request.args.get("client")  # the page's own id: its next stream replaces this one
+    if client is not None and not (1 <= len(client) <= 64 and client.isascii()
+                                   and all(c.isalnum() or c in "-_" for c in client)):
+        raise ApiError(400, "invalid", "client: expected the page's id, 1 to 64 letters, digits, '-' or '_'",
+                       "client")
     raw = request.headers.get("Last-Event-ID") or request.args.get("last_event_id")
     last_id = None
     if raw:
@@ -584,12 +589,13 @@ def events(table_id: str) -> Response:
     cfg = current_app.config
     # watchers leave the table's last SSE_PLAYER_RESERVE places to its players' phones
     reserved = int(cfg.get("SSE_PLAYER_RESERVE") or 0) if watcher else 0
-    if not hub.try_open(int(cfg["SSE_MAX_STREAMS"]), table_id, int(cfg["SSE_MAX_PER_TABLE"] or 0), reserved):
+    gen = stream(_store(), hub, table_id, last_id, float(cfg["SSE_HEARTBEAT"]), float(cfg["SSE_MAX_SECONDS"]),
+                 ("watch" if watcher else "play", client) if client else None)
+    if not hub.try_open(int(cfg["SSE_MAX_STREAMS"]), table_id, int(cfg["SSE_MAX_PER_TABLE"] or 0), reserved, gen):
         resp = error_response(503, "too_many_streams",
                               "too many live connections (to this table, or in all); poll GET /api/tables/{id}")
         resp.headers["Retry-After"] = "5"
         return resp
-    gen = stream(_store(), hub, table_id, last_id, float(cfg["SSE_HEARTBEAT"]), float(cfg["SSE_MAX_SECONDS"]))
     resp = Response(gen, mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-store"
     resp.headers["X-Accel-Buffering"] = "no"

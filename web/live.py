@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from scorer.storage.tables import StoreError, TableStore
 
@@ -30,6 +30,10 @@ class Hub:
         self.closed = False
         self.streams = 0
         self.per_table: dict[str, int] = {}  # open streams of each table
+        # (table, kind, client) -> the stream open under that page's `client` id: the page's
+        # next stream takes its place (a stream dropped by flaky wifi is noticed only when a
+        # write to it fails, a heartbeat or more later)
+        self._owners: dict[tuple[str, ...], Stream] = {}
 
     def _cond(self, table_id: str) -> threading.Condition:
         with self._lock:
@@ -46,11 +50,12 @@ class Hub:
                 self._versions[table_id] = version
             cond.notify_all()
 
-    def wait(self, table_id: str, after: int, timeout: float) -> bool:
-        """Block until the table passes `after` or the hub closes; False on timeout."""
+    def wait(self, table_id: str, after: int, timeout: float, stop: Callable[[], bool] | None = None) -> bool:
+        """Block until the table passes `after`, the hub closes or `stop()`; False on timeout."""
         cond = self._cond(table_id)
         with cond:
-            return cond.wait_for(lambda: self.closed or self._versions.get(table_id, 0) > after, timeout)
+            return cond.wait_for(lambda: self.closed or self._versions.get(table_id, 0) > after
+                                 or (stop is not None and stop()), timeout)
 
     def close(self) -> None:
         """End every stream (server shutdown)."""
@@ -61,28 +66,53 @@ class Hub:
             with cond:
                 cond.notify_all()
 
-    def try_open(self, limit: int, table_id: str = "", per_table: int = 0, reserved: int = 0) -> bool:
+    def try_open(self, limit: int, table_id: str = "", per_table: int = 0, reserved: int = 0,
+                 stream: Stream | None = None) -> bool:
         """Count a stream in: False when `limit` streams are open in all, or `per_table`
         (0: no such limit) on `table_id`, so that no one client takes every stream. A
         watcher's stream passes `reserved`, the table's last places kept for its players:
         it is refused once `per_table - reserved` streams of the table are open, so that
-        watchers never take the places a player's phone needs."""
+        watchers never take the places a player's phone needs. A `stream` with an `owner`
+        (its page's client id) first ends the stream that page opened before, if it is
+        still counted: that one is gone (the page opens a new one when its old one stalls
+        or drops) or the page no longer reads it, and its place is the new one's."""
+        key = (table_id, *stream.owner) if stream is not None and stream.owner else None
+        evicted = False
         with self._lock:
+            old = self._owners.get(key) if key is not None else None
+            if old is not None and old.evict():
+                evicted = True
+                self._count_out(table_id)
             cap = max(per_table - max(reserved, 0), 0) if per_table else 0
-            if self.streams >= limit or per_table and self.per_table.get(table_id, 0) >= cap:
-                return False
-            self.streams += 1
-            self.per_table[table_id] = self.per_table.get(table_id, 0) + 1
-            return True
+            ok = not (self.streams >= limit or per_table and self.per_table.get(table_id, 0) >= cap)
+            if ok:
+                self.streams += 1
+                self.per_table[table_id] = self.per_table.get(table_id, 0) + 1
+                if key is not None:
+                    self._owners[key] = stream  # type: ignore[assignment]
+            elif key is not None and evicted:
+                self._owners.pop(key, None)
+        if evicted:  # wake it: it ends now, its thread freed
+            cond = self._cond(table_id)
+            with cond:
+                cond.notify_all()
+        return ok
 
-    def release(self, table_id: str = "") -> None:
+    def _count_out(self, table_id: str) -> None:
+        self.streams -= 1
+        left = self.per_table.get(table_id, 0) - 1
+        if left > 0:
+            self.per_table[table_id] = left
+        else:
+            self.per_table.pop(table_id, None)
+
+    def release(self, table_id: str = "", stream: Stream | None = None) -> None:
         with self._lock:
-            self.streams -= 1
-            left = self.per_table.get(table_id, 0) - 1
-            if left > 0:
-                self.per_table[table_id] = left
-            else:
-                self.per_table.pop(table_id, None)
+            self._count_out(table_id)
+            if stream is not None and stream.owner:
+                key = (table_id, *stream.owner)
+                if self._owners.get(key) is stream:
+                    del self._owners[key]
 
 
 def event(version: int, data: str) -> str:
@@ -110,9 +140,11 @@ class Stream:
     `close` (which the server calls, even if it never iterated) counts it out once."""
 
     def __init__(self, store: TableStore, hub: Hub, table_id: str, last_id: int | None,
-                 heartbeat: float = 15.0, max_seconds: float = 300.0) -> None:
+                 heartbeat: float = 15.0, max_seconds: float = 300.0, owner: tuple[str, str] | None = None) -> None:
         self.store, self.hub, self.table_id = store, hub, table_id
         self.last_id, self.heartbeat, self.max_seconds = last_id, heartbeat, max_seconds
+        self.owner = owner  # (the token's kind, the page's client id): its next stream replaces this one
+        self.evicted = False
         self._released = False
         self._lock = threading.Lock()
         self._gen = self._events()
@@ -125,7 +157,7 @@ class Stream:
             yield "retry: 1000\n\n"
             sent = self.last_id if self.last_id is not None else -1
             deadline = time.monotonic() + self.max_seconds
-            while not self.hub.closed:
+            while not self.hub.closed and not self.evicted:
                 try:
                     rt = self.store.runtime(self.table_id)
                 except StoreError as exc:  # the table was deleted meanwhile (a prune): the stream ends
@@ -138,7 +170,7 @@ class Stream:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     break
-                if not self.hub.wait(self.table_id, sent, min(self.heartbeat, left)):
+                if not self.hub.wait(self.table_id, sent, min(self.heartbeat, left), lambda: self.evicted):
                     yield HEARTBEAT
         finally:
             self._release()
@@ -148,7 +180,17 @@ class Stream:
             if self._released:
                 return
             self._released = True
-        self.hub.release(self.table_id)
+        self.hub.release(self.table_id, self)
+
+    def evict(self) -> bool:
+        """Replaced by its page's next stream (`Hub.try_open`, which counts it out): True
+        where it was still counted; it ends when it next wakes (woken at once)."""
+        with self._lock:
+            if self._released:
+                return False
+            self._released = True
+            self.evicted = True
+            return True
 
     def close(self) -> None:
         try:
@@ -158,6 +200,6 @@ class Stream:
 
 
 def stream(store: TableStore, hub: Hub, table_id: str, last_id: int | None, heartbeat: float = 15.0,
-           max_seconds: float = 300.0) -> Stream:
+           max_seconds: float = 300.0, owner: tuple[str, str] | None = None) -> Stream:
     """See `Stream`."""
-    return Stream(store, hub, table_id, last_id, heartbeat, max_seconds)
+    return Stream(store, hub, table_id, last_id, heartbeat, max_seconds, owner)

@@ -358,7 +358,12 @@ def document() -> dict[str, Any]:
                            "prune) ends its stream with `event: gone`, `data:` its 404 error (`not_found`).",
             "parameters": [*read_params, {"name": "Last-Event-ID", "in": "header", "required": False,
                                           "schema": {"type": "integer"}},
-                           {"name": "last_event_id", "in": "query", "required": False, "schema": {"type": "integer"}}],
+                           {"name": "last_event_id", "in": "query", "required": False, "schema": {"type": "integer"}},
+                           {"name": "client", "in": "query", "required": False,
+                            "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
+                            "description": "the page's own id: this stream ends, and takes the place of, the stream "
+                                           "it opened before with the same kind of token (one dropped, not yet "
+                                           "noticed)"}],
             "security": SECURE,
             "responses": {"200": {"description": "the stream", "content": {"text/event-stream": {}}}}
             | _errors(400, 401, 403, 404, 503)}},

@@ -202,13 +202,18 @@ function stalled() {
   refresh();
 }
 
+// This page's own id, for its live stream: each stream it opens takes the place of the one
+// it opened before, which the server may not know yet is gone (dropped by flaky wifi, or
+// stalled). One per page load: two tabs never share it, so never end each other's stream.
+const STREAM_CLIENT = newClientId();
+
 function connect() {
   if (!("EventSource" in window)) { startPolling(); return; }
   if (source) source.close();
   // no address holds the players' token: their page streams with the token derived from
   // it that only opens the stream (counted as the players', in their reserve of places)
   const read = BOOT.state?.stream_token || BOOT.state?.watch_token || TOKEN || "";
-  const url = `${API}/events?token=${encodeURIComponent(read)}`;
+  const url = `${API}/events?token=${encodeURIComponent(read)}&client=${STREAM_CLIENT}`;
   const me = new EventSource(url);
   source = me;
   heard();
