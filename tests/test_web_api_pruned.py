@@ -4,36 +4,23 @@ written for it, and its live stream ends."""
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 import pytest
-from PIL import Image
 
 from scorer.storage import Database
 from scorer.storage.prune import prune
 from scorer.storage.tables import StoreError
+from tests.test_web_api_photos import DEAL, FakeRecognizer, photo_bytes
 from web import create_app
 from web.live import Hub, stream
 
 pytestmark = pytest.mark.webapi
 
-DECK = [f"{r}{s}" for s in "oceb" for r in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)]
-DEAL = [DECK[0:4], DECK[10:14], DECK[20:24], DECK[30:34]]
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def scan(self, image: Any, bottom: int = 0) -> dict[str, Any]:
-        self.calls += 1
-        return {"cards": [], "hands": None, "warnings": [], "size": list(image.size)}
-
 
 @pytest.fixture()
-def rec() -> Recorder:
-    return Recorder()
+def rec() -> FakeRecognizer:
+    return FakeRecognizer()
 
 
 @pytest.fixture()
@@ -61,12 +48,6 @@ def _prune_all(app) -> None:
         assert prune(other, photos_days=None, tables_days=0, now=10**11).tables >= 1
     finally:
         other.close()
-
-
-def _photo() -> bytes:
-    buf = io.BytesIO()
-    Image.new("RGB", (96, 72), (30, 120, 60)).save(buf, "JPEG")
-    return buf.getvalue()
 
 
 def _assert_404(r) -> None:
@@ -107,8 +88,8 @@ def test_a_pruned_table_is_404_on_every_route(app, client, rec) -> None:
     _assert_404(client.post(f"/api/tables/{tid}/import?client_id=i&version={v}", headers=auth,
                             data=b'{"format":"mus-match/1","teams":["a","b"]}\n'))
     _assert_404(client.post(f"/api/tables/{tid}/photos?client_id=p", headers={**auth, "Content-Type": "image/jpeg"},
-                            data=_photo()))
-    assert rec.calls == 0  # the photo was never read
+                            data=photo_bytes()))
+    assert rec.calls == []  # the photo was never read
     assert client.get(f"/t/{tid}?token={t['token']}").status_code == 404
     assert client.get(f"/w/{tid}?token={t['watch_token']}").status_code == 404
 
