@@ -258,16 +258,22 @@ def test_the_history_lists_what_was_said_in_the_order_it_was_said(client, table)
     assert labels[0] == "Grande" and 'class="hint"' not in said
 
 
-def test_the_history_lists_the_declarations_from_the_esku_on(client):
+def _history_of_one_hand(client, lang: str, *, esku: int = 0, pares: list[bool], bets: dict | None = None) -> str:
+    """The history page, in `lang`, of a match imported with one hand (the same sixteen
+    cards, esku `esku`, the pares declared `pares`, no juego, `bets`)."""
     header = {"format": "mus-match/1", "teams": ["Txuriak", "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"],
-              "rules": {"kings": 8, "target": 40}, "esku": 2}
+              "rules": {"kings": 8, "target": 40}, "esku": esku}
     hand = {"hands": [["12o", "12c", "4e", "5b"], ["1o", "4o", "6o", "7o"], ["11c", "11e", "6c", "7c"],
                       ["5c", "6e", "7e", "10b"]],
-            "declared": {"pares": [True, False, True, False], "juego": [False, False, False, False]}, "bets": {}}
+            "declared": {"pares": pares, "juego": [False, False, False, False]}, "bets": bets or {}}
     r = client.post("/api/tables/import", data=json.dumps(header) + "\n" + json.dumps(hand) + "\n",
                     headers={"Content-Type": "application/x-ndjson"})
     assert r.status_code == 201, r.json
-    page = client.get(f"/t/{r.json['id']}/history?token={r.json['token']}&lang=en").get_data(as_text=True)
+    return client.get(f"/t/{r.json['id']}/history?token={r.json['token']}&lang={lang}").get_data(as_text=True)
+
+
+def test_the_history_lists_the_declarations_from_the_esku_on(client):
+    page = _history_of_one_hand(client, "en", esku=2, pares=[True, False, True, False])
     said = page[page.index('class="said-declare"'):page.index("</li>", page.index('class="said-declare"'))]
     # Iker (seat 2) is esku: he speaks first, then Maite, Ane and Bixente, each in the team's colour
     assert re.findall(r'<b class="tc">([^<]+)</b>', said) == ["Iker", "Maite", "Ane", "Bixente"]
@@ -335,17 +341,9 @@ def test_a_hands_count_answers_its_errors_in_json(tmp_path) -> None:
 def test_the_history_says_a_paso_facing_a_bet_for_my_part_and_no_dispute_as_data(client):
     """A paso said facing a bet reads "Not for me" (the partner still answers), one said
     before any bet "Paso"; a dispute is said in words, never as its JSON."""
-    header = {"format": "mus-match/1", "teams": ["Txuriak", "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"],
-              "rules": {"kings": 8, "target": 40}, "esku": 0}
-    hand = {"hands": [["12o", "12c", "4e", "5b"], ["1o", "4o", "6o", "7o"], ["11c", "11e", "6c", "7c"],
-                      ["5c", "6e", "7e", "10b"]],
-            "declared": {"pares": [True, True, True, False], "juego": [False, False, False, False]},
-            "bets": {"grande": [{"seat": 0, "act": "paso"}, {"seat": 1, "act": "envido", "n": 2},
-                                {"seat": 2, "act": "paso"}, {"seat": 0, "act": "no_quiero"}]}}
-    r = client.post("/api/tables/import", data=json.dumps(header) + "\n" + json.dumps(hand) + "\n",
-                    headers={"Content-Type": "application/x-ndjson"})
-    assert r.status_code == 201, r.json
-    page = client.get(f"/t/{r.json['id']}/history?token={r.json['token']}&lang=en").get_data(as_text=True)
+    page = _history_of_one_hand(client, "en", pares=[True, True, True, False], bets={"grande": [
+        {"seat": 0, "act": "paso"}, {"seat": 1, "act": "envido", "n": 2},
+        {"seat": 2, "act": "paso"}, {"seat": 0, "act": "no_quiero"}]})
     grande = page[page.index('<span class="said-lance">Grande</span>'):]
     grande = grande[:grande.index("</li>")]
     words = re.findall(r'<b class="tc">([^<]+)</b> ([^<]+)</span>', grande)
@@ -359,14 +357,7 @@ def test_the_history_says_the_disputes_in_words_where_the_count_in_words_is_miss
     import web.pages
 
     monkeypatch.setattr(web.pages, "explain_lines", lambda *args: [])
-    header = {"format": "mus-match/1", "teams": ["Txuriak", "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"],
-              "rules": {"kings": 8, "target": 40}, "esku": 0}
-    hand = {"hands": [["12o", "12c", "4e", "5b"], ["1o", "4o", "6o", "7o"], ["11c", "11e", "6c", "7c"],
-                      ["5c", "6e", "7e", "10b"]],
-            "declared": {"pares": [True, True, True, False], "juego": [False, False, False, False]}, "bets": {}}
-    r = client.post("/api/tables/import", data=json.dumps(header) + "\n" + json.dumps(hand) + "\n",
-                    headers={"Content-Type": "application/x-ndjson"})
-    page = client.get(f"/t/{r.json['id']}/history?token={r.json['token']}&lang=es").get_data(as_text=True)
+    page = _history_of_one_hand(client, "es", pares=[True, True, True, False])
     block = page[page.index('class="disputes"'):]
     block = block[:block.index("</ul>")]
     assert "Bixente dijo pares sin tenerlo (seed 004 art. 13a)" in block
