@@ -24,13 +24,11 @@ def _binding_refusals(conn: sqlite3.Connection) -> None:
     left as it was."""
     from scorer import engine
     from scorer.engine.upgrade import log_refusals, record_refusals
+    from scorer.storage.tables import _match_for, _without_score
 
     for table in conn.execute("SELECT id, header, current FROM tables").fetchall():
         try:
-            header = json.loads(table["header"])
-            rules = engine.Rules.from_json(header["rules"])
-            match = engine.Match(rules, teams=tuple(header["teams"]), players=tuple(header["players"]),
-                                 esku=header["esku"])
+            rules, match = _match_for(json.loads(table["header"]))
             rows = conn.execute("SELECT n, record, log FROM hands WHERE table_id = ? ORDER BY n",
                                 (table["id"],)).fetchall()
             for row in rows:
@@ -41,7 +39,7 @@ def _binding_refusals(conn: sqlite3.Connection) -> None:
                 if record is not stored or new_log != log:
                     conn.execute("UPDATE hands SET record = ?, log = ? WHERE table_id = ? AND n = ?",
                                  (json.dumps(record), json.dumps(new_log), table["id"], row["n"]))
-                match.play({k: v for k, v in record.items() if k != "score"})
+                match.play(_without_score(record))
             current = json.loads(table["current"])
             state = match.state()
             if state["winner"] is None and current.get("log"):
