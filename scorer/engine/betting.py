@@ -241,18 +241,28 @@ class HandState:
     def overturn_error(self, a: Action) -> IllegalError | None:
         """The error for a partner's `quiero`, `mas` or `ordago` right after the other partner
         refused the bet (`None` if `a` is no such answer)."""
-        return _overturn_error(self.refusal, a)
+        refusal = self.refusal
+        if refusal is None or a.seat != refusal[2] or a.act not in ("quiero", "mas", "ordago"):
+            return None
+        lance, refuser, partner = refusal
+        return IllegalError(
+            "act",
+            f"{a.act!r} by seat {partner}: its partner, seat {refuser}, refused the bet in {lance} and a refusal "
+            f"binds the team (seed 004 art. 10: « le partenaire de celui qui les prononce ne peut les "
+            f"désavouer »); to refuse for one's own part only, leaving the partner to answer, say 'paso'",
+            a.act,
+        )
 
     def advance(self, a: Action) -> None:
         """Check the parsed action `a` and apply it, in place."""
-        refusal = self.refusal
-        self.refusal = None
-        if refusal is not None and a.act == "no_quiero" and a.seat == refusal[2]:
+        if self.is_echo(a):
+            self.refusal = None
             return  # the partner's echo of the team's refusal
+        error = self.overturn_error(a)
+        self.refusal = None
         try:
             self._advance(a)
         except IllegalError:
-            error = _overturn_error(refusal, a)
             if error is None:
                 raise
             raise error from None
@@ -357,19 +367,6 @@ class HandState:
         """Go on to the phase after lance `name`."""
         self.phase = _NEXT[name]
         self.lance = Lance("chica", self.order) if self.phase == "chica" else None
-
-
-def _overturn_error(refusal: tuple[str, int, int] | None, a: Action) -> IllegalError | None:
-    if refusal is None or a.seat != refusal[2] or a.act not in ("quiero", "mas", "ordago"):
-        return None
-    lance, refuser, partner = refusal
-    return IllegalError(
-        "act",
-        f"{a.act!r} by seat {partner}: its partner, seat {refuser}, refused the bet in {lance} and a refusal "
-        f"binds the team (seed 004 art. 10: « le partenaire de celui qui les prononce ne peut les "
-        f"désavouer »); to refuse for one's own part only, leaving the partner to answer, say 'paso'",
-        a.act,
-    )
 
 
 def deje_events(state: HandState) -> list[dict[str, Any]]:
