@@ -5,8 +5,8 @@ model and the browser are installed by `scripts/test.sh`, so a skip there means 
 broken setup and is turned into a failure that says why. That holds for a test module
 skipped whole at collection too, with one exception: where `scripts/test.sh` found too
 little disk for the train extra, it deselects the tests marked `train`, says so and sets
-`MUS_TRAIN_DESELECTED`, and the train-only modules may then skip for want of OpenCV or
-ultralytics.
+`MUS_TRAIN_DESELECTED`, and the train-only modules may then skip for want of OpenCV,
+PyTorch or ultralytics.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import os
 
 import pytest
 
-TRAIN_ONLY = ("'cv2'", "'ultralytics'")
+TRAIN_ONLY = ("'cv2'", "'torch'", "'ultralytics'")
 """What a module skipped at collection may lack when the train extra is deselected."""
 
 
