@@ -263,3 +263,14 @@ def test_an_undeclared_pares_annuls_nothing_and_the_ordago_decides_the_game():
     assert s["ordago"] and s["winner"] == 1 and s["lances"]["pares"]["best"] == 1
     assert disputes(s) == [(0, "pares", "undeclared", "seed 002 art. 16")]
     assert s["disputes"][0]["effect"].startswith("reported; the ordago accepted in pares decides the game")
+
+
+def test_undeclared_pares_partner_has_pares_opponents_none_only_the_partners_count():
+    # seed 004 art. 14: "Ces paires niées ne valent ni pour taper, ni pour tenir, ni pour les
+    # compter ensuite." Nobody against them holds pares: no tira (seed 002 art. 16), the
+    # partner's pareja alone counts
+    hands = ["1o 1c 5e 6b", "12o 11c 4e 7b", "10o 10c 5c 7c", "2c 6e 7e 4o"]
+    s = settle(rec(hands, declared={"pares": [False, False, True, False]}))
+    assert [d[:3] for d in disputes(s)] == [(0, "pares", "undeclared")]
+    assert line(s, "pares") == [(0, 1, "only team 0 has pares: seat 2 pareja")]
+    assert s["lances"]["pares"]["stones"] == 1

@@ -333,3 +333,84 @@ def test_seed_002_art_15_equal_duples_go_to_the_seat_closer_to_esku(esku):
     s = settle(rec(hands, declared={"pares": [False, True, False, True]}, esku=esku))
     assert s["lances"]["pares"]["status"] == "uncontested"
     assert s["lances"]["pares"]["best"] == esku
+
+
+# -- ties: the seat closer to esku, whichever teams hold them (RULES.md "Four lances")
+def _closer_to_esku(seats, esku):
+    return min(seats, key=lambda s: (s - esku) % 4)
+
+
+@pytest.mark.parametrize("esku", [0, 1, 2, 3])
+def test_a_punto_tie_and_a_chica_tie_between_opponents_go_to_the_seat_closer_to_esku(esku):
+    # punto 28 for seats 0 and 1 (rey, caballo/sota, 7, as), nobody has juego; chica 1-4-5-6 for seats 2 and 3
+    hands = ["12o 11o 7o 1o", "12c 10c 7c 1c", "4e 5e 6e 1e", "4b 5b 6b 1b"]
+    s = settle(rec(hands, esku=esku))
+    assert s["lances"]["punto"]["best"] == _closer_to_esku([0, 1], esku)
+    assert s["lances"]["chica"]["best"] == _closer_to_esku([2, 3], esku)
+    assert line(s, "punto") == [(_closer_to_esku([0, 1], esku) % 2, 1,
+                                 f"all passed; best punto seat {_closer_to_esku([0, 1], esku)}")]
+
+
+@pytest.mark.parametrize("esku", [0, 1])
+def test_equal_medias_go_to_the_seat_closer_to_esku_the_fourth_card_breaks_nothing(esku):
+    # RULES.md: "medias by the trio's rank ... Nothing else breaks a tie": 12-12-3 and 3-3-12 are
+    # both medias of reyes (8 kings), the as beside one and the 7 beside the other count for nothing
+    hands = ["12o 12c 3o 1o", "3c 3e 12e 7o", "4o 5c 6e 7b", "4c 5o 6o 10b"]
+    s = settle(rec(hands, {"pares": seq(esku, "envido", 1 - esku, "quiero")},
+                   declared={"pares": [True, True, False, False]}, esku=esku))
+    assert s["lances"]["pares"]["best"] == esku
+    assert line(s, "pares") == [(esku, 4, f"envido 2, accepted; best pares seat {esku}; bonus: seat {esku} medias")]
+
+
+def test_chica_accepted_winner_scores_the_stake():
+    s = settle(rec(A, {"chica": seq(0, ("envido", 3), 1, "quiero")}))
+    assert line(s, "chica") == [(1, 3, "envido 3, accepted; best chica seat 3")]
+    assert s["lances"]["chica"] == {"best": 3, "team": 1, "status": "accepted", "stake": 3, "stones": 3}
+
+
+def test_a_refused_bet_counts_nothing_of_a_seat_that_passed_for_its_part():
+    # seat 1 passes for its part, seat 3 raises, team 0 refuses: team 1 counts its own
+    # combinations (RULES.md "Bonus"), but not seat 1's medias: "Le joueur qui n'accepte pas
+    # une enchère renonce à tout gain qu'il aurait pu percevoir lors de cette phase" (seed 000)
+    hands = ["12o 12c 4e 5b", "11o 11c 11e 6b", "1o 1c 4o 7c", "10o 10c 6e 7e"]
+    s = settle(rec(hands, {"pares": seq(0, "envido", 1, "paso", 3, ("mas", 2), 0, "no_quiero")}))
+    assert line(s, "pares") == [(1, 1, "bonus after refused bet: seat 3 pareja")]
+    assert s["lances"]["pares"]["stones"] == 3  # the deje of 2 and the pareja
+    # seat 1 raising itself keeps its medias in the count
+    s = settle(rec(hands, {"pares": seq(0, "envido", 1, ("mas", 2), 2, "no_quiero")}))
+    assert line(s, "pares") == [(1, 3, "bonus after refused bet: seat 1 medias, seat 3 pareja")]
+
+
+# -- seed 000 "Remarque", seed 003 "Hinweis": a bet past the target, accepted, does not win
+# the game by itself: "la manche n'est pas encore gagnée ou perdue. Il faut donc continuer à
+# jouer jusqu'au bout." The hand is counted to its end, in order, dejes first.
+BIG = ["1o 1c 4e 5b", "12o 12c 11e 10b", "6o 7c 4c 5c", "11o 10c 7e 6e"]  # grande seat 1, chica seat 0
+
+
+def test_seeds_000_003_an_accepted_bet_past_40_counts_in_its_turn():
+    grande = seq(0, "paso", 1, ("envido", 50), 2, "quiero")
+    s = settle(rec(BIG, {"grande": grande}, score=(39, 0)))
+    assert not s["ordago"] and s["winner"] == 1 and s["score"] == [39, 50]
+    assert line(s, "grande") == [(1, 50, "envido 50, accepted; best grande seat 1")]
+    # team 0's deje in chica is scored at once and reaches 40 before the count: the 50 never counts
+    s = settle(rec(BIG, {"grande": grande, "chica": seq(0, "envido", 1, "no_quiero")}, score=(39, 0)))
+    assert s["winner"] == 0 and s["score"] == [40, 0]
+    assert line(s, "grande") == []
+    assert s["lances"]["grande"]["status"] == "accepted" and s["lances"]["grande"]["stones"] == 0
+
+
+@pytest.mark.parametrize("esku", [0, 1, 2, 3])
+def test_seed_002_art_15_two_opponents_with_duples(esku):
+    # "Si deux adversaires ont les doubles avec les mêmes paires les plus importantes, celui qui a
+    # les meilleures paires inférieures l'emporte et au cas où ils auraient exactement les mêmes
+    # doubles, c'est celui qui est esku qui l'emporte."
+    first, second = sorted([0, 1], key=lambda s: (s - esku) % 4)
+    bets = {"pares": seq(first, "envido", second, "quiero")}
+    declared = {"pares": [True, True, False, False]}
+    rest = ["1o 4c 5e 6b", "1c 4o 5c 7c"]
+    # reyes and caballos against reyes (3s, with 8 kings) and sotas: the lower pair decides
+    s = settle(rec(["12o 12c 11o 11c", "3o 3c 10e 10b", *rest], bets, declared, esku=esku))
+    assert line(s, "pares") == [(0, 5, "envido 2, accepted; best pares seat 0; bonus: seat 0 duples")]
+    # exactly the same duples (reyes and caballos): the seat closer to esku
+    s = settle(rec(["12o 12c 11o 11c", "3o 3c 11e 11b", *rest], bets, declared, esku=esku))
+    assert line(s, "pares") == [(first, 5, f"envido 2, accepted; best pares seat {first}; bonus: seat {first} duples")]

@@ -93,6 +93,15 @@ def test_adentro_at_target_minus_5() -> None:
     assert m.state()["adentro"] == [False, False]
 
 
+def test_adentro_from_exactly_35_not_34() -> None:
+    m = Match(Rules())
+    play_all(m, [envido_quiero(0, 0, 2), strong(0), strong(0)])  # 12-1, 23-2, 34-3
+    assert m.state()["score"] == [34, 3] and m.state()["adentro"] == [False, False]
+    m = Match(Rules())
+    play_all(m, [envido_quiero(0, 0, 3), strong(0), strong(0)])  # 13-1, 24-2, 35-3
+    assert m.state()["score"] == [35, 3] and m.state()["adentro"] == [True, False]
+
+
 def test_adentro_at_25_of_30() -> None:
     m = Match(Rules(target=30))
     m.play(envido_quiero(1, 0, 5))  # team 1: 15 + ... wait: strong(1) scores n + 10
