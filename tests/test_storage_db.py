@@ -212,3 +212,11 @@ def test_a_version_7_database_says_its_old_refusals_as_they_meant(tmp_path) -> N
     assert [a["act"] for a in rt.logs[0][0]] == ["envido", "paso", "quiero"]
     assert rt.live.log[1]["act"] == "paso" and rt.live.to_speak == 0  # the partner still answers
     db.close()
+
+
+def test_every_commit_is_synced_to_disk(tmp_path) -> None:
+    """`synchronous=FULL`: in WAL mode NORMAL may lose the last commits to a power cut."""
+    db = Database(tmp_path / "mus.db")
+    assert db.locked_conn().execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    assert db.reader().execute("PRAGMA synchronous").fetchone()[0] == 2
+    db.close()
