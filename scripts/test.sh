@@ -42,7 +42,7 @@ else
   echo "  (the training smoke test and the dataset renderer) are DESELECTED in this run."
   "${PIP[@]}" -e '.[test,enroll]'  # OpenCV (headless), so that enrolling and teaching a deck are still tested
   PYTEST_EXTRA=(-m "not train")
-  export MUS_TRAIN_DESELECTED=1
+  export MUS_TRAIN_DESELECTED="only ${free_gb} GB of disk free, under the ${NEED_GB} GB needed"
 fi
 
 if [ ! -x /usr/bin/chromium ]; then

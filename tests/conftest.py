@@ -43,3 +43,10 @@ def pytest_make_collect_report(collector):
     if os.environ.get("MUS_TRAIN_DESELECTED") and any(name in reason for name in TRAIN_ONLY):
         return
     _ci_failure(report, "a module skipped whole")
+
+
+def pytest_report_header(config) -> str | None:
+    """Where the train tests were left out, say why at the top of the run (CI logs often
+    keep only their end)."""
+    why = os.environ.get("MUS_TRAIN_DESELECTED")
+    return f"train extra not installed, tests marked 'train' deselected: {why}" if why else None
