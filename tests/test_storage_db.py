@@ -220,3 +220,95 @@ def test_every_commit_is_synced_to_disk(tmp_path) -> None:
     assert db.locked_conn().execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
     assert db.reader().execute("PRAGMA synchronous").fetchone()[0] == 2
     db.close()
+
+
+def _old_database(path, version: int) -> None:
+    """A file made by the first `version` migrations, in the rollback journal mode
+    `sqlite3` makes files in."""
+    from scorer.storage.db import MIGRATIONS
+
+    conn = sqlite3.connect(path)
+    for script in MIGRATIONS[:version]:
+        script(conn) if callable(script) else conn.executescript(script)
+    conn.execute(f"PRAGMA user_version = {version}")
+    conn.commit()
+    conn.close()
+
+
+def _open_at(path, go, done) -> None:  # in a child process
+    go.wait()
+    try:
+        Database(path).close()
+        done.put("ok")
+    except Exception as exc:  # noqa: BLE001 - reported to the test
+        done.put(f"{type(exc).__name__}: {exc}")
+
+
+def test_two_processes_open_an_old_database_at_once(tmp_path) -> None:
+    """Two processes (a server starting, a cron'd prune) open one version-5 file at the
+    same moment: both open it, and it is migrated once (one of them failed each time: the
+    second to ask for WAL mode was refused at once, or ran a step the first had run)."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    for trial in range(5):
+        path = tmp_path / f"v5-{trial}.db"
+        _old_database(path, 5)
+        go, done = ctx.Barrier(2), ctx.Queue()
+        procs = [ctx.Process(target=_open_at, args=(path, go, done)) for _ in range(2)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(60)
+        assert [done.get(timeout=5), done.get(timeout=5)] == ["ok", "ok"], trial
+        db = Database(path)
+        assert db.schema_version == SCHEMA_VERSION
+        assert db.reader().execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        db.close()
+
+
+def test_two_openers_of_an_old_database_migrate_it_once(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server starting while a prune opens the same version-5 file: the second opener
+    migrates it between the first one's reading of its version and its taking the write
+    lock. The first sees the steps done and runs none of them again (it ran the 5 -> 6
+    step a second time: 'duplicate column name: digest')."""
+    path = tmp_path / "v5.db"
+    _old_database(path, 5)
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO tournaments (id, token, watch_token, name, created) VALUES ('c1', 't', 'w', 'L', 0)")
+    conn.close()
+
+    class OtherOpensFirst:
+        """The first opener's writer: the other process opens (and migrates) the file just
+        before this one's first `BEGIN IMMEDIATE`."""
+
+        def __init__(self, conn: sqlite3.Connection) -> None:
+            self.conn, self.other = conn, True
+
+        def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+            if sql == "BEGIN IMMEDIATE" and self.other:
+                self.other = False
+                Database(path).close()
+            return self.conn.execute(sql, *args)
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.conn, name)
+
+    real_connect = Database._connect
+    opened: list[Database] = []
+
+    def connect(self: Database) -> sqlite3.Connection:
+        conn = real_connect(self)
+        if opened:
+            return conn
+        opened.append(self)
+        return OtherOpensFirst(conn)  # type: ignore[return-value]
+
+    monkeypatch.setattr(Database, "_connect", connect)
+    db = Database(path)
+    monkeypatch.undo()
+    assert db.schema_version == SCHEMA_VERSION
+    cols = [r[1] for r in db.reader().execute("PRAGMA table_info(ops)")]
+    assert cols.count("digest") == 1
+    assert db.reader().execute("SELECT name, revision FROM tournaments").fetchone()[:] == ("L", 0)
+    db.close()

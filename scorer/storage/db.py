@@ -11,6 +11,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -197,6 +198,33 @@ def not_a_database(path: str | os.PathLike[str], *, new_ok: bool = False) -> str
     return None
 
 
+BUSY_SECONDS = 30.0  # how long a write waits for another process's (`busy_timeout`)
+
+
+def _wal(conn: sqlite3.Connection) -> None:
+    """Put the file in WAL mode. Two processes opening a file not yet in WAL mode at once
+    (a server starting while a prune runs) both ask to change it; the second is refused at
+    once ("database is locked": a change of mode does not wait), and asks again once a read
+    (which does wait) has found the file changed, which it then takes as it is."""
+    deadline = time.monotonic() + BUSY_SECONDS
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if error_code(exc) != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
+                raise
+        time.sleep(0.02)
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+
+
+def error_code(exc: sqlite3.Error) -> int | None:
+    """SQLite's primary result code of `exc` (`sqlite3.SQLITE_BUSY`, `SQLITE_FULL`, ...),
+    None when it carries none."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return None if code is None else code & 0xFF
+
+
 class Database:
     """One SQLite file: a writer connection behind a lock, a reader per thread."""
 
@@ -212,40 +240,51 @@ class Database:
         self._migrate()
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
         conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA journal_mode=WAL")
+        _wal(conn)
         # FULL: in WAL mode, NORMAL keeps a commit across a process kill but may lose the last
         # ones to a power cut (the WAL is synced only at checkpoints); FULL syncs the WAL at
         # every commit, which a scoring app, writing a little at a time, can afford
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("PRAGMA foreign_keys=ON")
-        conn.execute("PRAGMA busy_timeout=30000")
+        conn.execute(f"PRAGMA busy_timeout={int(BUSY_SECONDS * 1000)}")
         return conn
 
     def _migrate(self) -> None:
+        """Bring the file to `SCHEMA_VERSION`, one step a transaction. The version is read
+        again once the write lock is held: another process (a server starting while a prune
+        runs) may have taken the file through some steps meanwhile, which are not run twice."""
         with self._wlock:
             conn = self._writer
-            current = conn.execute("PRAGMA user_version").fetchone()[0]
-            if current > SCHEMA_VERSION:
-                raise SchemaError(
-                    f"{self.path}: schema version {current} is newer than this mus-scorer ({SCHEMA_VERSION})"
-                )
-            for i in range(current, SCHEMA_VERSION):
+            self._check_version(conn.execute("PRAGMA user_version").fetchone()[0])
+            while True:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
-                    step = MIGRATIONS[i]
+                    current = self._check_version(conn.execute("PRAGMA user_version").fetchone()[0])
+                    if current >= SCHEMA_VERSION:
+                        conn.execute("COMMIT")
+                        return
+                    step = MIGRATIONS[current]
                     if callable(step):
                         step(conn)
                     else:
                         for stmt in step.split(";"):
                             if stmt.strip():
                                 conn.execute(stmt)
-                    conn.execute(f"PRAGMA user_version = {i + 1}")
+                    conn.execute(f"PRAGMA user_version = {current + 1}")
                     conn.execute("COMMIT")
                 except BaseException:
-                    conn.execute("ROLLBACK")
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
                     raise
+
+    def _check_version(self, version: int) -> int:
+        if version > SCHEMA_VERSION:
+            raise SchemaError(
+                f"{self.path}: schema version {version} is newer than this mus-scorer ({SCHEMA_VERSION})"
+            )
+        return int(version)
 
     @property
     def schema_version(self) -> int:
