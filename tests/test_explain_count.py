@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from scorer.engine import settle
-from scorer.engine.explain import LANGS, amarrakos_words, explain
+from scorer.engine.explain import LANGS, amarrakos_words, explain, rule_text
 
 PLAYERS = ["Ane", "Bixente", "Iker", "Maite"]
 TEAMS = ["Txuriak", "Beltzak"]
@@ -125,7 +125,7 @@ def test_ordago_without_an_event_still_told() -> None:
     ("lang", "juego", "dispute"),
     [
         ("en", "Juego: false declaration, the bets are void: Beltzak count: Bixente 31, +3 → 7–4",
-         "Dispute: Iker declared juego without holding it (seed 002 art. 17"),
+         "Dispute: Iker declared juego without holding it (Euskal Herria championship rules (2016) art. 17"),
         ("es", "Juego: declaración falsa, apuestas anuladas: cobran Beltzak: Bixente 31, +3",
          "Disputa: Iker dijo juego sin tenerlo"),
         ("eu", "Jokoa: aitorpen faltsua, apustuak baliogabe: Beltzak irabazle: Bixente 31",
@@ -154,7 +154,7 @@ def test_false_pares_declaration_names_the_tira() -> None:
     out = explain(settlement, record, PLAYERS, "en", TEAMS)
     pares = next(line for line in out if line.startswith("Pares"))
     assert "Beltzak count: tira 1, Bixente medias 7-7-7, Maite pareja 1-1, +4" in pares
-    assert out[-1].startswith("Dispute: Iker declared pares without holding it (seed 004 art. 13b)")
+    assert out[-1].startswith("Dispute: Iker declared pares without holding it (club rules art. 13b)")
 
 
 def test_cards_not_shown() -> None:
@@ -224,7 +224,8 @@ def test_undeclared_pares_gives_the_opponents_a_tira(lang: str, text: str) -> No
     settlement = settle(record)
     out = explain(settlement, record, PLAYERS, lang, TEAMS)
     assert any(line.startswith(text) for line in out), out
-    assert "Ane" in out[-1] and "seed 002 art. 16" in out[-1]
+    assert "Ane" in out[-1] and f"({rule_text('seed 002 art. 16', lang)}" in out[-1]
+    assert "seed" not in out[-1]
 
 
 def test_the_count_names_amarrakos_only_from_five_stones():
@@ -250,21 +251,21 @@ def _two_false_pares():
 
 @pytest.mark.parametrize(
     ("lang", "effective", "reported"),
-    [("en", "Ane declared pares without holding it (seed 004 art. 13a): bets on pares annulled; "
+    [("en", "Ane declared pares without holding it (club rules art. 13a): bets on pares annulled; "
             "the opponents count their pares",
-      "Bixente declared pares without holding it (seed 004 art. 13a): reported only; "
+      "Bixente declared pares without holding it (club rules art. 13a): reported only; "
       "the first contradiction from esku rules the lance"),
-     ("es", "Ane dijo pares sin tenerlo (seed 004 art. 13a): se anulan las apuestas a pares; "
+     ("es", "Ane dijo pares sin tenerlo (reglamento de club art. 13a): se anulan las apuestas a pares; "
             "los contrarios cobran sus pares",
-      "Bixente dijo pares sin tenerlo (seed 004 art. 13a): solo se anota; "
+      "Bixente dijo pares sin tenerlo (reglamento de club art. 13a): solo se anota; "
       "manda en el lance la primera contradicción desde la mano"),
-     ("eu", "Ane: pareak baduela esan du, baina ez du (seed 004 art. 13a): pareetako apustuak baliogabe; "
+     ("eu", "Ane: pareak baduela esan du, baina ez du (klub-araudia 13a. art.): pareetako apustuak baliogabe; "
             "aurkariek beren pareak kontatzen dituzte",
-      "Bixente: pareak baduela esan du, baina ez du (seed 004 art. 13a): jasota soilik; "
+      "Bixente: pareak baduela esan du, baina ez du (klub-araudia 13a. art.): jasota soilik; "
       "eskutik lehen kontraesanak erabakitzen du"),
-     ("fr", "Ane a annoncé paires à tort (seed 004 art. 13a): paris aux paires annulés; "
+     ("fr", "Ane a annoncé paires à tort (règlement de club art. 13a): paris aux paires annulés; "
             "les adversaires comptent leurs paires",
-      "Bixente a annoncé paires à tort (seed 004 art. 13a): simplement signalé; "
+      "Bixente a annoncé paires à tort (règlement de club art. 13a): simplement signalé; "
       "la première contradiction depuis l'esku fait foi")],
 )
 def test_each_dispute_says_what_it_did_in_the_readers_language(lang: str, effective: str, reported: str) -> None:
@@ -308,3 +309,16 @@ def test_an_effect_the_engine_never_says_is_left_in_english_only() -> None:
 
     assert _effect_text("no juego bonus", PLAYERS, "en") == "no juego bonus"
     assert _effect_text("no juego bonus", PLAYERS, "es") == ""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_rule_the_engine_cites_names_its_rulebook_in_words(lang: str) -> None:
+    from scorer.engine.settle import _RULES
+
+    rules = {entry[0] for entry in _RULES.values()} | {"seed 002 art. 19"}
+    for rule in rules:
+        text = rule_text(rule, lang)
+        assert "seed" not in text and "engine ruling" not in text and ", over " not in text, (rule, text)
+        for art in re.findall(r"art\. (\w+)", rule):
+            assert art in text, (rule, text)
+    assert rule_text("a club's own rule 7", lang) == "a club's own rule 7"  # not the engine's: kept as given

@@ -19,6 +19,7 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
+from scorer.engine.explain import rule_text  # noqa: E402
 from web.testing import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -1073,7 +1074,9 @@ def test_a_dispute_is_said_in_words_in_the_pages_language(server, browser):
             until(page, "document.querySelector('#settlement:not([hidden]) .disputes li')")
             below = page.locator("#settlement .disputes li").all_text_contents()
             assert page.inner_text("#settlement .disputes h3") == title
-            assert len(below) == len(disputes) and below[0].startswith(words) and "seed" in below[0], below
+            assert len(below) == len(disputes) and below[0].startswith(words), below
+            # the rule named as the engine's count in words names it: the rulebook, never "seed 002"
+            assert below[0] == f"{words} ({rule_text(disputes[0]['rule'], lang)})" and "seed" not in below[0], below
             assert "{" not in page.inner_text("#settlement")
             page.unroute(explain)
             page.reload()

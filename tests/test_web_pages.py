@@ -349,7 +349,7 @@ def test_the_history_says_a_paso_facing_a_bet_for_my_part_and_no_dispute_as_data
     words = re.findall(r'<b class="tc">([^<]+)</b> ([^<]+)</span>', grande)
     assert words == [("Ane", "Paso"), ("Bixente", "Envido"), ("Iker", "Not for me"), ("Ane", "No quiero")]
     # the count in words says each dispute in its place; no second block
-    assert "Dispute: Bixente declared pares without holding it (seed 004 art. 13a)" in page
+    assert "Dispute: Bixente declared pares without holding it (club rules art. 13a)" in page
     assert 'class="disputes"' not in page
 
 
@@ -360,5 +360,5 @@ def test_the_history_says_the_disputes_in_words_where_the_count_in_words_is_miss
     page = _history_of_one_hand(client, "es", pares=[True, True, True, False])
     block = page[page.index('class="disputes"'):]
     block = block[:block.index("</ul>")]
-    assert "Bixente dijo pares sin tenerlo (seed 004 art. 13a)" in block
+    assert "Bixente dijo pares sin tenerlo (reglamento de club art. 13a)" in block
     assert "Iker tenía juego sin declararlo" in block and "kind" not in block

@@ -8,6 +8,8 @@ the browser as JSON. API error codes are translated with the keys `err.<code>`.
 
 from __future__ import annotations
 
+from scorer.engine.explain import words as engine_words
+
 LANGS = ("es", "eu", "fr", "en")
 DEFAULT_LANG = "es"
 LANG_NAMES = {"es": "Español", "eu": "Euskara", "fr": "Français", "en": "English"}
@@ -188,9 +190,6 @@ EN: dict[str, str] = {
     "set.line": "{lance}: {team} +{n}",
     "set.score_after": "Score: {a} – {b}",
     "set.disputes": "Disputes",
-    "dispute.false_declaration": "{p} declared {l} without holding it",
-    "dispute.undeclared": "{p} held {l} without declaring it",
-    "dispute.bet_for_partner": "{p} bet at {l} holding neither pares nor juego",
     "dispute.other": "{p}, {l}: a contradiction with the cards",
     # invite
     "inv.title": "Join this table",
@@ -590,9 +589,6 @@ ES: dict[str, str] = {
     "set.line": "{lance}: {team} +{n}",
     "set.score_after": "Tanteo: {a} – {b}",
     "set.disputes": "Disputas",
-    "dispute.false_declaration": "{p} dijo {l} sin tenerlo",
-    "dispute.undeclared": "{p} tenía {l} sin declararlo",
-    "dispute.bet_for_partner": "{p} apostó a {l} sin pares ni juego",
     "dispute.other": "{p}, {l}: lo dicho no casa con las cartas",
     "inv.title": "Únete a esta mesa",
     "inv.players": "Móviles de los jugadores: escanea para apuntar",
@@ -988,9 +984,6 @@ EU: dict[str, str] = {
     "set.line": "{lance}: {team} +{n}",
     "set.score_after": "Emaitza: {a} – {b}",
     "set.disputes": "Eztabaidak",
-    "dispute.false_declaration": "{p}: {l} baduela esan du, baina ez du",
-    "dispute.undeclared": "{p}: {l} badu, aitortu gabe",
-    "dispute.bet_for_partner": "{p}: {l} apustua egin du, ez pareak ez jokoa izan gabe",
     "dispute.other": "{p}, {l}: esandakoa ez dator bat kartekin",
     "inv.title": "Batu mahai honetara",
     "inv.players": "Jokalarien mugikorrak: eskaneatu kontua eramateko",
@@ -1386,9 +1379,6 @@ FR: dict[str, str] = {
     "set.line": "{lance} : {team} +{n}",
     "set.score_after": "Score : {a} – {b}",
     "set.disputes": "Litiges",
-    "dispute.false_declaration": "{p} a annoncé {l} à tort",
-    "dispute.undeclared": "{p} avait {l} sans l'annoncer",
-    "dispute.bet_for_partner": "{p} a misé aux {l} sans paires ni jeu",
     "dispute.other": "{p}, {l} : ce qui a été dit ne colle pas aux cartes",
     "inv.title": "Rejoindre cette table",
     "inv.players": "Téléphones des joueurs : scannez pour compter",
@@ -1626,13 +1616,20 @@ FR: dict[str, str] = {
 _TABLES = {"en": EN, "es": ES, "eu": EU, "fr": FR}
 
 
+def _engine_words(lang: str) -> dict[str, str]:
+    """What the engine's count in words also says, from its one table: disputes in a
+    sentence (`dispute.<kind>`) and the rulebooks they cite (`rule.<what>`)."""
+    w = engine_words(lang if lang in _TABLES else "en")
+    return {key.replace("_", ".", 1): text for key, text in w.items() if key.startswith(("dispute_", "rule_"))}
+
+
 def strings(lang: str) -> dict[str, str]:
     """Every string for `lang`, English where a translation is missing."""
-    return {**EN, **_TABLES.get(lang, {})}
+    return {**EN, **_engine_words("en"), **_TABLES.get(lang, {}), **_engine_words(lang)}
 
 
 def t(lang: str, key: str, **values) -> str:
-    text = _TABLES.get(lang, {}).get(key) or EN.get(key) or key
+    text = _TABLES.get(lang, {}).get(key) or _engine_words(lang).get(key) or EN.get(key) or key
     return text.format(**values) if values else text
 
 

@@ -41,6 +41,7 @@ from flask import (
 )
 from markupsafe import Markup
 
+from scorer.engine.explain import rule_text
 from scorer.engine.standings import tie_breaks
 from scorer.storage.tables import MAX_PHOTOS
 from scorer.vision.layout import LOW_CONFIDENCE
@@ -81,6 +82,7 @@ def _render(template: str, status: int = 200, **ctx) -> Response:
         t=t,
         langs=i18n.LANG_NAMES,
         lang_url=lang_url,
+        rule_text=lambda rule: rule_text(rule, lang),
         strings_json=Markup(_script_json(strings)),
         **ctx,
     )

@@ -23,7 +23,7 @@ from typing import Any
 from .cards import Card
 from .evaluate import PARES_NAMES, HandValue, evaluate
 
-__all__ = ["LANGS", "explain", "format_score", "amarrakos_words", "words"]
+__all__ = ["LANGS", "explain", "format_score", "amarrakos_words", "rule_text", "words"]
 
 LANGS = ("en", "es", "eu", "fr")
 
@@ -36,6 +36,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "dispute_false_declaration": "{p} declared {l} without holding it",
         "dispute_undeclared": "{p} held {l} without declaring it",
         "dispute_bet_for_partner": "{p} bet at {l} holding neither pares nor juego",
+        "rule_book_002": "Euskal Herria championship rules (2016)", "rule_book_004": "club rules",
+        "rule_art": "{b} art. {n}", "rule_app": "the app's ruling, as {r}", "rule_over": "{r}, rather than {o}",
         "grande": "Grande", "chica": "Chica", "pares": "Pares", "juego": "Juego", "punto": "Punto",
         "paso": "paso", "envido": "envido", "envido_n": "envido {n}", "mas": "{n} more",
         "ordago": "órdago", "quiero": "quiero", "no_quiero": "no quiero",
@@ -70,6 +72,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "dispute_false_declaration": "{p} dijo {l} sin tenerlo",
         "dispute_undeclared": "{p} tenía {l} sin declararlo",
         "dispute_bet_for_partner": "{p} apostó a {l} sin pares ni juego",
+        "rule_book_002": "reglamento del campeonato de Euskal Herria (2016)", "rule_book_004": "reglamento de club",
+        "rule_art": "{b} art. {n}", "rule_app": "criterio de la app, como {r}", "rule_over": "{r}, antes que {o}",
         "grande": "Grande", "chica": "Chica", "pares": "Pares", "juego": "Juego", "punto": "Punto",
         "paso": "paso", "envido": "envido", "envido_n": "envido {n}", "mas": "{n} más",
         "ordago": "órdago", "quiero": "quiero", "no_quiero": "no quiero",
@@ -104,6 +108,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "dispute_false_declaration": "{p}: {l} baduela esan du, baina ez du",
         "dispute_undeclared": "{p}: {l} badu, aitortu gabe",
         "dispute_bet_for_partner": "{p}: {l} apustua egin du, ez pareak ez jokoa izan gabe",
+        "rule_book_002": "Euskal Herriko Mus Txapelketaren araudia (2016)", "rule_book_004": "klub-araudia",
+        "rule_art": "{b} {n}. art.", "rule_app": "aplikazioaren erabakia, {r} bezala", "rule_over": "{r}, {o} baino lehen",
         "grande": "Handia", "chica": "Txikia", "pares": "Pareak", "juego": "Jokoa", "punto": "Puntua",
         "paso": "paso", "envido": "enbido", "envido_n": "{n} enbido", "mas": "{n} gehiago",
         "ordago": "hordago", "quiero": "iduki", "no_quiero": "tira",
@@ -138,6 +144,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "dispute_false_declaration": "{p} a annoncé {l} à tort",
         "dispute_undeclared": "{p} avait {l} sans l'annoncer",
         "dispute_bet_for_partner": "{p} a misé aux {l} sans paires ni jeu",
+        "rule_book_002": "règlement du championnat d'Euskal Herria (2016)", "rule_book_004": "règlement de club",
+        "rule_art": "{b} art. {n}", "rule_app": "décision de l'appli, comme {r}", "rule_over": "{r}, plutôt que {o}",
         "grande": "Grand", "chica": "Petit", "pares": "Paires", "juego": "Jeu", "punto": "Point",
         "paso": "paso", "envido": "envido", "envido_n": "envido {n}", "mas": "{n} de plus",
         "ordago": "hordago", "quiero": "tenu", "no_quiero": "refusé",
@@ -287,6 +295,32 @@ def words(lang: str) -> dict[str, str]:
         return _WORDS[lang]
     except KeyError:
         raise ValueError(f"lang: {lang!r} is not one of {', '.join(LANGS)}") from None
+
+
+_RULE_REF = re.compile(r"seed (\d{3}) art\. (\w+)")
+
+
+def rule_text(rule: str, lang: str = "en") -> str:
+    """A dispute's `rule` as players read it: "seed 002 art. 16, seed 004 art. 14" names the
+    rulebooks ("Euskal Herria championship rules (2016) art. 16; club rules art. 14"),
+    "engine ruling (as X)" and "X, over Y" are said in `lang`; anything else is kept as given."""
+    w = words(lang)
+
+    def refs(text: str) -> str:
+        def book(m: re.Match[str]) -> str:
+            name = w.get(f"rule_book_{m.group(1)}")
+            return w["rule_art"].format(b=name, n=m.group(2)) if name else m.group(0)
+        return _RULE_REF.sub(book, text.replace(", seed ", "; seed "))
+
+    if not isinstance(rule, str):
+        return str(rule)
+    m = re.fullmatch(r"engine ruling \(as (.+)\)", rule)
+    if m:
+        return w["rule_app"].format(r=refs(m.group(1)))
+    first, sep, over = rule.partition(", over ")
+    if sep:
+        return w["rule_over"].format(r=refs(first), o=refs(over))
+    return refs(rule)
 
 
 def amarrakos_words(stones: int, lang: str = "en") -> str:
@@ -532,7 +566,7 @@ def _dispute_text(dispute: Any, players: Sequence[str], lang: str) -> str:
     else:
         text = f"{who}: {dispute.get('message') or kind or ''}".rstrip(": ")
     if dispute.get("rule"):
-        text += f" ({dispute['rule']})"
+        text += f" ({rule_text(dispute['rule'], lang)})"
     effect = _effect_text(dispute.get("effect"), players, lang)
     if effect:
         text += f": {effect}"

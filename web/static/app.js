@@ -1083,7 +1083,22 @@ function disputeText(d) {
   const l = BET_PHASES.includes(d.lance) ? lanceLabel(d.lance).toLowerCase() : String(d.lance ?? "");
   const key = `dispute.${d.kind}`;
   const text = t(key) !== key ? t(key, { p, l }) : t("dispute.other", { p, l });
-  return d.rule ? `${text} (${d.rule})` : text;
+  return d.rule ? `${text} (${ruleText(d.rule)})` : text;
+}
+
+// A dispute's rule as players read it (scorer.engine.explain.rule_text): "seed 002 art. 16"
+// names its rulebook, "engine ruling (as X)" and "X, over Y" in words; else as given.
+function ruleText(rule) {
+  if (typeof rule !== "string") return String(rule ?? "");
+  const refs = (text) => text.replaceAll(", seed ", "; seed ").replace(/seed (\d{3}) art\. (\w+)/g, (m, book, n) => {
+    const name = t(`rule.book_${book}`);
+    return name === `rule.book_${book}` ? m : t("rule.art", { b: name, n });
+  });
+  const app = /^engine ruling \(as (.+)\)$/.exec(rule);
+  if (app) return t("rule.app", { r: refs(app[1]) });
+  const at = rule.indexOf(", over ");
+  if (at >= 0) return t("rule.over", { r: refs(rule.slice(0, at)), o: refs(rule.slice(at + 7)) });
+  return refs(rule);
 }
 
 // Deje toasts: the stones of a refused bet are paid at once.
