@@ -312,3 +312,25 @@ def test_two_openers_of_an_old_database_migrate_it_once(tmp_path, monkeypatch: p
     assert cols.count("digest") == 1
     assert db.reader().execute("SELECT name, revision FROM tournaments").fetchone()[:] == ("L", 0)
     db.close()
+
+
+def test_a_memory_database_is_one_database_for_every_thread_and_keeps_nothing() -> None:
+    """`:memory:`: each reader thread opened its own, empty, in-memory database ("no such
+    table: tables"); now the writer and every reader share one, gone on close."""
+    import os
+    import threading
+
+    db, other = Database(":memory:"), Database(":memory:")
+    with db.write() as conn:
+        conn.execute("INSERT INTO photos (id, mime, data, created) VALUES ('p', 'image/jpeg', x'00', 0)")
+    seen: list[int] = []
+    thread = threading.Thread(target=lambda: seen.append(db.reader().execute("SELECT count(*) FROM photos")
+                                                          .fetchone()[0]))
+    thread.start()
+    thread.join()
+    assert seen == [1] and db.reader().execute("SELECT count(*) FROM photos").fetchone()[0] == 1
+    assert other.reader().execute("SELECT count(*) FROM photos").fetchone()[0] == 0  # each its own
+    assert db.path == ":memory:" and os.path.exists(db.file)
+    db.close()
+    other.close()
+    assert not os.path.exists(os.path.dirname(db.file))  # nothing kept

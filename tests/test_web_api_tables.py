@@ -119,6 +119,26 @@ def test_create_table_answers_tokens_and_links(client, table) -> None:
     assert s["hands"] == [] and s["last_settlement"] is None
 
 
+def test_a_memory_database_serves_what_it_stored() -> None:
+    """DATABASE=":memory:" (nothing kept): a table created is read back (it was a 201,
+    then a 500 "no such table", each reader thread opening an empty database of its own)."""
+    app = create_app({"DATABASE": ":memory:", "TESTING": True})
+    client = app.test_client()
+    r = client.post("/api/tables", json={"teams": ["A", "B"]})
+    assert r.status_code == 201, r.json
+    auth = {"Authorization": f"Bearer {r.json['token']}"}
+    got = client.get(f"/api/tables/{r.json['id']}", headers=auth)
+    assert got.status_code == 200 and got.json["teams"] == ["A", "B"]
+    answers: list[int] = []
+    reader = threading.Thread(target=lambda: answers.append(
+        app.test_client().get(f"/api/tables/{r.json['id']}", headers=auth).status_code))
+    reader.start()
+    reader.join()
+    assert answers == [200]
+    assert app.extensions["mus_teacher"].root.name == "decks"  # decks in a folder of their own, as before
+    app.extensions["mus_store"].db.close()
+
+
 def test_create_with_defaults(client) -> None:
     r = client.post("/api/tables", json={})
     assert r.status_code == 201

@@ -1,6 +1,7 @@
 """The table web app: `create_app(config)` (Flask app factory).
 
-Config keys: `DATABASE` (SQLite file; default `$XDG_DATA_HOME/mus-scorer/mus.db`),
+Config keys: `DATABASE` (SQLite file; default `$XDG_DATA_HOME/mus-scorer/mus.db`;
+`:memory:` keeps nothing: a throwaway file, deleted when the database is closed),
 `MODEL_DIR` (card models; default the shipped ones), `TESTING`, `MAX_CONTENT_LENGTH` (a
 photo's body, default 25 MB), `JSON_MAX_BYTES` and `IMPORT_MAX_BYTES` (a JSON write's body,
 256 KB, and an imported match file's, 4 MB), `PHOTO_MIN_FREE_BYTES` (free disk below which

@@ -472,7 +472,7 @@ def _room_for(size: int) -> None:
     the database with less than `PHOTO_MIN_FREE_BYTES` free: the host's disk never fills
     with photos (the hand can still be settled by typing the cards)."""
     need = int(current_app.config["PHOTO_MIN_FREE_BYTES"]) + 2 * size  # the photo and its annotated copy, at most
-    free = shutil.disk_usage(Path(current_app.config["DATABASE"]).resolve().parent).free
+    free = shutil.disk_usage(Path(_store().db.file).resolve().parent).free
     if free < need:
         raise ApiError(507, "storage_full", f"the server's disk has {free // 2**20} MB free, under the "
                        f"{need // 2**20} MB a photo may not go below: type the cards; prune old photos", None)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -226,21 +228,39 @@ def error_code(exc: sqlite3.Error) -> int | None:
 
 
 class Database:
-    """One SQLite file: a writer connection behind a lock, a reader per thread."""
+    """One SQLite file: a writer connection behind a lock, a reader per thread.
+
+    `":memory:"` keeps nothing: the database is a file in a folder of its own in the
+    temporary folder, deleted on `close` (an in-memory SQLite database is its connection's
+    own, and each reader thread would open another, empty one)."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
+        self._scratch: str | None = None
+        if self.path == ":memory:":
+            self._scratch = tempfile.mkdtemp(prefix="mus-scorer-db-")
+            self.file = os.path.join(self._scratch, "mus.db")
+        else:
+            self.file = self.path  # the file SQLite reads and writes
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._wlock = threading.RLock()
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
-        self._writer = self._connect()
-        self._migrate()
+        try:
+            self._writer = self._connect()
+        except BaseException:
+            self._drop_scratch()
+            raise
+        try:
+            self._migrate()
+        except BaseException:
+            self._writer.close()
+            self._drop_scratch()
+            raise
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(self.file, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
         conn.row_factory = sqlite3.Row
         _wal(conn)
         # FULL: in WAL mode, NORMAL keeps a commit across a process kill but may lose the last
@@ -333,3 +353,8 @@ class Database:
             self._readers.clear()
         with self._wlock:
             self._writer.close()
+        self._drop_scratch()
+
+    def _drop_scratch(self) -> None:
+        if self._scratch:  # ":memory:" kept nothing
+            shutil.rmtree(self._scratch, ignore_errors=True)
