@@ -129,6 +129,14 @@ def test_every_language_has_every_string():
 
 
 @pytest.mark.parametrize("lang", ["es", "eu", "fr", "en"])
+def test_the_unsupported_format_error_names_every_format_a_photo_may_have(lang):
+    from scorer.vision.image import SUPPORTED
+
+    said = i18n.t(lang, "err.unsupported_format").lower()
+    assert all(fmt.lower() in said for fmt in SUPPORTED), said
+
+
+@pytest.mark.parametrize("lang", ["es", "eu", "fr", "en"])
 def test_file_inputs_sit_behind_a_button_in_the_pages_language(client, table, lang):
     """Every file input of the import forms and the deck page is hidden (the browser's own
     "Choose File / No file chosen" follows the browser's language) behind a label in the page's

@@ -31,7 +31,7 @@ export class ApiError extends Error {
 
 // Codes whose message names the field at fault or the rule broken: "That was not
 // understood" alone would leave the user guessing (three teams for a bracket, a card twice).
-const DETAILED = new Set(["invalid", "illegal", "malformed", "bad_json", "bad_request", "bad_file"]);
+const DETAILED = new Set(["invalid", "illegal", "malformed", "bad_json", "bad_request", "bad_file", "unsupported_format"]);
 
 // The user's words for a refused match file: the line at fault when the server names one,
 // and what is wrong on it.
