@@ -4,8 +4,10 @@
 is decoded; `Photo.decode(reduce)` then decodes at a fraction of the full size (JPEG
 through `Image.draft`, i.e. DCT scaling, which is much faster than a full decode).
 A path is read only when it is a regular file, and at most `MAX_FILE_BYTES` of it;
-`check_scannable` refuses a photo too small to hold a card (`MIN_SIDE`). The messages
-speak of the photo in the product's terms, never of Pillow's.
+`check_scannable` refuses a photo too small to hold a card (`MIN_SIDE`). Before Pillow
+sees a JPEG, its markers are walked (`_check_jpeg`, nothing decoded): one of more than
+`MAX_JPEG_SCANS` scans is refused, its decode would pass over every pixel that many
+times. The messages speak of the photo in the product's terms, never of Pillow's.
 """
 
 from __future__ import annotations
@@ -31,6 +33,11 @@ MAX_FILE_BYTES = 200 * 1024 * 1024
 MIN_SIDE = 64
 """The least shorter side, px, of a photo whose cards are read: in less, no card's corner
 index can be read (`check_scannable`)."""
+MAX_JPEG_SCANS = 100
+"""The most scans (SOS markers) a JPEG may hold: a phone's progressive photo has about 10,
+and libjpeg-turbo's own tools refuse more than 100 by default. Each scan is a pass over
+every pixel, so a 300 KB file of 50 MP holding thousands of empty scans took 10 s to a
+minute to decode."""
 SUPPORTED = ("JPEG", "PNG", "WEBP")
 ORIENTATION_TAG = 0x0112
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -94,6 +101,39 @@ def _unsupported(name: str) -> ImageError:
 def _corrupt(fmt: str | None) -> ImageError:
     name = {"JPEG": "JPEG", "PNG": "PNG", "WEBP": "WebP"}.get(fmt or "", "JPEG/PNG/WebP")
     return ImageError("corrupt", f"not a readable {name} image (damaged or truncated)")
+
+
+_JPEG_MARKER = re.compile(rb"\xff[^\x00\xd0-\xd7\xff]")
+"""A JPEG marker: 0xFF and a code that is not a stuffed zero, a restart (RST0-7) or a fill
+byte; entropy-coded data holds none, so a search skips a scan's data at C speed."""
+_JPEG_STANDALONE = frozenset((0x01, 0xD8))  # TEM, SOI: no length follows
+
+
+def _check_jpeg(data: bytes) -> None:
+    """`ImageError("corrupt")` when the JPEG (its first picture, up to EOI) holds more than
+    `MAX_JPEG_SCANS` scans. Only the markers are read, each segment skipped by its length
+    and a scan's data by a search for the next marker, nothing kept; a damaged or
+    truncated file is left to the decoder to refuse."""
+    i, scans = 2, 0
+    while (m := _JPEG_MARKER.search(data, i)) is not None:
+        code, i = data[m.end() - 1], m.end()
+        if code == 0xD9:  # EOI: what follows (an MPO's other pictures) is not decoded
+            return
+        if code in _JPEG_STANDALONE:
+            continue
+        if i + 2 > len(data):
+            return
+        length = int.from_bytes(data[i:i + 2], "big")
+        if length < 2:
+            return
+        if code == 0xDA:
+            scans += 1
+            if scans > MAX_JPEG_SCANS:
+                # the rest counted at C speed, for the message: FF DA is no scan's data
+                scans += data.count(b"\xff\xda", i + length)
+                raise ImageError("corrupt", f"the JPEG has {scans:,} scans (progressive passes); the limit is "
+                                            f"{MAX_JPEG_SCANS} (a phone's photo has about 10)")
+        i += length
 
 
 def _too_large(w: int, h: int) -> ImageError:
@@ -240,6 +280,8 @@ def open_photo(data: bytes | str | Path) -> Photo:
     sniffed = _sniff(data)
     if sniffed is not None and sniffed not in SUPPORTED:
         raise _unsupported(sniffed)
+    if sniffed == "JPEG":
+        _check_jpeg(data)
     try:
         with _quiet():
             img = Image.open(io.BytesIO(data))
