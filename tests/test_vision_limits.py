@@ -9,6 +9,8 @@ import io
 import struct
 import sys
 import time
+import tracemalloc
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -95,3 +97,104 @@ def test_the_scan_bomb_is_a_400_on_the_open_scan_route(client, rec: _Reads) -> N
     assert time.perf_counter() - start < 2
     assert r.status_code == 400 and r.json["error"]["code"] == "corrupt_image", r.json
     assert "3,000 scans" in r.json["error"]["message"] and rec.calls == 0
+
+
+# -- a flood of empty segments or chunks -------------------------------------------
+def _with_segments(extra: int, where: str = "header") -> bytes:
+    """A small JPEG with `extra` empty APP12 segments in its header (before the first
+    scan) or, progressive, between its first two scans."""
+    app12 = b"\xff\xec\x00\x02"
+    if where == "header":
+        data = jpeg(Image.new("RGB", (96, 72), (30, 120, 60)))
+        return data[:2] + app12 * extra + data[2:]
+    data = _progressive()
+    second = data.find(b"\xff\xda", data.find(b"\xff\xda") + 2)
+    return data[:second] + app12 * extra + data[second:]
+
+
+def _png_with_chunks(extra: int, kind: bytes = b"prVt", where: str = "header") -> bytes:
+    """A small PNG with `extra` empty chunks of `kind` before its pixel data or after it."""
+    out = io.BytesIO()
+    Image.new("RGB", (96, 72), (30, 120, 60)).save(out, "PNG")
+    data = out.getvalue()
+    at = data.find(b"IDAT" if where == "header" else b"IEND") - 4
+    chunk = struct.pack(">I", 0) + kind + struct.pack(">I", zlib.crc32(kind))
+    return data[:at] + chunk * extra + data[at:]
+
+
+def _webp_with_chunks(extra: int) -> bytes:
+    """A small WebP (VP8X, with EXIF) with `extra` empty unknown chunks after its VP8X."""
+    out = io.BytesIO()
+    Image.new("RGB", (96, 72), (30, 120, 60)).save(out, "WEBP", exif=Image.Exif().tobytes())
+    body = out.getvalue()[12:]
+    assert body[:4] == b"VP8X"
+    body = body[:18] + (b"JUNK" + struct.pack("<I", 0)) * extra + body[18:]
+    return b"RIFF" + struct.pack("<I", 4 + len(body)) + b"WEBP" + body
+
+
+@pytest.mark.parametrize("where", ["header", "between scans"])
+def test_a_jpeg_of_a_flood_of_empty_segments_is_refused_unparsed(where: str) -> None:
+    assert image_mod.MAX_JPEG_SEGMENTS == 1000
+    assert open_photo(_with_segments(900, where)).decode().size == (96, 72)  # many, still a photo's
+    flood = _with_segments(200_000, where)  # 800 KB
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        with pytest.raises(ImageError) as info:
+            open_photo(flood)
+        took = time.perf_counter() - start
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert info.value.code == "corrupt"
+    assert str(info.value) == "the JPEG has more than 1,000 marker segments (a photo has a few dozen)"
+    assert took < 0.5 and peak < 1_000_000, (took, peak)  # nothing kept of the segments
+
+
+@pytest.mark.parametrize("kind, where", [(b"prVt", "header"), (b"prVt", "after the pixels"), (b"IDAT", "header")])
+def test_a_png_of_a_flood_of_empty_chunks_is_refused_unparsed(kind: bytes, where: str) -> None:
+    assert image_mod.MAX_CHUNKS == 10_000
+    assert open_photo(_png_with_chunks(9_000, kind, where)).decode().size == (96, 72)
+    flood = _png_with_chunks(100_000, kind, where)  # 1.2 MB: the limit is 10,000 + 1 a KB
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        with pytest.raises(ImageError) as info:
+            open_photo(flood)
+        took = time.perf_counter() - start
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    limit = 10_000 + len(flood) // 1024
+    assert info.value.code == "corrupt" and str(info.value).startswith(f"the PNG has more than {limit:,} chunks")
+    assert took < 0.5 and peak < 1_000_000, (took, peak)
+
+
+def test_a_webp_of_a_flood_of_empty_chunks_is_refused() -> None:
+    assert open_photo(_webp_with_chunks(100)).decode().size == (96, 72)
+    with pytest.raises(ImageError) as info:
+        open_photo(_webp_with_chunks(100_000))
+    assert info.value.code == "corrupt" and str(info.value).startswith("the WebP has more than")
+
+
+def test_real_photos_pass_the_structure_check() -> None:
+    out = io.BytesIO()
+    frames = [Image.new("RGB", (96, 72), c) for c in ((200, 0, 0), (0, 200, 0), (0, 0, 200))]
+    frames[0].save(out, "WEBP", save_all=True, append_images=frames[1:])
+    assert open_photo(out.getvalue()).size == (96, 72)  # an animated WebP: its first frame
+    out = io.BytesIO()
+    frames[0].save(out, "MPO", save_all=True, append_images=frames[1:])
+    assert open_photo(out.getvalue()).format == "JPEG"
+    out = io.BytesIO()
+    Image.new("RGB", (2000, 1500), (30, 120, 60)).save(out, "JPEG", progressive=True, optimize=True,
+                                                       icc_profile=b"\0" * 300_000)  # the ICC in 5 segments
+    assert open_photo(out.getvalue()).size == (2000, 1500)
+
+
+def test_a_flood_is_a_400_on_the_open_scan_route(client, rec: _Reads) -> None:
+    for data, ctype in ((_with_segments(300_000), "image/jpeg"), (_png_with_chunks(300_000), "image/png")):
+        start = time.perf_counter()
+        r = client.post("/api/scan", data=data, content_type=ctype)
+        assert time.perf_counter() - start < 1
+        assert r.status_code == 400 and r.json["error"]["code"] == "corrupt_image", r.json
+    assert rec.calls == 0

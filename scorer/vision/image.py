@@ -5,9 +5,11 @@ is decoded; `Photo.decode(reduce)` then decodes at a fraction of the full size (
 through `Image.draft`, i.e. DCT scaling, which is much faster than a full decode).
 A path is read only when it is a regular file, and at most `MAX_FILE_BYTES` of it;
 `check_scannable` refuses a photo too small to hold a card (`MIN_SIDE`). Before Pillow
-sees a JPEG, its markers are walked (`_check_jpeg`, nothing decoded): one of more than
-`MAX_JPEG_SCANS` scans is refused, its decode would pass over every pixel that many
-times. The messages speak of the photo in the product's terms, never of Pillow's.
+sees a photo, its structure is walked (`_check_structure`, nothing decoded, nothing kept):
+a JPEG of more than `MAX_JPEG_SCANS` scans is refused (its decode would pass over every
+pixel that many times), and so is a flood of empty segments or chunks that Pillow would
+parse one by one in Python (`MAX_JPEG_SEGMENTS`, `MAX_CHUNKS`). The messages speak of
+the photo in the product's terms, never of Pillow's.
 """
 
 from __future__ import annotations
@@ -38,6 +40,16 @@ MAX_JPEG_SCANS = 100
 and libjpeg-turbo's own tools refuse more than 100 by default. Each scan is a pass over
 every pixel, so a 300 KB file of 50 MP holding thousands of empty scans took 10 s to a
 minute to decode."""
+MAX_JPEG_SEGMENTS = 1_000
+"""The most marker segments besides scans (APPn, COM, DQT, DHT, ...) a JPEG may hold: a
+photo has a few dozen (an ICC profile in 64 KB pieces included). Pillow parses the
+header's one by one in Python: 25 MB of empty APP12 segments took 12 s and 860 MB."""
+MAX_CHUNKS = 10_000
+"""The most chunks a PNG or WebP may hold besides one for every `CHUNK_BYTES` of the file
+(a PNG's pixel data comes in chunks of 8 to 64 KB; a photo has a few dozen others). Pillow
+reads a PNG's chunks one by one in Python: 2 million empty ones took 6 s to open and
+4 s more to decode."""
+CHUNK_BYTES = 1024
 SUPPORTED = ("JPEG", "PNG", "WEBP")
 ORIENTATION_TAG = 0x0112
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -109,12 +121,41 @@ byte; entropy-coded data holds none, so a search skips a scan's data at C speed.
 _JPEG_STANDALONE = frozenset((0x01, 0xD8))  # TEM, SOI: no length follows
 
 
+def _check_structure(data: bytes, fmt: str | None) -> None:
+    """`ImageError("corrupt")` when the photo's structure would make it slow to open or
+    decode: see `_check_jpeg`, and, for a PNG or WebP, more than `MAX_CHUNKS` chunks plus
+    one for every `CHUNK_BYTES` of the file."""
+    if fmt == "JPEG":
+        _check_jpeg(data)
+        return
+    if fmt not in ("PNG", "WEBP"):
+        return
+    limit = MAX_CHUNKS + len(data) // CHUNK_BYTES
+    chunks = 0
+    for _ in png_chunks(data) if fmt == "PNG" else _riff_chunks(data):
+        chunks += 1
+        if chunks > limit:
+            name = "PNG" if fmt == "PNG" else "WebP"
+            raise ImageError("corrupt", f"the {name} has more than {limit:,} chunks, more than a photo of "
+                                        f"{len(data) / 2**20:.1f} MB holds (a few dozen, and its pixels in chunks "
+                                        f"of kilobytes)")
+
+
+def _riff_chunks(data: bytes) -> Iterator[int]:
+    """The offsets of a WebP's (RIFF's) chunks, in order; only their sizes are read."""
+    i = 12
+    while i + 8 <= len(data):
+        yield i
+        size = int.from_bytes(data[i + 4:i + 8], "little")
+        i += 8 + size + (size & 1)
+
+
 def _check_jpeg(data: bytes) -> None:
     """`ImageError("corrupt")` when the JPEG (its first picture, up to EOI) holds more than
-    `MAX_JPEG_SCANS` scans. Only the markers are read, each segment skipped by its length
-    and a scan's data by a search for the next marker, nothing kept; a damaged or
-    truncated file is left to the decoder to refuse."""
-    i, scans = 2, 0
+    `MAX_JPEG_SCANS` scans or `MAX_JPEG_SEGMENTS` other segments. Only the markers are
+    read, each segment skipped by its length and a scan's data by a search for the next
+    marker, nothing kept; a damaged or truncated file is left to the decoder to refuse."""
+    i, scans, segments = 2, 0, 0
     while (m := _JPEG_MARKER.search(data, i)) is not None:
         code, i = data[m.end() - 1], m.end()
         if code == 0xD9:  # EOI: what follows (an MPO's other pictures) is not decoded
@@ -133,6 +174,11 @@ def _check_jpeg(data: bytes) -> None:
                 scans += data.count(b"\xff\xda", i + length)
                 raise ImageError("corrupt", f"the JPEG has {scans:,} scans (progressive passes); the limit is "
                                             f"{MAX_JPEG_SCANS} (a phone's photo has about 10)")
+        else:
+            segments += 1
+            if segments > MAX_JPEG_SEGMENTS:
+                raise ImageError("corrupt", f"the JPEG has more than {MAX_JPEG_SEGMENTS:,} marker segments "
+                                            f"(a photo has a few dozen)")
         i += length
 
 
@@ -280,8 +326,7 @@ def open_photo(data: bytes | str | Path) -> Photo:
     sniffed = _sniff(data)
     if sniffed is not None and sniffed not in SUPPORTED:
         raise _unsupported(sniffed)
-    if sniffed == "JPEG":
-        _check_jpeg(data)
+    _check_structure(data, sniffed)
     try:
         with _quiet():
             img = Image.open(io.BytesIO(data))
