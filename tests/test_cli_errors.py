@@ -60,6 +60,26 @@ def test_a_database_corrupt_inside_is_named_not_a_traceback(corrupt_db: Path, tm
     assert f"{corrupt_db}: cannot use the database (" in err
 
 
+@pytest.mark.parametrize("command", [["prune", "--dry-run"], ["export-photos", "out"]])
+def test_a_database_damaged_in_its_second_half_is_refused_not_read_as_empty(tmp_path: Path,
+                                                                            command: list[str]) -> None:
+    """Damage the queries of a dry run do not reach: it said "would delete 0 photo(s)"; the
+    file is now checked (`PRAGMA quick_check`) before it is used."""
+    from scorer.storage import Database
+    from scorer.storage.tables import TableStore
+
+    db = tmp_path / "mus.db"
+    store = TableStore(Database(db))
+    for n in range(60):
+        store.create({"teams": [f"Team {n}", f"Other {n}"]})
+    store.db.close()
+    data = db.read_bytes()
+    half = len(data) // 2
+    db.write_bytes(data[:half] + random.Random(3).randbytes(len(data) - half))
+    err = one_line(cli(*command, "--db", str(db), cwd=tmp_path), command[0], 1)
+    assert f"{db}: cannot use the database (it is damaged: " in err and "backup" in err
+
+
 # -- scan: a model that cannot be loaded ---------------------------------------------------
 @pytest.mark.parametrize(("broken", "says"), [("cards-det.onnx", "cards-det.onnx"),
                                               ("cards-cls.json", "one of its .json files is not JSON")])

@@ -112,3 +112,24 @@ def test_the_trusted_proxy_is_taken_as_waitress_compares_it(given: str, taken: s
                                   {"host": "localhost"}, {"host": "::1"}])
 def test_the_edges_are_taken(args: dict[str, object]) -> None:
     assert serve.check_arguments(namespace(**{"host": "127.0.0.1", **args})) is None
+
+
+def test_a_damaged_database_is_refused_at_startup(tmp_path: Path) -> None:
+    """A file damaged past its first pages opened, and each request that reached the damage
+    failed: `serve` now checks it (`PRAGMA quick_check`) and refuses it in one line."""
+    import random
+
+    from scorer.storage import Database
+    from scorer.storage.tables import TableStore
+
+    db = tmp_path / "mus.db"
+    store = TableStore(Database(db))
+    for n in range(60):
+        store.create({"teams": [f"Team {n}", "Other"]})
+    store.db.close()
+    data = db.read_bytes()
+    half = len(data) // 2
+    db.write_bytes(data[:half] + random.Random(3).randbytes(len(data) - half))
+    before = db.read_bytes()
+    err = assert_refused(run_serve(tmp_path, "--port", "0"), f"{db}: the database is damaged (", "backup")
+    assert "Traceback" not in err and db.read_bytes() == before

@@ -1344,3 +1344,157 @@ def test_undoing_an_imported_hand_keeps_a_partners_echo_of_the_refusal(client) -
     assert showdown(client, t, IMPORTED["hands"]).status_code == 200
     again = state(client, t)["hands"][0]
     assert again["record"] == before["record"] and again["settlement"] == before["settlement"]
+
+
+# -- the database failing: the disk full, the file locked, the file damaged --------------
+def _disk_full_error(tmp_path) -> Exception:
+    """A real SQLITE_FULL ("database or disk is full"), as a full disk gives one."""
+    import sqlite3
+
+    conn = sqlite3.connect(tmp_path / "full.db")
+    conn.execute("CREATE TABLE t (x)")
+    conn.execute("PRAGMA max_page_count = 2")
+    try:
+        conn.execute("INSERT INTO t VALUES (randomblob(100000))")
+    except sqlite3.OperationalError as exc:
+        assert exc.sqlite_errorcode == sqlite3.SQLITE_FULL
+        return exc
+    finally:
+        conn.close()
+    raise AssertionError("no SQLITE_FULL")
+
+
+def _reopened(tmp_path, t) -> dict[str, Any]:
+    """The table as a server started afresh on the file reads it."""
+    again = create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True})
+    try:
+        return state(again.test_client(), t)
+    finally:
+        again.extensions["mus_store"].db.close()
+
+
+def test_a_full_disk_at_commit_is_a_507_and_loses_nothing(app, client, table, tmp_path) -> None:
+    """The disk fills as a write commits: a 507 `storage_full` in the one error shape (it
+    was a bare 500 "internal server error", and the writer left inside the failed
+    transaction), nothing of the write kept, all recorded before kept; sent again once
+    there is room, it is applied once."""
+    from web import i18n
+
+    db = app.extensions["mus_store"].db
+    step(client, table)
+    before = state(client, table)
+    full = _disk_full_error(tmp_path)
+
+    class FullAtCommit:
+        def __init__(self, conn) -> None:
+            self.conn = conn
+
+        def execute(self, sql: str, *args: Any) -> Any:
+            if sql == "COMMIT":
+                raise full
+            return self.conn.execute(sql, *args)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.conn, name)
+
+    real = db._writer
+    db._writer = FullAtCommit(real)
+    r = act(client, table, before["version"], before["current"]["legal"][0], client_id="full-1")
+    err = assert_error(r, 507, "storage_full", None)
+    assert err["message"] == "the server's disk is full: nothing was recorded; free space and send again"
+    assert r.headers["Cache-Control"] == "no-store"
+    db._writer = real
+    assert not real.in_transaction
+    assert state(client, table) == before
+    assert _reopened(tmp_path, table) == before  # nothing recorded before is lost, nothing half-written
+    ok = act(client, table, before["version"], before["current"]["legal"][0], client_id="full-1")
+    assert ok.status_code == 200 and ok.json["version"] == before["version"] + 1
+    assert _reopened(tmp_path, table)["version"] == before["version"] + 1
+    for lang in i18n.LANGS:
+        assert i18n.t(lang, "err.storage_full") not in ("err.storage_full", i18n.t(lang, "err.generic"))
+
+
+def test_a_disk_full_midway_through_writes_keeps_every_table_made_before(app, client, tmp_path) -> None:
+    """The database can grow no more (a real SQLITE_FULL, at the page that does not fit):
+    507s, and every table created before is there when the file is opened again."""
+    db = app.extensions["mus_store"].db
+    made: list[dict[str, Any]] = []
+    conn = db.locked_conn()
+    conn.execute(f"PRAGMA max_page_count = {conn.execute('PRAGMA page_count').fetchone()[0] + 2}")
+    for n in range(500):
+        r = client.post("/api/tables", json={"teams": [f"Team {n}", "Other"]})
+        if r.status_code != 201:
+            break
+        made.append({**r.json, "auth": {"Authorization": f"Bearer {r.json['token']}"}})
+    assert_error(r, 507, "storage_full", None)
+    assert made and not conn.in_transaction
+    conn.execute("PRAGMA max_page_count = 1073741823")  # the disk freed
+    assert client.post("/api/tables", json={"teams": ["After", "Freed"]}).status_code == 201
+    db.close()
+    again = create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True})
+    c = again.test_client()
+    assert [state(c, t)["teams"][0] for t in made] == [f"Team {n}" for n in range(len(made))]
+    again.extensions["mus_store"].db.close()
+
+
+def test_a_database_locked_by_another_process_is_a_503_with_retry_after(app, client, table, tmp_path) -> None:
+    """Another process holds the write lock past the busy timeout (30 s; 0.05 s here): a
+    503 `database_busy` with Retry-After (it was a bare 500), nothing recorded; sent again
+    with its client_id once the lock is gone, applied once."""
+    import sqlite3
+
+    db = app.extensions["mus_store"].db
+    db.locked_conn().execute("PRAGMA busy_timeout = 50")
+    before = state(client, table)
+    other = sqlite3.connect(tmp_path / "mus.db", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        r = act(client, table, before["version"], before["current"]["legal"][0], client_id="busy-1")
+        err = assert_error(r, 503, "database_busy", None)
+        assert "nothing was recorded" in err["message"] and r.headers["Retry-After"] == "5"
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert state(client, table) == before
+    ok = act(client, table, before["version"], before["current"]["legal"][0], client_id="busy-1")
+    assert ok.status_code == 200
+    again = act(client, table, before["version"], before["current"]["legal"][0], client_id="busy-1")
+    assert again.status_code == 200 and again.headers.get("Idempotent-Replayed") == "true"
+    assert _reopened(tmp_path, table)["version"] == before["version"] + 1
+
+
+def test_a_database_damaged_past_its_first_pages_is_a_500_database_corrupt(tmp_path) -> None:
+    """A file damaged in its second half opens, and fails the queries that reach the
+    damage: a 500 `database_corrupt` that says so (it was "internal server error")."""
+    from web import i18n
+
+    path = tmp_path / "mus.db"
+    app = create_app({"DATABASE": str(path), "TESTING": True, "CREATE_MAX_PER_ADDRESS": 0})
+    client = app.test_client()
+    tables = [client.post("/api/tables", json={"teams": [f"T{n}", "U"]}).json for n in range(60)]
+    db = app.extensions["mus_store"].db
+    db.locked_conn().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    damage_second_half(path)
+    app = create_app({"DATABASE": str(path), "TESTING": True, "CREATE_MAX_PER_ADDRESS": 0})
+    client = app.test_client()
+    last = tables[-1]
+    r = client.get(f"/api/tables/{last['id']}", headers={"Authorization": f"Bearer {last['token']}"})
+    err = assert_error(r, 500, "database_corrupt", None)
+    assert "damaged" in err["message"] and "backup" in err["message"]
+    r = client.post("/api/tables", json={"teams": ["X", "Y"]})
+    assert "nothing was recorded" in assert_error(r, 500, "database_corrupt", None)["message"]
+    for lang in i18n.LANGS:
+        for key in ("err.database_busy", "err.database_corrupt"):
+            assert i18n.t(lang, key) not in (key, i18n.t(lang, "err.generic"))
+    app.extensions["mus_store"].db.close()
+
+
+def damage_second_half(path) -> None:
+    """Noise over the second half of the file (its first pages, the header and the schema,
+    kept): it opens, and fails the queries that reach past them."""
+    import random
+
+    data = path.read_bytes()
+    half = len(data) // 2
+    path.write_bytes(data[:half] + random.Random(3).randbytes(len(data) - half))

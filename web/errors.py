@@ -3,16 +3,19 @@
 `{"error": {"status": 409, "code": "stale_version", "message": "...", "field": "version"}}`
 (a refusal of several inputs at once, a deck's photos, adds `problems`: one
 `{status, code, message, field}` each) for refusals raised by the API and the store, and for Werkzeug's own errors (404, 405,
-413, ...) and unexpected exceptions (500) under `/api/`. Pages keep HTML errors.
+413, ...), the database's failures (507 `storage_full`, 503 `database_busy`, 500
+`database_corrupt`) and unexpected exceptions (500) under `/api/`. Pages keep HTML errors.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 from flask import Flask, Response, json, request
 from werkzeug.exceptions import HTTPException, InternalServerError
 
+from scorer.storage.db import BUSY_SECONDS, error_code
 from scorer.storage.tables import StoreError
 
 # Werkzeug's errors by status, as codes
@@ -78,6 +81,29 @@ def error_response(status: int, code: str, message: str, field: str | None = Non
     return resp
 
 
+RETRY_BUSY = 5  # seconds: Retry-After of a 503 database_busy
+
+
+def storage_refusal(exc: sqlite3.Error) -> tuple[int, str, str] | None:
+    """The answer to a failure of the database that is no bug of the app's: (status, code,
+    message), or None. The disk full (507 `storage_full`), the file held by another process
+    past the busy timeout (503 `database_busy`), the file damaged (500 `database_corrupt`).
+    A write that fails so was rolled back: nothing of it is kept."""
+    code = error_code(exc)
+    write = request.method not in ("GET", "HEAD", "OPTIONS")
+    if code == sqlite3.SQLITE_FULL:
+        return 507, "storage_full", "the server's disk is full: nothing was recorded; free space and send again"
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return 503, "database_busy", (f"the database is held by another program (a prune, a backup) and did not come "
+                                      f"free in {BUSY_SECONDS:g} seconds: {'nothing was recorded; ' if write else ''}"
+                                      "send again in a moment")
+    if code in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+        return 500, "database_corrupt", (f"the server's database file is damaged ({exc}): "
+                                         f"{'nothing was recorded; ' if write else ''}whoever runs the server must "
+                                         "stop it and restore the file from a backup")
+    return None
+
+
 def _form_too_big() -> str | None:
     """What a multipart form within the body's limit passed (Werkzeug says only "The data
     value transmitted exceeds the capacity limit."): its parts, or a field's size."""
@@ -117,6 +143,21 @@ def register(app: Flask) -> None:
         resp = error_response(status, code, message, None)
         if status == 405 and getattr(exc, "valid_methods", None):
             resp.headers["Allow"] = ", ".join(exc.valid_methods)
+        return resp
+
+    @app.errorhandler(sqlite3.Error)
+    def _storage(exc: sqlite3.Error) -> Any:
+        refusal = storage_refusal(exc)
+        if refusal is None:
+            return _unexpected(exc)
+        status, code, message = refusal
+        app.logger.error("%s on %s %s: %s", code, request.method, request.path, exc,
+                         exc_info=code == "database_corrupt")
+        if not _is_api():
+            return _page(status, InternalServerError())
+        resp = error_response(status, code, message, None)
+        if code == "database_busy":
+            resp.headers["Retry-After"] = str(RETRY_BUSY)
         return resp
 
     @app.errorhandler(Exception)

@@ -502,11 +502,20 @@ def document() -> dict[str, Any]:
         409: "stale_version, stale_revision, match_over, showdown_settled or client_id_reused (a client_id sent already with another request)", 413: "body too large", 415: "unsupported image",
         422: "refused by the engine",
         429: "too_many_creations: this client created CREATE_MAX_PER_ADDRESS tables and tournaments in the last "
-             "CREATE_WINDOW_SECONDS; Retry-After says when it may again", 503: "too many live connections, or no card recognizer",
-        507: "storage_full: the server's disk is nearly full (PHOTO_MIN_FREE_BYTES); the photo is not kept"}.items()}
+             "CREATE_WINDOW_SECONDS; Retry-After says when it may again",
+        503: "too_many_streams (too many live connections), recognizer_unavailable (no card recognizer), or "
+             "database_busy (the database held by another process past its busy timeout: nothing was recorded; "
+             "send again after Retry-After seconds)",
+        507: "storage_full: the server's disk is nearly full (PHOTO_MIN_FREE_BYTES), and the photo is not kept; or "
+             "full, and the write is not recorded (free space and send again)"}.items()}
     responses["E429"]["headers"] = {"Retry-After": {"description": "seconds until this client may create again",
                                                     "schema": {"type": "integer", "minimum": 1}}}
-    responses["Error"] = _json(_ref("Error"), "any other error, same shape")
+    responses["E503"]["headers"] = {"Retry-After": {"description": "seconds to wait before sending again",
+                                                    "schema": {"type": "integer", "minimum": 1}}}
+    responses["Error"] = _json(_ref("Error"), (
+        "any other error, same shape; on any route, the database's: 507 storage_full (the disk full: the write is "
+        "not recorded), 503 database_busy (held by another process; Retry-After), 500 database_corrupt (the file "
+        "damaged: restore a backup), 500 internal_error"))
     return {
         "openapi": "3.1.0",
         "info": {"title": "mus-scorer table API", "version": __version__,

@@ -15,12 +15,16 @@ if TYPE_CHECKING:
 def open_database(command: str, db: str | None) -> tuple[Path, Database] | None:
     """The mus-scorer database at `db` (None: `default_db_path()`), opened, with its path;
     None after printing why on standard error (`mus-scorer COMMAND: why`): no mus-scorer
-    database there, or one written by a newer mus-scorer."""
-    from scorer.storage.db import Database, SchemaError, default_db_path, not_a_database
+    database there, one damaged (`PRAGMA quick_check`), or one written by a newer mus-scorer."""
+    from scorer.storage.db import Database, SchemaError, damaged, default_db_path, not_a_database
 
     path = Path(db) if db else default_db_path()
     if why := not_a_database(path):
         print(f"mus-scorer {command}: {why}", file=sys.stderr)
+        return None
+    if why := damaged(path):  # a file damaged past its first pages answered a dry run as empty
+        print(f"mus-scorer {command}: {path}: cannot use the database (it is damaged: {why}; restore it from a "
+              "backup)", file=sys.stderr)
         return None
     try:
         return path, Database(path)

@@ -190,7 +190,7 @@ def run(args: argparse.Namespace) -> int:
     from waitress.server import create_server
 
     from scorer.storage import SchemaError, default_db_path
-    from scorer.storage.db import not_a_database
+    from scorer.storage.db import damaged, not_a_database
     from web import create_app
     from web.decks import PHOTO_LIMIT, SUITS
 
@@ -200,6 +200,10 @@ def run(args: argparse.Namespace) -> int:
     db = os.path.abspath(args.db) if args.db else str(default_db_path())
     if why := not_a_database(db, new_ok=True):
         print(shown(f"mus-scorer serve: {why}"), file=sys.stderr)
+        return 2
+    if os.path.isfile(db) and os.path.getsize(db) and (why := damaged(db)):
+        print(shown(f"mus-scorer serve: {db}: the database is damaged ({why}): stop, and restore it from a backup"),
+              file=sys.stderr)
         return 2
     config: dict[str, Any] = {"DATABASE": db}
     if args.model:
