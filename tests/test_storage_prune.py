@@ -215,3 +215,42 @@ def test_serve_takes_an_sqlite_file_with_nothing_in_it(tmp_path) -> None:
     assert db.stat().st_size > 0
     assert not_a_database(db, new_ok=True) is None
     assert "not a mus-scorer database" in not_a_database(db)
+
+
+@pytest.mark.parametrize("command", [["prune", "--dry-run"], ["export-photos", "out"]])
+def test_a_dry_run_and_an_export_leave_the_file_as_it_is(tmp_path, command) -> None:
+    """They read, so they open the file read-only: one of an older schema is no longer
+    upgraded by them (a version-5 file came out at version 8) but refused with the command
+    that upgrades it; once upgraded, they read it and its bytes stay the same."""
+    import sqlite3
+
+    from scorer.storage.db import MIGRATIONS, SCHEMA_VERSION
+
+    db = tmp_path / "v5.db"
+    conn = sqlite3.connect(db)
+    for script in MIGRATIONS[:5]:
+        script(conn) if callable(script) else conn.executescript(script)
+    conn.execute("PRAGMA user_version = 5")
+    conn.commit()
+    conn.close()
+    before = db.read_bytes()
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "scorer", *args, "--db", str(db)], capture_output=True,
+                              text=True, timeout=60, cwd=tmp_path)
+
+    r = cli(*command)
+    assert r.returncode == 1 and "Traceback" not in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    assert f"{db}: schema version 5 is older than this mus-scorer's ({SCHEMA_VERSION})" in r.stderr
+    assert f"mus-scorer prune --keep-photos --db {db}" in r.stderr
+    assert db.read_bytes() == before  # not migrated, not put in WAL mode
+
+    assert cli("prune", "--keep-photos").returncode == 0  # the upgrade it names deletes nothing
+    s = TableStore(Database(db))
+    assert s.db.schema_version == SCHEMA_VERSION
+    s.create({})
+    s.db.close()
+    before = db.read_bytes()
+    r = cli(*command)
+    assert r.returncode == 0, r.stderr
+    assert db.read_bytes() == before

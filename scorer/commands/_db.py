@@ -12,11 +12,21 @@ if TYPE_CHECKING:
     from scorer.storage.db import Database
 
 
-def open_database(command: str, db: str | None) -> tuple[Path, Database] | None:
+def open_database(command: str, db: str | None, read_only: str | None = None) -> tuple[Path, Database] | None:
     """The mus-scorer database at `db` (None: `default_db_path()`), opened, with its path;
     None after printing why on standard error (`mus-scorer COMMAND: why`): no mus-scorer
-    database there, one damaged (`PRAGMA quick_check`), or one written by a newer mus-scorer."""
-    from scorer.storage.db import Database, SchemaError, damaged, default_db_path, not_a_database
+    database there, one damaged (`PRAGMA quick_check`), or one written by a newer mus-scorer.
+    With `read_only` (what reads it, as in "a dry run"), the file is opened read-only and left
+    exactly as it is: one of an older schema, which only an upgrade (a write) would let this
+    mus-scorer read, is refused with the command that upgrades it."""
+    from scorer.storage.db import (
+        Database,
+        SchemaError,
+        SchemaTooOld,
+        damaged,
+        default_db_path,
+        not_a_database,
+    )
 
     path = Path(db) if db else default_db_path()
     if why := not_a_database(path):
@@ -27,7 +37,12 @@ def open_database(command: str, db: str | None) -> tuple[Path, Database] | None:
               "backup)", file=sys.stderr)
         return None
     try:
-        return path, Database(path)
+        return path, Database(path, readonly=read_only is not None)
+    except SchemaTooOld as exc:
+        print(f"mus-scorer {command}: {exc}, and {read_only} leaves the file as it is: upgrade it first (start "
+              f"`mus-scorer serve` on it once, or run `mus-scorer prune --keep-photos --db {path}`, which deletes "
+              "nothing), then run this again", file=sys.stderr)
+        return None
     except SchemaError as exc:
         print(f"mus-scorer {command}: {exc}", file=sys.stderr)
         return None

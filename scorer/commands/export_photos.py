@@ -4,7 +4,8 @@ Writes every stored showdown photo of a hand settled with its 16 cards, and a
 `labels.jsonl` with the cards the players confirmed (`mus-photo-label/1`): real photos
 of your own deck, labelled at the table, to measure the card reader on
 (`python -m datasets.evaluate_photos DIR`) and to adapt it to (`python -m datasets.adapt DIR`). Run it again to add
-the new photos; those already written are kept.
+the new photos; those already written are kept. The database is opened read-only and left
+as it is (one written by an older mus-scorer is refused until it is upgraded).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from scorer.commands._db import database_problem, open_database
     from scorer.storage.photos import ExportError, export
 
-    if (opened := open_database("export-photos", args.db)) is None:
+    if (opened := open_database("export-photos", args.db, "export-photos")) is None:
         return 1
     path, db = opened
     folder = Path(args.folder)

@@ -21,7 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tables-days", type=float, default=None,
                         help="also delete the tables not written for this many days, with their hands, and the "
                         "tournaments as old left with no table (default: keep)")
-    parser.add_argument("--dry-run", action="store_true", help="say what would go, delete nothing")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="say what would go, delete nothing (the file is opened read-only and left as it is)")
 
 
 def _mb(n: int) -> str:
@@ -34,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     from scorer.commands._db import database_problem, open_database
     from scorer.storage.prune import prune
 
-    if (opened := open_database("prune", args.db)) is None:
+    if (opened := open_database("prune", args.db, "a dry run" if args.dry_run else None)) is None:
         return 1
     path, db = opened
     try:

@@ -165,6 +165,15 @@ class SchemaError(RuntimeError):
     """The database was written by a newer mus-scorer."""
 
 
+class SchemaTooOld(SchemaError):
+    """A database opened read-only was written by an older mus-scorer: reading it would
+    need the upgrade, which writes the file."""
+
+    def __init__(self, path: str, version: int) -> None:
+        super().__init__(f"{path}: schema version {version} is older than this mus-scorer's ({SCHEMA_VERSION})")
+        self.version = version
+
+
 SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
@@ -247,14 +256,21 @@ def error_code(exc: sqlite3.Error) -> int | None:
 class Database:
     """One SQLite file: a writer connection behind a lock, a reader per thread.
 
+    `readonly`: every connection opened read-only (`mode=ro`), the file neither migrated
+    (one of an older schema is refused: `SchemaTooOld`) nor put in WAL mode; `write` then
+    gives a read transaction that is rolled back, in which any write fails.
+
     `":memory:"` keeps nothing: the database is a file in a folder of its own in the
     temporary folder, deleted on `close` (an in-memory SQLite database is its connection's
     own, and each reader thread would open another, empty one)."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
         self.path = str(path)
+        self.readonly = readonly
         self._scratch: str | None = None
-        if self.path == ":memory:":
+        if readonly:
+            self.file = self.path
+        elif self.path == ":memory:":
             self._scratch = tempfile.mkdtemp(prefix="mus-scorer-db-")
             self.file = os.path.join(self._scratch, "mus.db")
         else:
@@ -277,9 +293,14 @@ class Database:
             raise
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.file, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+        if self.readonly:
+            conn = sqlite3.connect(f"{Path(self.file).resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_SECONDS,
+                                   isolation_level=None, check_same_thread=False)
+        else:
+            conn = sqlite3.connect(self.file, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
         conn.row_factory = sqlite3.Row
-        _wal(conn)
+        if not self.readonly:
+            _wal(conn)
         # FULL: in WAL mode, NORMAL keeps a commit across a process kill but may lose the last
         # ones to a power cut (the WAL is synced only at checkpoints); FULL syncs the WAL at
         # every commit, which a scoring app, writing a little at a time, can afford
@@ -294,7 +315,11 @@ class Database:
         runs) may have taken the file through some steps meanwhile, which are not run twice."""
         with self._wlock:
             conn = self._writer
-            self._check_version(conn.execute("PRAGMA user_version").fetchone()[0])
+            version = self._check_version(conn.execute("PRAGMA user_version").fetchone()[0])
+            if self.readonly:
+                if version < SCHEMA_VERSION:
+                    raise SchemaTooOld(self.path, version)
+                return
             while True:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
@@ -346,6 +371,14 @@ class Database:
         afresh; SQLite may have rolled back already (a full disk, an I/O error)."""
         with self._wlock:
             conn = self._writer
+            if self.readonly:  # a read transaction, rolled back: nothing can be written in it
+                conn.execute("BEGIN")
+                try:
+                    yield conn
+                finally:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                return
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
