@@ -68,6 +68,41 @@ def test_export_writes_the_cited_photos_and_their_labels(db: Database, tmp_path:
     assert not list(out.rglob("*.part"))
 
 
+def test_photos_come_oldest_first_each_read_as_it_is_reached(tmp_path: Path) -> None:
+    """The photos are put in order without their bytes (sorted with them, every photo was
+    held in memory at once), in the same order as before: by the time the photo was taken,
+    then table and hand; the bytes of each are those stored; one pruned meanwhile is left
+    out."""
+    store = TableStore(Database(tmp_path / "m.db"))
+    taken: list[tuple[str, int, str]] = []  # (table, hand, photo)
+    for t in range(2):
+        tid = store.create({}).id
+        for n in range(1, 4):
+            _to_showdown(store, tid, f"t{t}h{n}-")
+            first, _ = store.add_photo(tid, f"f{t}{n}", "image/jpeg", f"first {t} {n}".encode(), None, {"cards": []})
+            more, _ = store.add_photo(tid, f"m{t}{n}", "image/jpeg", f"more {t} {n}".encode(), None, {"cards": []},
+                                      with_id=first["photo_id"])
+            store.showdown(tid, f"s{t}{n}", store.runtime(tid).version, DEAL, first["photo_id"])
+            taken += [(tid, n, first["photo_id"]), (tid, n, more["photo_id"])]
+    with store.db.write() as conn:  # taken in another order than stored: the later tables' first, two at one time
+        for k, (_, _, pid) in enumerate(taken):
+            conn.execute("UPDATE photos SET created = ? WHERE id = ?", (1000.0 - (k // 2) * 10 - (k % 2), pid))
+        conn.execute("UPDATE photos SET created = 500 WHERE id IN (?, ?)", (taken[0][2], taken[7][2]))
+    created = dict(store.db.reader().execute("SELECT id, created FROM photos").fetchall())
+    expected = sorted(taken, key=lambda x: (created[x[2]], x[0], x[1]))
+    got = list(labelled_photos(store.db))
+    assert [(p.table_id, p.hand, p.photo_id) for p in got] == expected
+    assert [p.data for p in got] == [store.photo(tid, pid)[1] for tid, _, pid in expected]
+    assert [p.created for p in got] == [created[pid] for _, _, pid in expected]
+
+    photos = labelled_photos(store.db)
+    assert next(photos).photo_id == expected[0][2]
+    with store.db.write() as conn:  # a prune while the export runs
+        conn.execute("DELETE FROM photos WHERE id = ?", (expected[1][2],))
+    assert [p.photo_id for p in photos] == [pid for _, _, pid in expected[2:]]
+    store.db.close()
+
+
 def test_a_second_export_keeps_the_labels_of_photos_pruned_since(db: Database, tmp_path: Path) -> None:
     out = tmp_path / "real"
     assert export(db, out) == (2, 2)
