@@ -22,7 +22,7 @@ from scorer.vision import image as image_mod
 from web import create_app
 
 sys.path.insert(0, str(Path(__file__).parent))
-from vision_helpers import jpeg  # noqa: E402
+from vision_helpers import jpeg, jpeg_header, png_header  # noqa: E402
 
 
 class _Reads:
@@ -198,3 +198,19 @@ def test_a_flood_is_a_400_on_the_open_scan_route(client, rec: _Reads) -> None:
         assert time.perf_counter() - start < 1
         assert r.status_code == 400 and r.json["error"]["code"] == "corrupt_image", r.json
     assert rec.calls == 0
+
+
+# -- the pixel limit: about 50 megapixels, said exactly ---------------------------
+@pytest.mark.parametrize("w, h", [(8192, 6144), (8160, 6144), (8165, 6124), (8160, 6120)])
+def test_a_fifty_megapixel_cameras_photo_passes(w: int, h: int) -> None:
+    # 8192x6144 is 50.3 million pixels: a 50 MP sensor's photo, refused under a limit of 50,000,000
+    assert open_photo(jpeg_header(w, h)).size == (w, h)
+
+
+def test_a_photo_just_over_the_limit_is_told_so_in_exact_counts() -> None:
+    assert image_mod.MAX_PIXELS == 52_000_000
+    with pytest.raises(ImageError) as info:
+        open_photo(png_header(8165, 6369))  # 52,002,885 pixels: "52 megapixels" either way when rounded
+    assert info.value.code == "too_large"
+    assert str(info.value) == ("the image is 8165x6369 (52,002,885 pixels); the limit is 52,000,000 pixels "
+                               "(about 50 megapixels)")
