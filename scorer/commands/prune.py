@@ -1,9 +1,11 @@
-"""`mus-scorer prune [--db FILE] [--photos-days N] [--tables-days N] [--dry-run]`.
+"""`mus-scorer prune [--db FILE] [--photos-days N] [--tables-days N] [--dry-run] [--vacuum]`.
 
 Deletes showdown photos older than N days (30 by default; the hands keep their record
 and settlement) and, only when `--tables-days` is given, the tables not written for that
-long and the tournaments as old that hold no other table; then gives the space back. Stop the server before pruning tables: it keeps the
-tables it serves in memory.
+long and the tournaments as old that hold no other table. The space freed is reused by
+new data; `--vacuum` gives it back to the disk (`VACUUM` rewrites the whole file, and the
+server's writes wait meanwhile: stop the server first). Stop the server before pruning
+tables too: it keeps the tables it serves in memory.
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tables-days", type=float, default=None,
                         help="also delete the tables not written for this many days, with their hands, and the "
                         "tournaments as old left with no table (default: keep)")
+    parser.add_argument("--vacuum", action="store_true",
+                        help="then give the space freed (now and by earlier prunes) back to the disk: VACUUM rewrites "
+                        "the whole file, and the server's writes wait meanwhile (seconds on a big database): stop the "
+                        "server first")
     parser.add_argument("--dry-run", action="store_true",
                         help="say what would go, delete nothing (the file is opened read-only and left as it is)")
 
@@ -39,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
         return 1
     path, db = opened
     try:
-        done = prune(db, None if args.keep_photos else args.photos_days, args.tables_days, args.dry_run)
+        done = prune(db, None if args.keep_photos else args.photos_days, args.tables_days, args.dry_run,
+                     vacuum=args.vacuum)
     except ValueError as exc:
         print(f"mus-scorer prune: {exc}", file=sys.stderr)
         return 2
@@ -51,6 +58,16 @@ def run(args: argparse.Namespace) -> int:
     verb = "would delete" if args.dry_run else "deleted"
     print(f"{path}: {verb} {done.photos} photo(s) ({_mb(done.photo_bytes)}), {done.tables} table(s) "
           f"and {done.tournaments} tournament(s)")
-    if not args.dry_run:
-        print(f"file size {_mb(done.file_bytes_before)} -> {_mb(done.file_bytes_after)}")
+    if args.dry_run:
+        return 0
+    sizes = f"file size {_mb(done.file_bytes_before)} -> {_mb(done.file_bytes_after)}"
+    if not done.vacuumed:
+        print(f"{sizes} (the space freed is reused by new data; --vacuum, with the server stopped, gives it back "
+              "to the disk)")
+    elif done.checkpoint_blocked:
+        print(f"{sizes}: VACUUM done, but another process (the server?) has the database open and kept the "
+              f"rewritten file in {path}-wal: it shrinks once that process checkpoints or closes it; stop the "
+              "server and run prune --vacuum again to be sure")
+    else:
+        print(f"{sizes} (VACUUM done)")
     return 0

@@ -4,8 +4,10 @@ A 12 MP photo and its annotated copy weigh several megabytes, and a match can ke
 hand; a club's server grows by hundreds of megabytes a week. `prune` deletes the photos
 older than a number of days (the hands that cited them keep their record and settlement,
 with no photo), the idempotency keys as old, and, only when asked, the tables idle that
-long with all they hold, and the tournaments as old left with no table; then gives the
-space back to the file system (`VACUUM`).
+long with all they hold, and the tournaments as old left with no table. The pages freed
+are reused by new data; only `vacuum` gives them back to the file system (`VACUUM`, which
+rewrites the whole file and holds the write lock meanwhile: the server's writes wait,
+seconds on a big database, so stop the server first).
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ import os
 import time
 from dataclasses import dataclass
 
-from scorer.storage.db import Database
+from scorer.storage.db import BUSY_SECONDS, Database
 
 DAY = 86400.0
+CHECKPOINT_WAIT_MS = 2000  # how long the checkpoint after a VACUUM waits on other connections
 
 
 @dataclass(frozen=True)
@@ -29,6 +32,10 @@ class Pruned:
     file_bytes_before: int
     file_bytes_after: int
     tournaments: int = 0
+    vacuumed: bool = False  # VACUUM ran (asked for, not a dry run)
+    # the checkpoint after it was blocked by another connection (the server): the rewritten
+    # database is still in the write-ahead log, and the file has not shrunk yet
+    checkpoint_blocked: bool = False
 
 
 def _check_days(name: str, days: float | None) -> None:
@@ -37,10 +44,13 @@ def _check_days(name: str, days: float | None) -> None:
 
 
 def prune(db: Database, photos_days: float | None = 30, tables_days: float | None = None,
-          dry_run: bool = False, now: float | None = None) -> Pruned:
+          dry_run: bool = False, now: float | None = None, vacuum: bool = False) -> Pruned:
     """Delete photos older than `photos_days` and, if `tables_days` is given, the tables
     not written for that long (their hands and photos with them) and the tournaments
-    created that long ago that hold no other table. `None` keeps them all."""
+    created that long ago that hold no other table. `None` keeps them all. With `vacuum`,
+    then `VACUUM` (the space freed now and by earlier prunes back to the file system) and a
+    checkpoint that folds the write-ahead log into the file; whether another connection
+    blocked it is in `checkpoint_blocked`."""
     _check_days("photos_days", photos_days)
     _check_days("tables_days", tables_days)
     now = time.time() if now is None else now
@@ -76,12 +86,20 @@ def prune(db: Database, photos_days: float | None = 30, tables_days: float | Non
                              (photo_cut,))
                 conn.execute("DELETE FROM photos WHERE created < ?", (photo_cut,))
                 conn.execute("DELETE FROM ops WHERE created < ?", (photo_cut,))
-    if not dry_run and (row["n"] or tables or tournaments) and db.path != ":memory:":
+    vacuumed = blocked = False
+    if vacuum and not dry_run and db.path != ":memory:":
         with db.lock:  # VACUUM writes the new file through the WAL: fold it in after
             conn = db.locked_conn()
             conn.execute("VACUUM")
-            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    return Pruned(int(row["n"]), int(row["bytes"]), int(tables), before, _file_bytes(db), int(tournaments))
+            vacuumed = True
+            # a checkpoint waiting on readers holds off new writers: wait a little, then say so
+            conn.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
+            try:
+                blocked = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0] == 1
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
+    return Pruned(int(row["n"]), int(row["bytes"]), int(tables), before, _file_bytes(db), int(tournaments),
+                  vacuumed, blocked)
 
 
 def _file_bytes(db: Database) -> int:
