@@ -214,3 +214,36 @@ def test_a_photo_just_over_the_limit_is_told_so_in_exact_counts() -> None:
     assert info.value.code == "too_large"
     assert str(info.value) == ("the image is 8165x6369 (52,002,885 pixels); the limit is 52,000,000 pixels "
                                "(about 50 megapixels)")
+
+
+# -- a WebP's own, lower pixel limit ---------------------------------------------------
+def _webp_header(w: int, h: int) -> bytes:
+    """A lossless WebP whose header claims `w` x `h` pixels (a tiny one's, its size bits
+    patched: opened, not decodable)."""
+    out = io.BytesIO()
+    Image.new("RGB", (16, 16), (30, 120, 60)).save(out, "WEBP", lossless=True)
+    data = bytearray(out.getvalue())
+    assert data[12:16] == b"VP8L" and data[20] == 0x2F
+    bits = int.from_bytes(data[21:25], "little") & ~((1 << 28) - 1)
+    data[21:25] = (bits | (w - 1) | ((h - 1) << 14)).to_bytes(4, "little")
+    return bytes(data)
+
+
+def test_a_webp_may_have_25_megapixels() -> None:
+    # decoded, a WebP takes about 16 bytes a pixel (a 2 KB one of 50 MP took 810 MB), a JPEG about 4
+    assert image_mod.MAX_WEBP_PIXELS == 25_000_000
+    assert open_photo(_webp_header(5000, 5000)).size == (5000, 5000)
+    with pytest.raises(ImageError) as info:
+        open_photo(_webp_header(16383, 3051))
+    assert info.value.code == "too_large"
+    assert str(info.value) == ("the image is 16383x3051 (49,984,533 pixels); the limit is 25,000,000 pixels for a "
+                               "WebP (25 megapixels; a JPEG or PNG may have about 50)")
+    with pytest.raises(ImageError):
+        open_photo(_webp_header(5000, 5001))
+    assert open_photo(png_header(5000, 5001)).size == (5000, 5001)  # the same as a PNG passes
+
+
+def test_a_webp_over_its_limit_is_a_413_before_a_scan_slot(client, rec: _Reads) -> None:
+    r = client.post("/api/scan", data=_webp_header(8192, 3200), content_type="image/webp")
+    assert r.status_code == 413 and r.json["error"]["code"] == "too_large"
+    assert "25,000,000 pixels for a WebP" in r.json["error"]["message"] and rec.calls == 0

@@ -372,8 +372,8 @@ def image_error(exc: Exception, field: str = "photo", prefix: str = "") -> ApiEr
 
 def open_upload(data: bytes, field: str = "photo", prefix: str = "") -> Any:
     """The uploaded photo's header checked (`scorer.vision.Photo`): its format, at most
-    `MAX_PIXELS` (about 50 megapixels), big enough to hold a card; nothing decoded yet. A 4xx naming
-    `field`."""
+    about 50 megapixels (a WebP 25: `scorer.vision.image.max_pixels`), big enough to hold a card;
+    nothing decoded yet. A 4xx naming `field`."""
     from scorer import vision
 
     try:
