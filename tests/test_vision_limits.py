@@ -247,3 +247,26 @@ def test_a_webp_over_its_limit_is_a_413_before_a_scan_slot(client, rec: _Reads) 
     r = client.post("/api/scan", data=_webp_header(8192, 3200), content_type="image/webp")
     assert r.status_code == 413 and r.json["error"]["code"] == "too_large"
     assert "25,000,000 pixels for a WebP" in r.json["error"]["message"] and rec.calls == 0
+
+
+# -- a path's file too large is refused unread ----------------------------------
+def test_a_file_over_the_cap_is_refused_by_its_size_unread(tmp_path: Path, monkeypatch) -> None:
+    big = tmp_path / "huge.jpg"
+    with open(big, "wb") as f:  # sparse: 300 MB on no disk
+        f.write(jpeg(Image.new("RGB", (96, 72))))
+        f.truncate(300 * 2**20)
+    reads: list[int] = []
+    real = image_mod.os.fdopen
+
+    def counted(fd: int, *args: Any, **kwargs: Any) -> Any:
+        reads.append(fd)
+        return real(fd, *args, **kwargs)
+
+    monkeypatch.setattr(image_mod.os, "fdopen", counted)
+    with pytest.raises(ImageError) as info:
+        open_photo(big)
+    assert info.value.code == "too_large" and reads == []  # 200 MB were read before it was refused
+    assert str(info.value) == "the file is 300 MB, over the 200 MB a photo (up to about 50 megapixels) may weigh"
+    small = tmp_path / "small.jpg"
+    small.write_bytes(jpeg(Image.new("RGB", (96, 72))))
+    assert open_photo(small).size == (96, 72) and len(reads) == 1  # a file within the cap: read

@@ -314,27 +314,35 @@ def _rgb(img: Image.Image) -> Image.Image:
 
 def _read(path: str | Path) -> bytes:
     """The bytes of the file at `path`: a regular file of at most `MAX_FILE_BYTES`
-    (an `OSError` if it cannot be opened). A FIFO, a device or a folder is refused
-    before a byte is read (opened without blocking, so a FIFO with no writer does not
-    hang)."""
+    (an `OSError` if it cannot be opened). A FIFO, a device, a folder or a file larger
+    than that (by its size on disk) is refused before a byte is read (opened without
+    blocking, so a FIFO with no writer does not hang)."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     try:
-        mode = os.fstat(fd).st_mode
+        info = os.fstat(fd)
     except OSError:
         os.close(fd)
         raise
+    mode = info.st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
         kind = ("a folder" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
                 else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
                 else "not a regular file")
         raise ImageError("not_a_file", f"{path} is {kind}, not a photo file")
+    if info.st_size > MAX_FILE_BYTES:  # refused unread
+        os.close(fd)
+        raise _file_too_large(f"is {info.st_size / 2**20:,.0f} MB")
     with os.fdopen(fd, "rb") as f:
-        data = f.read(MAX_FILE_BYTES + 1)
+        data = f.read(MAX_FILE_BYTES + 1)  # at most: it may have grown since
     if len(data) > MAX_FILE_BYTES:
-        raise ImageError("too_large", f"the file is larger than {MAX_FILE_BYTES // 2**20} MB, the most a photo (up "
-                                      f"to {MAX_PIXELS / 1e6:g} megapixels) may weigh")
+        raise _file_too_large(f"is larger than {MAX_FILE_BYTES // 2**20} MB")
     return data
+
+
+def _file_too_large(what: str) -> ImageError:
+    return ImageError("too_large", f"the file {what}, over the {MAX_FILE_BYTES // 2**20} MB a photo (up to about "
+                                   f"50 megapixels) may weigh")
 
 
 def open_photo(data: bytes | str | Path) -> Photo:
