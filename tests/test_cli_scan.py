@@ -140,3 +140,33 @@ def test_annotate_can_shrink_a_big_photo_and_keeps_its_boxes_in_place() -> None:
     assert (edge[..., 0] > 180).any() and (edge[..., 1] < 120).any()
     assert np.abs(a[100:300, 100:300] - 90).max() < 12  # elsewhere the photo
     assert Image.open(io.BytesIO(annotate(img, result, max_side=4000))).size == img.size  # never enlarged
+
+
+class _SaysNothing:
+    def __init__(self, *_: object) -> None:
+        pass
+
+    def scan(self, photo: object, bottom: int = 0) -> dict:
+        return {"cards": [], "hands": None, "warnings": [], "size": list(photo.size)}
+
+
+def test_scan_escapes_control_characters_of_file_names(tmp_path: Path, monkeypatch, capsys) -> None:
+    # a name that would recolour the terminal, one that would retitle and clear it
+    import scorer.vision
+    from scorer.cli import main
+
+    monkeypatch.setattr(scorer.vision, "Recognizer", _SaysNothing)
+    good = tmp_path / "ok\x1b[31mRED.jpg"
+    good.write_bytes(jpeg(Image.new("RGB", (320, 240), (20, 120, 40))))
+    bad = tmp_path / "evil\x1b]0;PWNED\x07\x1b[2J.jpg"
+    bad.write_bytes(b"")
+    assert main(["scan", str(good), str(bad)]) == 1
+    out, err = capsys.readouterr()
+    assert "\x1b" not in out + err and "\x07" not in err
+    assert out.startswith(f"{tmp_path}/ok\\x1b[31mRED.jpg: 0 cards")
+    assert err.startswith(f"{tmp_path}/evil\\x1b]0;PWNED\\x07\\x1b[2J.jpg: error (empty)")
+    assert main(["scan", "--together", str(good), str(good)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and out.count("ok\\x1b[31mRED.jpg") == 2
+    assert main(["scan", "--json", str(good)]) == 0  # JSON escapes them itself
+    assert json.loads(capsys.readouterr().out)["image"] == str(good)

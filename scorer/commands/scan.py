@@ -1,4 +1,6 @@
-"""`mus-scorer scan IMAGE...`: read the cards in showdown photos."""
+"""`mus-scorer scan IMAGE...`: read the cards in showdown photos. What it prints as text
+goes through `shown`, so that a file name holding control characters cannot recolour or
+rewrite the terminal; `--json` escapes them anyway."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from scorer.commands._io import piped
+from scorer.commands._io import piped, shown
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,17 +37,17 @@ def _scan(args: argparse.Namespace) -> int:
     try:
         recognizer = Recognizer(args.model_dir)
     except ModelError as exc:
-        print(f"mus-scorer scan: {exc}", file=sys.stderr)
+        print(shown(f"mus-scorer scan: {exc}"), file=sys.stderr)
         return 2
     except Exception as exc:  # noqa: BLE001 - a model file onnxruntime cannot load, a names file not JSON
         why = " ".join(str(exc).split()) or type(exc).__name__
         if isinstance(exc, json.JSONDecodeError):
             why = f"one of its .json files is not JSON ({why})"
-        print(f"mus-scorer scan: the card model in {args.model_dir or 'the default folder'} cannot be loaded: {why}",
-              file=sys.stderr)
+        print(shown(f"mus-scorer scan: the card model in {args.model_dir or 'the default folder'} cannot be loaded: "
+                    f"{why}"), file=sys.stderr)
         return 2
     if args.annotate and (why := _annotate_dir(args.annotate)):
-        print(f"mus-scorer scan: --annotate {args.annotate}: {why}", file=sys.stderr)
+        print(shown(f"mus-scorer scan: --annotate {args.annotate}: {why}"), file=sys.stderr)
         return 2
     status = 0
     written: set[Path] = set()
@@ -61,7 +63,7 @@ def _scan(args: argparse.Namespace) -> int:
             if args.json:
                 print(json.dumps({"image": path, "error": {"code": code, "message": message}}), flush=True)
             else:
-                print(f"{path}: error ({code}): {message}", file=sys.stderr, flush=True)
+                print(shown(f"{path}: error ({code}): {message}"), file=sys.stderr, flush=True)
             continue
         if args.annotate:
             out = args.annotate / (Path(path).stem + ".annotated.jpg")
@@ -73,21 +75,21 @@ def _scan(args: argparse.Namespace) -> int:
             try:
                 out.write_bytes(annotate(photo.decode(), result))
             except OSError as exc:
-                print(f"mus-scorer scan: --annotate {out}: {exc.strerror or exc}", file=sys.stderr)
+                print(shown(f"mus-scorer scan: --annotate {out}: {exc.strerror or exc}"), file=sys.stderr)
                 return 2
         if args.together:
             read.append((path, result))
         elif args.json:
             print(json.dumps({"image": path, **result}), flush=True)
         else:
-            print(_summary(path, result), flush=True)
+            print(shown(_summary(path, result)), flush=True)
     if args.together and read:
         together = combine([r for _, r in read])
         images = [p for p, _ in read]
         if args.json:
             print(json.dumps({"image": images[0], "images": images, **together}), flush=True)
         else:
-            print(_summary(" + ".join(images), together), flush=True)
+            print(shown(_summary(" + ".join(images), together)), flush=True)
     return status
 
 
