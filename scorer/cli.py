@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "prune": ("scorer.commands.prune", "delete old showdown photos (and long-idle tables) from the database"),
     "export-photos": ("scorer.commands.export_photos",
                       "write the stored showdown photos with the cards the players confirmed (mus-photo-label/1)"),
+    "backup": ("scorer.commands.backup", "copy the database into one file, safely even while the server runs"),
 }
 
 
