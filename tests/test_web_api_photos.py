@@ -173,6 +173,30 @@ def test_bad_bottom(client, table) -> None:
     assert assert_error(r, 400, "invalid")["field"] == "bottom"
 
 
+def test_a_multipart_upload_takes_its_bottom_form_field(app, client, table, rec) -> None:
+    # the table page sends the seat as a form field and in the query; a form field alone was ignored (0)
+    url = f"/api/tables/{table['id']}/photos"
+
+    def post(query: str = "", **form: str) -> Any:
+        return client.post(url + query, headers=table["auth"], content_type="multipart/form-data",
+                           data={"photo": (io.BytesIO(photo_bytes()), "p.jpg"), **form})
+
+    r = post(bottom="2", client_id="form-cid")
+    assert r.status_code == 201 and r.json["scan"]["bottom"] == 2 and rec.calls[-1][1] == 2
+    r = post("?bottom=3&client_id=page-cid", bottom="3")  # as the page sends it
+    assert r.status_code == 201 and r.json["scan"]["bottom"] == 3 and rec.calls[-1][1] == 3
+    assert post().json["scan"]["bottom"] == 0
+    before, calls = snapshot(app, client, table), len(rec.calls)
+    for query, form, said in (("", "9", "got '9'"), ("", "", "got ''"), ("?bottom=1", "2", "the query says 1"),
+                              ("?bottom=1", "x", "got 'x' in the form field")):
+        err = assert_error(post(query, bottom=form), 400, "invalid")
+        assert err["field"] == "bottom" and said in err["message"], err
+    assert snapshot(app, client, table) == before and len(rec.calls) == calls
+    r = client.post("/api/scan", content_type="multipart/form-data",
+                    data={"photo": (io.BytesIO(photo_bytes()), "p.jpg"), "bottom": "1"})
+    assert r.status_code == 200 and r.json["bottom"] == 1 and rec.calls[-1][1] == 1
+
+
 def test_too_large_upload_is_413(tmp_path, rec) -> None:
     app = create_app({"DATABASE": str(tmp_path / "m.db"), "TESTING": True, "RECOGNIZER": rec,
                       "MAX_CONTENT_LENGTH": 10_000})

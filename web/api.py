@@ -435,10 +435,7 @@ def _scan(data: bytes, annotate_side: int | None = None) -> tuple[Any, dict[str,
     `in_scan_slot` workers, so no more photos are decoded at once than there are slots."""
     from scorer import vision
 
-    bottom_arg = request.args.get("bottom", "0")
-    if bottom_arg not in ("0", "1", "2", "3"):
-        raise ApiError(400, "invalid", f"bottom: expected the seat 0..3 at the photo's bottom edge, got {bottom_arg!r}",
-                       "bottom")
+    bottom_arg = _bottom()
     photo = open_upload(data)
     try:
         recognizer = _recognizer()
@@ -453,6 +450,24 @@ def _scan(data: bytes, annotate_side: int | None = None) -> tuple[Any, dict[str,
         raise image_error(exc) from None
     scan = {**scan, "bottom": int(bottom_arg)}  # kept with the photo: its labels' seats follow from it
     return photo, scan, annotated
+
+
+def _bottom() -> str:
+    """The seat at the photo's bottom edge, "0" to "3": `?bottom=`, or a multipart upload's
+    form field `bottom` (the table page sends both); "0" without either. A 400 naming
+    `bottom` for another value, or for a query and a form field that differ."""
+    given = {"the query": request.args.get("bottom")}
+    if (request.mimetype or "").startswith("multipart/"):
+        given["the form field"] = request.form.get("bottom")
+    given = {where: value for where, value in given.items() if value is not None}
+    for where, value in given.items():
+        if value not in ("0", "1", "2", "3"):
+            raise ApiError(400, "invalid", f"bottom: expected the seat 0..3 at the photo's bottom edge, got "
+                           f"{value[:20]!r}" + (f" in {where}" if len(given) > 1 else ""), "bottom")
+    if len(set(given.values())) > 1:
+        raise ApiError(400, "invalid", f"bottom: the query says {given['the query']}, the form field "
+                       f"{given['the form field']}: send one", "bottom")
+    return next(iter(given.values()), "0")
 
 
 def _read_photo(recognizer: Any, photo: Any, bottom: int, annotate_side: int | None) -> tuple[dict, bytes | None]:
