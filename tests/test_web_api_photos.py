@@ -213,6 +213,41 @@ def test_too_large_upload_is_413(tmp_path, rec) -> None:
     assert rec.calls == [] and app.extensions["mus_store"].counts(t["id"]) == before
 
 
+def _photo_of(size: int) -> bytes:
+    """A JPEG photo of exactly `size` bytes: a small one, padding after its end (EOI)."""
+    data = photo_bytes()
+    return data + b"\0" * (size - len(data))
+
+
+def test_a_photo_at_the_25_mb_limit_is_taken_in_a_multipart_upload(tmp_path, rec) -> None:
+    # the multipart envelope counted against the photo's limit: a photo 10 bytes under it was a 413
+    limit = 25 * 1024 * 1024
+    app = create_app({"DATABASE": str(tmp_path / "m.db"), "TESTING": True, "RECOGNIZER": rec,
+                      "PHOTO_MIN_FREE_BYTES": 0})
+    assert app.config["MAX_CONTENT_LENGTH"] == limit
+    c = app.test_client()
+    t = c.post("/api/tables", json={}).json
+    auth = {"Authorization": f"Bearer {t['token']}"}
+    at = _photo_of(limit)
+
+    def upload(data: bytes, url: str = f"/api/tables/{t['id']}/photos") -> Any:
+        return c.post(url, headers=auth, content_type="multipart/form-data",
+                      data={"photo": (io.BytesIO(data), "big.jpg"), "client_id": "c" * 40, "bottom": "1"})
+
+    r = upload(at)
+    assert r.status_code == 201, r.json
+    assert c.get(r.json["url"], headers=auth).data == at  # kept whole
+    assert upload(at, "/api/scan").status_code == 200
+    assert c.post("/api/scan", data=at, content_type="image/jpeg").status_code == 200  # the raw body too
+    calls, before = len(rec.calls), app.extensions["mus_store"].counts(t["id"])
+    for url in (f"/api/tables/{t['id']}/photos", "/api/scan"):
+        err = assert_error(upload(at + b"\0", url), 413, "too_large")
+        assert err["field"] == "photo"
+        assert err["message"] == "the photo is 26,214,401 bytes, over the limit of 26,214,400 bytes (25 MB)"
+    assert_error(c.post("/api/scan", data=at + b"\0", content_type="image/jpeg"), 413, "too_large")
+    assert len(rec.calls) == calls and app.extensions["mus_store"].counts(t["id"]) == before
+
+
 def test_photo_routes_need_the_token(app, client, table) -> None:
     before = snapshot(app, client, table)
     assert_error(client.post(f"/api/tables/{table['id']}/photos", data=photo_bytes()), 401, "missing_token")

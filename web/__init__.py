@@ -3,7 +3,8 @@
 Config keys: `DATABASE` (SQLite file; default `$XDG_DATA_HOME/mus-scorer/mus.db`;
 `:memory:` keeps nothing: a throwaway file, deleted when the database is closed),
 `MODEL_DIR` (card models; default the shipped ones), `TESTING`, `MAX_CONTENT_LENGTH` (a
-photo's body, default 25 MB), `JSON_MAX_BYTES` and `IMPORT_MAX_BYTES` (a JSON write's body,
+photo, default 25 MB; a multipart upload's body may be 64 KB more, for its envelope and
+form fields: `web.api.FORM_HEADROOM`), `JSON_MAX_BYTES` and `IMPORT_MAX_BYTES` (a JSON write's body,
 256 KB, and an imported match file's, 4 MB), `PHOTO_MIN_FREE_BYTES` (free disk below which
 a photo is refused, 1 GB), `RECOGNIZER` (an object with `.scan`, for tests),
 `DECKS_DIR` (decks taught from photos; default
@@ -31,7 +32,7 @@ DEFAULTS: dict[str, Any] = {
     "DATABASE": None,
     "MODEL_DIR": None,
     "RECOGNIZER": None,
-    "MAX_CONTENT_LENGTH": 25 * 1024 * 1024,  # a photo
+    "MAX_CONTENT_LENGTH": 25 * 1024 * 1024,  # a photo (a multipart upload's body: 64 KB more)
     "JSON_MAX_BYTES": 256 * 1024,  # a JSON write (a table, a word, a showdown, a tournament's teams)
     "IMPORT_MAX_BYTES": 4 * 1024 * 1024,  # a mus-match/1 file imported (a long match is about 100 KB)
     "PHOTO_MIN_FREE_BYTES": 1024 * 1024 * 1024,  # photos are refused (507) below this much free disk

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import shutil
 import threading
 from collections.abc import Callable
@@ -345,16 +346,50 @@ def post_showdown(table_id: str) -> Response:
 
 
 # -- photos --------------------------------------------------------------------
+FORM_HEADROOM = 64 * 1024
+"""Bytes a multipart photo upload may carry besides the photo (its envelope, the part
+headers, `client_id`, `with`, `bottom`): the photo itself may weigh `MAX_CONTENT_LENGTH`."""
+
+
+def _photo_limit() -> int | None:
+    """The most bytes a photo may weigh: `MAX_CONTENT_LENGTH` (25 MB; None: no limit)."""
+    cap = current_app.config.get("MAX_CONTENT_LENGTH")
+    return int(cap) if cap else None
+
+
+def _photo_body_limit() -> None:
+    """This request's body limit, set before the body is read: a raw photo's is the
+    photo's; a multipart upload's has `FORM_HEADROOM` more, so that a photo at the limit
+    is not refused for its envelope (`_photo_bytes` checks the photo itself)."""
+    limit = _photo_limit()
+    if limit is not None and (request.mimetype or "").startswith("multipart/"):
+        request.max_content_length = limit + FORM_HEADROOM
+
+
 def _photo_bytes() -> bytes:
-    """The uploaded photo: multipart field `photo`, or the raw body."""
+    """The uploaded photo: multipart field `photo`, or the raw body; a 413 `too_large`
+    naming its size when it weighs more than `_photo_limit`."""
+    limit = _photo_limit()
     ctype = request.mimetype or ""
     if ctype.startswith("multipart/"):
         f = request.files.get("photo")
         if f is None:
             raise ApiError(400, "missing_photo", "photo: missing (send the image as the multipart field 'photo')",
                            "photo")
-        return f.read()
-    return request.get_data(cache=False)
+        data = f.read() if limit is None else f.read(limit + 1)
+        size = len(data)
+        if limit is not None and size > limit:
+            try:
+                size = f.stream.seek(0, os.SEEK_END)  # parsed already: its whole size, without reading it
+            except (OSError, ValueError):
+                pass
+    else:
+        data = request.get_data(cache=False)  # within the body limit, the photo's
+        size = len(data)
+    if limit is not None and size > limit:
+        raise ApiError(413, "too_large", f"the photo is {size:,} bytes, over the limit of {limit:,} bytes "
+                       f"({limit / 2**20:g} MB)", "photo")
+    return data
 
 
 _IMAGE_STATUS = {"empty": 400, "not_image": 415, "unsupported_format": 415, "too_large": 413, "corrupt": 400,
@@ -498,6 +533,7 @@ def _room_for(size: int) -> None:
 def post_photo(table_id: str) -> Response:
     """Store a showdown photo and read its cards -> 201 `{photo_id, scan}`; with `with=<a
     photo id>` it is another photo of that showdown, and `together` reads them as one."""
+    _photo_body_limit()
     rt = _table(table_id, write=True)
     form = request.form if request.mimetype.startswith("multipart/") else {}
     client_id = request.args.get("client_id") or form.get("client_id")
@@ -580,6 +616,7 @@ def get_photo_annotated(table_id: str, photo_id: str) -> Response:
 @bp.post("/scan")
 def post_scan() -> Response:
     """Read the cards in a photo (nothing stored) -> the `scan --json` object."""
+    _photo_body_limit()
     _, scan, _ = _scan(_photo_bytes())
     return _dump(scan)
 
