@@ -655,3 +655,14 @@ def test_no_photo_once_the_match_is_over(app, client, rec) -> None:
         app.extensions["mus_store"].add_photo(t["id"], "direct", "image/jpeg", photo_bytes(), None, {"cards": []})
     assert (exc.value.status, exc.value.code) == (409, "match_over")
     assert snapshot(app, client, t) == before
+
+
+def test_openapi_lists_the_photo_form_fields_and_what_a_413_may_be(client) -> None:
+    doc = client.get("/api/openapi.json").json
+    form = doc["paths"]["/api/tables/{table_id}/photos"]["post"]["requestBody"]["content"]["multipart/form-data"]
+    assert set(form["schema"]["properties"]) == {"photo", "bottom", "client_id", "with"}
+    assert form["schema"]["properties"]["bottom"]["enum"] == ["0", "1", "2", "3"]
+    scan = doc["paths"]["/api/scan"]["post"]["requestBody"]["content"]["multipart/form-data"]
+    assert set(scan["schema"]["properties"]) == {"photo", "bottom"}
+    said = doc["components"]["responses"]["E413"]["description"]
+    assert "too_large" in said and "50 megapixels" in said and "WebP" in said and "64 KB" in said

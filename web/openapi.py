@@ -61,19 +61,33 @@ def _write(summary: str, body: str, extra: str = "") -> dict[str, Any]:
     }
 
 
-PHOTO_BODY = {
-    "required": True,
-    "content": {
-        "multipart/form-data": {
-            "schema": {"type": "object", "properties": {"photo": {"type": "string", "format": "binary"},
-                                                         "client_id": {"type": "string"}},
-                       "required": ["photo"]}
-        },
-        "image/jpeg": {"schema": {"type": "string", "format": "binary"}},
-        "image/png": {"schema": {"type": "string", "format": "binary"}},
-        "image/webp": {"schema": {"type": "string", "format": "binary"}},
-    },
+_PHOTO_FIELDS: dict[str, Any] = {
+    "photo": {"type": "string", "format": "binary",
+              "description": "the photo, JPEG, PNG or WebP: up to 25 MB (MAX_CONTENT_LENGTH; the form may carry "
+                             "64 KB more), about 50 megapixels (52,000,000 pixels; a WebP 25,000,000)"},
+    "bottom": {"type": "string", "enum": ["0", "1", "2", "3"], "default": "0",
+               "description": "the seat at the photo's bottom edge, as ?bottom= (both given, they must agree)"},
+    "client_id": {"type": "string", "description": "as ?client_id= (the query's when both are given)"},
+    "with": {"type": "string", "description": "as ?with= (the query's when both are given)"},
 }
+
+
+def _photo_body(*fields: str) -> dict[str, Any]:
+    """A photo upload's body: multipart (field `photo` and `fields`), or the raw image."""
+    return {
+        "required": True,
+        "content": {
+            "multipart/form-data": {"schema": {"type": "object", "required": ["photo"], "properties": {
+                name: _PHOTO_FIELDS[name] for name in ("photo", *fields)}}},
+            "image/jpeg": {"schema": {"type": "string", "format": "binary"}},
+            "image/png": {"schema": {"type": "string", "format": "binary"}},
+            "image/webp": {"schema": {"type": "string", "format": "binary"}},
+        },
+    }
+
+
+PHOTO_BODY = _photo_body("bottom", "client_id", "with")
+SCAN_BODY = _photo_body("bottom")
 
 _PAIR = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}
 SCHEMAS: dict[str, Any] = {
@@ -382,7 +396,7 @@ def document() -> dict[str, Any]:
             | _errors(400, 401, 403, 404, 409, 413, 422)}},
         "/api/scan": {"post": {
             "summary": "Read the cards in a photo (nothing stored)", "parameters": [BOTTOM_Q],
-            "requestBody": PHOTO_BODY,
+            "requestBody": SCAN_BODY,
             "responses": {"200": _json(_ref("Scan"), "the scan --json object")} | _errors(400, 413, 415, 503)}},
         "/api/decks": {
             "get": {"summary": "The decks taught on this server, which one reads the photos, and whether one can be "
@@ -499,7 +513,11 @@ def document() -> dict[str, Any]:
     }
     responses = {f"E{s}": _json(_ref("Error"), d) for s, d in {
         400: "bad request", 401: "no token", 403: "wrong token or read-only token", 404: "not found",
-        409: "stale_version, stale_revision, match_over, showdown_settled or client_id_reused (a client_id sent already with another request)", 413: "body too large", 415: "unsupported image",
+        409: "stale_version, stale_revision, match_over, showdown_settled or client_id_reused (a client_id sent already with another request)", 413: "too_large: a body over its limit (a JSON write's, JSON_MAX_BYTES; a match file's, IMPORT_MAX_BYTES; a "
+             "photo's, MAX_CONTENT_LENGTH, 25 MB, a multipart upload's form 64 KB more, the photo itself named "
+             "with its size), or a photo of too many pixels, told from its header before it is decoded (over about "
+             "50 megapixels, 52,000,000 pixels; a WebP over 25,000,000; a decompression bomb)",
+        415: "unsupported image",
         422: "refused by the engine",
         429: "too_many_creations: this client created CREATE_MAX_PER_ADDRESS tables and tournaments in the last "
              "CREATE_WINDOW_SECONDS; Retry-After says when it may again",
