@@ -123,6 +123,19 @@ def test_a_version_3_league_is_played_once_after_the_migration(tmp_path) -> None
     db.close()
 
 
+def test_a_version_8_tournament_was_last_run_when_it_was_created_or_last_enrolled_a_table(tmp_path) -> None:
+    db = _database_at(tmp_path / "v8.db", 8,
+                      "INSERT INTO tables (id, token, watch_token, header, version, current, created, updated) VALUES "
+                      "('t1', 'tok', 'w', '{}', 1, '{\"log\": []}', 0, 0)",
+                      "INSERT INTO tournaments (id, token, watch_token, name, created) VALUES "
+                      "('old', 'a', 'b', 'Old', 100), ('enrolled', 'c', 'd', 'Enrolled', 100)",
+                      "INSERT INTO tournament_tables (tournament_id, table_id, added) VALUES ('enrolled', 't1', 500)")
+    assert db.schema_version == SCHEMA_VERSION >= 9
+    rows = dict(db.reader().execute("SELECT id, updated FROM tournaments").fetchall())
+    assert rows == {"old": 100, "enrolled": 500}
+    db.close()
+
+
 def test_a_version_4_tournament_keeps_its_bracket_and_gains_groups(tmp_path) -> None:
     from scorer.storage.tables import TableStore
     from scorer.storage.tournaments import TournamentStore

@@ -187,28 +187,68 @@ def test_the_photos_of_one_showdown_go_with_the_first(store: TableStore) -> None
     assert store.photo(tid, alone["photo_id"])[1] == BIG
 
 
-def test_old_tournaments_go_with_their_last_table(store: TableStore) -> None:
+def test_a_tournament_nobody_runs_goes_and_one_still_run_keeps_all_its_tables(store: TableStore) -> None:
+    """A league whose round-1 table finished long ago while round 5 was played yesterday
+    keeps that table (its standings need it); a cup created long ago and renamed today,
+    with no table yet, stays; a tournament neither its organiser nor its tables touched
+    for the whole cut goes, with its idle tables."""
     from scorer.storage.tournaments import TournamentStore
 
     tours = TournamentStore(store.db, store)
-    idle, busy = store.create({}).id, store.create({}).id
+    lone, round1, round5 = (store.create({}).id for _ in range(3))
     gone = tours.create({"name": "Old league, idle tables"})
-    kept = tours.create({"name": "Old league, one table still played"})
-    young = tours.create({"name": "New league, no table yet"})
-    tours.add_table(gone["id"], idle)
-    tours.add_table(kept["id"], idle)
-    tours.add_table(kept["id"], busy)
-    _aged(store, 100, table_id=idle)
+    league = tours.create({"name": "League, round 5 played yesterday"})
+    cup = tours.create({"name": "Cup, no table yet"})
+    tours.add_table(gone["id"], lone)
+    tours.add_table(league["id"], round1)
+    tours.add_table(league["id"], round5)
+    _aged(store, 100, table_id=lone)
+    _aged(store, 100, table_id=round1)
     with store.db.write() as conn:
-        conn.execute("UPDATE tournaments SET created = created - ? WHERE id != ?", (100 * DAY, young["id"]))
-    assert prune(store.db, photos_days=None, tables_days=90, dry_run=True).tournaments == 1
+        conn.execute("UPDATE tournaments SET created = created - ?, updated = updated - ?", (100 * DAY, 100 * DAY))
+    tours.rename(cup["id"], {"name": "Spring cup"})  # the organiser, today
+    dry = prune(store.db, photos_days=None, tables_days=90, dry_run=True)
+    assert (dry.tables, dry.tournaments) == (1, 1)
     assert store.db.reader().execute("SELECT COUNT(*) FROM tournaments").fetchone()[0] == 3
     done = prune(store.db, photos_days=None, tables_days=90)
     assert (done.tables, done.tournaments) == (1, 1)
     ids = {r[0] for r in store.db.reader().execute("SELECT id FROM tournaments")}
-    assert ids == {kept["id"], young["id"]}
-    assert tours.table_ids(kept["id"]) == [busy]
+    assert ids == {league["id"], cup["id"]}
+    assert sorted(tours.table_ids(league["id"])) == sorted([round1, round5])
+    assert len(tours.state(league["id"])["matches"]) == 2
+    with pytest.raises(StoreError):
+        store.runtime(lone)
     assert prune(store.db, photos_days=None).tournaments == 0  # only with tables_days
+    # once nobody runs the league either, it goes with both its tables
+    _aged(store, 100, table_id=round5)
+    with store.db.write() as conn:
+        conn.execute("UPDATE tournaments SET updated = updated - ? WHERE id = ?", (100 * DAY, league["id"]))
+    done = prune(store.db, photos_days=None, tables_days=90)
+    assert (done.tables, done.tournaments) == (2, 1)
+
+
+def test_an_organisers_change_counts_as_running_the_tournament(store: TableStore) -> None:
+    from scorer.storage.tournaments import TournamentStore
+
+    tours = TournamentStore(store.db, store)
+    tid = tours.create({"name": "League"})["id"]
+    table = store.create({}).id
+
+    def updated() -> float:
+        return store.db.reader().execute("SELECT updated FROM tournaments WHERE id = ?", (tid,)).fetchone()[0]
+
+    def aged() -> float:
+        with store.db.write() as conn:
+            conn.execute("UPDATE tournaments SET updated = updated - ? WHERE id = ?", (100 * DAY, tid))
+        return updated()
+
+    for change in (lambda: tours.rename(tid, {"name": "League 2027"}),
+                   lambda: tours.set_teams(tid, {"teams": ["A", "B", "C", "D"]}),
+                   lambda: tours.add_table(tid, table),
+                   lambda: tours.remove_table(tid, table)):
+        before = aged()
+        change()
+        assert updated() > before + 99 * DAY
 
 
 @pytest.mark.parametrize("command", [["prune", "--dry-run"], ["export-photos", "out"]])

@@ -2,7 +2,7 @@
 
 Deletes showdown photos older than N days (30 by default; the hands keep their record
 and settlement) and, only when `--tables-days` is given, the tables not written for that
-long and the tournaments as old that hold no other table. The space freed is reused by
+long (but those of a tournament still run) and the tournaments nobody ran for as long. The space freed is reused by
 new data; `--vacuum` gives it back to the disk (`VACUUM` rewrites the whole file, and the
 server's writes wait meanwhile: stop the server first). Stop the server before pruning
 tables too: it keeps the tables it serves in memory.
@@ -21,8 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="delete photos older than this many days (default 30)")
     parser.add_argument("--keep-photos", action="store_true", help="delete no photo for their age")
     parser.add_argument("--tables-days", type=float, default=None,
-                        help="also delete the tables not written for this many days, with their hands, and the "
-                        "tournaments as old left with no table (default: keep)")
+                        help="also delete the tables not written for this many days, with their hands (but those "
+                        "of a tournament still run), and the tournaments nobody ran for as long (default: keep)")
     parser.add_argument("--vacuum", action="store_true",
                         help="then give the space freed (now and by earlier prunes) back to the disk: VACUUM rewrites "
                         "the whole file, and the server's writes wait meanwhile (seconds on a big database): stop the "

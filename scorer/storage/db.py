@@ -150,6 +150,13 @@ MIGRATIONS: list[str | Callable[[sqlite3.Connection], None]] = [
     """,
     # 7 -> 8: the hands said with the old reading of `no_quiero`, said as they meant
     _binding_refusals,
+    # 8 -> 9: when the organiser last changed the tournament (settings, tables added or
+    # taken out), so that pruning idle tables keeps a tournament still being run
+    """
+    ALTER TABLE tournaments ADD COLUMN updated REAL NOT NULL DEFAULT 0;
+    UPDATE tournaments SET updated = MAX(created, COALESCE(
+        (SELECT MAX(added) FROM tournament_tables tt WHERE tt.tournament_id = tournaments.id), 0));
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -4,7 +4,9 @@ A 12 MP photo and its annotated copy weigh several megabytes, and a match can ke
 hand; a club's server grows by hundreds of megabytes a week. `prune` deletes the photos
 older than a number of days (the hands that cited them keep their record and settlement,
 with no photo), the idempotency keys as old, and, only when asked, the tables idle that
-long with all they hold, and the tournaments as old left with no table. The pages freed
+long with all they hold, and the tournaments nobody ran for as long (a tournament is run
+while its organiser changes it or any of its tables is written: its tables all stay then,
+however old, as its standings count them). The pages freed
 are reused by new data; only `vacuum` gives them back to the file system (`VACUUM`, which
 rewrites the whole file and holds the write lock meanwhile: the server's writes wait,
 seconds on a big database, so stop the server first).
@@ -46,8 +48,8 @@ def _check_days(name: str, days: float | None) -> None:
 def prune(db: Database, photos_days: float | None = 30, tables_days: float | None = None,
           dry_run: bool = False, now: float | None = None, vacuum: bool = False) -> Pruned:
     """Delete photos older than `photos_days` and, if `tables_days` is given, the tables
-    not written for that long (their hands and photos with them) and the tournaments
-    created that long ago that hold no other table. `None` keeps them all. With `vacuum`,
+    not written for that long (their hands and photos with them), but those of a tournament
+    still run, and the tournaments nobody ran for that long. `None` keeps them all. With `vacuum`,
     then `VACUUM` (the space freed now and by earlier prunes back to the file system) and a
     checkpoint that folds the write-ahead log into the file; whether another connection
     blocked it is in `checkpoint_blocked`."""
@@ -56,11 +58,17 @@ def prune(db: Database, photos_days: float | None = 30, tables_days: float | Non
     now = time.time() if now is None else now
     photo_cut = now - photos_days * DAY if photos_days is not None else None
     table_cut = now - tables_days * DAY if tables_days is not None else None
+    # a tournament is still run while the organiser or any of its tables wrote since the cut;
+    # a table goes when idle that long and enrolled in no tournament still run
+    live = ("(tournaments.updated >= :table_cut OR EXISTS (SELECT 1 FROM tournament_tables tt JOIN tables t "
+            "ON t.id = tt.table_id WHERE tt.tournament_id = tournaments.id AND t.updated >= :table_cut))")
+    idle_table = (f"{{t}}.updated < :table_cut AND NOT EXISTS (SELECT 1 FROM tournament_tables tt JOIN tournaments "
+                  f"ON tournaments.id = tt.tournament_id WHERE tt.table_id = {{t}}.id AND {live})")
     # a photo goes when it is old (the photos of one showdown with its first), or when its table goes
     where = " OR ".join(
         w for w, cut in (("COALESCE((SELECT f.created FROM photos f WHERE f.id = p.first_id), p.created) < :photo_cut",
                           photo_cut),
-                         ("t.updated < :table_cut", table_cut)) if cut is not None
+                         (f"({idle_table.format(t='t')})", table_cut)) if cut is not None
     ) or "0"
     args = {"photo_cut": photo_cut, "table_cut": table_cut}
     before = _file_bytes(db)
@@ -68,17 +76,15 @@ def prune(db: Database, photos_days: float | None = 30, tables_days: float | Non
         row = conn.execute(
             "SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(p.data) + COALESCE(LENGTH(p.annotated), 0)), 0) AS bytes "
             f"FROM photos p JOIN tables t ON t.id = p.table_id WHERE {where}", args).fetchone()
-        tables = conn.execute("SELECT COUNT(*) FROM tables WHERE updated < ?", (table_cut,)).fetchone()[0] \
-            if table_cut is not None else 0
-        # an old tournament none of whose tables outlives this prune
-        empty = ("FROM tournaments WHERE created < :table_cut AND NOT EXISTS (SELECT 1 FROM tournament_tables tt "
-                 "JOIN tables t ON t.id = tt.table_id WHERE tt.tournament_id = tournaments.id "
-                 "AND t.updated >= :table_cut)")
+        idle = f"FROM tables WHERE {idle_table.format(t='tables')}"
+        tables = conn.execute(f"SELECT COUNT(*) {idle}", args).fetchone()[0] if table_cut is not None else 0
+        # a tournament nobody has run since the cut: neither its organiser nor its tables
+        empty = f"FROM tournaments WHERE NOT {live}"
         tournaments = conn.execute(f"SELECT COUNT(*) {empty}", args).fetchone()[0] if table_cut is not None else 0
         if not dry_run:
             if table_cut is not None:
+                conn.execute(f"DELETE {idle}", args)  # hands, ops, photos and enrolments cascade
                 conn.execute(f"DELETE {empty}", args)
-                conn.execute("DELETE FROM tables WHERE updated < ?", (table_cut,))  # hands, ops, photos cascade
             if photo_cut is not None:
                 conn.execute("UPDATE hands SET photo_id = NULL WHERE photo_id IN "
                              "(SELECT id FROM photos WHERE created < ?)", (photo_cut,))

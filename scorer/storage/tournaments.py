@@ -213,8 +213,8 @@ class TournamentStore:
         row = {"id": new_id(), "token": new_token(), "watch_token": new_token(), "name": check_name(body)}
         with self.db.write() as conn:
             conn.execute(
-                "INSERT INTO tournaments (id, token, watch_token, name, created) VALUES (?, ?, ?, ?, ?)",
-                (row["id"], row["token"], row["watch_token"], row["name"], time.time()),
+                "INSERT INTO tournaments (id, token, watch_token, name, created, updated) VALUES (?, ?, ?, ?, ?, ?)",
+                (row["id"], row["token"], row["watch_token"], row["name"], *[time.time()] * 2),
             )
         return row
 
@@ -245,7 +245,8 @@ class TournamentStore:
                 raise StoreError(409, "stale_revision", f"revision: this change follows revision {revision}, but "
                                  f"the tournament is at revision {now[0]} (changed from another phone): load it "
                                  "again", "revision")
-            conn.execute("UPDATE tournaments SET revision = revision + 1 WHERE id = ?", (tournament_id,))
+            conn.execute("UPDATE tournaments SET revision = revision + 1, updated = ? WHERE id = ?",
+                         (time.time(), tournament_id))
             yield conn
 
     def rename(self, tournament_id: str, body: Any, revision: int | None = None) -> None:
@@ -308,6 +309,7 @@ class TournamentStore:
             try:
                 conn.execute("INSERT INTO tournament_tables (tournament_id, table_id, added) VALUES (?, ?, ?)",
                              (tournament_id, table_id, time.time()))
+                conn.execute("UPDATE tournaments SET updated = ? WHERE id = ?", (time.time(), tournament_id))
             except sqlite3.IntegrityError:  # the table (or the tournament) was deleted meanwhile (a prune)
                 self.get(tournament_id)  # a 404 for the tournament
                 self.tables.runtime(table_id)  # a 404 for the table
@@ -320,6 +322,7 @@ class TournamentStore:
         with self.db.write() as conn:
             gone = conn.execute("DELETE FROM tournament_tables WHERE tournament_id = ? AND table_id = ?",
                                 (tournament_id, table_id)).rowcount
+            conn.execute("UPDATE tournaments SET updated = ? WHERE id = ?", (time.time(), tournament_id))
         if not gone:
             raise StoreError(404, "not_found", f"table {table_id!r} is not in this tournament", "table")
 
