@@ -219,18 +219,31 @@ def not_a_database(path: str | os.PathLike[str], *, new_ok: bool = False) -> str
 def damaged(path: str | os.PathLike[str]) -> str | None:
     """What `PRAGMA quick_check(1)` finds wrong in the database file at `path` (read-only;
     its first problem, on one line), or None when it says "ok". A file damaged past its first
-    pages opens, and fails only the queries that reach the damage; this reads every page
-    (about a second for 100 MB)."""
+    pages opens, and fails only the queries that reach the damage. Each table is checked with
+    its indexes but `photos`, whose megabytes a check would read in full at every start (the
+    whole file's check took 2.6 s on a 135 MB database, these 0.13 s): a damaged photo fails
+    only the reads of that photo, in the one error shape."""
     try:
         conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_SECONDS)
         try:
-            rows = conn.execute("PRAGMA quick_check(1)").fetchall()
+            names = [r[0] for r in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'table' "
+                                                "AND name NOT LIKE 'sqlite_%' AND name != 'photos'")]
+            rows = []
+            for name in names or [None]:
+                rows = conn.execute(f"PRAGMA quick_check({_quoted(name)})" if name else "PRAGMA quick_check(1)"
+                                    ).fetchall()[:1]
+                if [tuple(r) for r in rows] != [("ok",)]:
+                    break
         finally:
             conn.close()
     except sqlite3.Error as exc:  # the damage met on the way; anything else (locked) is said on opening it
         return str(exc) if error_code(exc) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB) else None
     said = " ".join(" ".join(str(r[0]) for r in rows).replace("*** in database main ***", "").split())
     return None if said == "ok" else (said[:200] or "quick_check said nothing")
+
+
+def _quoted(name: str) -> str:
+    return "'" + name.replace("'", "''") + "'"
 
 
 BUSY_SECONDS = 30.0  # how long a write waits for another process's (`busy_timeout`)
