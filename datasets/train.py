@@ -8,8 +8,12 @@
     python -m datasets.train unfuse index --weights models/cards-index.onnx --out runs/unfused/index.pt
 
 Models are built from `yolo11n.yaml` / `yolo11n-cls.yaml` (never downloaded weights);
-ultralytics is kept offline (`YOLO_OFFLINE`, no auto-install, a local font). Every epoch
-writes `runs/<task>/<name>/weights/last.pt`, so `--resume` carries on after a stop.
+ultralytics is kept offline (`YOLO_OFFLINE`, no auto-install, a local font, and any download
+it would start is an error: a missing `--data`, `--init` or `--weights` is refused before
+ultralytics sees it). Every epoch writes `runs/<task>/<name>/weights/last.pt`, so `--resume`
+carries on after an interruption (Ctrl-C, a crash, a killed job). A run that ended, its
+`--epochs` done or its `--time` up, is finished: ultralytics strips the optimizer from its
+`last.pt`, and `--resume` refuses it (train a new `--name`, or from it with `--init`).
 At the end the best weights are exported to ONNX (opset 17, plain head: det output
 `(1, 6, N)`, cls output `(1, C)`) into `--out` as `cards-det.onnx`, `cards-cls.onnx` +
 `cards-cls.json` (the class names in the model's output order), or, for the rank reader
@@ -24,6 +28,7 @@ import argparse
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,6 +62,81 @@ def offline_env(config_dir: Path | None = None) -> Path:
     return cfg
 
 
+def _forbid_downloads() -> None:
+    """Make every download ultralytics would start an error: this project never reaches the
+    network. Its downloads all go through `download` (which makes its folder first, under
+    ultralytics' datasets folder), `safe_download` or the GitHub asset list, which some of
+    its modules bind by name, so each bound copy is replaced."""
+    from ultralytics.utils import downloads
+
+    def refuse(*args, **kwargs):
+        what = kwargs.get("url") or (args[0] if args else "a file")
+        raise RuntimeError(f"ultralytics tried to download {what}; this project never reaches the network "
+                           "(is a --data, --init or --weights path missing?)")
+
+    refuse.refuses = True  # type: ignore[attr-defined]
+    for name in ("download", "safe_download", "get_github_assets"):
+        original = getattr(downloads, name)
+        if getattr(original, "refuses", False):
+            continue
+        for module in list(sys.modules.values()):
+            if getattr(module, "__name__", "").startswith("ultralytics") and getattr(module, name, None) is original:
+                setattr(module, name, refuse)
+
+
+def _yolo():
+    """ultralytics' `YOLO`, offline (`offline_env`) and unable to download."""
+    offline_env()
+    from ultralytics import YOLO
+
+    _forbid_downloads()
+    return YOLO
+
+
+def resume_problem(run_dir: Path, data: str | None) -> str | None:
+    """Why `--resume` of the run in `run_dir` cannot go on, in one line, or None when it can
+    (or, with no checkpoint, when `data` starts the run afresh). As ultralytics decides it
+    (`Model.train`, `BaseTrainer.resume_training`): a `last.pt` resumes while it keeps its
+    optimizer and an epoch >= 0 below its run's epochs. A run that ended, its epochs done or
+    its `--time` up (ultralytics then stops it like a finished one), has its optimizer
+    stripped and its epoch set to -1; ultralytics would start a fresh run on its own
+    defaults (ImageNet, downloaded) in its place."""
+    name = run_dir.name
+    last = run_dir / "weights" / "last.pt"
+    if not last.exists():
+        if data:
+            return None
+        return (f"--resume: run {name} has no checkpoint to resume ({last} does not exist), "
+                "and no --data to start it from")
+    offline_env()
+    import torch
+
+    try:
+        ckpt = torch.load(last, map_location="cpu", weights_only=False)
+    except Exception as e:  # noqa: BLE001 - any unreadable file is refused the same way
+        return f"--resume: cannot read {last}: {type(e).__name__}: {e}"
+    if not isinstance(ckpt, dict):
+        return f"--resume: {last} is not an ultralytics checkpoint"
+    train_args = ckpt.get("train_args") or {}
+    epochs = train_args.get("epochs")
+    results = ckpt.get("train_results") or {}
+    done = len(results.get("epoch") or ()) or epochs
+    epoch = ckpt.get("epoch", -1)
+    epoch = -1 if epoch is None else int(epoch)
+    if epoch < 0 or ckpt.get("optimizer") is None or (epochs is not None and epoch + 1 >= int(epochs)):
+        fresh = f"start a new --name, or train from it with --init {last}"
+        if train_args.get("time"):
+            return (f"--resume: run {name} stopped at its --time limit ({train_args['time']} h) after {done} "
+                    f"epochs, which ends a run as finished: nothing to resume; {fresh}")
+        return f"--resume: run {name} finished all its {epochs} epochs: nothing to resume; {fresh}"
+    if not data:
+        was = train_args.get("data")
+        if not was or not Path(was).exists():
+            return (f"--resume: run {name} was trained on {was or 'no recorded data'}, which is not there now; "
+                    "pass --data to point at it")
+    return None
+
+
 def _common(args: argparse.Namespace) -> dict:
     kw = {
         "epochs": args.epochs,
@@ -84,14 +164,17 @@ def _common(args: argparse.Namespace) -> dict:
 
 
 def train(task: str, args: argparse.Namespace) -> Path:
-    """Train (or resume) and return the best weights."""
-    offline_env()
-    from ultralytics import YOLO
+    """Train (or resume) and return the best weights. `--resume` is checked first
+    (`resume_problem`)."""
+    YOLO = _yolo()  # noqa: N806 - ultralytics' class
 
     run_dir = Path(args.project) / args.name
     last = run_dir / "weights" / "last.pt"
     if args.resume and last.exists():
-        YOLO(str(last)).train(resume=True)
+        if args.data:
+            YOLO(str(last)).train(resume=True, data=str(Path(args.data).resolve()))
+        else:
+            YOLO(str(last)).train(resume=True)
     elif task == "det":
         YOLO(args.init or "yolo11n.yaml").train(
             data=str(Path(args.data).resolve()),
@@ -126,8 +209,7 @@ def train(task: str, args: argparse.Namespace) -> Path:
 def export(task: str, weights: Path, out: Path, imgsz: int | None = None, temperature: float = 1.0) -> Path:
     """Export `weights` to ONNX into `out` under the name the runtime expects (for the
     classifiers, with the class names and the calibration `temperature` in a json beside)."""
-    offline_env()
-    from ultralytics import YOLO
+    YOLO = _yolo()  # noqa: N806 - ultralytics' class
 
     model = YOLO(str(weights))
     size = imgsz or IMGSZ[task]
@@ -270,11 +352,22 @@ def main(argv: list[str] | None = None) -> int:
                    help="export cls: calibration temperature written to cards-cls.json (below 1 sharpens)")
     p.add_argument("--project", default=str(ROOT / "runs"))
     p.add_argument("--name", default="")
-    p.add_argument("--resume", action="store_true", help="carry on from the run's last.pt")
+    p.add_argument("--resume", action="store_true", help="carry on from the run's last.pt after an interruption "
+                   "(a run whose epochs or --time ran out is finished and is refused)")
     p.add_argument("--init", help="start from these weights (a .pt of an earlier run) instead of the YAML")
     p.add_argument("--weights", help="export: the .pt to export; unfuse: the .onnx to rebuild (beside its json)")
     p.add_argument("--out", default=str(ROOT / "runs" / "export"), help="folder for the ONNX model(s)")
     args = p.parse_args(argv)
+
+    def refuse(message: str) -> int:
+        """A one-line error, exit status 2 (as argparse's, without the usage)."""
+        print(f"{p.prog}: error: {message}", file=sys.stderr)
+        return 2
+
+    # a path ultralytics does not find is a name it would download: refused here instead
+    for flag, path in (("--weights", args.weights), ("--init", args.init), ("--data", args.data)):
+        if path and not Path(path).exists():
+            return refuse(f"{flag} {path} does not exist")
     if args.task == "unfuse":
         if not (args.what and args.weights):
             p.error("unfuse needs det|cls|index|suit, --weights MODEL.onnx and --out FILE.pt")
@@ -289,6 +382,10 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--data is required")
     args.name = args.name or args.task
     args.project = str(Path(args.project) / args.task)
+    if args.resume:
+        problem = resume_problem(Path(args.project) / args.name, args.data)
+        if problem:
+            return refuse(problem)
     best = train(args.task, args)
     export(args.task, best, Path(args.out), args.imgsz or None)
     return 0
