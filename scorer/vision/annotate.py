@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
@@ -17,7 +18,10 @@ WARN = (231, 76, 60)
 def annotate(image: Image.Image | bytes | str | Path, result: dict, quality: int = 85,
              max_side: int | None = None, full: tuple[int, int] | None = None) -> bytes:
     """A JPEG of `image` with the boxes, card names and seats of a scan `result`;
-    cards a warning names are outlined in red. With `max_side`, a bigger photo is shrunk
+    cards a warning names are outlined in red, their labels on red, drawn last so that no
+    other label covers them. A label sits above its box's top-left corner; where that would
+    cover a label already drawn, inside the box's top, or under the box, or further down.
+    With `max_side`, a bigger photo is shrunk
     to that longer side first (a copy for people to look at need not weigh 12 MP).
     `full`: the size of the photo the result's boxes are in, where `image` is a copy of
     it decoded smaller (`Photo.decode(k)`); the drawing is at `image`'s size or less."""
@@ -40,22 +44,24 @@ def annotate(image: Image.Image | bytes | str | Path, result: dict, quality: int
     font = ImageFont.load_default(size=max(12, long // 70))
     flagged = {tuple(int(v) for v in w["box"]) for w in result.get("warnings", ()) if w.get("box")}
     flagged |= {w.get("card") for w in result.get("warnings", ()) if w.get("code") == "duplicate"}
-    labelled: set[tuple[int, ...]] = set()
+    cards = []  # (flagged, box, seat colour, label)
     for c in result.get("cards", ()):
         seat = c.get("seat")
-        colour = NO_SEAT if seat is None else SEAT_COLOURS[seat % 4]
         box = [int(v) for v in c["box"]]
-        bad = tuple(box) in flagged or c["card"] in flagged
-        draw.rectangle(box, outline=WARN if bad else colour, width=width * (2 if bad else 1))
         label = f"{c['card']} {round(100 * c['conf'])}%" + ("" if seat is None else f" S{seat}")
-        # a second card in the same box (two cards nearly one on the other): its name inside
-        _label(draw, img.size, (box[0], box[1]), label, font, colour, below=tuple(box) in labelled)
-        labelled.add(tuple(box))
-    for w in result.get("warnings", ()):
-        if w.get("card") is None and w.get("box"):  # a card found but not read
-            box = [int(v) for v in w["box"]]
-            draw.rectangle(box, outline=WARN, width=width * 2)
-            _label(draw, img.size, (box[0], box[1]), "?", font, WARN)
+        cards.append((tuple(box) in flagged or c["card"] in flagged, box,
+                      NO_SEAT if seat is None else SEAT_COLOURS[seat % 4], label))
+    # a card found but not read
+    unread = [[int(v) for v in w["box"]] for w in result.get("warnings", ()) if w.get("card") is None and w.get("box")]
+    # the boxes first, the flagged ones last; then the labels over them, the flagged ones last
+    for bad, box, colour, _ in sorted(cards, key=lambda c: c[0]):
+        draw.rectangle(box, outline=WARN if bad else colour, width=width * (2 if bad else 1))
+    for box in unread:
+        draw.rectangle(box, outline=WARN, width=width * 2)
+    taken: list[tuple[int, int, int, int]] = []
+    for bad, box, colour, label in cards:
+        if not bad:
+            _label(draw, img.size, box, label, font, colour, taken)
     hands = result.get("hands")
     if hands:
         for seat in range(4):
@@ -63,7 +69,13 @@ def annotate(image: Image.Image | bytes | str | Path, result: dict, quality: int
             if boxes:
                 x = min(b[0] for b in boxes)
                 y = max(b[3] for b in boxes)
-                _label(draw, img.size, (x, y), f"seat {seat}: {' '.join(hands[seat])}", font, SEAT_COLOURS[seat], below=True)
+                _label(draw, img.size, (x, y), f"seat {seat}: {' '.join(hands[seat])}", font, SEAT_COLOURS[seat],
+                       taken)
+    for bad, box, _, label in cards:
+        if bad:
+            _label(draw, img.size, box, label, font, WARN, taken)
+    for box in unread:
+        _label(draw, img.size, box, "?", font, WARN, taken)
     out = io.BytesIO()
     img.save(out, "JPEG", quality=quality)
     return out.getvalue()
@@ -82,13 +94,41 @@ def _scaled(result: dict, s: float) -> dict:
     }
 
 
-def _label(draw: ImageDraw.ImageDraw, size: tuple[int, int], at: tuple[int, int], text: str,
-           font: ImageFont.ImageFont, colour: tuple[int, int, int], below: bool = False) -> None:
-    """Dark text on a coloured band above (or below) the point, kept inside the image."""
+def _label(draw: ImageDraw.ImageDraw, size: tuple[int, int], at: Sequence[float], text: str,
+           font: ImageFont.ImageFont, colour: tuple[int, int, int],
+           taken: list[tuple[int, int, int, int]]) -> tuple[int, int, int, int]:
+    """Dark text on a coloured band, kept inside the image, where it covers no band in
+    `taken` (to which it is added). `at`: a box (x1, y1, x2, y2), the band tried above its
+    top-left corner, then inside its top, then under it; or a point (x, y), the band tried
+    under it. Where each covers a band, the first is moved down a band at a time until it
+    covers none (or leaves the image, where the first place is kept)."""
     x0, t, r, b = draw.textbbox((0, 0), text, font=font)
     w, h = r - x0 + 6, b - t + 6
-    x = min(max(0, at[0]), max(0, size[0] - w))
-    y = at[1] if below else at[1] - h
-    y = min(max(0, y), max(0, size[1] - h))
-    draw.rectangle([x, y, x + w, y + h], fill=colour)
-    draw.text((x + 3 - x0, y + 3 - t), text, fill=(0, 0, 0), font=font)
+
+    def band(x: float, y: float) -> tuple[int, int, int, int]:
+        x = min(max(0, int(x)), max(0, size[0] - w))
+        y = min(max(0, int(y)), max(0, size[1] - h))
+        return x, y, x + w, y + h
+
+    def free(rect: tuple[int, int, int, int]) -> bool:
+        return not any(rect[0] < o[2] and o[0] < rect[2] and rect[1] < o[3] and o[1] < rect[3] for o in taken)
+
+    if len(at) == 4:
+        places = [band(at[0], at[1] - h), band(at[0], at[1]), band(at[0], at[3])]
+    else:
+        places = [band(at[0], at[1])]
+    rect = next((p for p in places if free(p)), None)
+    if rect is None:
+        first = places[0]
+        rect = first
+        for step in range(1, max(1, size[1] // max(1, h)) + 1):
+            moved = band(first[0], first[1] + step * (h + 1))
+            if moved[1] != first[1] + step * (h + 1):
+                break  # off the image's bottom
+            if free(moved):
+                rect = moved
+                break
+    taken.append(rect)
+    draw.rectangle(rect, fill=colour)
+    draw.text((rect[0] + 3 - x0, rect[1] + 3 - t), text, fill=(0, 0, 0), font=font)
+    return rect
