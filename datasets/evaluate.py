@@ -2,7 +2,9 @@
 
     python -m datasets.evaluate --models models --n 100 --seed 7001 \
         [--cross-models runs/cross-models --cross-n 100] [--retake] [--min-spread 0.5]
-        [--card models/MODEL_CARD.md]
+        [--card models/MODEL_CARD.md | --no-card] [--json-dir runs/eval]
+
+The card's figures: `--models models --n 100 --cross-models models/cross-deck --retake`.
 
 (a) same decks: showdowns drawn from both decks with a seed the training never used;
 (b) cross-deck: Fournier-1878-only showdowns read with models trained without that deck.
@@ -13,7 +15,8 @@ seats), ms per photo; and, as a stage figure, the classifier alone on the true c
 boxes. With `--retake`, a second photo of each table as well (`render_scene(retake=)`:
 the same cards, another view, light and glare), scored alone and read together with the
 first (`scorer.vision.combine`), as "Add a photo" does at the table. Results go to
-`runs/eval/<set>.json` and between the `eval` markers of the card. With `--min-spread S`,
+`<--json-dir>/<set>.json` (default `runs/eval/`) and between the `eval` markers of the card;
+with `--no-card`, only printed (no file written, unless `--json-dir` is given). With `--min-spread S`,
 every hand lies spread at least S of a card's width, from the same draws (the showdown
 page asks for 0.5); the card's figures are without.
 """
@@ -449,11 +452,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--min-spread", type=float, default=0.0, help="every hand spread at least this share of a "
                    "card's width, from the same draws (the showdown page asks for 0.5; default 0: as drawn)")
     p.add_argument("--card", default=str(ROOT / "models" / "MODEL_CARD.md"))
-    p.add_argument("--no-card", action="store_true", help="print only")
+    p.add_argument("--no-card", action="store_true",
+                   help="print only: neither the card nor the json files are written (unless --json-dir)")
+    p.add_argument("--json-dir", help="folder for each set's figures as json, <set>.json "
+                   "(default runs/eval; none with --no-card)")
     args = p.parse_args(argv)
     size = tuple(int(v) for v in args.size.split("x"))
-    out = ROOT / "runs" / "eval"
-    out.mkdir(parents=True, exist_ok=True)
+    out = Path(args.json_dir) if args.json_dir else None if args.no_card else ROOT / "runs" / "eval"
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
     sections = []
     runs = [("(a) Same decks, new seed", "same", Path(args.models), DECKS)]
     if args.cross_models:
@@ -469,7 +476,8 @@ def main(argv: list[str] | None = None) -> int:
                          extras=args.extras, retake=args.retake, min_spread=args.min_spread)
             if note:
                 r["models"], r["note"] = args.cross_models, note
-            (out / f"{key}.json").write_text(json.dumps(r, indent=1))
+            if out:
+                (out / f"{key}.json").write_text(json.dumps(r, indent=1))
             md = to_markdown(title, r)
             print(md)
             sections.append(md)

@@ -221,3 +221,16 @@ def test_hands_spread_as_the_showdown_page_asks_are_the_same_draws_laid_wider() 
     r = E.evaluate(E.ROOT / "models", 1, 41, ("naipes-libres",), (800, 600), truth_classifier=False,
                    progress=False, min_spread=0.5)
     assert r["min_spread"] == 0.5 and "Every hand spread at least 0.5" in E.to_markdown("(a)", r)
+
+
+def test_no_card_writes_nothing_and_json_dir_says_where_the_figures_go(tmp_path, monkeypatch, capsys) -> None:
+    shipped = E.ROOT / "models"
+    monkeypatch.setattr(E, "ROOT", tmp_path / "checkout")  # the defaults: its runs/eval, its models/MODEL_CARD.md
+    (tmp_path / "checkout").mkdir()
+    argv = ["--n", "1", "--models", str(shipped), "--size", "800x600"]
+    assert E.main([*argv, "--no-card"]) == 0
+    assert "(a) Same decks" in capsys.readouterr().out
+    assert list((tmp_path / "checkout").iterdir()) == []  # print only: no json, no card
+    assert E.main([*argv, "--no-card", "--json-dir", str(tmp_path / "figures")]) == 0
+    assert sorted(f.name for f in (tmp_path / "figures").iterdir()) == ["same.json"]
+    assert list((tmp_path / "checkout").iterdir()) == []
