@@ -1196,10 +1196,15 @@ def test_a_form_with_too_many_parts_says_so(world) -> None:
                                                 data=form, content_type="multipart/form-data"), (413,))
         assert err["message"] == ("the form is too big to read: more than 1000 parts or a field that is not a file "
                                   "larger than 500000 bytes"), err
+    # a photo past its own limit, in a body within the body's (which has room for the envelope)
     err = refused(w, lambda: post(w, "post", f"/api/tables/{t['id']}/photos", headers=t["auth"],
                                   data={"photo": (io.BytesIO(b"x" * (MiB + 1)), "x.png")},
                                   content_type="multipart/form-data"), (413,))
-    assert err["message"] == f"the request body is larger than the limit of {MiB} bytes", err  # past the body's
+    assert err["message"] == f"the photo is {MiB + 1:,} bytes, over the limit of {MiB:,} bytes (1 MB)", err
+    err = refused(w, lambda: post(w, "post", f"/api/tables/{t['id']}/photos", headers=t["auth"],
+                                  data={"photo": (io.BytesIO(b"x" * (2 * MiB)), "x.png")},
+                                  content_type="multipart/form-data"), (413,))
+    assert err["message"].startswith("the request body is larger than the limit of "), err  # past the body's
 
 
 def test_a_showdown_citing_the_photo_of_a_hand_settled_is_refused(world) -> None:

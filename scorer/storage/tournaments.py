@@ -322,7 +322,8 @@ class TournamentStore:
         with self.db.write() as conn:
             gone = conn.execute("DELETE FROM tournament_tables WHERE tournament_id = ? AND table_id = ?",
                                 (tournament_id, table_id)).rowcount
-            conn.execute("UPDATE tournaments SET updated = ? WHERE id = ?", (time.time(), tournament_id))
+            if gone:
+                conn.execute("UPDATE tournaments SET updated = ? WHERE id = ?", (time.time(), tournament_id))
         if not gone:
             raise StoreError(404, "not_found", f"table {table_id!r} is not in this tournament", "table")
 
