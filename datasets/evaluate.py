@@ -261,6 +261,8 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
     tp = sum(s["tp"] for s in stats.values())
     fp = sum(s["fp"] for s in stats.values())
     fn = sum(s["fn"] for s in stats.values())
+    # a card neither dealt nor read (a small run) has no F1 to speak of: left out of the mean
+    scored = [v["f1"] for v in per_card.values() if v["tp"] + v["fp"] + v["fn"]]
     micro_p = tp / (tp + fp) if tp + fp else 0.0
     micro_r = tp / (tp + fn) if tp + fn else 0.0
     return {
@@ -283,7 +285,8 @@ def evaluate(model_dir: Path, n: int, seed: int, decks: tuple[str, ...], size: t
                     "right_reads": seats_right, "right_flagged": right_flagged},
         "micro": {"precision": micro_p, "recall": micro_r,
                   "f1": 2 * micro_p * micro_r / (micro_p + micro_r) if micro_p + micro_r else 0.0},
-        "macro_f1": float(np.mean([v["f1"] for v in per_card.values()])),
+        "macro_f1": float(np.mean(scored)) if scored else 0.0,
+        "macro_cards": len(scored),
         "ms_per_photo": {"median": float(np.median(times)), "mean": float(np.mean(times))} if times else {},
         "classifier_on_true_corners": _classifier_on_truth(rec.models, scenes) if truth_classifier else None,
         "per_card": per_card,
@@ -328,6 +331,26 @@ def _reader_rows(r: dict) -> list[str]:
     return rows
 
 
+def _draws(k: int) -> str:
+    """How many first draws were drawn again, as the start of a sentence."""
+    return "No first draw had" if k == 0 else "1 first draw had" if k == 1 else f"{k} first draws had"
+
+
+def _macro_cards(r: dict) -> str:
+    """Which cards the macro F1 averages: all of them, or those dealt or read (a card
+    neither dealt nor read in a small run has no F1, and is left out)."""
+    total = len(r["per_card"])
+    k = r.get("macro_cards", total)
+    return f"{total} cards" if k == total else f"{k} cards dealt or read; {total - k} neither, left out"
+
+
+def _prf(s: dict) -> str:
+    """A card's precision, recall and F1 cells; dashes for a card neither dealt nor read."""
+    if not s["tp"] + s["fp"] + s["fn"]:
+        return "– | – | –"
+    return f"{s['precision']:.2f} | {s['recall']:.2f} | {s['f1']:.2f}"
+
+
 def _share(k: int, n: int) -> str:
     return f"{k} of {n} ({k / n:.0%})" if n else "0 of 0"
 
@@ -362,7 +385,7 @@ def to_markdown(title: str, r: dict) -> str:
         "",
         f"{r['photos']} synthetic showdowns, {r['size'][0]}x{r['size'][1]}, decks {', '.join(r['decks'])}, "
         f"seed {r['seed']}, models `{r['models']}`{'; ' + r['note'] if r.get('note') else ''}. "
-        f"{r.get('redrawn', 0)} first draws had a card with both "
+        f"{_draws(r.get('redrawn', 0))} a card with both "
         "index corners hidden (under a glass or other cards) and were drawn again: players lay their cards "
         "with the indices showing." + _extras_line(r)
         + (f" Every hand spread at least {r['min_spread']} of a card's width." if r.get("min_spread") else ""),
@@ -379,7 +402,7 @@ def to_markdown(title: str, r: dict) -> str:
         f"| wrong reads flagged as unsure (confidence < {LOW_CONFIDENCE}) | {_share(fl['wrong_flagged'], fl['wrong_reads'])} |",
         f"| right reads flagged as unsure | {_share(fl['right_flagged'], fl['right_reads'])} |",
         f"| per-card micro precision / recall / F1 | {f['precision']:.5f} / {f['recall']:.5f} / {f['f1']:.5f} |",
-        f"| per-card macro F1 (40 cards) | {r['macro_f1']:.5f} |",
+        f"| per-card macro F1 ({_macro_cards(r)}) | {r['macro_f1']:.5f} |",
         "| classifier alone on true corner boxes: top-1 (rank right, suit right) | " + _truth_cell(r) + " |",
         *_reader_rows(r),
         f"| ms per photo (median / mean, this machine's shared CPU) | "
@@ -393,10 +416,7 @@ def to_markdown(title: str, r: dict) -> str:
     items = list(r["per_card"].items())
     half = (len(items) + 1) // 2
     for (a, x), (b, y) in zip(items[:half], items[half:], strict=False):
-        lines.append(
-            f"| {a} | {x['precision']:.2f} | {x['recall']:.2f} | {x['f1']:.2f} "
-            f"| {b} | {y['precision']:.2f} | {y['recall']:.2f} | {y['f1']:.2f} |"
-        )
+        lines.append(f"| {a} | {_prf(x)} | {b} | {_prf(y)} |")
     lines += ["", "</details>", "", "Rank confusion (rows: true rank; columns: the rank read: a dealt card read by its name "
               "anywhere counts on the diagonal, any other against the stray read at its place; "
               "`none`: no card read there):", "", "| true \\ read | " + " | ".join(RANK_COLS) + " |",

@@ -234,3 +234,24 @@ def test_no_card_writes_nothing_and_json_dir_says_where_the_figures_go(tmp_path,
     assert E.main([*argv, "--no-card", "--json-dir", str(tmp_path / "figures")]) == 0
     assert sorted(f.name for f in (tmp_path / "figures").iterdir()) == ["same.json"]
     assert list((tmp_path / "checkout").iterdir()) == []
+
+
+def test_macro_f1_leaves_out_the_cards_neither_dealt_nor_read_and_says_so() -> None:
+    r = E.evaluate(E.ROOT / "models", 1, 41, ("naipes-libres",), (800, 600), truth_classifier=False,
+                   progress=False)
+    touched = {c: s for c, s in r["per_card"].items() if s["tp"] + s["fp"] + s["fn"]}
+    assert 16 <= len(touched) < 40 and r["macro_cards"] == len(touched)  # one showdown deals 16 of the 40
+    assert r["macro_f1"] == pytest.approx(float(np.mean([s["f1"] for s in touched.values()])))
+    assert r["macro_f1"] >= r["micro"]["f1"] - 0.2  # not dragged towards 0 by the 24 cards never dealt
+    md = E.to_markdown("(a) one showdown", {**r, "redrawn": 1})
+    left = 40 - len(touched)
+    assert f"| per-card macro F1 ({len(touched)} cards dealt or read; {left} neither, left out) |" in md
+    assert "1 first draw had a card" in md
+    untouched = next(c for c in r["per_card"] if c not in touched)
+    assert any(line.startswith(f"| {untouched} | – | – | – |") or f"| {untouched} | – | – | – |" in line
+               for line in md.splitlines())
+    assert "No first draw had" in E.to_markdown("(a)", {**r, "redrawn": 0})
+    assert "3 first draws had" in E.to_markdown("(a)", {**r, "redrawn": 3})
+    # a full run averages all 40, as the card's row has always said
+    full = {**r, "per_card": {c: {**s, "tp": 1} for c, s in r["per_card"].items()}, "macro_cards": 40}
+    assert "| per-card macro F1 (40 cards) |" in E.to_markdown("(a)", full)
