@@ -1,8 +1,10 @@
 """Write ultralytics datasets of synthetic Mus photos.
 
-    python -m datasets.generate --out datasets/out/main --seed 1 --n 3000 --cls-scenes 900
+    python -m datasets.generate --out datasets/out/main --seed 1 --n 3000 --cls-scenes 1000
 
-makes, deterministically for a seed (scene i is drawn from `default_rng([seed, i])`):
+makes, deterministically for a seed (detection image i is drawn from
+`default_rng([seed, 0, i])`, classification scene i from `default_rng([seed, 1, i])`, and
+the looser boxes of its numeral crops, `--index-zoom`, from `default_rng([seed, 2, i])`):
 - `DIR/det/`: images + YOLO labels (classes 0 card, 1 corner) of whole-table photos
   (long side `--table-size`), close-up 320x320 tiles around one card (about 150 px
   tall, as the runtime's fine pass sees them) and loose single cards; `DIR/det.yaml`.
