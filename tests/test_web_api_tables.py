@@ -1220,6 +1220,43 @@ def test_the_new_writes_refuse_an_unknown_key(app, client, table) -> None:
     assert snapshot(app, client, table) == before
 
 
+def _schema_keys(doc: dict[str, Any], schema: dict[str, Any]) -> tuple[set[str], bool]:
+    """The keys a request schema names (through `$ref` and `allOf`) and whether it is
+    closed: `additionalProperties` or `unevaluatedProperties` false (JSON Schema 2020-12)."""
+    if "$ref" in schema:
+        schema = doc["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+    keys = set(schema.get("properties", {}))
+    for part in schema.get("allOf", []):
+        keys |= _schema_keys(doc, part)[0]
+    return keys, schema.get("additionalProperties") is False or schema.get("unevaluatedProperties") is False
+
+
+@pytest.mark.parametrize(("method", "route", "body"), [
+    ("patch", "", {"teams": ["X", "Y"]}),
+    ("post", "/esku", {"seat": 2}),
+    ("post", "/mus", {}),
+    ("post", "/actions", {"action": {"seat": 0, "act": "paso"}}),
+])
+def test_the_document_closes_a_write_body_where_the_server_refuses_another_key(app, client, table, method, route,
+                                                                              body) -> None:
+    """The served OpenAPI document says which write bodies take no other key: an extra key
+    is refused (422 invalid naming it) where, and only where, the body's schema is closed."""
+    doc = client.get("/api/openapi.json").json
+    assert doc["openapi"].startswith("3.1") and doc["jsonSchemaDialect"].endswith("/oas/3.1/dialect/base")
+    op = doc["paths"]["/api/tables/{table_id}" + route][method]
+    keys, closed = _schema_keys(doc, op["requestBody"]["content"]["application/json"]["schema"])
+    assert {"client_id", "version", *body} <= keys
+    before = snapshot(app, client, table)
+    r = getattr(client, method)(f"/api/tables/{table['id']}{route}", headers=table["auth"],
+                                json={"client_id": cid(), "version": table["version"], **body, "zz_extra": 1})
+    if closed:
+        assert_error(r, 422, "invalid", "zz_extra")
+        assert snapshot(app, client, table) == before
+    else:
+        assert r.status_code == 200, r.json
+    assert closed == (route in ("", "/esku"))
+
+
 def test_a_match_file_keeps_its_header_as_it_was_taken(client) -> None:
     """An import's header is read as before: keys this app does not know are left aside."""
     text = (json.dumps({"format": "mus-match/1", "teams": ["A", "B"], "players": ["P", "Q", "R", "S"], "esku": 0,
