@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import threading
 from typing import Any
 
@@ -804,6 +805,42 @@ def test_openapi_lists_the_429_of_the_creating_routes(client) -> None:
     for path in ("/api/tables", "/api/tables/import", "/api/tournaments"):
         assert doc["paths"][path]["post"]["responses"]["429"] == {"$ref": "#/components/responses/E429"}
     assert "Retry-After" in doc["components"]["responses"]["E429"]["headers"]
+
+
+def _documented(doc: dict[str, Any], path: str, method: str, r) -> dict[str, Any]:
+    """The document's response for `r` (its status listed, not left to `default`), its
+    headers each sent as their schema says; the response object."""
+    listed = doc["paths"][path][method]["responses"]
+    assert str(r.status_code) in listed, (path, method, r.status_code, sorted(listed))
+    resp = listed[str(r.status_code)]
+    for name, header in resp.get("headers", {}).items():
+        value = r.headers.get(name)
+        if value is not None:
+            schema = header["schema"]
+            assert value in schema.get("enum", [value]), (name, value)
+            assert re.search(schema.get("pattern", ""), value), (name, value)  # as JSON Schema matches
+    return resp
+
+
+def test_openapi_documents_the_etag_the_304_and_a_replayed_write(client, table) -> None:
+    doc = client.get("/api/openapi.json").json
+    path = "/api/tables/{table_id}"
+    url = f"/api/tables/{table['id']}"
+    first = client.get(url, headers=table["auth"])
+    assert "ETag" in _documented(doc, path, "get", first)["headers"]
+    assert {p["name"] for p in doc["paths"][path]["get"]["parameters"] if p["in"] == "header"} == {"If-None-Match"}
+    again = client.get(url, headers={**table["auth"], "If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304 and not again.data
+    assert "ETag" in _documented(doc, path, "get", again)["headers"] and "content" not in _documented(
+        doc, path, "get", again)
+    body = {"client_id": cid(), "version": table["version"]}
+    client.post(url + "/mus", headers=table["auth"], json=body)
+    replayed = client.post(url + "/mus", headers=table["auth"], json=body)
+    assert replayed.headers.get("Idempotent-Replayed") == "true"
+    assert "Idempotent-Replayed" in _documented(doc, path + "/mus", "post", replayed)["headers"]
+    for route in ("", "/actions", "/undo", "/mus", "/esku", "/showdown", "/import"):
+        op = doc["paths"][path + route]["patch" if route == "" else "post"]
+        assert "Idempotent-Replayed" in op["responses"]["200"]["headers"], route
 
 
 def test_openapi_references_resolve(client) -> None:

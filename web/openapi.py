@@ -49,6 +49,19 @@ DECK_BODY = {"required": True, "content": {"multipart/form-data": {"schema": {
     | {s: {"type": "string", "format": "binary"} for s in ("oros", "copas", "espadas", "bastos")}}}}}
 
 
+REPLAYED = {"Idempotent-Replayed": {
+    "description": "true where this is a retry: the client_id was applied already with this same request, "
+                   "nothing was applied again and the body is the table's state now",
+    "schema": {"type": "string", "enum": ["true"]}}}
+ETAG = {"ETag": {"description": "the state's version, as `\"v<version>\"`", "schema": {"type": "string",
+                                                                                   "pattern": '^"v[0-9]+"$'}}}
+
+
+def _replayable(response: dict[str, Any]) -> dict[str, Any]:
+    """A write's 200, with the header a retried client_id answers with."""
+    return {**response, "headers": REPLAYED}
+
+
 def _write(summary: str, body: str, extra: str = "") -> dict[str, Any]:
     return {
         "summary": summary,
@@ -56,7 +69,8 @@ def _write(summary: str, body: str, extra: str = "") -> dict[str, Any]:
         "parameters": [TABLE_ID, TOKEN_Q],
         "security": SECURE,
         "requestBody": {"required": True, "content": {JSON: {"schema": _ref(body)}}},
-        "responses": {"200": _json(_ref("TableState"), "the table after the write (or as it is, on a retried client_id)")}
+        "responses": {"200": _replayable(_json(_ref("TableState"),
+                                               "the table after the write (or as it is, on a retried client_id)"))}
         | _errors(400, 401, 403, 404, 409, 422),
     }
 
@@ -318,8 +332,14 @@ def document() -> dict[str, Any]:
             "requestBody": {"required": True, "content": jsonl},
             "responses": {"201": _json(_ref("TableCreated"), "the new table")} | _errors(400, 413, 422, 429)}},
         "/api/tables/{table_id}": {"get": {
-            "summary": "The table's state", "parameters": read_params, "security": SECURE,
-            "responses": {"200": _json(_ref("TableState"), "the state")} | _errors(401, 403, 404)},
+            "summary": "The table's state", "security": SECURE,
+            "parameters": [*read_params, {"name": "If-None-Match", "in": "header", "required": False,
+                                          "schema": {"type": "string"},
+                                          "description": "an ETag this answered before: 304, no body, while it "
+                                                         "is still the table's version"}],
+            "responses": {"200": {**_json(_ref("TableState"), "the state"), "headers": ETAG},
+                          "304": {"description": "not modified: If-None-Match names the current version's ETag",
+                                  "headers": ETAG}} | _errors(401, 403, 404)},
             "patch": _write("Rename the table's teams and/or players", "RenameWrite",
                             "Checked as at creation (a name blank or longer than 40: 422 invalid on teams[i] or "
                             "players[i]; two teams of one name, case, accents and spacing aside: 422 invalid on "
@@ -396,7 +416,8 @@ def document() -> dict[str, Any]:
                            {"name": "version", "in": "query", "required": True, "schema": {"type": "integer"},
                             "description": "the table's version, in ASCII digits"}],
             "security": SECURE, "requestBody": {"required": True, "content": jsonl},
-            "responses": {"200": _json(_ref("TableState"), "the table after the import")}
+            "responses": {"200": _replayable(_json(_ref("TableState"),
+                                                   "the table after the import (or as it is, on a retried client_id)"))}
             | _errors(400, 401, 403, 404, 409, 413, 422)}},
         "/api/scan": {"post": {
             "summary": "Read the cards in a photo (nothing stored)", "parameters": [BOTTOM_Q],
