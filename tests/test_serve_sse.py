@@ -185,10 +185,37 @@ def test_stream_refusals_are_json(server) -> None:
     t = new_table(base)
     r = requests.get(f"{base}/api/tables/{t['id']}/events", timeout=5)
     assert r.status_code == 401 and r.json()["error"]["code"] == "missing_token"
-    for bad in ("x", "1_0", "+1", "-1", "9" * 19):  # int() takes the middle three
+    for bad in ("x", "1_0", "+1", "-1", "9" * 19, "0" * 19):  # int() takes the middle three
         r = requests.get(f"{base}/api/tables/{t['id']}/events", headers={**t["auth"], "Last-Event-ID": bad}, timeout=5)
         assert r.status_code == 400 and r.json()["error"]["field"] == "Last-Event-ID", bad
         assert repr(bad) in r.json()["error"]["message"]
+        # from the query, the refusal names the query's parameter
+        r = requests.get(f"{base}/api/tables/{t['id']}/events", params={"last_event_id": bad}, headers=t["auth"],
+                         timeout=5)
+        assert r.status_code == 400 and r.json()["error"]["field"] == "last_event_id", bad
+        assert r.json()["error"]["message"].startswith("last_event_id: ") and repr(bad) in r.json()["error"]["message"]
+
+
+def test_the_document_bounds_last_event_id_as_the_server_does(tmp_path) -> None:
+    """The served document's Last-Event-ID and ?last_event_id=: whole numbers from 0 to
+    the largest of 18 digits, which the server takes; one past it, it refuses."""
+    with serving({"DATABASE": str(tmp_path / "mus.db"), "SSE_HEARTBEAT": 0.3, "SSE_MAX_SECONDS": 20}) as (base, _):
+        _last_event_id_bounds(base)
+
+
+def _last_event_id_bounds(base: str) -> None:
+    t = new_table(base)
+    doc = requests.get(f"{base}/api/openapi.json", timeout=5).json()
+    params = {p["name"]: p for p in doc["paths"]["/api/tables/{table_id}/events"]["get"]["parameters"]}
+    for name in ("Last-Event-ID", "last_event_id"):
+        schema = params[name]["schema"]
+        assert schema["type"] == "integer" and schema["minimum"] == 0, name
+        top = schema["maximum"]
+        for value, status in ((top, 200), (0, 200), (top + 1, 400)):
+            sent = {"headers": {**t["auth"], name: str(value)}} if name == "Last-Event-ID" else {
+                "headers": t["auth"], "params": {name: str(value)}}
+            with requests.get(f"{base}/api/tables/{t['id']}/events", stream=True, timeout=5, **sent) as r:
+                assert r.status_code == status, (name, value)
 
 
 def test_too_many_streams_is_503_and_streams_are_released(server) -> None:

@@ -622,6 +622,11 @@ def post_scan() -> Response:
 
 
 # -- live ----------------------------------------------------------------------
+LAST_EVENT_ID_DIGITS = 18
+"""The most ASCII digits a `Last-Event-ID` (or `?last_event_id=`) may have (the OpenAPI
+document's maximum, 999999999999999999, follows from it)."""
+
+
 @bp.get("/tables/<table_id>/events")
 def events(table_id: str) -> Response:
     """Server-sent events: `id: <version>`, `data: <state>`; `Last-Event-ID` catches up."""
@@ -632,12 +637,15 @@ def events(table_id: str) -> Response:
                                    and all(c.isalnum() or c in "-_" for c in client)):
         raise ApiError(400, "invalid", "client: expected the page's id, 1 to 64 letters, digits, '-' or '_'",
                        "client")
+    # the header, else (none, or empty) the query's: a refusal names the one it came from
+    field = "Last-Event-ID" if request.headers.get("Last-Event-ID") else "last_event_id"
     raw = request.headers.get("Last-Event-ID") or request.args.get("last_event_id")
     last_id = None
     if raw:
-        last_id = _ascii_int(raw, signed=False) if len(raw) <= 18 else None
+        last_id = _ascii_int(raw, signed=False) if len(raw) <= LAST_EVENT_ID_DIGITS else None
         if last_id is None:
-            raise ApiError(400, "invalid", f"Last-Event-ID: expected a version number, got {raw!r}", "Last-Event-ID")
+            raise ApiError(400, "invalid", f"{field}: expected a version number, 0 to {LAST_EVENT_ID_DIGITS} "
+                           f"digits, got {raw!r}", field)
     hub = _hub()
     cfg = current_app.config
     # watchers leave the table's last SSE_PLAYER_RESERVE places to its players' phones

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from scorer import __version__
+from web.api import LAST_EVENT_ID_DIGITS
 from web.decks import STATES
 
 JSON = "application/json"
@@ -40,6 +41,11 @@ _REVISION_TEXT = ("the tournament's revision this change follows (as last read);
 REVISION_Q = {"name": "revision", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0},
               "description": _REVISION_TEXT}
 REVISION = {"type": "integer", "minimum": 0, "description": _REVISION_TEXT}
+LAST_EVENT_ID = {"type": "integer", "minimum": 0, "maximum": 10**LAST_EVENT_ID_DIGITS - 1}
+_LAST_EVENT_ID_TEXT = (f"the version last received, in ASCII digits (at most {LAST_EVENT_ID_DIGITS}): the current "
+                       "version sends nothing until the next change, another (newer or older) the state at once, "
+                       "as does none or an empty one; another value is a 400 invalid whose field names where it "
+                       "came from (Last-Event-ID or last_event_id)")
 DECK_ID = {"name": "deck_id", "in": "path", "required": True, "schema": {"type": "string"}}
 DECK_BODY = {"required": True, "content": {"multipart/form-data": {"schema": {
     "type": "object", "required": ["oros", "copas", "espadas", "bastos"],
@@ -395,8 +401,9 @@ def document() -> dict[str, Any]:
                            "this stream), counted as the players' (`SSE_PLAYER_RESERVE`). A table deleted meanwhile (a "
                            "prune) ends its stream with `event: gone`, `data:` its 404 error (`not_found`).",
             "parameters": [*read_params, {"name": "Last-Event-ID", "in": "header", "required": False,
-                                          "schema": {"type": "integer"}},
-                           {"name": "last_event_id", "in": "query", "required": False, "schema": {"type": "integer"}},
+                                          "schema": LAST_EVENT_ID, "description": _LAST_EVENT_ID_TEXT},
+                           {"name": "last_event_id", "in": "query", "required": False, "schema": LAST_EVENT_ID,
+                            "description": "as Last-Event-ID, where that header is not sent (or empty)"},
                            {"name": "client", "in": "query", "required": False,
                             "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,64}$"},
                             "description": "the page's own id: this stream ends, and takes the place of, the stream "
