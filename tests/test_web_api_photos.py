@@ -127,6 +127,33 @@ def test_photo_retry_with_client_id_stores_once(app, client, table, rec) -> None
     assert app.extensions["mus_store"].counts(table["id"])["photos"] == 1 and len(rec.calls) == 1
 
 
+def test_an_empty_client_id_is_refused_from_the_query_as_from_the_form(app, client, table, rec) -> None:
+    """`?client_id=` empty was left out (the photo stored with no retry key, 201), while an
+    empty form field was a 400: both are refused, naming client_id, before the photo is read;
+    the document bounds it as the server does (1 to 100 characters)."""
+    url = f"/api/tables/{table['id']}/photos"
+    before, calls = snapshot(app, client, table), len(rec.calls)
+    for query, form in (("?client_id=", None), ("", ""), ("?client_id=", "form-cid"), ("?client_id=" + "c" * 101, None)):
+        data = {"photo": (io.BytesIO(photo_bytes()), "p.jpg")} | ({"client_id": form} if form is not None else {})
+        err = assert_error(client.post(url + query, headers=table["auth"], content_type="multipart/form-data",
+                                       data=data), 400, "invalid")
+        assert err["field"] == "client_id" and err["message"].startswith("client_id: "), (query, form, err)
+        if query:  # the raw image alike
+            r = client.post(url + query, headers=table["auth"], data=photo_bytes(), content_type="image/jpeg")
+            assert assert_error(r, 400, "invalid")["field"] == "client_id"
+    assert snapshot(app, client, table) == before and len(rec.calls) == calls
+    r = client.post(url + "?client_id=" + "c" * 100, headers=table["auth"], data=photo_bytes(), content_type="image/jpeg")
+    assert r.status_code == 201
+    doc = client.get("/api/openapi.json").json
+    op = doc["paths"]["/api/tables/{table_id}/photos"]["post"]
+    query = next(p for p in op["parameters"] if p["name"] == "client_id")
+    form = op["requestBody"]["content"]["multipart/form-data"]["schema"]["properties"]["client_id"]
+    into = next(p for p in doc["paths"]["/api/tables/{table_id}/import"]["post"]["parameters"]
+                if p["name"] == "client_id")
+    for schema in (query["schema"], form, into["schema"], doc["components"]["schemas"]["Write"]["properties"]["client_id"]):
+        assert (schema["type"], schema["minLength"], schema["maxLength"]) == ("string", 1, 100)
+
+
 def gif() -> bytes:
     buf = io.BytesIO()
     Image.new("P", (8, 8)).save(buf, "GIF")

@@ -536,7 +536,8 @@ def post_photo(table_id: str) -> Response:
     _photo_body_limit()
     rt = _table(table_id, write=True)
     form = request.form if request.mimetype.startswith("multipart/") else {}
-    client_id = request.args.get("client_id") or form.get("client_id")
+    # the query's when it has one, even empty (refused as an empty form field is, not left out)
+    client_id = request.args["client_id"] if "client_id" in request.args else form.get("client_id")
     with_id = request.args["with"] if "with" in request.args else form.get("with")
     data = _photo_bytes()
     digest = None

@@ -28,6 +28,7 @@ def _errors(*statuses: int) -> dict[str, Any]:
 
 TABLE_ID = {"name": "table_id", "in": "path", "required": True, "schema": {"type": "string"}}
 PHOTO_ID = {"name": "photo_id", "in": "path", "required": True, "schema": {"type": "string"}}
+CLIENT_ID = {"type": "string", "minLength": 1, "maxLength": 100}
 TOKEN_Q = {"name": "token", "in": "query", "required": False, "schema": {"type": "string"},
            "description": "the table's token (instead of the Authorization header)"}
 BOTTOM_Q = {"name": "bottom", "in": "query", "required": False,
@@ -87,7 +88,7 @@ _PHOTO_FIELDS: dict[str, Any] = {
                              "64 KB more), about 50 megapixels (52,000,000 pixels; a WebP 25,000,000)"},
     "bottom": {"type": "string", "enum": ["0", "1", "2", "3"], "default": "0",
                "description": "the seat at the photo's bottom edge, as ?bottom= (both given, they must agree)"},
-    "client_id": {"type": "string", "description": "as ?client_id= (the query's when both are given)"},
+    "client_id": {**CLIENT_ID, "description": "as ?client_id= (the query's when both are given)"},
     "with": {"type": "string", "description": "as ?with= (the query's when both are given)"},
 }
 
@@ -215,7 +216,7 @@ SCHEMAS: dict[str, Any] = {
         "n": {"type": "integer", "minimum": 1, "maximum": 1000}, "pares": {"type": "boolean"},
         "juego": {"type": "boolean"}}},
     "Write": {"type": "object", "required": ["client_id", "version"], "properties": {
-        "client_id": {"type": "string", "minLength": 1, "maxLength": 100, "description": "new for each request: "
+        "client_id": {**CLIENT_ID, "description": "new for each request: "
                       "the same request sent again with it is applied once (a retry); another request with it is "
                       "a 409 client_id_reused"},
         "version": {"type": "integer"}}},
@@ -369,7 +370,9 @@ def document() -> dict[str, Any]:
             "description": "The match over: 409 match_over, before the photo is read (an upload retried with its "
                            "client_id still answers as it was stored).",
             "parameters": [TABLE_ID, TOKEN_Q, BOTTOM_Q, {
-                "name": "client_id", "in": "query", "required": False, "schema": {"type": "string"}}, {
+                "name": "client_id", "in": "query", "required": False, "schema": CLIENT_ID,
+                "description": "a retry's key: the same photo sent again with it is stored and read once; empty "
+                               "or over 100 characters, a 400 invalid on client_id"}, {
                 "name": "with", "in": "query", "required": False, "schema": {"type": "string"},
                 "description": "a photo of the same showdown: this one is read together with it (at most 4; a showdown already settled: 409 showdown_settled)"}],
             "security": SECURE, "requestBody": PHOTO_BODY,
@@ -419,7 +422,7 @@ def document() -> dict[str, Any]:
         "/api/tables/{table_id}/import": {"post": {
             "summary": "Replace this table's match by a mus-match/1 file (same id and tokens)",
             "parameters": [TABLE_ID, TOKEN_Q,
-                           {"name": "client_id", "in": "query", "required": True, "schema": {"type": "string"}},
+                           {"name": "client_id", "in": "query", "required": True, "schema": CLIENT_ID},
                            {"name": "version", "in": "query", "required": True, "schema": {"type": "integer"},
                             "description": "the table's version, in ASCII digits"}],
             "security": SECURE, "requestBody": {"required": True, "content": jsonl},
