@@ -9,6 +9,7 @@ import io
 import json
 import re
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -841,6 +842,53 @@ def test_openapi_documents_the_etag_the_304_and_a_replayed_write(client, table) 
     for route in ("", "/actions", "/undo", "/mus", "/esku", "/showdown", "/import"):
         op = doc["paths"][path + route]["patch" if route == "" else "post"]
         assert "Idempotent-Replayed" in op["responses"]["200"]["headers"], route
+
+
+def _integers(doc: dict[str, Any], schema: Any, path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every integer a request schema holds (its type integer, or an enum of integers), by path."""
+    if not isinstance(schema, dict):
+        return
+    if "$ref" in schema:
+        yield from _integers(doc, doc["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]], path)
+        return
+    types = schema.get("type")
+    if types == "integer" or (isinstance(types, list) and "integer" in types) or (
+            schema.get("enum") and all(type(v) is int for v in schema["enum"])):
+        yield path, schema
+    for part in schema.get("allOf", []):
+        yield from _integers(doc, part, path)
+    for key, sub in schema.get("properties", {}).items():
+        yield from _integers(doc, sub, f"{path}.{key}")
+    yield from _integers(doc, schema.get("items"), f"{path}[]")
+
+
+def test_openapi_says_a_body_integer_is_refused_written_as_a_float(client, table) -> None:
+    """JSON Schema's integer admits 8.0; the server refuses it (a whole number written with a
+    fraction or an exponent): the document says so on every integer of a JSON body."""
+    doc = client.get("/api/openapi.json").json
+    assert "8.0" in doc["info"]["description"]
+    seen = set()
+    for path, ops in doc["paths"].items():
+        for method, op in ops.items():
+            body = op.get("requestBody", {}).get("content", {}).get("application/json")
+            if body is None:
+                continue
+            for where, schema in _integers(doc, body["schema"]):
+                seen.add(where)
+                assert "8.0" in schema.get("description", ""), (method, path, where)
+    assert {".version", ".revision", ".seat", ".action.seat", ".action.n", ".esku", ".rules.kings", ".legs",
+            ".every_days"} <= seen
+    url = f"/api/tables/{table['id']}"
+    v = table["version"]
+    assert_error(client.post(url + "/mus", headers=table["auth"], json={"client_id": cid(), "version": float(v)}),
+                 400, "invalid", "version")
+    assert_error(client.post(url + "/esku", headers=table["auth"], json={"client_id": cid(), "version": v,
+                                                                         "seat": 1.0}), 422, "invalid", "seat")
+    c = client.post("/api/tournaments", json={"name": "Liga"}).json
+    r = client.patch(f"/api/tournaments/{c['id']}", headers={"Authorization": f"Bearer {c['token']}"},
+                     json={"name": "Liga 2", "revision": 0.0})
+    assert_error(r, 400, "invalid", "revision")
+    assert state(client, table)["version"] == v
 
 
 def test_openapi_references_resolve(client) -> None:

@@ -37,11 +37,21 @@ BOTTOM_Q = {"name": "bottom", "in": "query", "required": False,
 SECURE = [{"bearer": []}, {"queryToken": []}]
 ADMIN = [{"bearer": []}, {"adminKey": []}]
 TOURNAMENT_ID = {"name": "tournament_id", "in": "path", "required": True, "schema": {"type": "string"}}
+WHOLE = ("a whole number written as one (8): the server refuses 8.0 and 8e0 (400 or 422 invalid on the field), "
+         "though JSON Schema's integer admits them")
+
+
+def _whole(schema: dict[str, Any]) -> dict[str, Any]:
+    """An integer a JSON body carries: `WHOLE` said in its description."""
+    said = schema.get("description")
+    return {**schema, "description": f"{said}; {WHOLE}" if said else WHOLE}
+
+
 _REVISION_TEXT = ("the tournament's revision this change follows (as last read); another one is 409 "
                   "stale_revision, and nothing changes. Left out, the change follows any")
 REVISION_Q = {"name": "revision", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0},
-              "description": _REVISION_TEXT}
-REVISION = {"type": "integer", "minimum": 0, "description": _REVISION_TEXT}
+              "description": _REVISION_TEXT + "; in ASCII digits"}
+REVISION = _whole({"type": "integer", "minimum": 0, "description": _REVISION_TEXT})
 LAST_EVENT_ID = {"type": "integer", "minimum": 0, "maximum": 10**LAST_EVENT_ID_DIGITS - 1}
 _LAST_EVENT_ID_TEXT = (f"the version last received, in ASCII digits (at most {LAST_EVENT_ID_DIGITS}): the current "
                        "version sends nothing until the next change, another (newer or older) the state at once, "
@@ -195,31 +205,32 @@ SCHEMAS: dict[str, Any] = {
                              "message": {"type": "string"}, "field": {"type": ["string", "null"]}}}}}}},
     },
     "Rules": {"type": "object", "properties": {
-        "kings": {"enum": [8, 4]}, "target": {"enum": [40, 30]}, "real31": {"type": "boolean"},
-        "games_per_vaca": {"type": "integer", "minimum": 1, "maximum": 3},
-        "vacas_to_win": {"type": "integer", "minimum": 1, "maximum": 9}}},
+        "kings": _whole({"enum": [8, 4]}), "target": _whole({"enum": [40, 30]}), "real31": {"type": "boolean"},
+        "games_per_vaca": _whole({"type": "integer", "minimum": 1, "maximum": 3}),
+        "vacas_to_win": _whole({"type": "integer", "minimum": 1, "maximum": 9})}},
     "NewTable": {"type": "object", "additionalProperties": False,
                  "description": "an unknown key (a misspelt `player`, a `target` outside `rules`), here or in `rules`, "
                                 "is a 422 invalid whose field is that key and whose message names the known ones",
                  "properties": {
         "teams": {"type": "array", "items": {"type": "string", "maxLength": 40}, "minItems": 2, "maxItems": 2},
         "players": {"type": "array", "items": {"type": "string", "maxLength": 40}, "minItems": 4, "maxItems": 4},
-        "rules": _ref("Rules"), "esku": {"type": "integer", "minimum": 0, "maximum": 3}}},
+        "rules": _ref("Rules"), "esku": _whole({"type": "integer", "minimum": 0, "maximum": 3})}},
     "TableCreated": {"type": "object", "required": ["id", "token", "watch_token", "join_url", "watch_url", "version"],
                      "properties": {"id": {"type": "string"}, "token": {"type": "string"},
                                     "watch_token": {"type": "string"}, "join_url": {"type": "string"},
                                     "watch_url": {"type": "string"}, "version": {"type": "integer"},
                                     "hands": {"type": "integer"}}},
     "Action": {"type": "object", "required": ["seat", "act"], "properties": {
-        "seat": {"type": "integer", "minimum": 0, "maximum": 3},
+        "seat": _whole({"type": "integer", "minimum": 0, "maximum": 3}),
         "act": {"enum": ["paso", "envido", "mas", "ordago", "quiero", "no_quiero", "declare"]},
-        "n": {"type": "integer", "minimum": 1, "maximum": 1000}, "pares": {"type": "boolean"},
+        "n": _whole({"type": "integer", "minimum": 1, "maximum": 1000}), "pares": {"type": "boolean"},
         "juego": {"type": "boolean"}}},
     "Write": {"type": "object", "required": ["client_id", "version"], "properties": {
         "client_id": {**CLIENT_ID, "description": "new for each request: "
                       "the same request sent again with it is applied once (a retry); another request with it is "
                       "a 409 client_id_reused"},
-        "version": {"type": "integer"}}},
+        "version": _whole({"type": "integer", "description": "the table's version this write follows (as last "
+                           "read); another one is a 409 stale_version"})}},
     "ActionWrite": {"allOf": [_ref("Write"), {"type": "object", "required": ["action"],
                                               "properties": {"action": _ref("Action")}}]},
     # unevaluatedProperties (JSON Schema 2020-12, OpenAPI 3.1) closes an allOf: a key that neither
@@ -231,7 +242,8 @@ SCHEMAS: dict[str, Any] = {
                     "maxItems": 4}}}]},
     "EskuWrite": {"unevaluatedProperties": False, "description": "another key is a 422 invalid naming it",
                   "allOf": [_ref("Write"), {"type": "object", "required": ["seat"], "properties": {
-        "seat": {"type": "integer", "minimum": 0, "maximum": 3, "description": "the seat that is esku this hand"}}}]},
+        "seat": _whole({"type": "integer", "minimum": 0, "maximum": 3,
+                        "description": "the seat that is esku this hand"})}}]},
     "ShowdownWrite": {"allOf": [_ref("Write"), {"type": "object", "required": ["hands"], "properties": {
         "hands": {"type": "array", "minItems": 4, "maxItems": 4,
                   "items": {"type": ["array", "null"], "items": {"type": "string"}, "minItems": 4, "maxItems": 4}},
@@ -504,9 +516,10 @@ def document() -> dict[str, Any]:
                     "groups": {"type": "array", "minItems": 2, "maxItems": 8, "description": "in place of teams: "
                                "the league in groups A, B, ... (2 teams or more each, 32 in all, no team twice)",
                                "items": {"type": "array", "minItems": 2, "items": {"type": "string"}}},
-                    "legs": {"type": "integer", "enum": [1, 2], "default": 1},
+                    "legs": _whole({"type": "integer", "enum": [1, 2], "default": 1}),
                     "start": {"type": "string", "format": "date", "description": "the first round's date"},
-                    "every_days": {"type": "integer", "minimum": 1, "maximum": 60, "default": 7},
+                    "every_days": _whole({"type": "integer", "minimum": 1, "maximum": 60, "default": 7,
+                                          "description": "days between rounds (read with start)"}),
                     "revision": REVISION}}}}},
             "responses": {"200": _json(_ref("Tournament"), "the tournament with its fixtures")}
             | _errors(400, 401, 403, 404, 409, 422)}},
@@ -573,7 +586,8 @@ def document() -> dict[str, Any]:
         "openapi": "3.1.0",
         "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",  # JSON Schema 2020-12
         "info": {"title": "mus-scorer table API", "version": __version__,
-                 "description": "Tables of a Mus match: live entry, settlement, photos, live updates."},
+                 "description": "Tables of a Mus match: live entry, settlement, photos, live updates. Every "
+                                "integer of a JSON body is " + WHOLE + "."},
         "paths": paths,
         "components": {
             "schemas": SCHEMAS,
