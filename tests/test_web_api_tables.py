@@ -1342,6 +1342,29 @@ def test_the_document_closes_a_write_body_where_the_server_refuses_another_key(a
     assert closed == (route in ("", "/esku"))
 
 
+def test_the_document_refuses_an_empty_name_and_a_rename_of_nothing_as_the_server_does(app, client, table) -> None:
+    """A table's team and player names are 1 to 40 characters (minLength 1, as the server
+    refuses an empty one), and a renaming names teams, players or both (anyOf)."""
+    doc = client.get("/api/openapi.json").json
+    schemas = doc["components"]["schemas"]
+    renaming = schemas["RenameWrite"]["allOf"][1]
+    for owner in (schemas["NewTable"], renaming):
+        for key in ("teams", "players"):
+            item = owner["properties"][key]["items"]
+            assert (item["type"], item["minLength"], item["maxLength"]) == ("string", 1, 40), key
+    before = snapshot(app, client, table)
+    assert_error(client.post("/api/tables", json={"teams": ["A", ""]}), 422, "invalid", "teams[1]")
+    assert_error(client.post("/api/tables", json={"players": ["", "B", "C", "D"]}), 422, "invalid", "players[0]")
+    assert_error(rename(client, table, players=["A", "B", "", "D"]), 422, "invalid", "players[2]")
+    for body in ({}, {"teams": ["X", "Y"]}, {"players": ["P", "Q", "R", "S"]}):
+        met = sum(set(branch["required"]) <= set(body) for branch in renaming["anyOf"])
+        r = rename(client, table, **body)
+        assert (r.status_code == 200) == (met > 0), (body, r.json)
+        if not met:
+            assert_error(r, 422, "invalid")
+            assert snapshot(app, client, table) == before
+
+
 def test_a_match_file_keeps_its_header_as_it_was_taken(client) -> None:
     """An import's header is read as before: keys this app does not know are left aside."""
     text = (json.dumps({"format": "mus-match/1", "teams": ["A", "B"], "players": ["P", "Q", "R", "S"], "esku": 0,

@@ -1109,3 +1109,38 @@ def test_an_enrolment_with_a_key_it_does_not_know_is_refused_by_name(client, tou
     assert r.status_code == 422 and r.json["error"]["field"] == "stage", r.json
     assert "known: table, token" in r.json["error"]["message"]
     assert state_of(client, tournament)["matches"] == []  # not enrolled
+
+
+def _one_of_met(schema: dict[str, Any], body: dict[str, Any]) -> int:
+    """How many of `schema`'s oneOf branches (each a `required` list) `body` meets."""
+    return sum(set(branch["required"]) <= set(body) for branch in schema["oneOf"])
+
+
+def test_the_document_says_teams_or_groups_and_no_empty_name_as_the_server_does(client, tournament) -> None:
+    """PUT .../teams takes teams or groups, exactly one (oneOf): both, or neither, is a 422;
+    and no team name may be empty (minLength 1) in the teams, the groups or the bracket."""
+    doc = client.get("/api/openapi.json").json
+    path = "/api/tournaments/{tournament_id}"
+
+    def body_schema(route: str) -> dict[str, Any]:
+        return doc["paths"][path + route]["put"]["requestBody"]["content"]["application/json"]["schema"]
+
+    teams, knockout = body_schema("/teams"), body_schema("/knockout")
+    for item in (teams["properties"]["teams"]["items"], teams["properties"]["groups"]["items"]["items"],
+                 knockout["properties"]["teams"]["items"]):
+        assert item["type"] == "string" and item["minLength"] == 1
+    url, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    four, groups = ["A", "B", "C", "D"], [["A", "B"], ["C", "D"]]
+    for body, field in (({"teams": four}, None), ({"groups": groups}, None), ({"teams": four, "groups": groups},
+                                                                               "groups"), ({"legs": 2}, "teams")):
+        r = client.put(url + "/teams", headers=auth, json=body)
+        assert (r.status_code == 200) == (_one_of_met(teams, body) == 1), (body, r.json)
+        if field:
+            assert r.status_code == 422 and r.json["error"]["field"] == field, r.json
+    before = state_of(client, tournament)
+    for route, body, field in (("/teams", {"teams": ["A", ""]}, "teams[1]"),
+                               ("/teams", {"groups": [["A", "B"], ["", "D"]]}, "groups[1][0]"),
+                               ("/knockout", {"teams": ["", "B"]}, "teams[0]")):
+        r = client.put(url + route, headers=auth, json=body)
+        assert r.status_code == 422 and r.json["error"]["field"] == field, r.json
+    assert state_of(client, tournament) == before

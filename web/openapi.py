@@ -120,6 +120,13 @@ def _photo_body(*fields: str) -> dict[str, Any]:
 PHOTO_BODY = _photo_body("bottom", "client_id", "with")
 SCAN_BODY = _photo_body("bottom")
 
+_NAME_TEXT = ("not blank nor only invisible characters (control and invisible format characters are dropped): "
+              "else a 422 invalid naming it")
+NAME = {"type": "string", "minLength": 1, "maxLength": 40, "description": _NAME_TEXT + " (teams[i], players[i])"}
+"""A table's team or player name."""
+TEAM = {"type": "string", "minLength": 1, "description": _NAME_TEXT + " (teams[i], groups[i][j]); at most 40 "
+        "characters once its spaces are tidied"}
+"""A tournament's team name (its length counted once tidied)."""
 _PAIR = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}
 SCHEMAS: dict[str, Any] = {
     "NewTournament": {"type": "object", "required": ["name"], "additionalProperties": False,
@@ -212,8 +219,8 @@ SCHEMAS: dict[str, Any] = {
                  "description": "an unknown key (a misspelt `player`, a `target` outside `rules`), here or in `rules`, "
                                 "is a 422 invalid whose field is that key and whose message names the known ones",
                  "properties": {
-        "teams": {"type": "array", "items": {"type": "string", "maxLength": 40}, "minItems": 2, "maxItems": 2},
-        "players": {"type": "array", "items": {"type": "string", "maxLength": 40}, "minItems": 4, "maxItems": 4},
+        "teams": {"type": "array", "items": NAME, "minItems": 2, "maxItems": 2},
+        "players": {"type": "array", "items": NAME, "minItems": 4, "maxItems": 4},
         "rules": _ref("Rules"), "esku": _whole({"type": "integer", "minimum": 0, "maximum": 3})}},
     "TableCreated": {"type": "object", "required": ["id", "token", "watch_token", "join_url", "watch_url", "version"],
                      "properties": {"id": {"type": "string"}, "token": {"type": "string"},
@@ -237,9 +244,10 @@ SCHEMAS: dict[str, Any] = {
     # Write nor the route's own part names is refused (a 422 invalid naming it), as the server does
     "RenameWrite": {"unevaluatedProperties": False, "description": "another key is a 422 invalid naming it",
                     "allOf": [_ref("Write"), {"type": "object", "properties": {
-        "teams": {"type": "array", "items": {"type": "string", "maxLength": 40}, "minItems": 2, "maxItems": 2},
-        "players": {"type": "array", "items": {"type": "string", "maxLength": 40}, "minItems": 4,
-                    "maxItems": 4}}}]},
+        "teams": {"type": "array", "items": NAME, "minItems": 2, "maxItems": 2},
+        "players": {"type": "array", "items": NAME, "minItems": 4, "maxItems": 4}},
+        # neither: a 422 invalid (nothing to rename)
+        "anyOf": [{"required": ["teams"]}, {"required": ["players"]}]}]},
     "EskuWrite": {"unevaluatedProperties": False, "description": "another key is a 422 invalid naming it",
                   "allOf": [_ref("Write"), {"type": "object", "required": ["seat"], "properties": {
         "seat": _whole({"type": "integer", "minimum": 0, "maximum": 3,
@@ -509,13 +517,14 @@ def document() -> dict[str, Any]:
             "summary": "The league's teams, for its fixtures (the organiser's token)",
             "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
             "requestBody": {"required": True, "content": {JSON: {"schema": {
-                "type": "object", "additionalProperties": False, "description": "another key is a 422 invalid "
-                "naming it", "properties": {
-                    "teams": {"type": "array", "minItems": 2, "maxItems": 32, "items": {"type": "string"},
+                "type": "object", "additionalProperties": False, "description": "teams or groups, one of them "
+                "(both: a 422 invalid on groups; neither: a 422 invalid on teams); another key is a 422 invalid "
+                "naming it", "oneOf": [{"required": ["teams"]}, {"required": ["groups"]}], "properties": {
+                    "teams": {"type": "array", "minItems": 2, "maxItems": 32, "items": TEAM,
                               "description": "no two alike, case, accents and spacing aside"},
                     "groups": {"type": "array", "minItems": 2, "maxItems": 8, "description": "in place of teams: "
                                "the league in groups A, B, ... (2 teams or more each, 32 in all, no team twice)",
-                               "items": {"type": "array", "minItems": 2, "items": {"type": "string"}}},
+                               "items": {"type": "array", "minItems": 2, "items": TEAM}},
                     "legs": _whole({"type": "integer", "enum": [1, 2], "default": 1}),
                     "start": {"type": "string", "format": "date", "description": "the first round's date"},
                     "every_days": _whole({"type": "integer", "minimum": 1, "maximum": 60, "default": 7,
@@ -534,7 +543,7 @@ def document() -> dict[str, Any]:
             "requestBody": {"required": True, "content": {JSON: {"schema": {
                 "type": "object", "required": ["teams"], "additionalProperties": False,
                 "description": "another key is a 422 invalid naming it", "properties": {"teams": {
-                    "type": "array", "minItems": 2, "maxItems": 16, "items": {"type": "string"},
+                    "type": "array", "minItems": 2, "maxItems": 16, "items": TEAM,
                     "description": "2 to 16, best seed first; short of 4, 8 or 16, the top seeds get byes"},
                     "third_place": {"type": "boolean", "default": False, "description": "the semi-finals' losers "
                                     "play for third place (4 teams or more)"},
