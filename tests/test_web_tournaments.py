@@ -548,6 +548,7 @@ def test_the_organiser_renames_and_deletes_the_tournament_and_its_tables_stay(cl
     assert client.get(path, headers=tournament["auth"]).status_code == 200
     r = client.delete(path, headers=tournament["auth"])
     assert r.status_code == 204 and r.data == b""
+    assert "Content-Type" not in r.headers, r.headers  # no content, no type (not text/html)
     assert client.get(path, headers=tournament["auth"]).json["error"]["code"] == "not_found"
     assert client.delete(path, headers=tournament["auth"]).status_code == 404
     own = client.get(f"/api/tables/{table['id']}", headers={"Authorization": f"Bearer {table['token']}"})

@@ -87,9 +87,11 @@ HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
 
 def _security_headers(response: Any) -> Any:
     """The security headers of every response; exports (a match, a tournament's zip) are
-    not kept in caches."""
+    not kept in caches; a 204 or 304, which has no content, says no content type."""
     for key, value in HEADERS.items():
         response.headers.setdefault(key, value)
+    if response.status_code in (204, 304):  # no content: no type (Flask's default says text/html)
+        response.headers.pop("Content-Type", None)
     if request.path.endswith("/export"):
         response.headers["Cache-Control"] = "no-store"
     return response
