@@ -891,6 +891,24 @@ def test_openapi_says_a_body_integer_is_refused_written_as_a_float(client, table
     assert state(client, table)["version"] == v
 
 
+def test_contracts_describe_every_field_the_document_gives_the_decks(client) -> None:
+    """docs/CONTRACTS.md's Decks paragraph names every field of the document's Decks and
+    Deck schemas, every state of a deck and every form field of POST /api/decks."""
+    from pathlib import Path
+
+    from web.decks import STATES
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "CONTRACTS.md").read_text(encoding="utf-8")
+    decks = re.search(r"^- Decks \(.*?(?=^- )", text, re.S | re.M).group(0)
+    doc = client.get("/api/openapi.json").json
+    schemas = doc["components"]["schemas"]
+    form = doc["paths"]["/api/decks"]["post"]["requestBody"]["content"]["multipart/form-data"]["schema"]
+    names = {*schemas["Decks"]["properties"], *schemas["Deck"]["properties"], *STATES, *form["properties"]}
+    assert {"refine", "refine_available", "refine_why", "refine_hours", "refined", "refine_error", "refining"} <= names
+    missing = sorted(n for n in names if not re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", decks))
+    assert not missing, missing
+
+
 def test_openapi_references_resolve(client) -> None:
     doc = client.get("/api/openapi.json").json
 
