@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import struct
 import sys
+import threading
 import time
 import tracemalloc
 import zlib
@@ -229,24 +230,53 @@ def _webp_header(w: int, h: int) -> bytes:
     return bytes(data)
 
 
-def test_a_webp_may_have_25_megapixels() -> None:
-    # decoded, a WebP takes about 16 bytes a pixel (a 2 KB one of 50 MP took 810 MB), a JPEG about 4
-    assert image_mod.MAX_WEBP_PIXELS == 25_000_000
-    assert open_photo(_webp_header(5000, 5000)).size == (5000, 5000)
+def test_a_webp_may_have_about_50_megapixels_as_the_other_formats() -> None:
+    # issue 2: "JPEG, PNG and WebP, up to 50 megapixels"
+    assert open_photo(_webp_header(8192, 6144)).size == (8192, 6144)
     with pytest.raises(ImageError) as info:
-        open_photo(_webp_header(16383, 3051))
+        open_photo(_webp_header(8192, 6400))
     assert info.value.code == "too_large"
-    assert str(info.value) == ("the image is 16383x3051 (49,984,533 pixels); the limit is 25,000,000 pixels for a "
-                               "WebP (25 megapixels; a JPEG or PNG may have about 50)")
-    with pytest.raises(ImageError):
-        open_photo(_webp_header(5000, 5001))
-    assert open_photo(png_header(5000, 5001)).size == (5000, 5001)  # the same as a PNG passes
+    assert str(info.value) == ("the image is 8192x6400 (52,428,800 pixels); the limit is 52,000,000 pixels "
+                               "(about 50 megapixels)")
 
 
-def test_a_webp_over_its_limit_is_a_413_before_a_scan_slot(client, rec: _Reads) -> None:
-    r = client.post("/api/scan", data=_webp_header(8192, 3200), content_type="image/webp")
-    assert r.status_code == 413 and r.json["error"]["code"] == "too_large"
-    assert "25,000,000 pixels for a WebP" in r.json["error"]["message"] and rec.calls == 0
+def _concurrency(photo_data: bytes, monkeypatch: pytest.MonkeyPatch) -> int:
+    """How many of three threads decoding the photo were inside its decode at once (the
+    decode itself replaced by a short wait)."""
+    inside, most, lock = 0, 0, threading.Lock()
+
+    def decode(self, reduce: int) -> Image.Image:
+        nonlocal inside, most
+        with lock:
+            inside += 1
+            most = max(most, inside)
+        time.sleep(0.15)
+        with lock:
+            inside -= 1
+        return Image.new("RGB", (8, 8))
+
+    monkeypatch.setattr(image_mod.Photo, "_decode", decode)
+    photo = open_photo(photo_data)
+    threads = [threading.Thread(target=photo.decode, args=(4,)) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return most
+
+
+def test_webps_over_25_megapixels_are_decoded_one_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    # decoded, a WebP takes about 16 bytes a pixel (a 2 KB one of 50 MP took 810 MB, two at once 1.7 GB)
+    assert image_mod.BIG_WEBP_PIXELS == 25_000_000
+    assert _concurrency(_webp_header(8192, 6144), monkeypatch) == 1
+    assert _concurrency(_webp_header(5000, 5000), monkeypatch) > 1
+    assert _concurrency(png_header(8192, 6144), monkeypatch) > 1
+
+
+def test_a_webp_of_50_megapixels_reaches_the_reader(client, rec: _Reads, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(image_mod.Photo, "_decode", lambda self, reduce: Image.new("RGB", (8192, 6144)))
+    r = client.post("/api/scan", data=_webp_header(8192, 6144), content_type="image/webp")
+    assert r.status_code == 200 and rec.calls == 1, r.json
 
 
 # -- a path's file too large is refused unread ----------------------------------

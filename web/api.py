@@ -407,7 +407,7 @@ def image_error(exc: Exception, field: str = "photo", prefix: str = "") -> ApiEr
 
 def open_upload(data: bytes, field: str = "photo", prefix: str = "") -> Any:
     """The uploaded photo's header checked (`scorer.vision.Photo`): its format, at most
-    about 50 megapixels (a WebP 25: `scorer.vision.image.max_pixels`), big enough to hold a card;
+    about 50 megapixels (`scorer.vision.image.MAX_PIXELS`), big enough to hold a card;
     nothing decoded yet. A 4xx naming `field`."""
     from scorer import vision
 

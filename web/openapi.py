@@ -95,7 +95,7 @@ def _write(summary: str, body: str, extra: str = "") -> dict[str, Any]:
 _PHOTO_FIELDS: dict[str, Any] = {
     "photo": {"type": "string", "format": "binary",
               "description": "the photo, JPEG, PNG or WebP: up to 25 MB (MAX_CONTENT_LENGTH; the form may carry "
-                             "64 KB more), about 50 megapixels (52,000,000 pixels; a WebP 25,000,000)"},
+                             "64 KB more), about 50 megapixels (52,000,000 pixels)"},
     "bottom": {"type": "string", "enum": ["0", "1", "2", "3"], "default": "0",
                "description": "the seat at the photo's bottom edge, as ?bottom= (both given, they must agree)"},
     "client_id": {**CLIENT_ID, "description": "as ?client_id= (the query's when both are given)"},
@@ -573,7 +573,7 @@ def document() -> dict[str, Any]:
         409: "stale_version, stale_revision, match_over, showdown_settled or client_id_reused (a client_id sent already with another request)", 413: "too_large: a body over its limit (a JSON write's, JSON_MAX_BYTES; a match file's, IMPORT_MAX_BYTES; a "
              "photo's, MAX_CONTENT_LENGTH, 25 MB, a multipart upload's form 64 KB more, the photo itself named "
              "with its size), or a photo of too many pixels, told from its header before it is decoded (over about "
-             "50 megapixels, 52,000,000 pixels; a WebP over 25,000,000; a decompression bomb)",
+             "50 megapixels, 52,000,000 pixels; a decompression bomb)",
         415: "unsupported image",
         422: "refused by the engine",
         429: "too_many_creations: this client created CREATE_MAX_PER_ADDRESS tables and tournaments in the last "

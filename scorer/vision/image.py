@@ -14,11 +14,13 @@ the photo in the product's terms, never of Pillow's.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
 import stat
 import struct
+import threading
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,11 +34,12 @@ MAX_PIXELS = 52_000_000
 """The most pixels a photo may have, "about 50 megapixels": a 50 MP camera's photo is
 8160x6120 to 8192x6144 (50.3 million pixels), and passes. Decoded, a JPEG of as many takes
 about 200 MB, an RGBA PNG about 450 MB."""
-MAX_WEBP_PIXELS = 25_000_000
-"""The most pixels a WebP may have: Pillow decodes one through libwebp's animation decoder,
-about 16 bytes a pixel at the peak against a JPEG's 4, so a 2 KB lossless WebP of 50 MP
-took 810 MB, and two scans at once 1.7 GB; at 25 MP one takes about 400 MB, no more than
-the other formats' largest."""
+BIG_WEBP_PIXELS = 25_000_000
+"""A WebP of more pixels is decoded alone (`_BIG_WEBP`: one at a time in the process).
+Pillow decodes a WebP through libwebp's animation decoder, about 16 bytes a pixel at the
+peak against a JPEG's 4: a 2 KB lossless WebP of 50 MP took 810 MB, and two scans at once
+1.7 GB; one at a time, a second waits instead, and the peak stays that of one."""
+_BIG_WEBP = threading.Lock()
 MAX_FILE_BYTES = 200 * 1024 * 1024
 """The most bytes read from a path: more than any photo of up to `MAX_PIXELS` holds (a
 52 MP PNG of noise is about 160 MB)."""
@@ -190,23 +193,13 @@ def _check_jpeg(data: bytes) -> None:
         i += length
 
 
-def max_pixels(fmt: str | None) -> int:
-    """The most pixels a photo of format `fmt` may have: `MAX_WEBP_PIXELS` for a WebP,
-    else `MAX_PIXELS`."""
-    return MAX_WEBP_PIXELS if fmt == "WEBP" else MAX_PIXELS
+LIMIT_SAID = f"{MAX_PIXELS:,} pixels (about 50 megapixels)"
 
 
-def _limit_said(fmt: str | None) -> str:
-    if fmt == "WEBP":
-        return (f"{MAX_WEBP_PIXELS:,} pixels for a WebP ({MAX_WEBP_PIXELS / 1e6:g} megapixels; a JPEG or PNG "
-                f"may have about 50)")
-    return f"{MAX_PIXELS:,} pixels (about 50 megapixels)"
-
-
-def _too_large(w: int, h: int, fmt: str | None = None) -> ImageError:
+def _too_large(w: int, h: int) -> ImageError:
     """The refusal of a photo of `w` x `h` pixels, the counts exact: rounded to megapixels,
     a photo just over the limit would read as being at it."""
-    return ImageError("too_large", f"the image is {w}x{h} ({w * h:,} pixels); the limit is {_limit_said(fmt)}")
+    return ImageError("too_large", f"the image is {w}x{h} ({w * h:,} pixels); the limit is {LIMIT_SAID}")
 
 
 def _bomb(data: bytes, fmt: str | None, exc: Exception) -> ImageError:
@@ -216,12 +209,12 @@ def _bomb(data: bytes, fmt: str | None, exc: Exception) -> ImageError:
     try:
         Image.init()
         w, h = Image.OPEN[fmt or ""][0](io.BytesIO(data)).size
-        return _too_large(w, h, fmt)
+        return _too_large(w, h)
     except Exception:  # noqa: BLE001 - only the message is at stake
         pass
     found = re.search(r"\((\d+) pixels\)", str(exc))
     many = f"{int(found.group(1)):,} pixels" if found else "too large"
-    return ImageError("too_large", f"the image is {many}; the limit is {_limit_said(fmt)}")
+    return ImageError("too_large", f"the image is {many}; the limit is {LIMIT_SAID}")
 
 
 @contextmanager
@@ -263,7 +256,11 @@ class Photo:
         """The upright RGB image at about 1/`reduce` of the full size (JPEG: 1, 2, 4 or 8
         through DCT scaling; other formats: box reduction). 16-bit greyscale is scaled to
         8 bits, not clipped; transparency lies on white."""
-        reduce = max(1, int(reduce))
+        alone = self.format == "WEBP" and self.raw_size[0] * self.raw_size[1] > BIG_WEBP_PIXELS
+        with _BIG_WEBP if alone else contextlib.nullcontext():  # its peak and its reduction alike
+            return self._decode(max(1, int(reduce)))
+
+    def _decode(self, reduce: int) -> Image.Image:
         try:
             with _quiet():
                 img = Image.open(io.BytesIO(self.data), formats=[self.format])
@@ -375,8 +372,8 @@ def open_photo(data: bytes | str | Path) -> Photo:
         w, h = img.size
         if w < 1 or h < 1:
             raise ImageError("corrupt", f"the {fmt} image has no pixels ({w}x{h})")
-        if w * h > max_pixels(fmt):
-            raise _too_large(w, h, fmt)
+        if w * h > MAX_PIXELS:
+            raise _too_large(w, h)
         try:
             with _quiet():
                 orientation = _orientation(img, data, fmt)
