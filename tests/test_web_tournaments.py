@@ -1145,3 +1145,37 @@ def test_the_document_says_teams_or_groups_and_no_empty_name_as_the_server_does(
         r = client.put(url + route, headers=auth, json=body)
         assert r.status_code == 422 and r.json["error"]["field"] == field, r.json
     assert state_of(client, tournament) == before
+
+
+def test_the_document_says_a_team_named_twice_is_refused_as_the_server_does(client, tournament) -> None:
+    """The teams, each group and the bracket say a team named twice (case, accents and
+    spacing aside) is a 422 on the second, and hold uniqueItems (an exact repeat): the
+    server refuses every such list, exact or not, and takes the same names unrepeated."""
+    doc = client.get("/api/openapi.json").json
+    path = "/api/tournaments/{tournament_id}"
+
+    def body_schema(route: str) -> dict[str, Any]:
+        return doc["paths"][path + route]["put"]["requestBody"]["content"]["application/json"]["schema"]
+
+    teams, knockout = body_schema("/teams"), body_schema("/knockout")
+    lists = {"teams": teams["properties"]["teams"], "groups": teams["properties"]["groups"],
+             "bracket": knockout["properties"]["teams"]}
+    for name, schema in lists.items():
+        assert "named twice" in schema["description"] and "case, accents" in schema["description"], name
+    for schema in (lists["teams"], lists["groups"]["items"], lists["bracket"]):
+        assert schema["uniqueItems"] is True
+    url, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    before = state_of(client, tournament)
+    for route, body, field in (("/teams", {"teams": ["Gorriak", "Txuriak", "Gorriak"]}, "teams[2]"),
+                               ("/teams", {"teams": ["Gorriák", "Txuriak", " GORRIAK"]}, "teams[2]"),
+                               ("/teams", {"groups": [["A", "B", "A"], ["C", "D"]]}, "groups[0][2]"),
+                               ("/teams", {"groups": [["A", "B"], ["C", "á"]]}, "groups[1][1]"),
+                               ("/knockout", {"teams": ["A", "B", "A"]}, "teams[2]"),
+                               ("/knockout", {"teams": ["Ánder", "ander"]}, "teams[1]")):
+        r = client.put(url + route, headers=auth, json=body)
+        assert (r.status_code, r.json["error"]["field"]) == (422, field), (body, r.json)
+        assert "twice" in r.json["error"]["message"] or "again" in r.json["error"]["message"]
+    assert state_of(client, tournament) == before
+    for route, body in (("/teams", {"teams": ["Gorriak", "Txuriak", "Urdinak"]}),
+                        ("/teams", {"groups": [["A", "B"], ["C", "D"]]}), ("/knockout", {"teams": ["A", "B", "C"]})):
+        assert client.put(url + route, headers=auth, json=body).status_code == 200, body

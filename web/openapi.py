@@ -127,6 +127,9 @@ NAME = {"type": "string", "minLength": 1, "maxLength": 40, "description": _NAME_
 TEAM = {"type": "string", "minLength": 1, "description": _NAME_TEXT + " (teams[i], groups[i][j]); at most 40 "
         "characters once its spaces are tidied"}
 """A tournament's team name (its length counted once tidied)."""
+_TWICE = ("no team named twice: two names alike, case, accents, spacing and invisible characters aside (engine."
+          "team_key: \"Gorriák\" and \" GORRIAK\" are one team), are a 422 invalid naming the second")
+"""What a tournament's team list says of a team named twice (its uniqueItems catches only an exact repeat)."""
 _PAIR = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}
 SCHEMAS: dict[str, Any] = {
     "NewTournament": {"type": "object", "required": ["name"], "additionalProperties": False,
@@ -520,11 +523,12 @@ def document() -> dict[str, Any]:
                 "type": "object", "additionalProperties": False, "description": "teams or groups, one of them "
                 "(both: a 422 invalid on groups; neither: a 422 invalid on teams); another key is a 422 invalid "
                 "naming it", "oneOf": [{"required": ["teams"]}, {"required": ["groups"]}], "properties": {
-                    "teams": {"type": "array", "minItems": 2, "maxItems": 32, "items": TEAM,
-                              "description": "no two alike, case, accents and spacing aside"},
+                    "teams": {"type": "array", "minItems": 2, "maxItems": 32, "items": TEAM, "uniqueItems": True,
+                              "description": _TWICE + " (teams[i])"},
                     "groups": {"type": "array", "minItems": 2, "maxItems": 8, "description": "in place of teams: "
-                               "the league in groups A, B, ... (2 teams or more each, 32 in all, no team twice)",
-                               "items": {"type": "array", "minItems": 2, "items": TEAM}},
+                               "the league in groups A, B, ... (2 teams or more each, 32 in all); " + _TWICE
+                               + ", in one group or in two (groups[i][j])",
+                               "items": {"type": "array", "minItems": 2, "items": TEAM, "uniqueItems": True}},
                     "legs": _whole({"type": "integer", "enum": [1, 2], "default": 1}),
                     "start": {"type": "string", "format": "date", "description": "the first round's date"},
                     "every_days": _whole({"type": "integer", "minimum": 1, "maximum": 60, "default": 7,
@@ -543,8 +547,9 @@ def document() -> dict[str, Any]:
             "requestBody": {"required": True, "content": {JSON: {"schema": {
                 "type": "object", "required": ["teams"], "additionalProperties": False,
                 "description": "another key is a 422 invalid naming it", "properties": {"teams": {
-                    "type": "array", "minItems": 2, "maxItems": 16, "items": TEAM,
-                    "description": "2 to 16, best seed first; short of 4, 8 or 16, the top seeds get byes"},
+                    "type": "array", "minItems": 2, "maxItems": 16, "items": TEAM, "uniqueItems": True,
+                    "description": "2 to 16, best seed first; short of 4, 8 or 16, the top seeds get byes; " + _TWICE
+                    + " (teams[i])"},
                     "third_place": {"type": "boolean", "default": False, "description": "the semi-finals' losers "
                                     "play for third place (4 teams or more)"},
                     "revision": REVISION}}}}},
