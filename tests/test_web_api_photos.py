@@ -427,6 +427,25 @@ def test_with_a_photo_not_at_this_table_is_refused_before_reading(tmp_path) -> N
     assert snapshot(app, client, t) == before and reader.calls == calls
 
 
+def test_the_document_says_an_empty_with_is_refused_as_the_server_does(tmp_path) -> None:
+    """`with`, as a query or a form field, is at least 1 character in the document (minLength
+    1): an empty one, from either, is a 422 invalid on `with`, before the photo is read."""
+    app, client, t, reader = _two_reads_app(tmp_path)
+    doc = client.get("/api/openapi.json").json["paths"]["/api/tables/{table_id}/photos"]["post"]
+    query = next(p for p in doc["parameters"] if p["name"] == "with")
+    form = doc["requestBody"]["content"]["multipart/form-data"]["schema"]["properties"]["with"]
+    for schema in (query["schema"], form):
+        assert schema["type"] == "string" and schema["minLength"] == 1
+    first = _upload(client, t).json["photo_id"]
+    before, calls = snapshot(app, client, t), reader.calls
+    for query, form in (("?with=", None), ("", {"with": ""}), ("?with=&client_id=c1", None),
+                        ("?client_id=c2", {"with": ""})):
+        err = assert_error(_upload(client, t, query, form), 422, "invalid")
+        assert err["field"] == "with", (query, form, err)
+    assert snapshot(app, client, t) == before and reader.calls == calls
+    assert _upload(client, t, "", {"with": first}).status_code == 201
+
+
 def test_a_showdown_is_read_from_four_photos_at_most(tmp_path) -> None:
     app, client, t, reader = _two_reads_app(tmp_path)
     first = _upload(client, t).json["photo_id"]

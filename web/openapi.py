@@ -29,6 +29,8 @@ def _errors(*statuses: int) -> dict[str, Any]:
 TABLE_ID = {"name": "table_id", "in": "path", "required": True, "schema": {"type": "string"}}
 PHOTO_ID = {"name": "photo_id", "in": "path", "required": True, "schema": {"type": "string"}}
 CLIENT_ID = {"type": "string", "minLength": 1, "maxLength": 100}
+WITH = {"type": "string", "minLength": 1}
+"""A photo's `with`: a photo id of the table (empty, or another: a 422 invalid on with)."""
 TOKEN_Q = {"name": "token", "in": "query", "required": False, "schema": {"type": "string"},
            "description": "the table's token (instead of the Authorization header)"}
 BOTTOM_Q = {"name": "bottom", "in": "query", "required": False,
@@ -99,7 +101,7 @@ _PHOTO_FIELDS: dict[str, Any] = {
     "bottom": {"type": "string", "enum": ["0", "1", "2", "3"], "default": "0",
                "description": "the seat at the photo's bottom edge, as ?bottom= (both given, they must agree)"},
     "client_id": {**CLIENT_ID, "description": "as ?client_id= (the query's when both are given)"},
-    "with": {"type": "string", "description": "as ?with= (the query's when both are given)"},
+    "with": {**WITH, "description": "as ?with= (the query's when both are given)"},
 }
 
 
@@ -396,8 +398,10 @@ def document() -> dict[str, Any]:
                 "name": "client_id", "in": "query", "required": False, "schema": CLIENT_ID,
                 "description": "a retry's key: the same photo sent again with it is stored and read once; empty "
                                "or over 100 characters, a 400 invalid on client_id"}, {
-                "name": "with", "in": "query", "required": False, "schema": {"type": "string"},
-                "description": "a photo of the same showdown: this one is read together with it (at most 4; a showdown already settled: 409 showdown_settled)"}],
+                "name": "with", "in": "query", "required": False, "schema": WITH,
+                "description": "a photo of the same showdown: this one is read together with it (at most 4: 422 "
+                               "too_many_photos; empty, or not a photo of this table: 422 invalid on with, before "
+                               "the photo is read; a showdown already settled: 409 showdown_settled)"}],
             "security": SECURE, "requestBody": PHOTO_BODY,
             "responses": {"201": _json(_ref("PhotoScan"), "the photo's id and scan (and `together`)")}
             | _errors(400, 401, 403, 404, 409, 413, 415, 422, 503, 507)}},
