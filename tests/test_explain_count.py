@@ -125,7 +125,7 @@ def test_ordago_without_an_event_still_told() -> None:
     ("lang", "juego", "dispute"),
     [
         ("en", "Juego: false declaration, the bets are void: Beltzak count: Bixente 31, +3 → 7–4",
-         "Dispute: Iker declared juego without holding it (Euskal Herria championship rules (2016) art. 17"),
+         "Dispute: Iker declared juego without holding it (Euskal Herria championship rules art. 17"),
         ("es", "Juego: declaración falsa, apuestas anuladas: cobran Beltzak: Bixente 31, +3",
          "Disputa: Iker dijo juego sin tenerlo"),
         ("eu", "Jokoa: aitorpen faltsua, apustuak baliogabe: Beltzak irabazle: Bixente 31",

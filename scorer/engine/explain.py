@@ -36,7 +36,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "dispute_false_declaration": "{p} declared {l} without holding it",
         "dispute_undeclared": "{p} held {l} without declaring it",
         "dispute_bet_for_partner": "{p} bet at {l} holding neither pares nor juego",
-        "rule_book_002": "Euskal Herria championship rules (2016)", "rule_book_004": "club rules",
+        "rule_book_002": "Euskal Herria championship rules", "rule_book_004": "club rules",
         "rule_art": "{b} art. {n}", "rule_app": "the app's ruling, as {r}", "rule_over": "{r}, rather than {o}",
         "grande": "Grande", "chica": "Chica", "pares": "Pares", "juego": "Juego", "punto": "Punto",
         "paso": "paso", "envido": "envido", "envido_n": "envido {n}", "mas": "{n} more",
@@ -72,7 +72,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "dispute_false_declaration": "{p} dijo {l} sin tenerlo",
         "dispute_undeclared": "{p} tenía {l} sin declararlo",
         "dispute_bet_for_partner": "{p} apostó a {l} sin pares ni juego",
-        "rule_book_002": "reglamento del campeonato de Euskal Herria (2016)", "rule_book_004": "reglamento de club",
+        "rule_book_002": "reglamento del campeonato de Euskal Herria", "rule_book_004": "reglamento de club",
         "rule_art": "{b} art. {n}", "rule_app": "criterio de la app, como {r}", "rule_over": "{r}, antes que {o}",
         "grande": "Grande", "chica": "Chica", "pares": "Pares", "juego": "Juego", "punto": "Punto",
         "paso": "paso", "envido": "envido", "envido_n": "envido {n}", "mas": "{n} más",
@@ -108,7 +108,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "dispute_false_declaration": "{p}: {l} baduela esan du, baina ez du",
         "dispute_undeclared": "{p}: {l} badu, aitortu gabe",
         "dispute_bet_for_partner": "{p}: {l} apustua egin du, ez pareak ez jokoa izan gabe",
-        "rule_book_002": "Euskal Herriko Mus Txapelketaren araudia (2016)", "rule_book_004": "klub-araudia",
+        "rule_book_002": "Euskal Herriko Mus Txapelketaren araudia", "rule_book_004": "klub-araudia",
         "rule_art": "{b} {n}. art.", "rule_app": "aplikazioaren erabakia, {r} bezala", "rule_over": "{r}, {o} baino lehen",
         "grande": "Handia", "chica": "Txikia", "pares": "Pareak", "juego": "Jokoa", "punto": "Puntua",
         "paso": "paso", "envido": "enbido", "envido_n": "{n} enbido", "mas": "{n} gehiago",
@@ -144,7 +144,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "dispute_false_declaration": "{p} a annoncé {l} à tort",
         "dispute_undeclared": "{p} avait {l} sans l'annoncer",
         "dispute_bet_for_partner": "{p} a misé aux {l} sans paires ni jeu",
-        "rule_book_002": "règlement du championnat d'Euskal Herria (2016)", "rule_book_004": "règlement de club",
+        "rule_book_002": "règlement du championnat d'Euskal Herria", "rule_book_004": "règlement de club",
         "rule_art": "{b} art. {n}", "rule_app": "décision de l'appli, comme {r}", "rule_over": "{r}, plutôt que {o}",
         "grande": "Grand", "chica": "Petit", "pares": "Paires", "juego": "Jeu", "punto": "Point",
         "paso": "paso", "envido": "envido", "envido_n": "envido {n}", "mas": "{n} de plus",
@@ -302,7 +302,7 @@ _RULE_REF = re.compile(r"seed (\d{3}) art\. (\w+)")
 
 def rule_text(rule: str, lang: str = "en") -> str:
     """A dispute's `rule` as players read it: "seed 002 art. 16, seed 004 art. 14" names the
-    rulebooks ("Euskal Herria championship rules (2016) art. 16; club rules art. 14"),
+    rulebooks ("Euskal Herria championship rules art. 16; club rules art. 14"),
     "engine ruling (as X)" and "X, over Y" are said in `lang`; anything else is kept as given."""
     w = words(lang)
 
