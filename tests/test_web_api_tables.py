@@ -987,6 +987,31 @@ def test_bad_import_into_a_table_changes_nothing(app, client, table) -> None:
     assert snapshot(app, client, table) == before
 
 
+@pytest.mark.parametrize("client_id", ["", "x" * 101])
+def test_an_import_checks_its_client_id_before_it_reads_the_file(app, client, table, monkeypatch, client_id) -> None:
+    """An empty or overlong client_id is a 400 invalid on client_id, as version's bad value
+    is, before the file is read or parsed: a bad file, an oversize one or a good one alike."""
+    from scorer import engine
+
+    parsed = []
+    real = engine.Match.from_lines
+    monkeypatch.setattr(engine.Match, "from_lines", lambda lines: parsed.append(1) or real(lines))
+    step(client, table)
+    before = snapshot(app, client, table)
+    v = state(client, table)["version"]
+    url = f"/api/tables/{table['id']}/import?client_id={client_id}&version={v}"
+    good = client.get(f"/api/tables/{table['id']}/export", headers=table["auth"]).data
+    big = b'{"format": "mus-match/1"}\n' + b" " * (app.config["IMPORT_MAX_BYTES"] + 1)
+    for data in (b"\xff", b'{"format": "mus-match/1"}\n{"hands": 3}\n', big, good):
+        err = assert_error(client.post(url, headers=table["auth"], data=data, content_type="application/jsonl"),
+                           400, "invalid", "client_id")
+        assert repr(client_id) in err["message"]
+    assert parsed == [] and snapshot(app, client, table) == before
+    ok = client.post(f"/api/tables/{table['id']}/import?client_id=ok&version={v}", headers=table["auth"], data=good,
+                     content_type="application/jsonl")
+    assert ok.status_code == 200 and parsed == [1], ok.json
+
+
 def test_default_body_limit_is_25_mb(app, client, table) -> None:
     assert app.config["MAX_CONTENT_LENGTH"] == 25 * 1024 * 1024
     before = snapshot(app, client, table)

@@ -28,6 +28,7 @@ from scorer.storage.tables import (
     Runtime,
     StoreError,
     TableStore,
+    check_client_id,
     check_header,
     check_known,
     photo_digest,
@@ -753,6 +754,7 @@ def import_into(table_id: str) -> Response:
     raw_version = request.args.get("version")
     if client_id is None:
         raise ApiError(400, "invalid", "client_id: missing (?client_id=)", "client_id")
+    check_client_id(client_id)  # empty or too long: refused before the file is read
     if raw_version is None:
         raise ApiError(400, "invalid", "version: missing (?version=)", "version")
     version = _ascii_int(raw_version)

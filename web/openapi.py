@@ -449,9 +449,12 @@ def document() -> dict[str, Any]:
         "/api/tables/{table_id}/import": {"post": {
             "summary": "Replace this table's match by a mus-match/1 file (same id and tokens)",
             "parameters": [TABLE_ID, TOKEN_Q,
-                           {"name": "client_id", "in": "query", "required": True, "schema": CLIENT_ID},
+                           {"name": "client_id", "in": "query", "required": True, "schema": CLIENT_ID,
+                            "description": "missing, empty or over 100 characters: a 400 invalid on client_id, "
+                                           "before the file is read"},
                            {"name": "version", "in": "query", "required": True, "schema": {"type": "integer"},
-                            "description": "the table's version, in ASCII digits"}],
+                            "description": "the table's version, in ASCII digits (else a 400 invalid on version, "
+                                           "before the file is read)"}],
             "security": SECURE, "requestBody": {"required": True, "content": jsonl},
             "responses": {"200": _replayable(_json(_ref("TableState"),
                                                    "the table after the import (or as it is, on a retried client_id)"))}
