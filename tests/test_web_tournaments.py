@@ -1179,3 +1179,22 @@ def test_the_document_says_a_team_named_twice_is_refused_as_the_server_does(clie
     for route, body in (("/teams", {"teams": ["Gorriak", "Txuriak", "Urdinak"]}),
                         ("/teams", {"groups": [["A", "B"], ["C", "D"]]}), ("/knockout", {"teams": ["A", "B", "C"]})):
         assert client.put(url + route, headers=auth, json=body).status_code == 200, body
+
+
+@pytest.mark.parametrize("every", [-3, "x", 0, 61, None, "7", True, 7.5])
+def test_a_bad_every_days_is_refused_even_without_a_start(client, tournament, every) -> None:
+    """every_days is checked whatever else is sent (a 422 naming it), as the document's
+    schema (integer, 1 to 60) says; a good one without start is taken and dates nothing."""
+    doc = client.get("/api/openapi.json").json
+    schema = (doc["paths"]["/api/tournaments/{tournament_id}/teams"]["put"]["requestBody"]["content"]
+              ["application/json"]["schema"]["properties"]["every_days"])
+    assert (schema["type"], schema["minimum"], schema["maximum"]) == ("integer", 1, 60)
+    assert "without start" in schema["description"]
+    path = f"/api/tournaments/{tournament['id']}/teams"
+    for extra in ({}, {"start": ""}, {"start": "2026-12-03"}):
+        r = client.put(path, headers=tournament["auth"], json={"teams": ["A", "B"], "every_days": every, **extra})
+        assert (r.status_code, r.json["error"]["field"]) == (422, "every_days"), (extra, r.json)
+        assert repr(every) in r.json["error"]["message"]
+    assert state_of(client, tournament)["teams"] == []
+    r = client.put(path, headers=tournament["auth"], json={"teams": ["A", "B"], "every_days": 14})
+    assert r.status_code == 200 and r.json["schedule"] is None and r.json["round_dates"] is None

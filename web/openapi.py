@@ -539,7 +539,9 @@ def document() -> dict[str, Any]:
                     "legs": _whole({"type": "integer", "enum": [1, 2], "default": 1}),
                     "start": {"type": "string", "format": "date", "description": "the first round's date"},
                     "every_days": _whole({"type": "integer", "minimum": 1, "maximum": 60, "default": 7,
-                                          "description": "days between rounds (read with start)"}),
+                                          "description": "days between rounds, read with start; "
+                                                         "without start it dates nothing, but a bad one is a 422 "
+                                                         "invalid on every_days all the same"}),
                     "revision": REVISION}}}}},
             "responses": {"200": _json(_ref("Tournament"), "the tournament with its fixtures")}
             | _errors(400, 401, 403, 404, 409, 422)}},

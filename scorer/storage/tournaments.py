@@ -144,21 +144,22 @@ def _team_names(teams: list[Any], field: str = "teams", taken: list[str] = ()) -
 
 
 def check_schedule(body: dict[str, Any]) -> dict[str, Any] | None:
-    """`{"start", "every_days"}` from a teams body (None without `start`), or a 422."""
+    """`{"start", "every_days"}` from a teams body (None without `start`), or a 422. A bad
+    `every_days` is refused with or without `start` (without one, a good one dates nothing)."""
     start, every = body.get("start"), body.get("every_days", 7)
-    if start is None or start == "":
-        return None
-    try:
-        if not isinstance(start, str) or not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", start):
-            raise ValueError
-        day = dt.date.fromisoformat(start)
-    except ValueError:
-        raise StoreError(422, "invalid", f"start: expected the first round's date as YYYY-MM-DD, got {start!r}",
-                         "start") from None
+    day = None
+    if start is not None and start != "":
+        try:
+            if not isinstance(start, str) or not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", start):
+                raise ValueError
+            day = dt.date.fromisoformat(start)
+        except ValueError:
+            raise StoreError(422, "invalid", f"start: expected the first round's date as YYYY-MM-DD, got {start!r}",
+                             "start") from None
     if isinstance(every, bool) or not isinstance(every, int) or not 1 <= every <= 60:
         raise StoreError(422, "invalid", f"every_days: expected a whole number of days from 1 to 60, got {every!r}",
                          "every_days")
-    return {"start": day.isoformat(), "every_days": every}
+    return None if day is None else {"start": day.isoformat(), "every_days": every}
 
 
 def round_dates(schedule: dict[str, Any] | None, rounds: int) -> list[str] | None:
