@@ -909,6 +909,36 @@ def test_contracts_describe_every_field_the_document_gives_the_decks(client) -> 
     assert not missing, missing
 
 
+def test_the_document_lists_every_503_code_the_server_sends(tmp_path, monkeypatch) -> None:
+    """E503's description names every code a 503 can carry: each one web/ and scorer/
+    send (ApiError(503, code), error_response(503, code), a storage refusal's 503, code),
+    the decks' teaching_unavailable and refining_unavailable among them, as they answer."""
+    from pathlib import Path
+
+    import web.decks
+
+    root = Path(__file__).resolve().parents[1]
+    sent = {m for folder in ("web", "scorer") for path in (root / folder).rglob("*.py")
+            for m in re.findall(r"\b503,\s*\"(\w+)\"", path.read_text(encoding="utf-8"))}
+    assert {"too_many_streams", "recognizer_unavailable", "database_busy", "teaching_unavailable",
+            "refining_unavailable"} <= sent
+    key = "k" * 24
+    client = create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True, "ADMIN_KEY": key}).test_client()
+    doc = client.get("/api/openapi.json").json
+    said = doc["components"]["responses"]["E503"]["description"]
+    missing = sorted(code for code in sent if not re.search(rf"\b{code}\b", said))
+    assert not missing, missing
+    assert "503" in doc["paths"]["/api/decks"]["post"]["responses"]
+    auth = {"Authorization": f"Bearer {key}"}
+    monkeypatch.setattr(web.decks, "unavailable", lambda: "no datasets/ here")
+    assert_error(client.post("/api/decks", headers=auth, data={}, content_type="multipart/form-data"), 503,
+                 "teaching_unavailable", None)
+    monkeypatch.setattr(web.decks, "unavailable", lambda: None)
+    monkeypatch.setattr(web.decks, "refine_unavailable", lambda: "no torch here")
+    assert_error(client.post("/api/decks", headers=auth, data={"refine": "1"}, content_type="multipart/form-data"),
+                 503, "refining_unavailable", "refine")
+
+
 def test_openapi_references_resolve(client) -> None:
     doc = client.get("/api/openapi.json").json
 

@@ -592,14 +592,19 @@ def document() -> dict[str, Any]:
         422: "refused by the engine",
         429: "too_many_creations: this client created CREATE_MAX_PER_ADDRESS tables and tournaments in the last "
              "CREATE_WINDOW_SECONDS; Retry-After says when it may again",
-        503: "too_many_streams (too many live connections), recognizer_unavailable (no card recognizer), or "
-             "database_busy (the database held by another process past its busy timeout: nothing was recorded; "
-             "send again after Retry-After seconds)",
+        503: "too_many_streams (too many live connections: poll the table instead; Retry-After), "
+             "recognizer_unavailable (no card recognizer, or a deck's models that cannot be read), "
+             "teaching_unavailable (no deck can be taught on this server: no datasets/ folder, or no onnx or "
+             "OpenCV; GET /api/decks's why), refining_unavailable (refine asked where a deck cannot be refined: "
+             "no torch or ultralytics; GET /api/decks's refine_why; field refine), or database_busy (the database "
+             "held by another process past its busy timeout: nothing was recorded; send again after Retry-After "
+             "seconds)",
         507: "storage_full: the server's disk is nearly full (PHOTO_MIN_FREE_BYTES), and the photo is not kept; or "
              "full, and the write is not recorded (free space and send again)"}.items()}
     responses["E429"]["headers"] = {"Retry-After": {"description": "seconds until this client may create again",
                                                     "schema": {"type": "integer", "minimum": 1}}}
-    responses["E503"]["headers"] = {"Retry-After": {"description": "seconds to wait before sending again",
+    responses["E503"]["headers"] = {"Retry-After": {"description": "seconds to wait before sending again "
+                                                                   "(with too_many_streams and database_busy)",
                                                     "schema": {"type": "integer", "minimum": 1}}}
     responses["Error"] = _json(_ref("Error"), (
         "any other error, same shape; on any route, the database's: 507 storage_full (the disk full: the write is "
