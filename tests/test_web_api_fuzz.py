@@ -256,7 +256,11 @@ def assert_refused(r: Any, statuses: tuple[int, ...] | None = None) -> dict[str,
         assert all(set(p) == {"status", "code", "message", "field"} and p["message"].strip() for p in problems), err
         assert (problems[0]["status"], problems[0]["code"], problems[0]["field"]) == (
             err["status"], err["code"], err["field"]), err
-    assert set(err) - {"problems"} == {"status", "code", "message", "field"}, err
+    assert set(err) - {"problems", "reason", "params"} == {"status", "code", "message", "field"}, err
+    if "reason" in err or "params" in err:  # why, for a page to say in its language: both or neither
+        from scorer.storage.tables import REASONS
+
+        assert err["reason"] in REASONS and isinstance(err["params"], dict), err
     assert err["status"] == r.status_code, err
     assert isinstance(err["code"], str) and re.fullmatch(r"[a-z][a-z0-9_]*", err["code"]), err
     message = err["message"]

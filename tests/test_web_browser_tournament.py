@@ -336,3 +336,22 @@ def test_a_bracket_of_three_from_the_form_shows_its_bye_and_the_ties_fit_a_phone
                                                      "finished": True, "winner": "Gorriak", "bye": True}
     finally:
         ctx.close()
+
+
+def test_a_team_typed_twice_is_told_in_the_pages_language(server, browser) -> None:  # noqa: F811
+    tour, organiser = new_tournament(server.url, "Liga")
+    for lang, said in (("es", "«gorriak» y «Gorriak» son el mismo equipo"),
+                       ("eu", "«gorriak» eta «Gorriak» talde bera dira")):
+        ctx = phone(browser, lang)
+        page = ctx.new_page()
+        try:
+            page.goto(organiser)
+            page.click("#league-teams summary")
+            page.fill("#set-teams textarea", "Gorriak\nTxuriak\ngorriak")
+            page.click("#set-teams button[type=submit]")
+            page.wait_for_selector("#toast.show[data-kind=error]")
+            toast = page.inner_text("#toast")
+            assert said in toast and "again" not in toast, toast
+        finally:
+            ctx.close()
+    assert tournament_api(server.url, tour).json()["teams"] == []

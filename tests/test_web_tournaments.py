@@ -1198,3 +1198,47 @@ def test_a_bad_every_days_is_refused_even_without_a_start(client, tournament, ev
     assert state_of(client, tournament)["teams"] == []
     r = client.put(path, headers=tournament["auth"], json={"teams": ["A", "B"], "every_days": 14})
     assert r.status_code == 200 and r.json["schedule"] is None and r.json["round_dates"] is None
+
+
+def test_a_typed_team_list_refused_says_why_as_a_key_every_language_has(client, tournament) -> None:
+    """The refusals of what an organiser types (the teams, the first round's date) carry a
+    `reason` and its `params` beside the English message, so that the page says them in
+    its reader's language (`why.<reason>`): each one's key is in every language, and its
+    words take the params."""
+    from web import i18n
+
+    url, auth = f"/api/tournaments/{tournament['id']}/teams", tournament["auth"]
+    cases = (({"teams": ["Gorriak", "Txuriak", "Gorriak"]}, "named_twice", {"name": "Gorriak", "same": "Gorriak"}),
+             ({"teams": ["Gorriák", "Txuriak", " GORRIAK"]}, "named_again", {"name": "GORRIAK", "same": "Gorriák"}),
+             ({"teams": ["Gorriak", "   "]}, "blank_name", {}),
+             ({"teams": ["Gorriak", "x" * 41]}, "name_too_long", {"name": "x" * 41, "limit": 40}),
+             ({"teams": ["Gorriak"]}, "team_count", {"max": 32}),
+             ({"teams": ["A", "B"], "start": "2026-13-01"}, "bad_start", {}),
+             ({"teams": ["A", "B"], "every_days": 0}, "bad_every_days", {}))
+    for body, reason, params in cases:
+        r = client.put(url, headers=auth, json=body)
+        err = r.json["error"]
+        assert (r.status_code, err["code"], err["reason"]) == (422, "invalid", reason), (body, err)
+        assert {k: err["params"][k] for k in params} == params, err
+        for lang in i18n.LANGS:
+            said = i18n.t(lang, f"why.{reason}", **err["params"])
+            assert said != f"why.{reason}" and "{" not in said, (lang, said)
+            if "name" in params:
+                assert params["name"] in said, (lang, said)
+    # a refusal without a reason keeps the shape it had
+    r = client.put(url, headers=auth, json={"teams": ["A", "B"], "legs": 3})
+    assert r.status_code == 422 and "reason" not in r.json["error"] and "params" not in r.json["error"]
+
+
+
+def test_every_reason_is_documented_and_said_in_every_language(client) -> None:
+    from scorer.storage.tables import REASONS, StoreError
+    from web import i18n
+
+    doc = client.get("/api/openapi.json").json
+    assert set(doc["components"]["schemas"]["Error"]["properties"]["error"]["properties"]["reason"]["enum"]) == REASONS
+    for reason in REASONS:
+        for lang in i18n.LANGS:
+            assert f"why.{reason}" in i18n.strings(lang), (lang, reason)
+    with pytest.raises(ValueError):
+        StoreError(422, "invalid", "x", "teams", "no_such_reason")

@@ -63,19 +63,25 @@ def _short(text: str, limit: int) -> str:
 
 
 def error_body(status: int, code: str, message: str, field: str | None = None,
-               problems: list[StoreError] | None = None) -> dict[str, Any]:
+               problems: list[StoreError] | None = None, reason: str | None = None,
+               params: dict[str, Any] | None = None) -> dict[str, Any]:
     """The one JSON error shape; a message (or field) that quotes a huge input is cut in its
-    middle (`_short`); `problems` (several inputs refused at once) each in the same shape."""
+    middle (`_short`); `problems` (several inputs refused at once) each in the same shape;
+    `reason` and `params` where the refusal has them (a page says it in its language)."""
     body = {"status": status, "code": code, "message": _short(message, MAX_MESSAGE),
             "field": None if field is None else _short(field, MAX_FIELD)}
+    if reason:
+        body["reason"] = reason
+        body["params"] = {k: _short(v, MAX_FIELD) if isinstance(v, str) else v for k, v in (params or {}).items()}
     if problems:
         body["problems"] = [error_body(p.status, p.code, p.message, p.field)["error"] for p in problems]
     return {"error": body}
 
 
 def error_response(status: int, code: str, message: str, field: str | None = None,
-                   problems: list[StoreError] | None = None) -> Response:
-    body = error_body(status, code, message, field, problems)
+                   problems: list[StoreError] | None = None, reason: str | None = None,
+                   params: dict[str, Any] | None = None) -> Response:
+    body = error_body(status, code, message, field, problems, reason, params)
     resp = Response(json.dumps(body), status=status, mimetype="application/json")
     resp.headers["Cache-Control"] = "no-store"
     return resp
@@ -122,7 +128,8 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(StoreError)
     def _refusal(exc: StoreError) -> Response:
-        return error_response(exc.status, exc.code, exc.message, exc.field, getattr(exc, "problems", None))
+        return error_response(exc.status, exc.code, exc.message, exc.field, getattr(exc, "problems", None),
+                              getattr(exc, "reason", None), getattr(exc, "params", None))
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Any:

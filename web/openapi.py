@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from scorer import __version__
+from scorer.storage.tables import REASONS
 from web.api import LAST_EVENT_ID_DIGITS
 from web.decks import STATES
 
@@ -210,6 +211,12 @@ SCHEMAS: dict[str, Any] = {
             "message": {"type": "string", "description": "what is wrong, for people; a long input it quotes is cut "
                         "in its middle (`… (N characters in all) …`), so that both ends show"},
             "field": {"type": ["string", "null"]},
+            "reason": {"type": "string", "description": "why, as a stable key, where a refusal of something a "
+                       "person typed has one (a tournament's team named twice, say): a page says it in its "
+                       "reader's language; `message` stays English",
+                       "enum": sorted(REASONS)},
+            "params": {"type": "object", "description": "the values `reason` speaks of (`name`, `same`, "
+                       "`limit`, `max`)"},
             "problems": {"type": "array", "description": "where several inputs are refused at once (a deck's "
                          "photos): each one's refusal, in this same shape; the error itself is the first's, its "
                          "message naming them all", "items": {"type": "object", "properties": {

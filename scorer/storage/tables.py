@@ -37,15 +37,28 @@ RULE_KEYS = ("kings", "target", "real31", "games_per_vaca", "vacas_to_win")
 HEADER_KEYS = ("teams", "players", "rules", "esku")  # what POST /api/tables takes
 
 
-class StoreError(Exception):
-    """A request the store refuses; `status` is the HTTP status the web layer answers."""
+REASONS = frozenset({"blank_name", "name_too_long", "named_twice", "named_again", "team_count", "bad_start",
+                     "bad_every_days"})
+"""The `reason` keys a refusal may carry (`StoreError`); a page says each in its language."""
 
-    def __init__(self, status: int, code: str, message: str, field: str | None = None) -> None:
+
+class StoreError(Exception):
+    """A request the store refuses; `status` is the HTTP status the web layer answers.
+    `reason` and `params`, where given, say why in a stable key and its values, so that a
+    page can say it in its reader's language (`why.<reason>` in `web.i18n`); `message`
+    stays the English for everyone else."""
+
+    def __init__(self, status: int, code: str, message: str, field: str | None = None,
+                 reason: str | None = None, params: dict[str, Any] | None = None) -> None:
+        if reason is not None and reason not in REASONS:
+            raise ValueError(f"reason: {reason!r} is not one of REASONS")
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.field = field
+        self.reason = reason
+        self.params = params
 
 
 def _dumps(obj: Any) -> str:

@@ -56,9 +56,11 @@ def _tidy_name(value: Any, field: str, limit: int) -> str:
     """`value` as a name with its spaces tidied, or a 422 naming `field`."""
     name = " ".join(visible(value).split()) if isinstance(value, str) else ""
     if not name.strip("\u200d"):
-        raise StoreError(422, "invalid", f"{field}: expected a name, not blank nor only invisible characters, got {value!r}", field)
+        raise StoreError(422, "invalid", f"{field}: expected a name, not blank nor only invisible characters, got {value!r}", field,
+                         "blank_name")
     if len(name) > limit:
-        raise StoreError(422, "invalid", f"{field}: longer than {limit} characters", field)
+        raise StoreError(422, "invalid", f"{field}: longer than {limit} characters", field,
+                         "name_too_long", {"name": name, "limit": limit})
     return name
 
 
@@ -93,7 +95,8 @@ def check_teams(body: Any) -> tuple[list[str], int, dict[str, Any] | None, list[
     else:
         teams = body.get("teams")
         if not isinstance(teams, list) or not 2 <= len(teams) <= MAX_TEAMS:
-            raise StoreError(422, "invalid", f"teams: expected a list of 2 to {MAX_TEAMS} team names", "teams")
+            raise StoreError(422, "invalid", f"teams: expected a list of 2 to {MAX_TEAMS} team names", "teams",
+                             "team_count", {"max": MAX_TEAMS})
         out = _team_names(teams)
     legs = body.get("legs", 1)
     if legs not in (1, 2) or isinstance(legs, bool) or not isinstance(legs, int):
@@ -138,7 +141,8 @@ def _team_names(teams: list[Any], field: str = "teams", taken: list[str] = ()) -
         same = next((o for o in (*taken, *out) if engine.team_key(o) == engine.team_key(name)), None)
         if same is not None:
             told = f"{name!r} is named twice" if same == name else f"{name!r} is {same!r} again"
-            raise StoreError(422, "invalid", f"{field}[{i}]: {told}", f"{field}[{i}]")
+            raise StoreError(422, "invalid", f"{field}[{i}]: {told}", f"{field}[{i}]",
+                             "named_twice" if same == name else "named_again", {"name": name, "same": same})
         out.append(name)
     return out
 
@@ -155,10 +159,10 @@ def check_schedule(body: dict[str, Any]) -> dict[str, Any] | None:
             day = dt.date.fromisoformat(start)
         except ValueError:
             raise StoreError(422, "invalid", f"start: expected the first round's date as YYYY-MM-DD, got {start!r}",
-                             "start") from None
+                             "start", "bad_start") from None
     if isinstance(every, bool) or not isinstance(every, int) or not 1 <= every <= 60:
         raise StoreError(422, "invalid", f"every_days: expected a whole number of days from 1 to 60, got {every!r}",
-                         "every_days")
+                         "every_days", "bad_every_days")
     return None if day is None else {"start": day.isoformat(), "every_days": every}
 
 

@@ -9,16 +9,21 @@ export function t(key, values) {
 }
 
 export class ApiError extends Error {
-  constructor(status, code, message, field, problems) {
+  constructor(status, code, message, field, problems, reason, params) {
     super(message || code);
     this.status = status;
     this.code = code;
     this.field = field ?? null;
     this.problems = Array.isArray(problems) ? problems : []; // a refusal naming several things at once
+    this.reason = typeof reason === "string" ? reason : null; // why, as a key the page may say in its language
+    this.params = params && typeof params === "object" ? params : {};
   }
-  // The server's own words where they say what exactly is wrong (a field, the engine's
+  // What exactly is wrong: in the page's language where the server gave a reason it knows
+  // (`why.<reason>`), else the server's own words where they say it (a field, the engine's
   // reason), else none.
   get detail() {
+    const why = this.reason && `why.${this.reason}`;
+    if (why && why in STRINGS) return t(why, this.params);
     return DETAILED.has(this.code) && this.message && this.message !== this.code ? this.message : "";
   }
   // The user's words for this error, then the server's detail, if any.
@@ -73,7 +78,7 @@ export async function api(method, path, { token, json, body, headers, timeout } 
     if (!resp.ok) {
       const err = data && data.error ? data.error : {};
       const code = err.code || ({ 401: "unauthorized", 403: "forbidden", 404: "not_found", 409: "stale_version", 413: "too_large" }[resp.status] || "generic");
-      throw new ApiError(resp.status, code, err.message, err.field, err.problems);
+      throw new ApiError(resp.status, code, err.message, err.field, err.problems, err.reason, err.params);
     }
     return data;
   } finally {
