@@ -58,7 +58,8 @@ def assert_error(r, status: int, code: str | None = None, field: str | None = "?
     assert r.status_code == status, (r.status_code, r.data[:300])
     assert r.mimetype == "application/json"
     err = r.json["error"]
-    assert set(err) == {"status", "code", "message", "field"}
+    assert set(err) - {"reason", "params"} == {"status", "code", "message", "field"}
+    assert ("reason" in err) == ("params" in err), err
     assert err["status"] == status and err["message"]
     if code is not None:
         assert err["code"] == code, err
@@ -1327,6 +1328,7 @@ def test_two_teams_of_one_name_are_refused_at_creation(app, client, teams) -> No
     count = app.extensions["mus_store"].db.reader().execute("SELECT count(*) FROM tables").fetchone()[0]
     err = assert_error(client.post("/api/tables", json={"teams": teams}), 422, "invalid", "teams")
     assert "differ" in err["message"]
+    assert (err["reason"], err["params"]) == ("named_again", {"name": teams[1].strip(), "same": teams[0].strip()})
     assert app.extensions["mus_store"].db.reader().execute("SELECT count(*) FROM tables").fetchone()[0] == count
 
 

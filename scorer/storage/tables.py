@@ -228,9 +228,10 @@ def _check_names(obj: Any, key: str, n: int, default: list[str]) -> list[str]:
         shown = visible(name) if isinstance(name, str) else ""
         if not shown.strip("\u200d"):
             raise StoreError(422, "invalid", f"{key}[{i}]: expected a name, not blank nor only invisible characters, got {name!r}",
-                             f"{key}[{i}]")
+                             f"{key}[{i}]", "blank_name")
         if len(name) > MAX_NAME:
-            raise StoreError(422, "invalid", f"{key}[{i}]: longer than {MAX_NAME} characters", f"{key}[{i}]")
+            raise StoreError(422, "invalid", f"{key}[{i}]: longer than {MAX_NAME} characters", f"{key}[{i}]",
+                             "name_too_long", {"name": name, "limit": MAX_NAME})
         out.append(shown)
     return out
 
@@ -240,7 +241,8 @@ def _check_teams_apart(teams: list[str]) -> None:
     standings and tournaments could not tell the teams apart."""
     if team_key(teams[0]) == team_key(teams[1]):
         raise StoreError(422, "invalid", f"teams: {teams[0]!r} and {teams[1]!r} are one name (case, accents and "
-                         "spacing aside): give the two teams names that differ", "teams")
+                         "spacing aside): give the two teams names that differ", "teams",
+                         "named_again", {"name": teams[1], "same": teams[0]})
 
 
 def check_known(body: dict[str, Any], known: tuple[str, ...]) -> None:

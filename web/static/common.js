@@ -22,12 +22,18 @@ export class ApiError extends Error {
   // (`why.<reason>`), else the server's own words where they say it (a field, the engine's
   // reason), else none.
   get detail() {
-    const why = this.reason && `why.${this.reason}`;
-    if (why && why in STRINGS) return t(why, this.params);
-    return DETAILED.has(this.code) && this.message && this.message !== this.code ? this.message : "";
+    return this.why || (DETAILED.has(this.code) && this.message && this.message !== this.code ? this.message : "");
   }
-  // The user's words for this error, then the server's detail, if any.
+  // The reason the server gave, in the page's language, or "".
+  get why() {
+    const key = this.reason && `why.${this.reason}`;
+    return key && key in STRINGS ? t(key, this.params) : "";
+  }
+  // The user's words for this error: the reason alone where there is one (a name typed
+  // twice is no request "not understood"), else the code's words, then the server's detail.
   get text() {
+    const why = this.why;
+    if (why) return `${why.charAt(0).toUpperCase()}${why.slice(1)}.`;
     const key = `err.${this.code}`;
     if (!(key in STRINGS)) return this.message || t("err.generic");
     return this.detail ? `${t(key)} (${this.detail})` : t(key);
