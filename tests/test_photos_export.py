@@ -202,3 +202,40 @@ def test_bad_label_lines_are_named(tmp_path: Path, line: str, says: str) -> None
 def test_no_labels_file_says_how_to_make_one(tmp_path: Path) -> None:
     with pytest.raises(LabelError, match="mus-scorer export-photos"):
         load_labels(tmp_path)
+
+
+def test_a_photo_its_hand_no_longer_cites_is_not_exported_with_that_hands_cards(db: Database) -> None:
+    """Listed for the export, then the showdown undone and settled again with another photo
+    and other cards before the export read it: the first photo is left out, never written
+    with the new cards (labels meant for training)."""
+    store = TableStore(db)
+    tid = store.create({}).id
+    _to_showdown(store, tid, "a")
+    first, _ = store.add_photo(tid, "p1", "image/jpeg", b"photo P", None, {"cards": []})
+    store.showdown(tid, "s1", store.runtime(tid).version, DEAL, first["photo_id"])
+    other_deal = [DECK[4:8], DECK[14:18], DECK[24:28], DECK[34:38]]
+    real_reader = db.reader
+    later: list[str] = []
+
+    class Listing:  # the export's listing, then the table changes before each photo is read
+        def __init__(self, conn) -> None:
+            self.conn = conn
+
+        def execute(self, sql, *args):
+            cur = self.conn.execute(sql, *args)
+            if "ORDER BY" not in sql:
+                return cur
+            rows = cur.fetchall()
+            store.undo(tid, "u1", store.runtime(tid).version)
+            again, _ = store.add_photo(tid, "p2", "image/jpeg", b"photo Q", None, {"cards": []})
+            store.showdown(tid, "s2", store.runtime(tid).version, other_deal, again["photo_id"])
+            later.append(again["photo_id"])
+            return type("Rows", (), {"fetchall": lambda _self: rows})()
+
+    db.reader = lambda: Listing(real_reader())
+    try:
+        exported = list(labelled_photos(db))
+    finally:
+        db.reader = real_reader
+    assert all(p.photo_id != first["photo_id"] for p in exported if p.table_id == tid), [(p.photo_id, p.hands[0]) for p in exported]
+    assert [(p.photo_id, p.hands) for p in labelled_photos(db) if p.table_id == tid] == [(later[0], other_deal)]

@@ -347,3 +347,22 @@ def test_a_memory_database_is_one_database_for_every_thread_and_keeps_nothing() 
     db.close()
     other.close()
     assert not os.path.exists(os.path.dirname(db.file))  # nothing kept
+
+
+def test_a_database_at_this_schema_opens_while_another_process_writes(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing to migrate, nothing to wait for: a server starting while a `prune --vacuum`
+    holds the write lock opens the file at once (it waited for the lock, then failed)."""
+    import scorer.storage.db as dbmod
+
+    path = tmp_path / "m.db"
+    Database(path).close()
+    other = sqlite3.connect(path)
+    other.execute("BEGIN IMMEDIATE")
+    monkeypatch.setattr(dbmod, "BUSY_SECONDS", 0.5)
+    try:
+        db = Database(path)
+        assert db.schema_version == SCHEMA_VERSION
+        db.close()
+    finally:
+        other.rollback()
+        other.close()

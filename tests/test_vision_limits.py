@@ -296,7 +296,13 @@ def test_a_file_over_the_cap_is_refused_by_its_size_unread(tmp_path: Path, monke
     with pytest.raises(ImageError) as info:
         open_photo(big)
     assert info.value.code == "too_large" and reads == []  # 200 MB were read before it was refused
-    assert str(info.value) == "the file is 300 MB, over the 200 MB a photo (up to about 50 megapixels) may weigh"
+    assert str(info.value) == ("the file is 314,572,800 bytes, over the 209,715,200 bytes (200 MB) a photo (up to "
+                               "about 50 megapixels) may weigh")
+    with open(big, "r+b") as f:  # one byte over is not said to be at the limit
+        f.truncate(image_mod.MAX_FILE_BYTES + 1)
+    with pytest.raises(ImageError) as info:
+        open_photo(big)
+    assert str(info.value).startswith("the file is 209,715,201 bytes, over the 209,715,200 bytes"), info.value
     small = tmp_path / "small.jpg"
     small.write_bytes(jpeg(Image.new("RGB", (96, 72))))
     assert open_photo(small).size == (96, 72) and len(reads) == 1  # a file within the cap: read

@@ -340,6 +340,8 @@ class Database:
                 if version < SCHEMA_VERSION:
                     raise SchemaTooOld(self.path, version)
                 return
+            if version >= SCHEMA_VERSION:  # nothing to do: no write lock to wait for
+                return
             while True:
                 conn.execute("BEGIN IMMEDIATE")
                 try:

@@ -74,8 +74,9 @@ def labelled_photos(db: Database) -> Iterator[LabelledPhoto]:
     """Every stored photo cited by a hand settled with all 16 cards (with the other photos
     of that showdown), oldest first. The photos are put in order without their bytes, which
     are then read one photo at a time: sorting the rows with them held every photo in
-    memory at once (800 MB for 800 photos of 1 MB). A photo deleted meanwhile (a prune) is
-    left out."""
+    memory at once (800 MB for 800 photos of 1 MB). A photo deleted meanwhile (a prune), or
+    no longer cited by its hand (the showdown undone and settled again with another photo),
+    is left out: never written with another photo's cards."""
     conn = db.reader()
     rows = conn.execute(
         "SELECT h.table_id, h.n, p.id FROM hands h JOIN photos p ON p.id = h.photo_id OR p.first_id = h.photo_id "
@@ -84,7 +85,8 @@ def labelled_photos(db: Database) -> Iterator[LabelledPhoto]:
     for key in rows:
         r = conn.execute(
             "SELECT h.record, p.mime, p.data, p.scan, p.created FROM hands h, photos p "
-            "WHERE h.table_id = ? AND h.n = ? AND p.id = ?", (key["table_id"], key["n"], key["id"])).fetchone()
+            "WHERE h.table_id = ? AND h.n = ? AND p.id = ? AND (p.id = h.photo_id OR p.first_id = h.photo_id)",
+            (key["table_id"], key["n"], key["id"])).fetchone()
         if r is None:
             continue
         hands = json.loads(r["record"]).get("hands")

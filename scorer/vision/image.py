@@ -329,17 +329,17 @@ def _read(path: str | Path) -> bytes:
         raise ImageError("not_a_file", f"{path} is {kind}, not a photo file")
     if info.st_size > MAX_FILE_BYTES:  # refused unread
         os.close(fd)
-        raise _file_too_large(f"is {info.st_size / 2**20:,.0f} MB")
+        raise _file_too_large(f"is {info.st_size:,} bytes")
     with os.fdopen(fd, "rb") as f:
         data = f.read(MAX_FILE_BYTES + 1)  # at most: it may have grown since
     if len(data) > MAX_FILE_BYTES:
-        raise _file_too_large(f"is larger than {MAX_FILE_BYTES // 2**20} MB")
+        raise _file_too_large(f"is larger than {MAX_FILE_BYTES:,} bytes")
     return data
 
 
 def _file_too_large(what: str) -> ImageError:
-    return ImageError("too_large", f"the file {what}, over the {MAX_FILE_BYTES // 2**20} MB a photo (up to about "
-                                   f"50 megapixels) may weigh")
+    return ImageError("too_large", f"the file {what}, over the {MAX_FILE_BYTES:,} bytes ({MAX_FILE_BYTES // 2**20} "
+                                   f"MB) a photo (up to about 50 megapixels) may weigh")
 
 
 def open_photo(data: bytes | str | Path) -> Photo:
