@@ -32,18 +32,24 @@ def one_line(proc: subprocess.CompletedProcess[str], command: str, status: int) 
 
 
 # -- a database corrupt past the pages checked on opening --------------------------------
-@pytest.fixture()
-def corrupt_db(tmp_path: Path) -> Path:
-    """A mus-scorer database whose first two pages (the header and the schema) are sound
-    and whose other pages are noise: it opens, then fails the first query that reads on."""
+def _database_of(tmp_path: Path, tables: int) -> Path:
+    """A mus-scorer database holding `tables` tables, closed."""
     from scorer.storage import Database
     from scorer.storage.tables import TableStore
 
     db = tmp_path / "mus.db"
     store = TableStore(Database(db))
-    for n in range(40):
+    for n in range(tables):
         store.create({"teams": [f"Team {n}", f"Other {n}"]})
     store.db.close()
+    return db
+
+
+@pytest.fixture()
+def corrupt_db(tmp_path: Path) -> Path:
+    """A mus-scorer database whose first two pages (the header and the schema) are sound
+    and whose other pages are noise: it opens, then fails the first query that reads on."""
+    db = _database_of(tmp_path, 40)
     data = db.read_bytes()
     size = int.from_bytes(data[16:18], "big") or 65536  # the page size
     assert len(data) > 4 * size
@@ -65,14 +71,7 @@ def test_a_database_damaged_in_its_second_half_is_refused_not_read_as_empty(tmp_
                                                                             command: list[str]) -> None:
     """Damage the queries of a dry run do not reach: it said "would delete 0 photo(s)"; the
     file is now checked (`PRAGMA quick_check`) before it is used."""
-    from scorer.storage import Database
-    from scorer.storage.tables import TableStore
-
-    db = tmp_path / "mus.db"
-    store = TableStore(Database(db))
-    for n in range(60):
-        store.create({"teams": [f"Team {n}", f"Other {n}"]})
-    store.db.close()
+    db = _database_of(tmp_path, 60)
     data = db.read_bytes()
     half = len(data) // 2
     db.write_bytes(data[:half] + random.Random(3).randbytes(len(data) - half))

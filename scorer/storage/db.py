@@ -226,12 +226,11 @@ def damaged(path: str | os.PathLike[str]) -> str | None:
     try:
         conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_SECONDS)
         try:
-            names = [r[0] for r in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'table' "
-                                                "AND name NOT LIKE 'sqlite_%' AND name != 'photos'")]
-            rows = []
-            for name in names or [None]:
-                rows = conn.execute(f"PRAGMA quick_check({_quoted(name)})" if name else "PRAGMA quick_check(1)"
-                                    ).fetchall()[:1]
+            checks = [f"PRAGMA quick_check({_quoted(r[0])})" for r in conn.execute(
+                "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+                "AND name != 'photos'")] or ["PRAGMA quick_check(1)"]  # no table: the file's own
+            for check in checks:
+                rows = conn.execute(check).fetchall()[:1]
                 if [tuple(r) for r in rows] != [("ok",)]:
                     break
         finally:
