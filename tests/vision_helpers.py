@@ -131,3 +131,54 @@ def jpeg_header(w: int, h: int) -> bytes:
             break
         i += 2 + length
     return bytes(data)
+
+
+# -- crafted files that are cheap on the wire and dear to parse or decode (tests/test_vision_limits.py,
+# bench/bench_limits.py)
+def progressive_jpeg(size: tuple[int, int] = (96, 72)) -> bytes:
+    """A small progressive JPEG of one colour."""
+    out = io.BytesIO()
+    Image.new("RGB", size, (30, 120, 60)).save(out, "JPEG", quality=80, progressive=True)
+    return out.getvalue()
+
+
+def jpeg_with_scans(total: int, size: tuple[int, int] = (96, 72)) -> bytes:
+    """A progressive JPEG holding `total` scans: Pillow's own, then empty AC scans of the
+    first component before EOI (each one more pass over every pixel when decoded)."""
+    data = progressive_jpeg(size)
+    extra = total - data.count(b"\xff\xda")
+    assert extra >= 0 and data.endswith(b"\xff\xd9")
+    sos = b"\xff\xda" + struct.pack(">HB", 8, 1) + b"\x01\x00" + bytes([1, 63, 0x00])
+    return data[:-2] + sos * extra + b"\xff\xd9"
+
+
+def jpeg_with_segments(extra: int, where: str = "header") -> bytes:
+    """A small JPEG with `extra` empty APP12 segments in its header (before the first
+    scan) or, progressive, between its first two scans."""
+    app12 = b"\xff\xec\x00\x02"
+    if where == "header":
+        data = jpeg(Image.new("RGB", (96, 72), (30, 120, 60)))
+        return data[:2] + app12 * extra + data[2:]
+    data = progressive_jpeg()
+    second = data.find(b"\xff\xda", data.find(b"\xff\xda") + 2)
+    return data[:second] + app12 * extra + data[second:]
+
+
+def png_with_chunks(extra: int, kind: bytes = b"prVt", where: str = "header") -> bytes:
+    """A small PNG with `extra` empty chunks of `kind` before its pixel data or after it."""
+    out = io.BytesIO()
+    Image.new("RGB", (96, 72), (30, 120, 60)).save(out, "PNG")
+    data = out.getvalue()
+    at = data.find(b"IDAT" if where == "header" else b"IEND") - 4
+    chunk = struct.pack(">I", 0) + kind + struct.pack(">I", zlib.crc32(kind))
+    return data[:at] + chunk * extra + data[at:]
+
+
+def webp_with_chunks(extra: int) -> bytes:
+    """A small WebP (VP8X, with EXIF) with `extra` empty unknown chunks after its VP8X."""
+    out = io.BytesIO()
+    Image.new("RGB", (96, 72), (30, 120, 60)).save(out, "WEBP", exif=Image.Exif().tobytes())
+    body = out.getvalue()[12:]
+    assert body[:4] == b"VP8X"
+    body = body[:18] + (b"JUNK" + struct.pack("<I", 0)) * extra + body[18:]
+    return b"RIFF" + struct.pack("<I", 4 + len(body)) + b"WEBP" + body
