@@ -127,8 +127,11 @@ class Lance(NamedTuple):
                 return self._bet(a.seat, a.n or 2, 1, f"envido {a.n}", ordago=False)
             if a.act == "ordago":
                 return self._bet(a.seat, 0, 1, "ordago", ordago=True)
-            why = "no bet has been made to raise: open with 'envido'" if a.act == "mas" else "there is no bet to answer"
-            raise IllegalError("act", f"{a.act!r} in {self.name}: {why}", a.act)
+            if a.act == "mas":
+                raise IllegalError("act", f"{a.act!r} in {self.name}: no bet has been made to raise: open with "
+                                   "'envido'", a.act, key="no_bet_to_raise", params={"lance": self.name})
+            raise IllegalError("act", f"{a.act!r} in {self.name}: there is no bet to answer", a.act,
+                               key="no_bet_to_answer", params={"lance": self.name, "act": a.act})
         if a.act == "quiero":
             return self._replace(status="accepted")
         if a.act == "no_quiero":  # the team's refusal: the partner may not overturn it (seed 004 art. 10)
@@ -137,12 +140,14 @@ class Lance(NamedTuple):
             queue = self.queue[1:]
             return self._replace(queue=queue, out=self.out | {a.seat}, status=None if queue else "refused")
         if self.ordago:
-            raise IllegalError("act", f"{a.act!r} in {self.name}: an ordago is answered 'quiero' or 'no_quiero'", a.act)
+            raise IllegalError("act", f"{a.act!r} in {self.name}: an ordago is answered 'quiero' or 'no_quiero'", a.act,
+                               key="ordago_answer", params={"lance": self.name})
         if a.act == "mas":
             return self._bet(a.seat, self.stake + (a.n or 0), self.stake, f"{a.n} more", ordago=False)
         if a.act == "ordago":
             return self._bet(a.seat, self.stake, self.stake, "ordago", ordago=True)
-        raise IllegalError("act", f"'envido' in {self.name}: a bet is on the table; raise it with 'mas'", a.act)
+        raise IllegalError("act", f"'envido' in {self.name}: a bet is on the table; raise it with 'mas'", a.act,
+                           key="bet_on_table", params={"lance": self.name})
 
     def _bet(self, seat: int, stake: int, agreed: int, words: str, *, ordago: bool) -> Lance:
         opponents = ((seat + 1) % 4, (seat + 3) % 4)  # in speaking order from the bettor
@@ -250,7 +255,7 @@ class HandState:
             f"{a.act!r} by seat {partner}: its partner, seat {refuser}, refused the bet in {lance} and a refusal "
             f"binds the team (seed 004 art. 10: « le partenaire de celui qui les prononce ne peut les "
             f"désavouer »); to refuse for one's own part only, leaving the partner to answer, say 'paso'",
-            a.act,
+            a.act, key="refusal_binds", params={"seat": partner, "refuser": refuser, "lance": lance},
         )
 
     def advance(self, a: Action) -> None:
@@ -269,13 +274,16 @@ class HandState:
 
     def _advance(self, a: Action) -> None:
         if self.phase in ("showdown", "over"):
-            why = "the betting is over" if self.phase == "showdown" else "the hand is over"
-            raise IllegalError("act", f"{a.act!r}: {why}; no more actions", a.act)
+            over = self.phase == "showdown"
+            why = "the betting is over" if over else "the hand is over"
+            raise IllegalError("act", f"{a.act!r}: {why}; no more actions", a.act,
+                               key="betting_over" if over else "hand_over")
         lance = self.lance
         if lance is None:
             return self._declare(a)
         if a.act == "declare":
-            raise IllegalError("act", f"'declare' during the betting of {lance.name}", a.act)
+            raise IllegalError("act", f"'declare' during the betting of {lance.name}", a.act,
+                               key="declare_in_betting", params={"lance": lance.name})
         if a.seat != lance.to_speak:
             raise self._out_of_turn(a.seat)
         partner = lance.queue[1] if a.act == "no_quiero" and len(lance.queue) > 1 else None
@@ -310,18 +318,23 @@ class HandState:
             why = f"seat {seat} takes no part in {lance.name}: it declared no {lance.name}"
             if (seat + 2) % 4 in lance.seats:
                 why += " and may not bet for its partner (seed 002 art. 19)"
+            key, params = "not_in_lance", {"seat": seat, "lance": lance.name}
         elif seat in lance.out:
             why = f"seat {seat} passed facing a bet (for its part) and is out of {lance.name}"
+            key, params = "out_of_lance", {"seat": seat, "lance": lance.name}
         else:
             why = f"seat {seat} is out of turn: seat {lance.to_speak} speaks"
-        return IllegalError("seat", why, seat)
+            key, params = "out_of_turn", {"seat": seat, "speaker": lance.to_speak}
+        return IllegalError("seat", why, seat, key=key, params=params)
 
     def _declare(self, a: Action) -> None:
         claim = self.phase.removesuffix("_declare")
         if a.act != "declare" or a.claim != claim:
-            raise IllegalError("act", f"{a.act!r}: each seat now declares whether it has {claim}", a.act)
+            raise IllegalError("act", f"{a.act!r}: each seat now declares whether it has {claim}", a.act,
+                               key="must_declare", params={"lance": claim})
         if a.seat != self.to_speak:
-            raise IllegalError("seat", f"seat {a.seat} is out of turn: seat {self.to_speak} declares", a.seat)
+            raise IllegalError("seat", f"seat {a.seat} is out of turn: seat {self.to_speak} declares", a.seat,
+                               key="out_of_turn", params={"seat": a.seat, "speaker": self.to_speak})
         self.declaring += (bool(a.holds),)
         if len(self.declaring) == 4:
             by_seat = [False] * 4

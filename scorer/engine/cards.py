@@ -41,11 +41,12 @@ class Card:
 
 
 def _not_a_card(text: Any) -> MalformedError:
+    why = {"key": "not_a_card", "params": {"text": text if isinstance(text, str) else short(text, 40)}}
     if not isinstance(text, str):
-        return MalformedError("", f"{text!r} is not a card (a card is a string such as '12o')", text)
+        return MalformedError("", f"{text!r} is not a card (a card is a string such as '12o')", text, **why)
     if text[:1] in ("8", "9") and text[1:] in ("", *SUITS):
-        return MalformedError("", f"{text!r} is not a card of the Mus deck (no 8s or 9s)", text)
-    return MalformedError("", f"{text!r} is not a card (rank 1-7, 10, 11, 12 then o, c, e or b)", text)
+        return MalformedError("", f"{text!r} is not a card of the Mus deck (no 8s or 9s)", text, **why)
+    return MalformedError("", f"{text!r} is not a card (rank 1-7, 10, 11, 12 then o, c, e or b)", text, **why)
 
 
 DECK: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in RANKS)
@@ -71,7 +72,8 @@ def parse_hands(obj: Any) -> tuple[Hand | None, ...]:
         if not isinstance(cards, list):
             raise MalformedError(f"hands[{s}]", f"{short(cards)} is not a list of four cards", cards)
         if len(cards) != 4:
-            raise IllegalError(f"hands[{s}]", f"{len(cards)} cards {short(cards)}: a hand has four", cards)
+            raise IllegalError(f"hands[{s}]", f"{len(cards)} cards {short(cards)}: a hand has four", cards,
+                               key="hand_of_four", params={"seat": s, "count": len(cards)})
         try:
             hands.append((BY_TEXT[cards[0]], BY_TEXT[cards[1]], BY_TEXT[cards[2]], BY_TEXT[cards[3]]))
         except (KeyError, TypeError):
@@ -95,8 +97,10 @@ def _check_duplicates(obj: list[list[str] | None]) -> None:
             where, card = f"hands[{s}][{i}]", BY_TEXT[text]
             if card.suit is not None:
                 if text in seen:
-                    raise IllegalError(where, f"{text!r} is already dealt at {seen[text]}: the same card twice", text)
+                    raise IllegalError(where, f"{text!r} is already dealt at {seen[text]}: the same card twice", text,
+                                       key="card_twice", params={"card": text})
                 seen[text] = where
             per_rank[card.rank] = count = per_rank.get(card.rank, 0) + 1
             if count > 4:
-                raise IllegalError(where, f"{text!r} is a fifth card of rank {card.rank} (the deck has four)", text)
+                raise IllegalError(where, f"{text!r} is a fifth card of rank {card.rank} (the deck has four)", text,
+                                   key="fifth_of_rank", params={"card": text, "rank": card.rank})

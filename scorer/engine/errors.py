@@ -20,13 +20,39 @@ def short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-class MusError(ValueError):
-    """A refused input. `field` is a path such as `bets.grande[3].act` (or `""`)."""
+KEYS = frozenset({
+    # a word said at the table (a live hand, or a record's bets replayed)
+    "out_of_turn", "not_in_lance", "out_of_lance", "betting_over", "hand_over", "declare_in_betting",
+    "must_declare", "no_bet_to_raise", "no_bet_to_answer", "ordago_answer", "bet_on_table", "refusal_binds",
+    # the cards shown
+    "not_a_card", "card_twice", "fifth_of_rank", "hand_of_four", "cards_needed",
+    # a hand record, a match file
+    "lance_over", "betting_unfinished", "lance_not_bet", "claim_unknown", "score_differs", "match_won",
+})
+"""The `key`s a refusal may carry: why, stable, for whoever says it in another language."""
 
-    def __init__(self, field: str, reason: str, value: Any = None) -> None:
+SEAT_PARAMS = ("seat", "speaker", "refuser")
+"""The `params` that name a seat (0..3): a page says the player sitting there."""
+
+
+class MusError(ValueError):
+    """A refused input. `field` is a path such as `bets.grande[3].act` (or `""`).
+
+    `key` (one of `KEYS`) and `params`, where given, say why in a stable key and the
+    values it speaks of (lances, acts and cards as the records write them, seats as
+    numbers: `SEAT_PARAMS`), so that a page can say it in its reader's language; the
+    message (`reason`, `str(err)`) stays English. Refusals of a record's shape (a wrong
+    type, an unknown key) have none."""
+
+    def __init__(self, field: str, reason: str, value: Any = None, *, key: str | None = None,
+                 params: dict[str, Any] | None = None) -> None:
+        if key is not None and key not in KEYS:
+            raise ValueError(f"key: {key!r} is not one of KEYS")
         self.field = field
         self.reason = reason
         self.value = value
+        self.key = key
+        self.params = dict(params or {})
         super().__init__(f"{field}: {reason}" if field else reason)
 
     def under(self, prefix: str) -> MusError:
@@ -34,7 +60,11 @@ class MusError(ValueError):
         if not prefix:
             return self
         field = f"{prefix}.{self.field}" if self.field else prefix
-        return type(self)(field, self.reason, self.value)
+        return self.moved(field)
+
+    def moved(self, field: str) -> MusError:
+        """The same error (class, value, key and params) at another `field`."""
+        return type(self)(field, self.reason, self.value, key=self.key, params=self.params)
 
 
 class MalformedError(MusError):

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from .errors import IllegalError, MalformedError, MusError, json_problem
+from .errors import IllegalError, MalformedError, MusError, json_problem, short
 from .rules import Rules
 from .settle import settle
 
@@ -26,12 +26,17 @@ HAND_FORMAT = "mus-hand/1"
 def _at_line(err: MusError, line: int) -> MusError:
     """The same error with its line number in front of the field: `line 3: hands[0][1]: ...`.
 
-    The new error keeps the class, `value` and `reason`; `line` is the line number and
-    `original` the error as the line alone gave it."""
-    new = type(err)(f"line {line}: {err.field}" if err.field else f"line {line}", err.reason, err.value)
+    The new error keeps the class, `value`, `reason`, `key` and `params`; `line` is the
+    line number and `original` the error as the line alone gave it."""
+    new = err.moved(f"line {line}: {err.field}" if err.field else f"line {line}")
     new.line = line  # type: ignore[attr-defined]
     new.original = err  # type: ignore[attr-defined]
     return new
+
+
+def _is_score(value: Any) -> bool:
+    """Whether `value` reads as a score: two whole numbers (said as they are, not quoted)."""
+    return isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value)
 
 
 class Match:
@@ -81,14 +86,18 @@ class Match:
             raise MalformedError("", f"a hand is a JSON object, not {type(hand).__name__}", hand)
         if self.winner is not None:
             raise IllegalError(
-                "", f"the match is over: {self.teams[self.winner]} won {self.vacas[0]}-{self.vacas[1]}"
+                "", f"the match is over: {self.teams[self.winner]} won {self.vacas[0]}-{self.vacas[1]}",
+                key="match_won", params={"team": self.teams[self.winner]},
             )
         fmt = hand.get("format", HAND_FORMAT)
         if fmt != HAND_FORMAT:
             raise MalformedError("format", f"{fmt!r} is not {HAND_FORMAT!r}", fmt)
         record = dict(hand)
         if "score" in hand and hand["score"] != self.score:
-            raise IllegalError("score", f"{hand['score']!r} differs from the match score {self.score!r}", hand["score"])
+            given = hand["score"]
+            raise IllegalError("score", f"{given!r} differs from the match score {self.score!r}", given,
+                               key="score_differs", params={"given": given if _is_score(given) else short(given, 40),
+                                                            "score": list(self.score)})
         record["score"] = list(self.score)
         mine = self.rules.to_json()
         if "rules" in hand and hand["rules"] is not None:

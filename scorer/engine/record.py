@@ -121,6 +121,7 @@ def _declarations(claim: str, declared: dict, values: tuple[HandValue | None, ..
                 raise MalformedError(
                     f"declared.{claim}[{seat}]",
                     f"seat {seat}'s {claim} is unknown: no declaration recorded and no cards shown", None,
+                    key="claim_unknown", params={"seat": seat, "lance": claim},
                 )
             holds = bool(value.pares_kind if claim == "pares" else value.juego)
         out.append(holds)
@@ -150,16 +151,19 @@ def _replay(
                 if state.phase != phase:  # the lance is over: only an echo of the team's refusal may follow
                     if not state.is_echo(lance[-1]):
                         raise state.overturn_error(lance[-1]) or IllegalError(
-                            "", f"{short(action)}: the betting of {phase} is over", action)
+                            "", f"{short(action)}: the betting of {phase} is over", action,
+                            key="lance_over", params={"lance": phase})
                 state.advance(lance[-1])
             except MusError as err:
                 raise err.under(f"bets.{phase}[{i}]") from None
         checked[phase] = tuple(lance)
         if state.phase == phase:
-            raise IllegalError(f"bets.{phase}", f"the betting is unfinished: seat {state.to_speak} to speak", None)
+            raise IllegalError(f"bets.{phase}", f"the betting is unfinished: seat {state.to_speak} to speak", None,
+                               key="betting_unfinished", params={"lance": phase, "speaker": state.to_speak})
     for name in bets:
         if name not in checked:
-            raise IllegalError(f"bets.{name}", f"{name} is not bet in this hand ({_why_unplayed(state, name)})", name)
+            raise IllegalError(f"bets.{name}", f"{name} is not bet in this hand ({_why_unplayed(state, name)})", name,
+                               key="lance_not_bet", params={"lance": name})
     return {name: actions for name, actions in checked.items() if actions}
 
 

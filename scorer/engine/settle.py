@@ -201,7 +201,8 @@ def _count_ordago(c: _Count, done: Done, best: int | None, entry: dict[str, Any]
     if best is None:
         seats = c.holding.get("juego" if done.name == "punto" else done.name, c.st.order)
         if any(c.values[s] is None for s in seats if s not in done.out):
-            raise MalformedError("hands", f"the cards are needed to decide the ordago accepted in {done.name}", None)
+            raise MalformedError("hands", f"the cards are needed to decide the ordago accepted in {done.name}", None,
+                                 key="cards_needed", params={"lance": done.name})
         return  # no seat of the lance holds what it declared: nobody wins the órdago
     team = best % 2
     stones = c.target - c.score[team]
