@@ -1232,13 +1232,23 @@ def test_a_typed_team_list_refused_says_why_as_a_key_every_language_has(client, 
 
 
 def test_every_reason_is_documented_and_said_in_every_language(client) -> None:
+    """Every reason (the store's and the engine's) is in the OpenAPI enum and has its own
+    words in each language (not English standing in), which speak of the same params."""
+    import string
+
+    from scorer.engine.errors import KEYS
     from scorer.storage.tables import REASONS, StoreError
     from web import i18n
 
     doc = client.get("/api/openapi.json").json
     assert set(doc["components"]["schemas"]["Error"]["properties"]["error"]["properties"]["reason"]["enum"]) == REASONS
+    assert KEYS <= REASONS
     for reason in REASONS:
+        spoken = {}
         for lang in i18n.LANGS:
-            assert f"why.{reason}" in i18n.strings(lang), (lang, reason)
+            text = i18n._TABLES[lang].get(f"why.{reason}")
+            assert text, (lang, reason)
+            spoken[lang] = {name for _, name, _, _ in string.Formatter().parse(text) if name}
+        assert all(names == spoken["en"] for names in spoken.values()), (reason, spoken)
     with pytest.raises(ValueError):
         StoreError(422, "invalid", "x", "teams", "no_such_reason")

@@ -31,6 +31,7 @@ from scorer.storage.tables import (
     check_client_id,
     check_header,
     check_known,
+    engine_why,
     photo_digest,
     same,
 )
@@ -711,12 +712,13 @@ def _import_lines() -> tuple[dict[str, Any], list[dict[str, Any]]]:
                        f"line {first_line}")
     try:
         header = check_header(head)
-    except StoreError as exc:
-        raise ApiError(422, "invalid", f"line {first_line}: {exc.message}", f"line {first_line}") from None
+    except StoreError as exc:  # a name refused says why as at a table's creation
+        raise ApiError(422, "invalid", f"line {first_line}: {exc.message}", f"line {first_line}",
+                       reason=exc.reason, params=exc.params) from None
     try:
         engine.Match.from_lines(lines)
     except engine.MusError as exc:
-        raise ApiError(422, "invalid", str(exc), exc.field or None) from None
+        raise ApiError(422, "invalid", str(exc), exc.field or None, **engine_why(exc, header["players"])) from None
     except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:  # input the engine did not foresee
         current_app.logger.warning("import: the engine could not read the file: %r", exc)
         raise ApiError(422, "invalid", f"the file could not be read as mus-match/1 ({exc})", None) from None

@@ -40,11 +40,13 @@ HTTP_CODES = {
 class ApiError(StoreError):
     """An API refusal: HTTP status, a stable code, a message for people, the field at fault
     (the store's refusals have the same shape, and one handler answers both); `problems`,
-    where several inputs are refused at once, each of them as an `ApiError`."""
+    where several inputs are refused at once, each of them as an `ApiError`; `reason` and
+    `params` as a `StoreError`'s (a key of `REASONS`, for a page to say in its language)."""
 
     def __init__(self, status: int, code: str, message: str, field: str | None = None,
-                 problems: list[ApiError] | None = None) -> None:
-        super().__init__(status, code, message, field)
+                 problems: list[ApiError] | None = None, reason: str | None = None,
+                 params: dict[str, Any] | None = None) -> None:
+        super().__init__(status, code, message, field, reason, params)
         self.problems = problems
 
 

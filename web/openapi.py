@@ -212,11 +212,14 @@ SCHEMAS: dict[str, Any] = {
                         "in its middle (`… (N characters in all) …`), so that both ends show"},
             "field": {"type": ["string", "null"]},
             "reason": {"type": "string", "description": "why, as a stable key, where a refusal of something a "
-                       "person typed has one (a tournament's team named twice, say): a page says it in its "
+                       "person typed or said has one (a tournament's team named twice, a word out of turn, a "
+                       "card shown twice, a match file's hand that breaks the rules): a page says it in its "
                        "reader's language; `message` stays English",
                        "enum": sorted(REASONS)},
-            "params": {"type": "object", "description": "the values `reason` speaks of (`name`, `same`, "
-                       "`limit`, `max`)"},
+            "params": {"type": "object", "description": "the values `reason` speaks of: `name`, `same`, "
+                       "`limit`, `max` (names); `lance`, `act`, `card` as the records write them, `rank`, "
+                       "`count`, `team`, `given` and `score` (two numbers), `text`; `seat`, `speaker`, "
+                       "`refuser` (0..3), each with its player's name beside it (`seat_name`, ...)"},
             "problems": {"type": "array", "description": "where several inputs are refused at once (a deck's "
                          "photos): each one's refusal, in this same shape; the error itself is the first's, its "
                          "message naming them all", "items": {"type": "object", "properties": {

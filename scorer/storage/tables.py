@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scorer import engine
+from scorer.engine.errors import KEYS as ENGINE_KEYS
+from scorer.engine.errors import SEAT_PARAMS
 from scorer.engine.standings import invisible, team_key
 from scorer.storage.db import Database
 
@@ -38,8 +40,9 @@ HEADER_KEYS = ("teams", "players", "rules", "esku")  # what POST /api/tables tak
 
 
 REASONS = frozenset({"blank_name", "name_too_long", "named_twice", "named_again", "team_count", "bad_start",
-                     "bad_every_days"})
-"""The `reason` keys a refusal may carry (`StoreError`); a page says each in its language."""
+                     "bad_every_days", "lances_started", "no_showdown_yet"}) | ENGINE_KEYS
+"""The `reason` keys a refusal may carry (`StoreError`); a page says each in its language.
+The engine's refusals bring theirs (`scorer.engine.errors.KEYS`, `engine_why`)."""
 
 
 class StoreError(Exception):
@@ -59,6 +62,20 @@ class StoreError(Exception):
         self.field = field
         self.reason = reason
         self.params = params
+
+
+def engine_why(exc: engine.MusError, players: list[str] | tuple[str, ...]) -> dict[str, Any]:
+    """The `reason` and `params` of an engine refusal, as `StoreError` takes them ({} where
+    it has none): each seat the params name (`scorer.engine.errors.SEAT_PARAMS`) has its
+    player's name beside it, `<param>_name`, for the page to say."""
+    if exc.key is None:
+        return {}
+    params = dict(exc.params)
+    for name in SEAT_PARAMS:
+        seat = params.get(name)
+        if type(seat) is int and 0 <= seat < len(players):
+            params[f"{name}_name"] = players[seat]
+    return {"reason": exc.key, "params": params}
 
 
 def _dumps(obj: Any) -> str:
@@ -507,7 +524,8 @@ class TableStore:
                 out = change(rt)
             except engine.MusError as exc:  # the engine changes nothing when it refuses
                 code = "illegal" if isinstance(exc, engine.IllegalError) else "invalid"
-                raise StoreError(422, code, str(exc), exc.field or None) from None
+                raise StoreError(422, code, str(exc), exc.field or None,
+                                 **engine_why(exc, rt.header.get("players") or ())) from None
             except StoreError:
                 raise
             except BaseException:
@@ -608,7 +626,8 @@ class TableStore:
         def change(rt: Runtime) -> dict[str, Any]:
             live = _require_live(rt)
             if live.log:
-                raise StoreError(422, "illegal", "mus: the lances have started; no more mus this hand", "mus")
+                raise StoreError(422, "illegal", "mus: the lances have started; no more mus this hand", "mus",
+                                 "lances_started")
             return {"live": live, "mus_rounds": rt.mus_rounds + 1}
 
         return self.write(table_id, client_id, version, "mus", change)
@@ -677,7 +696,8 @@ class TableStore:
         def change(rt: Runtime) -> dict[str, Any]:
             live = _require_live(rt)
             if live.phase not in ("showdown", "over"):
-                raise StoreError(422, "illegal", f"phase: the hand is still in {live.phase}; no showdown yet", "phase")
+                raise StoreError(422, "illegal", f"phase: the hand is still in {live.phase}; no showdown yet", "phase",
+                                 "no_showdown_yet")
             cited = None
             if photo_id is not None:  # the showdown's first photo is the one the hand cites
                 try:

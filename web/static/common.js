@@ -27,7 +27,7 @@ export class ApiError extends Error {
   // The reason the server gave, in the page's language, or "".
   get why() {
     const key = this.reason && `why.${this.reason}`;
-    return key && key in STRINGS ? t(key, this.params) : "";
+    return key && key in STRINGS ? t(key, sayParams(this.params)) : "";
   }
   // The user's words for this error: the reason alone where there is one (a name typed
   // twice is no request "not understood"), else the code's words, then the server's detail.
@@ -38,6 +38,21 @@ export class ApiError extends Error {
     if (!(key in STRINGS)) return this.message || t("err.generic");
     return this.detail ? `${t(key)} (${this.detail})` : t(key);
   }
+}
+
+// A reason's params as the page says them: a lance, an act or a card (as the records
+// write them: "grande", "no_quiero", "12o") in the page's words, a rank by its name, a
+// score ([12, 5]) as "12–5"; the rest (names, counts) as they are.
+function sayParams(params) {
+  const out = {};
+  for (const [k, v] of Object.entries(params || {})) {
+    const named = { lance: `lance.${v}`, act: `act.${v}`, rank: `rank.${v}` }[k];
+    if (named && named in STRINGS) out[k] = t(named);
+    else if (k === "card" && typeof v === "string") out[k] = cardName(v);
+    else if (Array.isArray(v)) out[k] = v.join("–");
+    else out[k] = v;
+  }
+  return out;
 }
 
 // Codes whose message names the field at fault or the rule broken: "That was not

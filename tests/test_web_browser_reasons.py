@@ -1,0 +1,47 @@
+"""An engine refusal said in the page's language in a real browser (Debian's Chromium,
+Playwright, the real app on 127.0.0.1): a match file whose hand shows a card twice,
+imported from a Spanish page, is told in Spanish with the card's Spanish name.
+
+Without Chromium this test skips, unless `CI` is set: then it fails.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+from tests.test_web_browser_table import _need_browser, browser, phone  # noqa: E402, F401 (browser: a fixture)
+from web.testing import LiveServer, until  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def server():
+    _need_browser()
+    srv = LiveServer({})
+    yield srv
+    srv.stop()
+
+
+def test_a_card_twice_in_an_imported_file_is_said_in_spanish(server, browser, tmp_path) -> None:  # noqa: F811
+    from web import i18n
+
+    hands = [["12o", "4o", "5o", "6o"], ["12o", "4c", "5c", "6c"], ["1e", "4e", "5e", "6e"], ["1b", "4b", "5b", "6b"]]
+    bad = tmp_path / "twice.jsonl"
+    bad.write_text(json.dumps({"format": "mus-match/1"}) + "\n" + json.dumps({"hands": hands}) + "\n", encoding="utf-8")
+    ctx = phone(browser, "es")
+    try:
+        page = ctx.new_page()
+        page.goto(server.url + "/")
+        page.click("details.import summary")
+        page.set_input_files("#import-match input[type=file]", str(bad))
+        page.click("#import-match button[type=submit]")
+        until(page, "() => document.getElementById('toast').textContent.includes('2')")
+        card = i18n.t("es", "card.of", rank=i18n.t("es", "rank.12"), suit=i18n.t("es", "suit.o"))
+        why = i18n.t("es", "why.card_twice", card=card)
+        assert page.inner_text("#toast") == f"{i18n.t('es', 'err.file_line', n=2)} ({why})"
+        assert "Rey de oros" in why and "twice" not in page.inner_text("#toast")
+    finally:
+        ctx.close()
