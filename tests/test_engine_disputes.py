@@ -39,6 +39,17 @@ def test_false_pares_partner_without_bets_annulled_opponents_count_theirs():
     assert s["lances"]["pares"] == {"best": 1, "team": 1, "status": "accepted", "stake": 0, "stones": 1}
 
 
+def test_a_deje_to_one_team_and_a_dispute_to_the_other_in_one_lance():
+    """Seat 0's false pares bet and refused: the deje paid to team 0 stands (points drawn are
+    not taken back, seed 002 art. 5 and 21); its bets annulled, team 1 count their pares.
+    The lance's entry sums both (its `stones`, "all it scored") under the last to score;
+    the events say who got what."""
+    s = settle(rec(P1, {"pares": seq(0, "envido", 1, "no_quiero")}, declared={"pares": [True, True, False, False]}))
+    pares = [(e["team"], e["stones"], e["why"]) for e in s["events"] if e["lance"] == "pares"]
+    assert pares == [(0, 1, "deje: envido refused"), (1, 1, "false pares of seat 0 (seed 004 art. 13a): seat 1 pareja")]
+    assert s["lances"]["pares"] == {"best": 1, "team": 1, "status": "refused", "stake": 1, "stones": 2}
+
+
 def test_false_pares_flags_the_bet_of_a_seat_with_neither_pares_nor_juego():
     s = settle(rec(P1, {"pares": seq(0, "envido", 1, "quiero")}, declared={"pares": [True, True, False, False]}))
     assert disputes(s) == [(0, "pares", "false_declaration", "seed 004 art. 13a"),

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from scorer import engine
 from web import create_app
 
 pytestmark = pytest.mark.webapi  # `-k web` selects the backend's tests too
@@ -1525,6 +1526,39 @@ def test_undoing_an_imported_hand_brings_back_what_it_recorded(client) -> None:
     assert showdown(client, t, IMPORTED["hands"]).status_code == 200
     again = state(client, t)["hands"][0]
     assert again["record"] == before["record"] and again["settlement"] == before["settlement"]
+
+
+def test_an_imported_hand_whose_esku_is_null_takes_the_turns_esku(client, tmp_path) -> None:
+    """`"esku": null` in a match file's hand line is the turn's esku, as a line without it:
+    stored, answered and exported with that seat (a valid mus-hand/1), and undone with its
+    words and its deje (it came back with none, and said esku chosen)."""
+    t = import_match(client, {**IMPORTED, "esku": None})  # the header's esku: 0
+    s = state(client, t)
+    assert s["hands"][0]["record"]["esku"] == 0
+    engine.settle(s["hands"][0]["record"])  # the engine's own reader takes what is answered
+    lines = client.get(f"/api/tables/{t['id']}/export", headers=t["auth"]).data.decode().splitlines()
+    assert json.loads(lines[1])["esku"] == 0
+    r = undo(client, t)
+    assert r.status_code == 200, r.json
+    cur = r.json["current"]
+    assert cur["esku"] == 0 and not cur["esku_chosen"] and cur["phase"] == "showdown"
+    assert cur["log"][:3] == IMPORTED["bets"]["grande"]
+    assert cur["score"] == [1, 0]  # the grande's deje, paid again
+
+
+def test_a_null_esku_stored_by_an_older_import_is_read_as_the_turns(tmp_path) -> None:
+    c1, t, another_app = on_a_database_file(tmp_path)
+    to_showdown(c1, t)
+    showdown(c1, t)
+    store = c1.application.extensions["mus_store"]
+    with store.db.write() as conn:
+        row = conn.execute("SELECT record FROM hands WHERE table_id = ?", (t["id"],)).fetchone()
+        conn.execute("UPDATE hands SET record = ? WHERE table_id = ?",
+                     (json.dumps({**json.loads(row["record"]), "esku": None}), t["id"]))
+    c2 = another_app()
+    assert state(c2, t)["hands"][0]["record"]["esku"] == 0
+    r = undo(c2, t)
+    assert r.status_code == 200 and r.json["current"]["log"] and not r.json["current"]["esku_chosen"], r.json
 
 
 def test_undoing_an_imported_hand_that_records_only_cards(client) -> None:

@@ -403,6 +403,8 @@ class TableStore:
         hands, logs = [], []
         for h in conn.execute("SELECT * FROM hands WHERE table_id = ? ORDER BY n", (table_id,)):
             record = _with_hand_rules(json.loads(h["record"]), rules)
+            if record.get("esku") is None:  # an import stored its null before the forty-fifth session
+                record["esku"] = match.state()["esku"]
             match.play(_without_score(record))
             hands.append(
                 {"n": h["n"], "record": record, "settlement": json.loads(h["settlement"]), "photo_id": h["photo_id"]}
@@ -470,7 +472,8 @@ class TableStore:
         for i, rec in enumerate(records, start=1):
             st = match.state()
             full = _with_hand_rules(_without_score(rec), rules)
-            full.setdefault("esku", st["esku"])
+            if full.get("esku") is None:  # left out or null: the turn's (HAND-RECORD.md "A match")
+                full["esku"] = st["esku"]
             full["score"] = list(st["score"])
             settlement = match.play(_without_score(full))
             hands.append({"n": i, "record": full, "settlement": settlement, "photo_id": None})
