@@ -322,3 +322,21 @@ def test_every_rule_the_engine_cites_names_its_rulebook_in_words(lang: str) -> N
         for art in re.findall(r"art\. (\w+)", rule):
             assert art in text, (rule, text)
     assert rule_text("a club's own rule 7", lang) == "a club's own rule 7"  # not the engine's: kept as given
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_dispute_in_a_sentence_is_the_count_lines(lang: str) -> None:
+    """dispute_text is the sentence after the count's "Dispute:", in every language; a kind
+    without words in a lance is "a contradiction with the cards", in the reader's language;
+    without a lance, its message as given; a seat that is not one is "?"."""
+    from scorer.engine.explain import dispute_text, words
+
+    record, settlement = _two_false_pares()
+    out = explain(settlement, record, PLAYERS, lang, TEAMS)
+    said = [f"{words(lang)['dispute']}: {dispute_text(d, PLAYERS, lang)}" for d in settlement["disputes"]]
+    assert said and out[-len(said):] == said
+    other = dispute_text({"seat": 1, "lance": "juego", "kind": "new_kind"}, PLAYERS, lang)
+    assert other == words(lang)["dispute_other"].format(p="Bixente", l=words(lang)["juego"].lower())
+    assert dispute_text({"seat": 2, "message": "declared juego without it"}, PLAYERS, lang) == "Iker: declared juego without it"
+    for seat in (True, 4, -1, "1", None):
+        assert dispute_text({"seat": seat, "lance": "pares", "kind": "undeclared"}, PLAYERS, lang).startswith("?")

@@ -12,6 +12,10 @@ event's `why` (English, for machines) only the kind is read: `deje: ...` for a d
 and the cards. A dispute's `effect` (English too) is read clause by clause as facts (bets
 annulled, who counts what, reported only, an órdago annulled...), said again in the
 reader's language; an effect the engine never says is left to English readers.
+
+`dispute_text(dispute, players, lang)` is a dispute's sentence, the one the count's
+"Dispute:" line says and the pages show; the table page's script says it word for word
+the same from the same word tables and `grammar()` (web/static/dispute.js).
 """
 
 from __future__ import annotations
@@ -23,7 +27,8 @@ from typing import Any
 from .cards import Card
 from .evaluate import PARES_NAMES, HandValue, evaluate
 
-__all__ = ["LANGS", "explain", "format_score", "amarrakos_words", "rule_text", "words"]
+__all__ = ["LANGS", "explain", "format_score", "amarrakos_words", "dispute_text", "effect_words", "grammar",
+           "rule_text", "words"]
 
 LANGS = ("en", "es", "eu", "fr")
 
@@ -36,6 +41,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "dispute_false_declaration": "{p} declared {l} without holding it",
         "dispute_undeclared": "{p} held {l} without declaring it",
         "dispute_bet_for_partner": "{p} bet at {l} holding neither pares nor juego",
+        "dispute_other": "{p}, {l}: a contradiction with the cards",
         "rule_book_002": "Euskal Herria championship rules", "rule_book_004": "club rules",
         "rule_art": "{b} art. {n}", "rule_app": "the app's ruling, as {r}", "rule_over": "{r}, rather than {o}",
         "grande": "Grande", "chica": "Chica", "pares": "Pares", "juego": "Juego", "punto": "Punto",
@@ -72,6 +78,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "dispute_false_declaration": "{p} dijo {l} sin tenerlo",
         "dispute_undeclared": "{p} tenía {l} sin declararlo",
         "dispute_bet_for_partner": "{p} apostó a {l} sin pares ni juego",
+        "dispute_other": "{p}, {l}: lo dicho no casa con las cartas",
         "rule_book_002": "reglamento del campeonato de Euskal Herria", "rule_book_004": "reglamento de club",
         "rule_art": "{b} art. {n}", "rule_app": "criterio de la app, como {r}", "rule_over": "{r}, antes que {o}",
         "grande": "Grande", "chica": "Chica", "pares": "Pares", "juego": "Juego", "punto": "Punto",
@@ -108,6 +115,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "dispute_false_declaration": "{p}: {l} baduela esan du, baina ez du",
         "dispute_undeclared": "{p}: {l} badu, aitortu gabe",
         "dispute_bet_for_partner": "{p}: {l} apustua egin du, ez pareak ez jokoa izan gabe",
+        "dispute_other": "{p}, {l}: esandakoa ez dator bat kartekin",
         "rule_book_002": "Euskal Herriko Mus Txapelketaren araudia", "rule_book_004": "klub-araudia",
         "rule_art": "{b} {n}. art.", "rule_app": "aplikazioaren erabakia, {r} bezala", "rule_over": "{r}, {o} baino lehen",
         "grande": "Handia", "chica": "Txikia", "pares": "Pareak", "juego": "Jokoa", "punto": "Puntua",
@@ -144,6 +152,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "dispute_false_declaration": "{p} a annoncé {l} à tort",
         "dispute_undeclared": "{p} avait {l} sans l'annoncer",
         "dispute_bet_for_partner": "{p} a misé aux {l} sans paires ni jeu",
+        "dispute_other": "{p}, {l} : ce qui a été dit ne colle pas aux cartes",
         "rule_book_002": "règlement du championnat d'Euskal Herria", "rule_book_004": "règlement de club",
         "rule_art": "{b} art. {n}", "rule_app": "décision de l'appli, comme {r}", "rule_over": "{r}, plutôt que {o}",
         "grande": "Grand", "chica": "Petit", "pares": "Paires", "juego": "Jeu", "punto": "Point",
@@ -297,7 +306,34 @@ def words(lang: str) -> dict[str, str]:
         raise ValueError(f"lang: {lang!r} is not one of {', '.join(LANGS)}") from None
 
 
-_RULE_REF = re.compile(r"seed (\d{3}) art\. (\w+)")
+def effect_words(lang: str) -> dict[str, str]:
+    """What a dispute did, one sentence per fact of its `effect`, in `lang` (`ValueError`
+    for an unknown language)."""
+    words(lang)
+    return _EFFECT_WORDS[lang]
+
+
+# How a dispute's `rule` is read: its rulebooks' articles, the app's ruling, one rule over another.
+_RULE_REF = re.compile(r"seed (\d{3}) art\. (\w+)", re.ASCII)
+_RULE_APP = re.compile(r"engine ruling \(as (.+)\)", re.ASCII)
+_RULE_OVER = ", over "
+
+
+def grammar() -> dict[str, Any]:
+    """How a dispute is read, for another reader of the same words (the table page's
+    script, web/static/dispute.js, with the word tables in the page's strings): the lances
+    named in words, the patterns of a `rule` (`rule_ref` anywhere, `rule_app` whole, then
+    `rule_over` splitting it) and each clause of an `effect` with the key of its fact
+    (`{l}` filled from the match). Python's syntax, with ASCII classes (`\\d`, `\\w`), as a
+    browser reads them once `(?P<name>` is `(?<name>`; `rule_app` and the effects match a
+    whole text."""
+    return {
+        "lances": list(_LANCES),
+        "rule_ref": _RULE_REF.pattern,
+        "rule_app": _RULE_APP.pattern,
+        "rule_over": _RULE_OVER,
+        "effects": [[pattern, key] for pattern, key in _EFFECT_FACTS],
+    }
 
 
 def rule_text(rule: str, lang: str = "en") -> str:
@@ -314,10 +350,10 @@ def rule_text(rule: str, lang: str = "en") -> str:
 
     if not isinstance(rule, str):
         return str(rule)
-    m = re.fullmatch(r"engine ruling \(as (.+)\)", rule)
+    m = _RULE_APP.fullmatch(rule)
     if m:
         return w["rule_app"].format(r=refs(m.group(1)))
-    first, sep, over = rule.partition(", over ")
+    first, sep, over = rule.partition(_RULE_OVER)
     if sep:
         return w["rule_over"].format(r=refs(first), o=refs(over))
     return refs(rule)
@@ -549,19 +585,32 @@ def explain(
         adentro = settlement.get("adentro") or [s >= target - 5 for s in score]
         lines.extend(w["adentro"].format(t=tname(t), s=score[t]) for t in (0, 1) if adentro[t])
     for dispute in settlement.get("disputes") or []:
-        lines.append(f"{w['dispute']}: {_dispute_text(dispute, players, lang)}")
+        lines.append(f"{w['dispute']}: {dispute_text(dispute, players, lang)}")
     return lines
 
 
-def _dispute_text(dispute: Any, players: Sequence[str], lang: str) -> str:
-    """A dispute in a sentence: who said or held what, the rule, and what it did."""
+def _name(players: Sequence[str], seat: Any) -> str:
+    """The name of seat `seat` (a whole number from 0), or "?"."""
+    ok = isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(players)
+    return str(players[seat]) if ok else "?"
+
+
+def dispute_text(dispute: Any, players: Sequence[str], lang: str = "en") -> str:
+    """A dispute (HAND-RECORD.md: seat, lance, kind, rule, effect) in a sentence in `lang`:
+    who said or held what, the rule applied (`rule_text`) and what it did (its `effect`,
+    fact by fact). Its one composition in Python: the count in words (`explain`, the CLI)
+    and the pages say it so; the table page's script (web/static/dispute.js) says it word
+    for word the same from the same tables (`words`, `effect_words`) and `grammar()`.
+
+    A kind without words, in a lance, is `dispute_other` ("a contradiction with the
+    cards"); without a lance, the dispute's `message` or kind as given."""
     if not isinstance(dispute, dict):
         return str(dispute)
     w = words(lang)
-    seat, lance, kind = dispute.get("seat"), dispute.get("lance"), dispute.get("kind")
-    who = players[seat] if isinstance(seat, int) and 0 <= seat < 4 else "?"
-    key = f"dispute_{kind}"
-    if key in w and lance in _LANCES:
+    lance, kind = dispute.get("lance"), dispute.get("kind")
+    who = _name(players, dispute.get("seat"))
+    if lance in _LANCES:
+        key = f"dispute_{kind}" if isinstance(kind, str) and f"dispute_{kind}" in w else "dispute_other"
         text = w[key].format(p=who, l=w[lance].lower())
     else:
         text = f"{who}: {dispute.get('message') or kind or ''}".rstrip(": ")
@@ -581,7 +630,7 @@ def _effect_facts(effect: Any) -> list[tuple[str, dict[str, str]]] | None:
     facts = []
     for clause in effect.split("; "):
         for pattern, key in _EFFECT_FACTS:
-            m = re.fullmatch(pattern, clause.strip())
+            m = re.fullmatch(pattern, clause.strip(), re.ASCII)
             if m:
                 fields = {k: v for k, v in m.groupdict().items() if v is not None}
                 facts.append((key.format(**fields), fields))
@@ -602,5 +651,5 @@ def _effect_text(effect: Any, players: Sequence[str], lang: str) -> str:
     for key, fields in facts:
         lance = fields.get("o")
         said.append(table[key].format(o=w[lance].lower() if lance in _LANCES else lance or "",
-                                      p=players[int(fields["s"])] if "s" in fields else ""))
+                                      p=_name(players, int(fields["s"])) if "s" in fields else ""))
     return "; ".join(said)
