@@ -19,7 +19,7 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-from scorer.engine.explain import rule_text  # noqa: E402
+from scorer.engine.explain import dispute_text, rule_text  # noqa: E402
 from web.testing import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -1045,8 +1045,8 @@ def test_an_undone_showdown_comes_back_with_its_photo_and_its_corrected_cards(br
 def test_a_dispute_is_said_in_words_in_the_pages_language(server, browser):
     """Bixente holds medias and Maite a pair of ases, yet both say "no pares": the count
     says each dispute in the page's words, once, in its place among the count's lines; while
-    the count in words is not here (its request failed), below the events, in words too.
-    Never the dispute's JSON."""
+    the count in words is not here (its request failed), below the events, in words too:
+    the same sentence, rule and effect, word for word. Never the dispute's JSON."""
     api = Api(server.url)
     hands = [["12o", "12c", "1e", "5b"], ["7o", "7c", "7e", "10b"], ["2o", "4c", "6e", "11b"], ["1o", "1c", "5e", "6o"]]
     said = {"pares": [True, False, False, False], "juego": [False] * 4}
@@ -1078,15 +1078,79 @@ def test_a_dispute_is_said_in_words_in_the_pages_language(server, browser):
             assert page.inner_text("#settlement .disputes h3") == title
             assert len(below) == len(disputes) and below[0].startswith(words), below
             # the rule named as the engine's count in words names it: the rulebook, never "seed 002"
-            assert below[0] == f"{words} ({rule_text(disputes[0]['rule'], lang)})" and "seed" not in below[0], below
+            assert f"{words} ({rule_text(disputes[0]['rule'], lang)}): " in below[0] and "seed" not in below[0], below
+            # and what it did: the sentence the count in words says, word for word
+            assert below == [dispute_text(d, TABLE["players"], lang) for d in disputes], below
             assert "{" not in page.inner_text("#settlement")
             page.unroute(explain)
             page.reload()
             until(page, f"document.querySelector('#settlement .explain').textContent.includes({words!r})")
             lines = page.locator("#settlement .explain li").all_text_contents()
             assert sum(words in line for line in lines) == 1, lines
+            assert all(any(line.endswith(": " + said) for line in lines) for said in below), (lines, below)
             assert page.locator("#settlement .disputes").count() == 0  # said once, in the count
             assert "{" not in page.inner_text("#settlement")
+        finally:
+            ctx.close()
+
+
+def _every_dispute() -> list:
+    """Every dispute the engine makes, as settle.py makes it (each article's rule and effect
+    for each claim, declared or not; an órdago annulled with the bets, or deciding the game;
+    a second contradiction reported; a bet for the partner flagged), and some it never
+    makes (a kind or an effect without words, no lance, a seat out of range, a rulebook
+    unknown, a name like a field)."""
+    from scorer.engine.settle import _ORDAGO_LANCES, _RULES
+
+    out: list = []
+    for (claim, said, *_), (rule, _, _, _, effect) in _RULES.items():
+        kind = "false_declaration" if said else "undeclared"
+        base = {"seat": len(out) % 4, "lance": claim, "kind": kind, "declared": said, "cards": not said,
+                "rule": rule, "effect": effect}
+        out.append(base)
+        out += [{**base, "effect": f"{effect}; the ordago accepted in {o} is annulled with them: the game goes on"}
+                for o in _ORDAGO_LANCES[claim]]
+        out.append({**base, "effect": f"reported; the ordago accepted in {claim} decides the game, "
+                                      "and only combinations the cards show count in it"})
+        out.append({**base, "effect": "reported; the first contradiction from esku rules the lance"})
+        out.append({**base, "effect": "reported; the contradiction of seat 3, which annuls the ordago, rules the lance"})
+    for claim in ("pares", "juego"):
+        out.append({"seat": 2, "lance": claim, "kind": "bet_for_partner", "declared": False, "cards": False,
+                    "rule": "seed 002 art. 19", "effect": f"flagged: seat 2 holds neither pares nor juego yet bet in {claim}"})
+    return out + [
+        {"seat": 1, "lance": "juego", "kind": "a_new_kind", "rule": "seed 009 art. 4", "effect": "no juego bonus"},
+        {"seat": 2, "rule": "seed 002 art. 16", "message": "declared juego without it", "effect": "no juego bonus"},
+        {"seat": 7, "kind": "undeclared"}, {"lance": "grande", "kind": "undeclared", "rule": "house rule"},
+        {"seat": 0, "lance": "chica", "kind": "false_declaration", "rule": "engine ruling (as seed 002 art. 16)",
+         "effect": "the false pares does not count; something else"},
+        "a dispute said in a sentence already",
+    ]
+
+
+def test_the_page_says_every_dispute_as_the_engine_does(server, browser):
+    """One sentence per dispute, two readers: the table page's script (dispute.js, with the
+    page's strings and the engine's grammar) says every dispute the engine makes, and some
+    it does not, word for word as the engine's dispute_text (the count in words, the history
+    page, the CLI), in every language."""
+    api = Api(server.url)
+    cases = _every_dispute()
+    for lang in ("es", "eu", "fr", "en"):
+        ctx = phone(browser, lang)
+        try:
+            page = ctx.new_page()
+            page.goto(api.url())
+            src = page.evaluate("document.querySelector('script[type=module][src*=app]').src")
+            for players in (TABLE["players"], ["Jon {l}", "Ñañi", "O'Brien", "{p}"]):
+                said = page.evaluate("""async ([src, cases, players]) => {
+                    const { disputeText } = await import(new URL("dispute.js", src).href);
+                    const grammar = JSON.parse(document.getElementById("boot").textContent).dispute_grammar;
+                    const lang = document.documentElement.lang;
+                    return cases.map((d) => disputeText(d, { players, lang, grammar }));
+                }""", [src, cases, players])
+                expected = [dispute_text(d, players, lang) for d in cases]
+                assert said == expected, [(s, e) for s, e in zip(said, expected, strict=False) if s != e]
+            plain = [dispute_text(d, TABLE["players"], lang) for d in cases[:-6]]  # the engine's own
+            assert len(set(plain)) > 40 and not any("{" in s or "seed " in s for s in plain), plain
         finally:
             ctx.close()
 

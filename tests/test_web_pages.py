@@ -129,6 +129,25 @@ def test_every_language_has_every_string():
 
 
 @pytest.mark.parametrize("lang", ["es", "eu", "fr", "en"])
+def test_the_words_of_a_dispute_are_the_engines_alone(client, table, lang):
+    """The table page's script says a dispute with the engine's words (the lances' names,
+    dispute.*, rule.*, effect.*, in the page's strings) and its patterns (in the boot);
+    the pages' own tables do not say any of them again."""
+    from scorer.engine.explain import effect_words, grammar, words
+
+    html = client.get(f"/t/{table['id']}?token={table['token']}&lang={lang}").get_data(as_text=True)
+    strings = json.loads(re.search(r'<script type="application/json" id="i18n">(.*?)</script>', html, re.S).group(1))
+    assert _boot(html)["dispute_grammar"] == grammar()
+    w = words(lang)
+    engine = {**{f"lance.{lance}": w[lance] for lance in grammar()["lances"]},
+              **{k.replace("_", ".", 1): v for k, v in w.items() if k.startswith(("dispute_", "rule_"))},
+              **{f"effect.{k}": v for k, v in effect_words(lang).items()}}
+    assert "dispute.other" in engine and "effect.reported" in engine and "rule.book_002" in engine
+    assert {k: strings.get(k) for k in engine} == engine
+    assert not [k for k in i18n._TABLES[lang] if k.split(".")[0] in ("lance", "dispute", "rule", "effect")]
+
+
+@pytest.mark.parametrize("lang", ["es", "eu", "fr", "en"])
 def test_the_unsupported_format_error_names_every_format_a_photo_may_have(lang):
     from scorer.vision.image import SUPPORTED
 
@@ -361,12 +380,24 @@ def test_the_history_says_a_paso_facing_a_bet_for_my_part_and_no_dispute_as_data
     assert 'class="disputes"' not in page
 
 
-def test_the_history_says_the_disputes_in_words_where_the_count_in_words_is_missing(client, monkeypatch):
-    import web.pages
+@pytest.mark.parametrize("lang", ["es", "eu", "fr", "en"])
+def test_the_history_says_the_disputes_in_words_where_the_count_in_words_is_missing(client, monkeypatch, lang):
+    """Without the count in words, the disputes are said below the events: each the
+    sentence the count's "Dispute:" line says, rule and effect, word for word."""
+    import html
 
+    import web.pages
+    from scorer.engine.explain import words
+
+    counted = re.findall(rf"<li>{words(lang)['dispute']}: (.*?)</li>",
+                         _history_of_one_hand(client, lang, pares=[True, True, True, False]))
     monkeypatch.setattr(web.pages, "explain_lines", lambda *args: [])
-    page = _history_of_one_hand(client, "es", pares=[True, True, True, False])
+    page = _history_of_one_hand(client, lang, pares=[True, True, True, False])
     block = page[page.index('class="disputes"'):]
     block = block[:block.index("</ul>")]
-    assert "Bixente dijo pares sin tenerlo (reglamento de club art. 13a)" in block
-    assert "Iker tenía juego sin declararlo" in block and "kind" not in block
+    below = re.findall(r"<li>(.*?)</li>", block)
+    assert len(below) == 2 and below == counted, (below, counted)
+    assert "kind" not in block and "seed" not in block and "{" not in block
+    if lang == "es":
+        assert html.unescape(below[0]).startswith("Bixente dijo pares sin tenerlo (reglamento de club art. 13a): ")
+        assert html.unescape(below[1]).startswith("Iker tenía juego sin declararlo")

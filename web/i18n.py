@@ -3,11 +3,16 @@
 The language comes from `?lang=` (remembered in a cookie), then the cookie, then the
 phone's `Accept-Language`, then Spanish. `strings(lang)` is the whole table for one
 language (English fills any gap), handed to the templates as `t(key, **values)` and to
-the browser as JSON. API error codes are translated with the keys `err.<code>`.
+the browser as JSON. API error codes are translated with the keys `err.<code>`. The
+lances' names and the words a dispute is said with are the engine's (`_engine_words`).
 """
 
 from __future__ import annotations
 
+import functools
+
+from scorer.engine.explain import effect_words as engine_effect_words
+from scorer.engine.explain import grammar as engine_grammar
 from scorer.engine.explain import words as engine_words
 
 LANGS = ("es", "eu", "fr", "en")
@@ -85,11 +90,6 @@ EN: dict[str, str] = {
     "table.next": "Next",
     "table.waiting": "Waiting for the table…",
     # lances and phases
-    "lance.grande": "Grande",
-    "lance.chica": "Chica",
-    "lance.pares": "Pares",
-    "lance.juego": "Juego",
-    "lance.punto": "Punto",
     "phase.pares_declare": "Pares?",
     "phase.juego_declare": "Juego?",
     "phase.showdown": "Showdown",
@@ -190,7 +190,6 @@ EN: dict[str, str] = {
     "set.line": "{lance}: {team} +{n}",
     "set.score_after": "Score: {a} – {b}",
     "set.disputes": "Disputes",
-    "dispute.other": "{p}, {l}: a contradiction with the cards",
     # invite
     "inv.title": "Join this table",
     "inv.players": "Players' phones: scan to keep the score",
@@ -529,11 +528,6 @@ ES: dict[str, str] = {
     "table.go_cards": "Ir a las cartas",
     "table.next": "Siguiente",
     "table.waiting": "Esperando a la mesa…",
-    "lance.grande": "Grande",
-    "lance.chica": "Chica",
-    "lance.pares": "Pares",
-    "lance.juego": "Juego",
-    "lance.punto": "Punto",
     "phase.pares_declare": "¿Pares?",
     "phase.juego_declare": "¿Juego?",
     "phase.showdown": "Cartas a la vista",
@@ -623,7 +617,6 @@ ES: dict[str, str] = {
     "set.line": "{lance}: {team} +{n}",
     "set.score_after": "Tanteo: {a} – {b}",
     "set.disputes": "Disputas",
-    "dispute.other": "{p}, {l}: lo dicho no casa con las cartas",
     "inv.title": "Únete a esta mesa",
     "inv.players": "Móviles de los jugadores: escanea para apuntar",
     "inv.watch": "Espectadores: escanea para mirar",
@@ -958,11 +951,6 @@ EU: dict[str, str] = {
     "table.go_cards": "Kartetara joan",
     "table.next": "Hurrengoa",
     "table.waiting": "Mahaiaren zain…",
-    "lance.grande": "Handia",
-    "lance.chica": "Txikia",
-    "lance.pares": "Pareak",
-    "lance.juego": "Jokoa",
-    "lance.punto": "Puntua",
     "phase.pares_declare": "Pareak?",
     "phase.juego_declare": "Jokoa?",
     "phase.showdown": "Kartak agerian",
@@ -1052,7 +1040,6 @@ EU: dict[str, str] = {
     "set.line": "{lance}: {team} +{n}",
     "set.score_after": "Emaitza: {a} – {b}",
     "set.disputes": "Eztabaidak",
-    "dispute.other": "{p}, {l}: esandakoa ez dator bat kartekin",
     "inv.title": "Batu mahai honetara",
     "inv.players": "Jokalarien mugikorrak: eskaneatu kontua eramateko",
     "inv.watch": "Ikusleak: eskaneatu ikusteko",
@@ -1387,11 +1374,6 @@ FR: dict[str, str] = {
     "table.go_cards": "Aller aux cartes",
     "table.next": "Suivant",
     "table.waiting": "En attente de la table…",
-    "lance.grande": "Grand",
-    "lance.chica": "Petit",
-    "lance.pares": "Paires",
-    "lance.juego": "Jeu",
-    "lance.punto": "Point",
     "phase.pares_declare": "Paires ?",
     "phase.juego_declare": "Jeu ?",
     "phase.showdown": "Cartes sur table",
@@ -1481,7 +1463,6 @@ FR: dict[str, str] = {
     "set.line": "{lance} : {team} +{n}",
     "set.score_after": "Score : {a} – {b}",
     "set.disputes": "Litiges",
-    "dispute.other": "{p}, {l} : ce qui a été dit ne colle pas aux cartes",
     "inv.title": "Rejoindre cette table",
     "inv.players": "Téléphones des joueurs : scannez pour compter",
     "inv.watch": "Spectateurs : scannez pour regarder",
@@ -1752,11 +1733,19 @@ FR: dict[str, str] = {
 _TABLES = {"en": EN, "es": ES, "eu": EU, "fr": FR}
 
 
+@functools.lru_cache(maxsize=8)
 def _engine_words(lang: str) -> dict[str, str]:
-    """What the engine's count in words also says, from its one table: disputes in a
-    sentence (`dispute.<kind>`) and the rulebooks they cite (`rule.<what>`)."""
-    w = engine_words(lang if lang in _TABLES else "en")
-    return {key.replace("_", ".", 1): text for key, text in w.items() if key.startswith(("dispute_", "rule_"))}
+    """What the engine's count in words also says, from its one table: the lances' names
+    (`lance.<lance>`), disputes in a sentence (`dispute.<kind>`, `dispute.other`), the
+    rulebooks they cite (`rule.<what>`) and what they did (`effect.<fact>`): the words a
+    dispute is said with (scorer.engine.explain.dispute_text, web/static/dispute.js)."""
+    lang = lang if lang in _TABLES else "en"
+    w = engine_words(lang)
+    return {
+        **{f"lance.{lance}": w[lance] for lance in engine_grammar()["lances"]},
+        **{key.replace("_", ".", 1): text for key, text in w.items() if key.startswith(("dispute_", "rule_"))},
+        **{f"effect.{key}": text for key, text in engine_effect_words(lang).items()},
+    }
 
 
 def strings(lang: str) -> dict[str, str]:

@@ -41,7 +41,7 @@ from flask import (
 )
 from markupsafe import Markup
 
-from scorer.engine.explain import rule_text
+from scorer.engine.explain import dispute_text, grammar
 from scorer.engine.standings import tie_breaks
 from scorer.storage.tables import MAX_PHOTOS
 from scorer.vision.layout import LOW_CONFIDENCE
@@ -82,7 +82,8 @@ def _render(template: str, status: int = 200, **ctx) -> Response:
         t=t,
         langs=i18n.LANG_NAMES,
         lang_url=lang_url,
-        rule_text=lambda rule: rule_text(rule, lang),
+        # a dispute in a sentence: the engine's one composition (the table page's script says it the same)
+        dispute_text=lambda dispute, players: dispute_text(dispute, list(players or []), lang),
         strings_json=Markup(_script_json(strings)),
         **ctx,
     )
@@ -391,6 +392,7 @@ def _table_page(table_id: str, state: dict, token: str | None, role: str) -> Res
         "sheet": url_for("pages.sheet", table_id=table_id, token=token),
         "low_confidence": LOW_CONFIDENCE,  # a card read less sure than this is shown for a person to check
         "max_photos": MAX_PHOTOS,  # photos of one showdown read together
+        "dispute_grammar": grammar(),  # how dispute.js reads a dispute's rule and effect, as the engine does
         # a stream silent past two heartbeats is stalled; an answer later than the timeout is lost
         "live": {"heartbeat_ms": round(float(current_app.config["SSE_HEARTBEAT"]) * 1000),
                  "timeout_ms": round(float(current_app.config["CLIENT_TIMEOUT"]) * 1000)},

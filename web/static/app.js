@@ -1,6 +1,7 @@
 // The table page (players and spectators): score, the drawn table, the lance being
 // said, showdown with photo and card picker, the count, live updates.
 import { api, ApiError, t, toast, h, svg, icon, cardName, newClientId, rememberTable } from "./common.js";
+import { disputeText } from "./dispute.js";
 
 const BOOT = JSON.parse(document.getElementById("boot").textContent);
 const API = BOOT.api;
@@ -1054,6 +1055,11 @@ function eventLines(settlement) {
     ev.why ? h("span", { class: "ev-why" }, ev.why) : null));
 }
 
+// What dispute.js says a dispute with: the names, the page's language, the engine's patterns.
+function disputeWords() {
+  return { players: state.players || [], lang: document.documentElement.lang, grammar: BOOT.dispute_grammar };
+}
+
 function renderSettlement() {
   const box = $("settlement");
   const cur = current();
@@ -1070,35 +1076,9 @@ function renderSettlement() {
     h("p", { class: "score-after" }, t("set.score_after", { a: sc[0], b: sc[1] })),
     // the count in words says each dispute in its place; without it (not here yet) they are said below
     !words && disputes.length ? h("div", { class: "disputes" }, h("h3", {}, t("set.disputes")),
-      h("ul", {}, disputes.map((d) => h("li", {}, disputeText(d))))) : null,
+      h("ul", {}, disputes.map((d) => h("li", {}, disputeText(d, disputeWords()))))) : null,
   ].filter(Boolean));
   box.hidden = false;
-}
-
-// A dispute (HAND-RECORD.md: seat, lance, kind, declared, cards, rule, effect) in a sentence:
-// who said or held what, and the rule applied.
-function disputeText(d) {
-  if (!d || typeof d !== "object") return String(d ?? "");
-  const p = Number.isInteger(d.seat) && d.seat >= 0 && d.seat <= 3 ? playerName(d.seat) : "?";
-  const l = BET_PHASES.includes(d.lance) ? lanceLabel(d.lance).toLowerCase() : String(d.lance ?? "");
-  const key = `dispute.${d.kind}`;
-  const text = t(key) !== key ? t(key, { p, l }) : t("dispute.other", { p, l });
-  return d.rule ? `${text} (${ruleText(d.rule)})` : text;
-}
-
-// A dispute's rule as players read it (scorer.engine.explain.rule_text): "seed 002 art. 16"
-// names its rulebook, "engine ruling (as X)" and "X, over Y" in words; else as given.
-function ruleText(rule) {
-  if (typeof rule !== "string") return String(rule ?? "");
-  const refs = (text) => text.replaceAll(", seed ", "; seed ").replace(/seed (\d{3}) art\. (\w+)/g, (m, book, n) => {
-    const name = t(`rule.book_${book}`);
-    return name === `rule.book_${book}` ? m : t("rule.art", { b: name, n });
-  });
-  const app = /^engine ruling \(as (.+)\)$/.exec(rule);
-  if (app) return t("rule.app", { r: refs(app[1]) });
-  const at = rule.indexOf(", over ");
-  if (at >= 0) return t("rule.over", { r: refs(rule.slice(0, at)), o: refs(rule.slice(at + 7)) });
-  return refs(rule);
 }
 
 // Deje toasts: the stones of a refused bet are paid at once.
