@@ -44,12 +44,12 @@ def db(tmp_path) -> Database:
     scan = {"cards": [], "hands": MISREAD, "warnings": [], "bottom": 1}
     cited, _ = store.add_photo(tid, "p1", "image/jpeg", photo, None, scan)
     store.add_photo(tid, "p2", "image/jpeg", photo, None, {"cards": [], "hands": None, "warnings": []})
-    # a hand settled on a photo the reader made no showdown of: no hands read
-    none, _ = store.add_photo(tid, "p3", "image/jpeg", photo, None, {"cards": [], "hands": None, "warnings": []})
     store.showdown(tid, "s1", store.runtime(tid).version, DEAL, cited["photo_id"])
     _to_showdown(store, tid, "b")
     store.showdown(tid, "s2", store.runtime(tid).version, DEAL, None)
     _to_showdown(store, tid, "c")
+    # a hand settled on a photo the reader made no showdown of: no hands read
+    none, _ = store.add_photo(tid, "p3", "image/jpeg", photo, None, {"cards": [], "hands": None, "warnings": []})
     store.showdown(tid, "s3", store.runtime(tid).version, DEAL, none["photo_id"])
     return store.db
 

@@ -127,6 +127,34 @@ def test_photo_retry_with_client_id_stores_once(app, client, table, rec) -> None
     assert app.extensions["mus_store"].counts(table["id"])["photos"] == 1 and len(rec.calls) == 1
 
 
+def test_a_retry_with_another_bottom_is_another_upload(app, client, table, rec) -> None:
+    # the seats of a photo's cards follow from its bottom: sent again with another, it is not a retry
+    url = f"/api/tables/{table['id']}/photos?client_id=p1"
+    first = client.post(url + "&bottom=2", headers=table["auth"], data=photo_bytes(), content_type="image/jpeg")
+    again = client.post(url + "&bottom=2", headers=table["auth"], data=photo_bytes(), content_type="image/jpeg")
+    assert first.status_code == again.status_code == 201 and again.json == first.json
+    other = client.post(url + "&bottom=1", headers=table["auth"], data=photo_bytes(), content_type="image/jpeg")
+    assert (other.status_code, other.json["error"]["code"]) == (409, "client_id_reused")
+    assert [b for _, b in rec.calls] == [2]
+    # a digest without a bottom is the one stored before bottom counted: bottom 0 retries as before
+    from scorer.storage.tables import _digest, photo_digest
+
+    assert photo_digest(b"x", None) == photo_digest(b"x", None, 0) == _digest("photo", [
+        "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881", None])
+
+
+def test_a_retry_whose_photo_was_dropped_since_answers_as_stored(tmp_path) -> None:
+    from scorer.storage.tables import MAX_LOOSE
+
+    app, client, t, _ = _two_reads_app(tmp_path)
+    first = _upload(client, t, "?client_id=first")
+    for _ in range(MAX_LOOSE):  # newer showdowns push it out
+        assert _upload(client, t).status_code == 201
+    assert client.get(first.json["url"], headers=t["auth"]).status_code == 404
+    again = _upload(client, t, "?client_id=first")
+    assert again.status_code == 201 and again.json == first.json, again.json
+
+
 def test_an_empty_client_id_is_refused_from_the_query_as_from_the_form(app, client, table, rec) -> None:
     """`?client_id=` empty was left out (the photo stored with no retry key, 201), while an
     empty form field was a 400: both are refused, naming client_id, before the photo is read;
@@ -500,6 +528,59 @@ def test_no_photo_joins_a_showdown_already_settled(tmp_path) -> None:
 
     assert [p.photo_id for p in labelled_photos(app.extensions["mus_store"].db)] == [first]
     assert _upload(client, t).status_code == 201  # a photo of its own starts the next showdown
+
+
+def _played(client, t) -> dict:
+    """The table's state once its current hand is played to the showdown (each write its own client_id)."""
+    s = client.get(f"/api/tables/{t['id']}", headers=t["auth"]).json
+    while s["current"]["phase"] not in ("showdown", "over"):
+        s = _post(client, t, "actions", action=s["current"]["legal"][0]).json
+    return s
+
+
+def test_a_photo_taken_for_an_earlier_hand_is_not_a_later_hands(tmp_path) -> None:
+    """A photo no hand cites is still of the showdown it was taken at: a hand settled after
+    it (typed, from another phone) leaves it that hand's, not the next one's; undone, that
+    hand may cite it again."""
+    app, client, t, _ = _two_reads_app(tmp_path)
+    early = _upload(client, t).json["photo_id"]  # taken during hand 1's betting
+    s = _played(client, t)
+    assert _post(client, t, "showdown", hands=DEAL).status_code == 200  # hand 1 typed, without it
+    s = _played(client, t)
+    before = app.extensions["mus_store"].counts(t["id"])
+    r = client.post(f"/api/tables/{t['id']}/showdown", headers=t["auth"],
+                    json={"client_id": "sd2", "version": s["version"], "hands": DEAL, "photo_id": early})
+    err = assert_error(r, 409, "showdown_settled")
+    assert err["field"] == "photo_id" and "taken before hand 1 was settled" in err["message"]
+    err = assert_error(_upload(client, t, f"?with={early}"), 409, "showdown_settled")
+    assert err["field"] == "with" and "taken before hand 1 was settled" in err["message"]
+    assert app.extensions["mus_store"].counts(t["id"]) == before  # nothing stored, nothing settled
+    s = client.get(f"/api/tables/{t['id']}", headers=t["auth"]).json
+    while s["hands"]:  # hand 2's words undone, then hand 1's showdown
+        s = _post(client, t, "undo").json
+    s = _played(client, t)
+    r = client.post(f"/api/tables/{t['id']}/showdown", headers=t["auth"],
+                    json={"client_id": "sd1", "version": s["version"], "hands": DEAL, "photo_id": early})
+    assert r.status_code == 200 and r.json["hands"][0]["photo_id"] == early, r.json
+
+
+def test_a_photo_read_while_its_hand_is_settled_is_that_hands(tmp_path, monkeypatch) -> None:
+    # the photo is of the hand being played when its upload came, however long its read takes
+    app, client, t, reader = _two_reads_app(tmp_path)
+    s = _played(client, t)
+    real = reader.scan
+
+    def slow(image, bottom=0):  # another phone types the cards while this photo is read
+        assert _post(client, t, "showdown", hands=DEAL).status_code == 200
+        return real(image, bottom)
+
+    monkeypatch.setattr(reader, "scan", slow)
+    late = _upload(client, t).json["photo_id"]
+    monkeypatch.setattr(reader, "scan", real)
+    s = _played(client, t)
+    r = client.post(f"/api/tables/{t['id']}/showdown", headers=t["auth"],
+                    json={"client_id": "sd2", "version": s["version"], "hands": DEAL, "photo_id": late})
+    assert_error(r, 409, "showdown_settled")
 
 
 def test_a_table_keeps_only_its_newest_unsettled_showdowns(tmp_path) -> None:

@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -535,6 +536,7 @@ def _room_for(size: int) -> None:
 def post_photo(table_id: str) -> Response:
     """Store a showdown photo and read its cards -> 201 `{photo_id, scan}`; with `with=<a
     photo id>` it is another photo of that showdown, and `together` reads them as one."""
+    taken = time.time()  # the photo is of the hand being played now, however long it takes to read
     _photo_body_limit()
     rt = _table(table_id, write=True)
     form = request.form if request.mimetype.startswith("multipart/") else {}
@@ -544,7 +546,7 @@ def post_photo(table_id: str) -> Response:
     data = _photo_bytes()
     digest = None
     if client_id is not None:
-        digest = photo_digest(data, with_id)  # the photo hashed once, for the retry check and the record
+        digest = photo_digest(data, with_id, int(_bottom()))  # hashed once, for the retry check and the record
         done = _store().photo_for(table_id, client_id, digest)
         if done is not None:  # a retry: the photo is stored and read already
             return _dump(_photo_links(table_id, done), 201)
@@ -558,7 +560,7 @@ def post_photo(table_id: str) -> Response:
 
     # kept without where it was taken, by which phone, when: watchers and exports see it
     kept = strip(data, photo.format, photo.orientation)
-    out, _ = _store().add_photo(table_id, client_id, MIME[photo.format], kept, annotated, scan, with_id, digest)
+    out, _ = _store().add_photo(table_id, client_id, MIME[photo.format], kept, annotated, scan, with_id, digest, taken)
     return _dump(_photo_links(table_id, out), 201)
 
 
@@ -566,7 +568,10 @@ def _photo_links(table_id: str, out: dict[str, Any]) -> dict[str, Any]:
     """The upload's answer with its links, and `together` when its showdown has more photos."""
     out = {**out, "url": url_for("api.get_photo", table_id=table_id, photo_id=out["photo_id"]),
            "annotated_url": url_for("api.get_photo_annotated", table_id=table_id, photo_id=out["photo_id"])}
-    photos = _store().photo_set(table_id, out["photo_id"])
+    try:
+        photos = _store().photo_set(table_id, out["photo_id"])
+    except StoreError:  # a retry's photo dropped since (older than the last showdowns kept): as it was stored
+        photos = []
     if len(photos) > 1:
         from scorer import vision
 

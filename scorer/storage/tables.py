@@ -712,6 +712,10 @@ class TableStore:
                 if settled is not None:  # a photo of an earlier showdown (a stale page): not this hand's
                     raise StoreError(409, "showdown_settled", f"photo_id: photo {photo_id!r} is of the showdown of "
                                      f"hand {settled}, settled already: it is not this hand's", "photo_id")
+                after = _settled_after(self.db.locked_conn(), rt.id, cited)
+                if after is not None:  # taken for an earlier hand that was settled without it
+                    raise StoreError(409, "showdown_settled", f"photo_id: photo {photo_id!r} was taken before hand "
+                                     f"{after} was settled: it is not this hand's", "photo_id")
             if hands is not None and not isinstance(hands, list):
                 raise StoreError(422, "invalid", "hands: expected four lists of four cards", "hands")
             record = _with_hand_rules(live.to_record(hands), rt.rules)
@@ -765,16 +769,18 @@ class TableStore:
 
     def add_photo(
         self, table_id: str, client_id: Any, mime: str, data: bytes, annotated: bytes | None, scan: dict[str, Any],
-        with_id: str | None = None, digest: str | None = None,
+        with_id: str | None = None, digest: str | None = None, taken: float | None = None,
     ) -> tuple[dict[str, Any], bool]:
         """Store a showdown photo with its scan; `({photo_id, scan}, replayed)`. With
         `with_id` it is another photo of the showdown that photo is of (`photo_set`).
-        `digest`: the upload's `photo_digest`, where the caller has it already."""
+        `digest`: the upload's `photo_digest`, where the caller has it already; `taken`:
+        when its upload came (`time.time()`, before it was read; default now): it is of
+        the showdown of the hand being played then (`_settled_after`)."""
         self.runtime(table_id)  # 404
         if client_id is not None:
             client_id = check_client_id(client_id)
         try:
-            return self._add_photo(table_id, client_id, mime, data, annotated, scan, with_id, digest)
+            return self._add_photo(table_id, client_id, mime, data, annotated, scan, with_id, digest, taken)
         except sqlite3.IntegrityError:  # the table was deleted meanwhile (a prune): its photo refers to none
             if not self.exists(table_id):
                 self._gone(table_id)
@@ -782,11 +788,11 @@ class TableStore:
 
     def _add_photo(
         self, table_id: str, client_id: str | None, mime: str, data: bytes, annotated: bytes | None,
-        scan: dict[str, Any], with_id: str | None, digest: str | None,
+        scan: dict[str, Any], with_id: str | None, digest: str | None, taken: float | None = None,
     ) -> tuple[dict[str, Any], bool]:
         photo_id = new_id() + new_id()
         response = {"photo_id": photo_id, "scan": scan}
-        now = time.time()
+        now = time.time() if taken is None else min(taken, time.time())
         if client_id is not None and digest is None:
             digest = photo_digest(data, with_id)
         with self.db.write() as conn:
@@ -825,6 +831,10 @@ class TableStore:
                 raise StoreError(409, "showdown_settled",
                                  f"with: the showdown of photo {photo_id!r} is settled already (hand {settled['n']}): "
                                  "a photo of another showdown starts a new one", "with")
+            if (after := _settled_after(conn, table_id, first)) is not None:
+                raise StoreError(409, "showdown_settled",
+                                 f"with: photo {photo_id!r} was taken before hand {after} was settled: it is of "
+                                 "an earlier showdown; a photo of this one starts a new one", "with")
             n = conn.execute("SELECT count(*) FROM photos WHERE id = ? OR first_id = ?", (first, first)).fetchone()[0]
             if n >= MAX_PHOTOS:
                 raise StoreError(422, "too_many_photos",
@@ -862,15 +872,25 @@ class TableStore:
         }
 
 
+def _settled_after(conn: Any, table_id: str, photo_id: str) -> int | None:
+    """The last hand of the table settled after the photo `photo_id` was taken (`None` if
+    none): the photo was of that hand's showdown or an earlier one, never of a later hand
+    (a hand undone is no longer there: its photo is the hand's again)."""
+    row = conn.execute("SELECT max(h.n) AS n FROM hands h JOIN photos p ON p.id = ? AND p.table_id = h.table_id "
+                       "WHERE h.table_id = ? AND h.created > p.created", (photo_id, table_id)).fetchone()
+    return row["n"] if row is not None else None
+
+
 def _digest(kind: str, request: Any) -> str:
     """What a write asked for, in 32 hex digits: its kind and its body."""
     text = json.dumps([kind, request], sort_keys=True, ensure_ascii=False, default=repr)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
-def photo_digest(data: bytes, with_id: str | None) -> str:
-    """What a photo upload asked for: its bytes and the photo it goes with."""
-    return _digest("photo", [hashlib.sha256(data).hexdigest(), with_id])
+def photo_digest(data: bytes, with_id: str | None, bottom: int = 0) -> str:
+    """What a photo upload asked for: its bytes, the photo it goes with and the seat at
+    its bottom edge (left out where 0, as the digests stored before it was counted)."""
+    return _digest("photo", [hashlib.sha256(data).hexdigest(), with_id, *([bottom] if bottom else [])])
 
 
 def _seen(conn: Any, table_id: str, client_id: str, kind: str, digest: str) -> Any:
