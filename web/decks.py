@@ -57,6 +57,11 @@ NICE = 10
 """How much lower the job runs than the server (`nice`), so that the tables' photos come first."""
 REFINE_HOURS = 0.4
 """Hours of tuning per reader when a deck is refined (two readers: about 50 minutes on two cores)."""
+STOPPED = "the server stopped while the deck was being taught; teach it again"
+"""A job's error where the server stopped (or died) before the deck's heads were taught."""
+REFINE_STOPPED = "the server stopped while the deck was being refined; to refine it, teach it again"
+"""A deck's `refine_error` where the server stopped (or died) while refining it: its heads'
+models were written before, so it is ready all the same, as first taught."""
 
 
 def _now() -> str:
@@ -124,8 +129,31 @@ class Teacher:
         """Jobs ended on purpose, and why."""
         for info in self.decks():  # a job the last server was running died with it
             if info["state"] in RUNNING:
-                self._update(info["id"], state="interrupted", finished=_now(),
-                             error="the server stopped while the deck was being taught; teach it again")
+                self._recover(info)
+
+    def _recover(self, info: dict[str, Any]) -> None:
+        """A deck whose job the last server left running: ready as first taught where it was
+        being refined (its heads' models are on disk), else interrupted; its rendered
+        showdowns removed."""
+        deck_id, folder = info["id"], self.root / info["id"]
+        models, heads = folder / "models", folder / "work" / "heads"
+        if info["state"] == "refining" and not (models / "cards-det.onnx").is_file() and (
+                heads / "cards-det.onnx").is_file():
+            shutil.rmtree(models, ignore_errors=True)  # stopped between _refine's two renames: the heads' back
+            os.replace(heads, models)
+        report = None
+        if info["state"] == "refining" and (models / "cards-det.onnx").is_file():
+            try:
+                report = json.loads((models / "ADAPTED.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                report = None
+        if report is not None:
+            refined = "ensemble" in report  # stopped after the last rename: refined, the job not yet told
+            self._ready(deck_id, report, info.get("minutes"), refined=refined,
+                        refine_error=None if refined else REFINE_STOPPED)
+        else:
+            self._update(deck_id, state="interrupted", finished=_now(), error=STOPPED)
+        shutil.rmtree(folder / "work", ignore_errors=True)
 
     # ---------------------------------------------------------------- state
 
@@ -256,19 +284,15 @@ class Teacher:
             if rc != 0 or deck_id in self.cancelled:
                 return self._fail(deck_id, last or f"teaching the readers failed ({rc})")
             report = json.loads((folder / "models" / "ADAPTED.json").read_text(encoding="utf-8"))
-            if refine:
-                self._update(deck_id, state="refining")
+            if refine:  # the heads' models are written: from here on the deck can be read as they taught it
+                self._update(deck_id, state="refining", minutes=round((time.time() - started) / 60, 1))
                 why = self._refine(deck_id, folder, report)
-                if deck_id in self.cancelled:
-                    return self._fail(deck_id, why or "cancelled")
+                if why is not None and deck_id in self.cancelled:  # stopped: ready as first taught
+                    why = REFINE_STOPPED
                 self._update(deck_id, refined=why is None, refine_error=why)
                 report = json.loads((folder / "models" / "ADAPTED.json").read_text(encoding="utf-8"))
-            check = report.get("check")
             shutil.rmtree(folder / "work", ignore_errors=True)  # gone before the deck reads as ready
-            self._update(deck_id, state="ready", finished=_now(), minutes=round((time.time() - started) / 60, 1),
-                         verdict=report.get("verdict"),
-                         check={k: {"photos": v["photos"], "full": v["full"], "seated": v["seated"]}
-                                for k, v in check.items() if k in ("before", "after", "ensemble")} if check else None)
+            self._ready(deck_id, report, round((time.time() - started) / 60, 1))
         except Exception as exc:  # noqa: BLE001 - whatever went wrong is the job's answer, not a dead thread
             self._fail(deck_id, f"{type(exc).__name__}: {exc}")
         finally:
@@ -298,13 +322,22 @@ class Teacher:
         os.replace(work / "both", folder / "models")
         return None
 
+    def _ready(self, deck_id: str, report: dict[str, Any], minutes: float | None, **values: Any) -> None:
+        """The deck ready, with what its models' `report` (ADAPTED.json) says of them."""
+        check = report.get("check")
+        self._update(deck_id, state="ready", finished=_now(), minutes=minutes, verdict=report.get("verdict"),
+                     check={k: {"photos": v["photos"], "full": v["full"], "seated": v["seated"]}
+                            for k, v in check.items() if k in ("before", "after", "ensemble")} if check else None,
+                     **values)
+
     def _fail(self, deck_id: str, error: str) -> None:
         error = self.cancelled.get(deck_id, error)
         if (self.root / deck_id).is_dir():
             self._update(deck_id, state="failed", finished=_now(), error=error)
 
-    def stop(self, why: str = "the server stopped while the deck was being taught; teach it again") -> None:
-        """End the job running now, if any; it reads as failed, for `why`."""
+    def stop(self, why: str = STOPPED) -> None:
+        """End the job running now, if any; it reads as failed, for `why`, unless it was
+        refining: then the deck is ready as first taught, its `refine_error` `REFINE_STOPPED`."""
         job = self.job
         if job and job[1].is_alive():
             self.cancelled[job[0]] = why

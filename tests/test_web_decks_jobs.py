@@ -1,0 +1,229 @@
+"""A deck's job around its edges, on stand-in steps: `datasets.enroll`, `heads`, `adapt` and
+`ensemble` replaced by tiny scripts of a fake checkout (each writes what the next one reads,
+or sleeps until it is ended, or fails as told), so that a server stopped while a deck is
+refined, a server killed outright, a restart, a deck removed between two steps, a model
+folder given at start and the errors a person is shown are checked for real in seconds
+(the real recipe runs in `test_web_decks.py`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import web.decks
+from web import create_app
+from web.decks import RUNNING, SUITS, Teacher
+
+KEY = "k" * 24
+REPO = Path(__file__).resolve().parents[1]
+
+_STEP = '''
+import json, os, shutil, sys, time
+from pathlib import Path
+
+NAME = {name!r}
+here = Path(__file__).resolve().parents[1]
+plan = json.loads((here / "plan.json").read_text()).get(NAME, "ok")
+args = sys.argv[1:]
+out = Path(args[args.index("--out") + 1])
+(here / "ran").mkdir(exist_ok=True)
+(here / "ran" / NAME).write_text(str(os.getpid()))
+if plan == "sleep":
+    time.sleep(120)  # until it is ended
+if plan.startswith("fail:"):
+    print(plan[5:].replace("{{photo}}", args[0]), file=sys.stderr)
+    sys.exit(1)
+out.mkdir(parents=True, exist_ok=True)
+if NAME == "enroll":
+    (out / "deck.json").write_text(json.dumps({{"agree": 40}}))
+    (out / "sheet.jpg").write_bytes(b"\\xff\\xd8\\xff\\xd9")
+elif NAME == "heads" and plan != "no-report":
+    work = Path(args[args.index("--work") + 1])
+    (work / "deck").mkdir(parents=True, exist_ok=True)
+    (out / "cards-det.onnx").write_bytes(b"heads")
+    (out / "ADAPTED.json").write_text(json.dumps({{
+        "method": "heads", "deck": {{"scenes": 3}}, "verdict": "better",
+        "check": {{"showdowns of the deck": 1, "before": {{"photos": 1, "full": 0, "seated": 10}},
+                  "after": {{"photos": 1, "full": 1, "seated": 16}}}}}}))
+elif NAME == "adapt":
+    (out / "tuned.onnx").write_bytes(b"tuned")
+elif NAME == "ensemble":
+    shutil.copytree(args[0], out, dirs_exist_ok=True)
+    report = json.loads((out / "ADAPTED.json").read_text())
+    report["ensemble"] = {{"temperatures": {{"cls": 1.0, "index": 1.0}}}}
+    report["check"]["ensemble"] = {{"photos": 1, "full": 1, "seated": 16}}
+    (out / "ADAPTED.json").write_text(json.dumps(report))
+'''
+
+
+def _fake_checkout(src: Path, plan: dict[str, str] | None = None) -> Path:
+    """A checkout whose `datasets` package holds the four stand-in steps, run as `plan` says
+    (`ok`, `sleep`, `fail:<stderr line>`, `no-report` for heads)."""
+    (src / "datasets").mkdir(parents=True, exist_ok=True)
+    (src / "datasets" / "__init__.py").write_text("")
+    for name in ("enroll", "heads", "adapt", "ensemble"):
+        (src / "datasets" / f"{name}.py").write_text(_STEP.format(name=name))
+    (src / "plan.json").write_text(json.dumps(plan or {}))
+    return src
+
+
+@pytest.fixture
+def fake(tmp_path, monkeypatch):
+    """The stand-in checkout, `web.decks` teaching from it; `fake.plan(...)` sets how its steps run."""
+    src = _fake_checkout(tmp_path / "src")
+    monkeypatch.setattr(web.decks, "source_dir", lambda: src)
+    monkeypatch.setattr(web.decks, "unavailable", lambda: None)
+    monkeypatch.setattr(web.decks, "refine_unavailable", lambda: None)
+
+    class Fake:
+        path = src
+
+        @staticmethod
+        def plan(**steps: str) -> None:
+            (src / "plan.json").write_text(json.dumps(steps))
+
+        @staticmethod
+        def ran(name: str, timeout: float = 30) -> int:
+            """The pid of the step `name` once it started."""
+            marker, end = src / "ran" / name, time.time() + timeout
+            while time.time() < end:
+                if marker.is_file() and marker.read_text():
+                    return int(marker.read_text())
+                time.sleep(0.05)
+            raise AssertionError(f"{name} never started")
+
+    return Fake
+
+
+def _photos() -> dict[str, tuple[bytes, str]]:
+    return {suit: (b"photo of " + suit.encode(), "jpg") for suit in SUITS}
+
+
+def _wait(t: Teacher, deck_id: str, timeout: float = 60) -> dict:
+    end = time.time() + timeout
+    while time.time() < end:
+        info = t.info(deck_id)
+        if info["state"] not in RUNNING and not t.running():
+            return info
+        time.sleep(0.05)
+    raise AssertionError(f"still {info['state']} after {timeout} s")
+
+
+def _auth() -> dict[str, str]:
+    return {"Authorization": f"Bearer {KEY}"}
+
+
+def _app(tmp_path, **cfg):
+    return create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True, "ADMIN_KEY": KEY, **cfg})
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` still runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return not sys.platform.startswith("linux")
+    return state not in ("Z", "X")
+
+
+def _gone(pid: int, timeout: float = 10) -> bool:
+    end = time.time() + timeout
+    while time.time() < end:
+        if not _alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+# ---------------------------------------------------------------- D1: a refine stopped
+
+
+def test_the_stand_ins_teach_and_refine_a_deck_as_the_real_steps_do(tmp_path, fake) -> None:
+    t = Teacher(tmp_path / "decks", tmp_path / "base")
+    info = _wait(t, t.start("x", _photos(), refine=True)["id"])
+    assert info["state"] == "ready" and info["refined"] is True and info["refine_error"] is None, info
+    assert set(info["check"]) == {"before", "after", "ensemble"} and info["minutes"] is not None
+    assert not (tmp_path / "decks" / info["id"] / "work").exists()
+
+
+def test_a_server_stopped_while_a_deck_is_refined_leaves_it_ready_as_first_taught(tmp_path, fake, monkeypatch) -> None:
+    """`Teacher.stop()`, what `serve` does on SIGTERM, during `datasets.adapt`: the heads'
+    models are on disk, so the deck is ready as they taught it, and says refining was stopped."""
+    fake.plan(adapt="sleep")
+    root = tmp_path / "decks"
+    app = _app(tmp_path, DECKS_DIR=str(root))
+    t = app.extensions["mus_teacher"]
+    deck_id = t.start("club", _photos(), refine=True)["id"]
+    adapt = fake.ran("adapt")
+    assert t.info(deck_id)["state"] == "refining"
+    t.stop()
+    assert _gone(adapt)
+    info = t.info(deck_id)
+    assert info["state"] == "ready" and info["refined"] is False, info
+    assert "stopped" in info["refine_error"] and "refined" in info["refine_error"], info
+    assert info["error"] is None and info["verdict"] == "better" and set(info["check"]) == {"before", "after"}
+    assert info["minutes"] is not None
+    folder = root / deck_id
+    assert (folder / "models" / "cards-det.onnx").read_bytes() == b"heads" and not (folder / "work").exists()
+
+    switched = []
+    monkeypatch.setattr(web.decks, "_switch", lambda models: switched.append(models))
+    c = _app(tmp_path, DECKS_DIR=str(root)).test_client()  # the server started again
+    listed = c.get(f"/api/decks/{deck_id}", headers=_auth()).get_json()
+    assert listed["state"] == "ready" and "use" in listed["links"]
+    r = c.post(f"/api/decks/{deck_id}/use", headers=_auth())
+    assert r.status_code == 200 and switched == [folder / "models"], r.get_json()
+
+
+def test_a_restart_finds_a_deck_that_was_being_refined_ready_as_first_taught(tmp_path) -> None:
+    """The server killed while refining (no stop at all): its heads' models are on disk, so
+    the restart makes it ready as they taught it; where they are not, it was interrupted."""
+    root = tmp_path / "decks"
+    report = {"method": "heads", "verdict": "same", "check": {"before": {"photos": 1, "full": 1, "seated": 16},
+                                                               "after": {"photos": 1, "full": 1, "seated": 16}}}
+
+    def deck(deck_id: str, models: str | None) -> Path:
+        folder = root / deck_id
+        (folder / "work" / "deck").mkdir(parents=True)
+        (folder / "job.json").write_text(json.dumps(
+            {"id": deck_id, "name": deck_id, "state": "refining", "created": "2026-11-24T10:00:00Z",
+             "started": "2026-11-24T10:00:00Z", "finished": None, "error": None, "minutes": 14.5, "check": None,
+             "verdict": None, "refine": True, "refined": None, "refine_error": None}))
+        if models:
+            (folder / models).mkdir(parents=True)
+            (folder / models / "cards-det.onnx").write_bytes(b"heads")
+            (folder / models / "ADAPTED.json").write_text(json.dumps(report))
+        return folder
+
+    kept = deck("aaaaaaaaaaaa", "models")
+    moved = deck("bbbbbbbbbbbb", "work/heads")  # killed between _refine's two renames
+    deck("cccccccccccc", None)
+    t = Teacher(root, tmp_path / "base")
+    infos = {d["id"]: d for d in t.decks()}
+    for deck_id in ("aaaaaaaaaaaa", "bbbbbbbbbbbb"):
+        info = infos[deck_id]
+        assert info["state"] == "ready" and info["refined"] is False and "stopped" in info["refine_error"], info
+        assert info["verdict"] == "same" and info["check"]["after"]["full"] == 1 and info["minutes"] == 14.5
+        assert info["error"] is None and info["finished"]
+    assert (kept / "models" / "cards-det.onnx").is_file() and (moved / "models" / "cards-det.onnx").is_file()
+    assert not (kept / "work").exists() and not (moved / "work").exists()
+    assert infos["cccccccccccc"]["state"] == "interrupted" and "teach it again" in infos["cccccccccccc"]["error"]
