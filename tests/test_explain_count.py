@@ -199,9 +199,31 @@ def test_every_language_has_every_phrase() -> None:
     from scorer.engine.explain import _WORDS
 
     keys = set(_WORDS["en"])
+    lances = ("grande", "chica", "pares", "juego", "punto")
     for lang in LANGS:
-        assert set(_WORDS[lang]) == keys, lang
+        # besides, a language's own words for a dispute in one lance, where its grammar asks
+        # (Spanish and French pares are plural): dispute_<kind>_<lance>, of a kind it has
+        own = {k for k in set(_WORDS[lang]) - keys
+               if k.startswith("dispute_") and k.endswith(lances) and k.rsplit("_", 1)[0] in keys}
+        assert set(_WORDS[lang]) - own == keys, lang
         assert all(text for text in _WORDS[lang].values())
+    assert {"dispute_undeclared_pares", "dispute_false_declaration_pares"} <= set(_WORDS["es"])
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("es", ["Iker dijo pares sin tenerlos", "Iker tenía pares sin declararlos", "Iker dijo juego sin tenerlo",
+            "Iker tenía juego sin declararlo"]),
+    ("fr", ["Iker a annoncé paires à tort", "Iker avait des paires sans les annoncer", "Iker a annoncé jeu à tort",
+            "Iker avait jeu sans l'annoncer", "Iker a misé aux paires sans paires ni jeu",
+            "Iker a misé au jeu sans paires ni jeu"]),
+])
+def test_a_dispute_is_said_in_its_languages_grammar(lang: str, said: list[str]) -> None:
+    from scorer.engine.explain import dispute_text
+
+    kinds = [("pares", "false_declaration"), ("pares", "undeclared"), ("juego", "false_declaration"),
+             ("juego", "undeclared"), ("pares", "bet_for_partner"), ("juego", "bet_for_partner")]
+    got = [dispute_text({"seat": 2, "lance": lance, "kind": kind}, PLAYERS, lang) for lance, kind in kinds]
+    assert got[:len(said)] == said
 
 
 def test_players_must_be_four() -> None:
@@ -255,9 +277,9 @@ def _two_false_pares():
             "the opponents count their pares",
       "Bixente declared pares without holding it (club rules art. 13a): reported only; "
       "the first contradiction from esku rules the lance"),
-     ("es", "Ane dijo pares sin tenerlo (reglamento de club art. 13a): se anulan las apuestas a pares; "
+     ("es", "Ane dijo pares sin tenerlos (reglamento de club art. 13a): se anulan las apuestas a pares; "
             "los contrarios cobran sus pares",
-      "Bixente dijo pares sin tenerlo (reglamento de club art. 13a): solo se anota; "
+      "Bixente dijo pares sin tenerlos (reglamento de club art. 13a): solo se anota; "
       "manda en el lance la primera contradicción desde la mano"),
      ("eu", "Ane: pareak baduela esan du, baina ez du (klub-araudia 13a. art.): pareetako apustuak baliogabe; "
             "aurkariek beren pareak kontatzen dituzte",

@@ -1063,9 +1063,9 @@ def test_a_dispute_is_said_in_words_in_the_pages_language(server, browser):
     api.post("showdown", {"hands": hands})
     disputes = api.state()["hands"][0]["settlement"]["disputes"]
     assert disputes[0]["seat"] == 1 and disputes[0]["lance"] == "pares" and disputes[0]["kind"] == "undeclared"
-    for lang, words, title in (("es", "Bixente tenía pares sin declararlo", "Disputas"),
+    for lang, words, title in (("es", "Bixente tenía pares sin declararlos", "Disputas"),
                                ("eu", "Bixente: pareak badu, aitortu gabe", "Eztabaidak"),
-                               ("fr", "Bixente avait paires sans l'annoncer", "Litiges"),
+                               ("fr", "Bixente avait des paires sans les annoncer", "Litiges"),
                                ("en", "Bixente held pares without declaring it", "Disputes")):
         ctx = phone(browser, lang)
         page = ctx.new_page()

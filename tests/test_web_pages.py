@@ -399,5 +399,5 @@ def test_the_history_says_the_disputes_in_words_where_the_count_in_words_is_miss
     assert len(below) == 2 and below == counted, (below, counted)
     assert "kind" not in block and "seed" not in block and "{" not in block
     if lang == "es":
-        assert html.unescape(below[0]).startswith("Bixente dijo pares sin tenerlo (reglamento de club art. 13a): ")
+        assert html.unescape(below[0]).startswith("Bixente dijo pares sin tenerlos (reglamento de club art. 13a): ")
         assert html.unescape(below[1]).startswith("Iker tenía juego sin declararlo")

@@ -76,7 +76,9 @@ _WORDS: dict[str, dict[str, str]] = {
         "annulled": "declaración falsa, apuestas anuladas: cobran {t}",
         "tira_for": "tira de {n} para {t} por no declarar",
         "dispute_false_declaration": "{p} dijo {l} sin tenerlo",
+        "dispute_false_declaration_pares": "{p} dijo pares sin tenerlos",
         "dispute_undeclared": "{p} tenía {l} sin declararlo",
+        "dispute_undeclared_pares": "{p} tenía pares sin declararlos",
         "dispute_bet_for_partner": "{p} apostó a {l} sin pares ni juego",
         "dispute_other": "{p}, {l}: lo dicho no casa con las cartas",
         "rule_book_002": "reglamento del campeonato de Euskal Herria", "rule_book_004": "reglamento de club",
@@ -151,7 +153,9 @@ _WORDS: dict[str, dict[str, str]] = {
         "tira_for": "tira de {n} pour {t} (combinaison non annoncée)",
         "dispute_false_declaration": "{p} a annoncé {l} à tort",
         "dispute_undeclared": "{p} avait {l} sans l'annoncer",
-        "dispute_bet_for_partner": "{p} a misé aux {l} sans paires ni jeu",
+        "dispute_undeclared_pares": "{p} avait des paires sans les annoncer",
+        "dispute_bet_for_partner": "{p} a misé au {l} sans paires ni jeu",
+        "dispute_bet_for_partner_pares": "{p} a misé aux paires sans paires ni jeu",
         "dispute_other": "{p}, {l} : ce qui a été dit ne colle pas aux cartes",
         "rule_book_002": "règlement du championnat d'Euskal Herria", "rule_book_004": "règlement de club",
         "rule_art": "{b} art. {n}", "rule_app": "décision de l'appli, comme {r}", "rule_over": "{r}, plutôt que {o}",
@@ -610,7 +614,9 @@ def dispute_text(dispute: Any, players: Sequence[str], lang: str = "en") -> str:
     lance, kind = dispute.get("lance"), dispute.get("kind")
     who = _name(players, dispute.get("seat"))
     if lance in _LANCES:
-        key = f"dispute_{kind}" if isinstance(kind, str) and f"dispute_{kind}" in w else "dispute_other"
+        # a lance's own words first, where its grammar asks for them (pares are plural)
+        keys = (f"dispute_{kind}_{lance}", f"dispute_{kind}") if isinstance(kind, str) else ()
+        key = next((k for k in keys if k in w), "dispute_other")
         text = w[key].format(p=who, l=w[lance].lower())
     else:
         text = f"{who}: {dispute.get('message') or kind or ''}".rstrip(": ")

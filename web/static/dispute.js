@@ -21,7 +21,9 @@ export function disputeText(d, { players = [], lang = "en", grammar }) {
   const who = name(players, d.seat);
   let text;
   if (grammar.lances.includes(d.lance)) {
-    const key = typeof d.kind === "string" && has(`dispute.${d.kind}`) ? `dispute.${d.kind}` : "dispute.other";
+    // a lance's own words first, where its grammar asks for them (pares are plural)
+    const keys = typeof d.kind === "string" ? [`dispute.${d.kind}_${d.lance}`, `dispute.${d.kind}`] : [];
+    const key = keys.find(has) ?? "dispute.other";
     text = t(key, { p: who, l: t(`lance.${d.lance}`).toLowerCase() });
   } else {
     text = `${who}: ${d.message || d.kind || ""}`.replace(/[: ]+$/, "");
