@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -227,3 +228,73 @@ def test_a_restart_finds_a_deck_that_was_being_refined_ready_as_first_taught(tmp
     assert (kept / "models" / "cards-det.onnx").is_file() and (moved / "models" / "cards-det.onnx").is_file()
     assert not (kept / "work").exists() and not (moved / "work").exists()
     assert infos["cccccccccccc"]["state"] == "interrupted" and "teach it again" in infos["cccccccccccc"]["error"]
+# ---------------------------------------------------------------- D2: a server killed outright
+
+
+_PARENT = '''
+import sys, time
+from pathlib import Path
+sys.path.insert(0, {repo!r})
+import web.decks as d
+d.source_dir = lambda: Path({src!r})
+t = d.Teacher(Path({root!r}), Path({root!r}) / "base")
+print(t.start("x", {{s: (s.encode(), "jpg") for s in d.SUITS}})["id"], flush=True)
+time.sleep(600)
+'''
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the child dies with its parent on Linux")
+def test_a_server_killed_outright_takes_its_teaching_child_with_it(tmp_path) -> None:
+    """SIGKILL (the OOM killer) to a process teaching a deck: its child, which would run on
+    alone and keep writing into the deck's folder, dies with it."""
+    src = _fake_checkout(tmp_path / "src", {"enroll": "sleep"})
+    code = _PARENT.format(repo=str(REPO), src=str(src), root=str(tmp_path / "decks"))
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    child = None
+    try:
+        deck_id = parent.stdout.readline().strip()
+        assert deck_id, "the parent did not start the job"
+        marker, end = src / "ran" / "enroll", time.time() + 30
+        while not (marker.is_file() and marker.read_text()) and time.time() < end:
+            time.sleep(0.05)
+        child = int(marker.read_text())
+        assert _alive(child)
+        parent.kill()
+        parent.wait()
+        assert _gone(child), "the teaching child outlived the server"
+    finally:
+        parent.kill()
+        parent.wait()
+        if child:
+            _kill(child)
+
+
+def test_a_restart_ends_a_teaching_child_the_last_server_left_running(tmp_path) -> None:
+    """Where the child did not die with the server (not Linux, or its own workers), the next
+    server ends it, by the pid the job wrote, before the deck reads as interrupted; a pid
+    that is not that deck's job is left alone."""
+    root = tmp_path / "decks"
+    folder = root / "abcdef012345"
+    (folder / "work").mkdir(parents=True)
+    (folder / "job.json").write_text(json.dumps(
+        {"id": "abcdef012345", "name": "x", "state": "teaching", "created": "2026-11-24T10:00:00Z"}))
+    orphan = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", str(folder / "faces")],
+                              start_new_session=True)
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"], start_new_session=True)
+    try:
+        (folder / "child.pid").write_text(f"{orphan.pid}\n")
+        (root / "fedcba543210").mkdir()
+        (root / "fedcba543210" / "job.json").write_text(json.dumps(
+            {"id": "fedcba543210", "name": "y", "state": "reading", "created": "2026-11-24T10:00:00Z"}))
+        (root / "fedcba543210" / "child.pid").write_text(f"{other.pid}\n")  # not its job: a reused pid
+        t = Teacher(root, tmp_path / "base")
+        assert orphan.wait(timeout=10) == -signal.SIGKILL
+        assert other.poll() is None
+        states = {d["id"]: d["state"] for d in t.decks()}
+        assert states == {"abcdef012345": "interrupted", "fedcba543210": "interrupted"}
+        assert not (folder / "work").exists() and not (folder / "child.pid").exists()
+    finally:
+        orphan.kill()
+        other.kill()
+        orphan.wait()
+        other.wait()

@@ -19,21 +19,25 @@ admin key (`Authorization: Bearer KEY`, or `?key=` for the sheet image), which
 
 Files, under `DECKS_DIR` (default: `decks/` beside the database):
 `<id>/job.json` (the state below), `photos/`, `faces/` (the enrolled deck, `sheet.jpg`),
-`models/` (the taught models, `ADAPTED.json`), `log.txt`; `active` names the deck read now.
+`models/` (the taught models, `ADAPTED.json`), `log.txt`, `child.pid` (the step running
+now); `active` names the deck read now.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import os
 import re
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +46,8 @@ from flask import Blueprint, Response, current_app, request, send_file
 from scorer.storage.tables import same
 from web.api import _dump, _reduction, _token, image_error, in_scan_slot, open_upload
 from web.errors import ApiError
+
+log = logging.getLogger(__name__)
 
 bp = Blueprint("decks", __name__, url_prefix="/api/decks")
 
@@ -95,6 +101,81 @@ def refine_unavailable() -> str | None:
     return None
 
 
+PR_SET_PDEATHSIG = 1
+"""prctl(2): the signal a Linux process gets when the thread that started it ends."""
+
+
+def _dies_with_server() -> Callable[[], None] | None:
+    """On Linux, a `preexec_fn` that has the child killed (SIGKILL) when the server dies
+    (SIGKILL, the OOM killer): a teaching child left alone would run on for minutes, writing
+    into a deck's folder that the next server reads as interrupted and may teach again
+    beside it. The signal comes when the *thread* that started the child ends: the job's
+    thread, which waits for the child and so outlives it. None elsewhere (the next server
+    ends such a child by its pid, `Teacher._end_orphans`)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # found here, not in the child between fork and exec
+    except (OSError, AttributeError):
+        return None
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    prctl.restype = ctypes.c_int
+    server = os.getpid()
+
+    def preexec() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != server:  # the server died before the line above: nobody to teach for
+            os._exit(1)
+
+    return preexec
+
+
+def _group(pgid: int) -> list[tuple[int, str]]:
+    """The living processes of process group `pgid`: (pid, command line)."""
+    proc = Path("/proc")
+    if (proc / "self" / "stat").is_file():
+        found = []
+        for p in proc.iterdir():
+            if not p.name.isdigit():
+                continue
+            try:
+                fields = (p / "stat").read_text(encoding="utf-8", errors="replace").rsplit(")", 1)[1].split()
+                if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):  # a zombie is dead already
+                    found.append((int(p.name), (p / "cmdline").read_bytes().replace(b"\0", b" ").decode(
+                        "utf-8", "replace")))
+            except (OSError, ValueError, IndexError):
+                continue  # gone meanwhile
+        return found
+    if os.name != "posix":
+        return []
+    try:  # macOS and the BSDs: no /proc
+        ps = subprocess.run(["ps", "-A", "-o", "pid=,pgid=,stat=,command="], capture_output=True, text=True,
+                            timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    found = []
+    for line in ps.stdout.splitlines():
+        parts = line.split(None, 3)
+        if len(parts) == 4 and parts[0].isdigit() and parts[1] == str(pgid) and not parts[2].startswith("Z"):
+            found.append((int(parts[0]), parts[3]))
+    return found
+
+
+def _end(proc: subprocess.Popen) -> None:
+    """End a step that runs now, and the processes it started (its session's group)."""
+    if proc.poll() is not None:
+        return
+    try:
+        if os.name == "posix":
+            os.killpg(proc.pid, signal.SIGTERM)
+        else:
+            proc.terminate()
+    except OSError:
+        pass  # it ended meanwhile
+
+
 def admin_key(folder: Path) -> str:
     """The server's admin key, kept in `folder/admin.key` (made on first use, owner-only)."""
     path = folder / "admin.key"
@@ -136,6 +217,7 @@ class Teacher:
         being refined (its heads' models are on disk), else interrupted; its rendered
         showdowns removed."""
         deck_id, folder = info["id"], self.root / info["id"]
+        self._end_orphans(folder)
         models, heads = folder / "models", folder / "work" / "heads"
         if info["state"] == "refining" and not (models / "cards-det.onnx").is_file() and (
                 heads / "cards-det.onnx").is_file():
@@ -154,6 +236,31 @@ class Teacher:
         else:
             self._update(deck_id, state="interrupted", finished=_now(), error=STOPPED)
         shutil.rmtree(folder / "work", ignore_errors=True)
+
+    @staticmethod
+    def _end_orphans(folder: Path) -> None:
+        """End what a server killed outright left of its job: the step it ran (the pid in
+        `child.pid`, written when the step started) and the processes that step started
+        (its group), where they would not die with it (not Linux; a step's own workers).
+        Only those whose command names this deck's folder: a pid since reused is left alone."""
+        pidfile = folder / "child.pid"
+        try:
+            pgid = int(pidfile.read_text(encoding="ascii").strip())
+        except (OSError, ValueError):
+            return
+        left = [pid for pid, command in _group(pgid) if str(folder) in command]
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        end = time.time() + 10
+        while left and time.time() < end and any(str(folder) in c for _, c in _group(pgid)):
+            time.sleep(0.05)
+        if left:
+            log.warning("deck %s: ended %d process(es) of its job that the last server left running: %s",
+                        folder.name, len(left), ", ".join(map(str, left)))
+        pidfile.unlink(missing_ok=True)
 
     # ---------------------------------------------------------------- state
 
@@ -244,18 +351,25 @@ class Teacher:
         return self.info(deck_id)
 
     def _step(self, deck_id: str, argv: list[str]) -> tuple[int, str]:
-        """Run one command of the recipe, its output appended to the log; (exit code, stderr's last line)."""
+        """Run one command of the recipe, its output appended to the log; (exit code, stderr's
+        last line). The child runs in its own session (`stop` ends it and what it started;
+        Ctrl-C in the server's terminal reaches the server alone, which stops it), dies with
+        the server on Linux, and its pid is kept in `child.pid` while it runs (a later server
+        ends it if it outlived this one)."""
         src = source_dir()
-        log = self.root / deck_id / "log.txt"
+        folder = self.root / deck_id
         env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": os.pathsep.join(
             [str(src), *filter(None, [os.environ.get("PYTHONPATH")])])}
-        with open(log, "a", encoding="utf-8") as out:
+        with open(folder / "log.txt", "a", encoding="utf-8") as out:
             out.write("$ " + " ".join(argv) + "\n")
             out.flush()
             nice = shutil.which("nice") if NICE else None
-            proc = subprocess.Popen([*([nice, "-n", str(NICE)] if nice else []), sys.executable, *argv], cwd=src, env=env, stdout=out, stderr=subprocess.PIPE,
-                                    stdin=subprocess.DEVNULL, text=True, errors="replace")
+            proc = subprocess.Popen([*([nice, "-n", str(NICE)] if nice else []), sys.executable, *argv], cwd=src,
+                                    env=env, stdout=out, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                                    errors="replace", start_new_session=os.name == "posix",
+                                    preexec_fn=_dies_with_server())
             self.proc = proc
+            (folder / "child.pid").write_text(f"{proc.pid}\n", encoding="ascii")
             last = ""
             assert proc.stderr is not None
             for line in proc.stderr:  # progress bars and errors: both go to the log
@@ -265,6 +379,7 @@ class Teacher:
                     last = line.strip()
             rc = proc.wait()
             self.proc = None
+            (folder / "child.pid").unlink(missing_ok=True)
         return rc, last
 
     def _run(self, deck_id: str, photos: list[Path], refine: bool = False) -> None:
@@ -343,7 +458,7 @@ class Teacher:
             self.cancelled[job[0]] = why
             proc = self.proc
             if proc is not None:
-                proc.terminate()
+                _end(proc)
             job[1].join(timeout=30)
 
     def delete(self, deck_id: str) -> None:
