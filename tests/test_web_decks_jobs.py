@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -298,3 +299,70 @@ def test_a_restart_ends_a_teaching_child_the_last_server_left_running(tmp_path) 
         other.kill()
         orphan.wait()
         other.wait()
+
+
+# ---------------------------------------------------------------- a deck removed between two steps
+
+
+def test_a_deck_removed_between_two_steps_starts_no_next_step(tmp_path, fake, monkeypatch) -> None:
+    """DELETE while no step runs (enroll done, heads not started: `proc` is None): the job
+    ends there, heads never starts, and the removal does not wait for a step to time out."""
+    fake.plan(heads="sleep")
+    t = Teacher(tmp_path / "decks", tmp_path / "base")
+    real_update, removing = t._update, []
+
+    def update(deck_id: str, **values):
+        info = real_update(deck_id, **values)
+        if values.get("state") == "teaching":  # between the two steps, in the job's thread
+            assert t.proc is None
+            removing.append(threading.Thread(target=t.delete, args=(deck_id,)))
+            removing[0].start()
+            end = time.time() + 10
+            while deck_id not in t.cancelled and time.time() < end:
+                time.sleep(0.01)
+        return info
+
+    monkeypatch.setattr(t, "_update", update)
+    deck_id = t.start("x", _photos())["id"]
+    fake.ran("enroll")
+    end = time.time() + 10
+    while not removing and time.time() < end:
+        time.sleep(0.01)
+    removing[0].join(timeout=20)
+    assert not removing[0].is_alive(), "the removal waited for a step that should not have started"
+    assert not (fake.path / "ran" / "heads").exists() and not t.running()
+    assert not (tmp_path / "decks" / deck_id).exists()
+
+
+def test_a_deck_removed_as_its_next_step_starts_ends_that_step(tmp_path, fake, monkeypatch) -> None:
+    """DELETE just as a step is being started (the job past its check, its child not yet
+    known): the removal waits for the child to be known and ends it, rather than finding
+    no child, waiting 30 s for the job and removing the folder under a running step."""
+    fake.plan(heads="sleep")
+    t = Teacher(tmp_path / "decks", tmp_path / "base")
+    real_popen, removing = subprocess.Popen, []
+
+    def popen(argv, *args, **kwargs):
+        if "datasets.heads" in argv:  # the job is about to start heads: the removal comes now
+            removing.append(threading.Thread(target=t.delete, args=(deck_id,)))
+            removing[0].start()
+            time.sleep(0.5)  # time for it to find no child running, where nothing makes it wait
+        return real_popen(argv, *args, **kwargs)
+
+    deck_id = t.start("x", _photos())["id"]
+    monkeypatch.setattr(web.decks.subprocess, "Popen", popen)
+    fake.ran("enroll")
+    end = time.time() + 10
+    while not removing and time.time() < end:
+        time.sleep(0.01)
+    removing[0].join(timeout=20)
+    monkeypatch.undo()
+    heads = fake.path / "ran" / "heads"
+    try:
+        assert not removing[0].is_alive(), "the removal did not end the step it raced"
+        assert not t.running() and not (tmp_path / "decks" / deck_id).exists()
+        pid = heads.read_text() if heads.is_file() else ""
+        assert not pid or _gone(int(pid), 0)  # ended (or never got as far as writing its pid)
+    finally:
+        if heads.is_file() and heads.read_text():
+            _kill(int(heads.read_text()))

@@ -364,12 +364,18 @@ class Teacher:
             out.write("$ " + " ".join(argv) + "\n")
             out.flush()
             nice = shutil.which("nice") if NICE else None
-            proc = subprocess.Popen([*([nice, "-n", str(NICE)] if nice else []), sys.executable, *argv], cwd=src,
-                                    env=env, stdout=out, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-                                    errors="replace", start_new_session=os.name == "posix",
-                                    preexec_fn=_dies_with_server())
-            self.proc = proc
-            (folder / "child.pid").write_text(f"{proc.pid}\n", encoding="ascii")
+            with self.lock:  # against stop(): it finds this step running, or this step finds the job stopped
+                if deck_id in self.cancelled:  # stopped between two steps: the next one does not start
+                    return -1, ""
+                proc = subprocess.Popen([*([nice, "-n", str(NICE)] if nice else []), sys.executable, *argv],
+                                        cwd=src, env=env, stdout=out, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                        text=True, errors="replace", start_new_session=os.name == "posix",
+                                        preexec_fn=_dies_with_server())
+                self.proc = proc
+            try:
+                (folder / "child.pid").write_text(f"{proc.pid}\n", encoding="ascii")
+            except OSError:  # the folder removed meanwhile: the step is still waited for below
+                pass
             last = ""
             assert proc.stderr is not None
             for line in proc.stderr:  # progress bars and errors: both go to the log
@@ -455,8 +461,9 @@ class Teacher:
         refining: then the deck is ready as first taught, its `refine_error` `REFINE_STOPPED`."""
         job = self.job
         if job and job[1].is_alive():
-            self.cancelled[job[0]] = why
-            proc = self.proc
+            with self.lock:  # a step starting now is either seen here or sees the job stopped
+                self.cancelled[job[0]] = why
+                proc = self.proc
             if proc is not None:
                 _end(proc)
             job[1].join(timeout=30)
