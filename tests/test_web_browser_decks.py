@@ -123,3 +123,40 @@ def test_every_bad_photo_is_named_at_once_with_the_photos_own_limit(tmp_path, la
         until(page, "document.querySelectorAll('.deck-photo-cell.is-bad').length === 3")
         assert page.get_attribute("#deck-new input[name=espadas]", "aria-invalid") is None
         browser.close()
+
+
+def test_a_server_given_a_model_folder_says_it_reads_that_and_lets_the_deck_chosen_before_go(tmp_path) -> None:
+    """`serve --model DIR` after a deck was chosen: the page says the server reads the models
+    it was started with, not the deck (no "reading now"), and that deck may be removed."""
+    _need_browser()
+    import json
+
+    from playwright.sync_api import expect, sync_playwright
+
+    from web import i18n
+
+    root, deck_id = tmp_path / "decks", "abcdef012345"
+    (root / deck_id / "models").mkdir(parents=True)
+    (root / deck_id / "models" / "cards-det.onnx").write_bytes(b"taught")
+    (root / deck_id / "job.json").write_text(json.dumps({
+        "id": deck_id, "name": "Club deck", "state": "ready", "created": "2026-11-24T10:00:00Z", "minutes": 14.2,
+        "agree": 40, "check": None, "verdict": None, "refine": False, "refined": None, "refine_error": None}))
+    (root / "active").write_text(deck_id + "\n")
+    (tmp_path / "given").mkdir()
+    with LiveServer({"ADMIN_KEY": KEY, "DECKS_DIR": str(root), "MODEL_DIR": str(tmp_path / "given")}) as srv, \
+            sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(**PHONE)
+        page.goto(f"{srv.url}/decks?lang=en#key={KEY}")
+        expect(page.locator(".deck-now-text")).to_have_text(i18n.t("en", "decks.now_given"))
+        expect(page.locator("#use-shipped")).to_be_hidden()
+        item = page.locator(".deck-item").first
+        expect(item.locator("h3")).to_have_text("Club deck")
+        expect(item.locator(".badge")).to_have_count(0)
+        expect(item.get_by_role("button", name="Read photos with this deck")).to_be_visible()
+        page.once("dialog", lambda d: d.accept())
+        item.get_by_role("button", name="Remove").click()
+        expect(page.locator(".deck-item")).to_have_count(0)
+        assert not (root / deck_id).exists() and not (root / "active").exists()
+        browser.close()
+

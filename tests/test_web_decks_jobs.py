@@ -366,3 +366,44 @@ def test_a_deck_removed_as_its_next_step_starts_ends_that_step(tmp_path, fake, m
     finally:
         if heads.is_file() and heads.read_text():
             _kill(int(heads.read_text()))
+
+
+# ---------------------------------------------------------------- D3: a model folder given at start
+
+
+def test_a_model_folder_given_at_start_is_what_the_decks_say_the_tables_read(tmp_path) -> None:
+    """`serve --model DIR` (config MODEL_DIR) reads DIR, not the deck chosen before: GET
+    /api/decks says no deck is read and that a model folder was given, and that deck may be
+    removed (it is no longer chosen then); the deck read really is kept from removal."""
+    root, deck_id = tmp_path / "decks", "abcdef012345"
+    folder = root / deck_id
+    (folder / "models").mkdir(parents=True)
+    (folder / "models" / "cards-det.onnx").write_bytes(b"taught")
+    (folder / "job.json").write_text(json.dumps({"id": deck_id, "name": "club", "state": "ready",
+                                                 "created": "2026-11-24T10:00:00Z"}))
+    (root / "active").write_text(deck_id + "\n")  # chosen on the page before the restart
+
+    app = _app(tmp_path, DECKS_DIR=str(root))  # no model folder given: the deck chosen is read
+    c = app.test_client()
+    assert app.config["MODEL_DIR"] == str(folder / "models")
+    listing = c.get("/api/decks", headers=_auth()).get_json()
+    assert (listing["active"], listing["models_given"], listing["decks"][0]["active"]) == (deck_id, False, True)
+    assert c.delete(f"/api/decks/{deck_id}", headers=_auth()).get_json()["error"]["code"] == "deck_in_use"
+
+    given = tmp_path / "given-models"
+    given.mkdir()
+    app = _app(tmp_path, DECKS_DIR=str(root), MODEL_DIR=str(given))
+    c = app.test_client()
+    assert app.config["MODEL_DIR"] == str(given)  # what the tables read
+    listing = c.get("/api/decks", headers=_auth()).get_json()
+    assert (listing["active"], listing["models_given"], listing["decks"][0]["active"]) == (None, True, False)
+    assert c.get(f"/api/decks/{deck_id}", headers=_auth()).get_json()["active"] is False
+    # a model folder that is the deck's own: that deck is read
+    mine = _app(tmp_path, DECKS_DIR=str(root), MODEL_DIR=str(folder / "models")).test_client()
+    assert mine.get("/api/decks", headers=_auth()).get_json()["active"] == deck_id
+    assert mine.delete(f"/api/decks/{deck_id}", headers=_auth()).status_code == 409
+
+    assert c.delete(f"/api/decks/{deck_id}", headers=_auth()).status_code == 204
+    assert not folder.exists() and not (root / "active").exists()
+    assert _app(tmp_path, DECKS_DIR=str(root)).config.get("MODEL_DIR") is None
+

@@ -20,7 +20,8 @@ admin key (`Authorization: Bearer KEY`, or `?key=` for the sheet image), which
 Files, under `DECKS_DIR` (default: `decks/` beside the database):
 `<id>/job.json` (the state below), `photos/`, `faces/` (the enrolled deck, `sheet.jpg`),
 `models/` (the taught models, `ADAPTED.json`), `log.txt`, `child.pid` (the step running
-now); `active` names the deck read now.
+now); `active` names the deck chosen on the page, read unless the server was started with a
+model folder (`serve --model`), which it reads instead.
 """
 
 from __future__ import annotations
@@ -208,6 +209,12 @@ class Teacher:
         self.proc: subprocess.Popen | None = None
         self.cancelled: dict[str, str] = {}
         """Jobs ended on purpose, and why."""
+        self.reads: Callable[[], str | None] | None = None
+        """The model folder the tables read now (the app's `MODEL_DIR`; `init_app` sets it),
+        or None where this teacher has no app: then the deck chosen is the one read."""
+        self.models_given = False
+        """Whether the server was started with a model folder (`serve --model`): read in place
+        of the shipped models, and of the deck chosen before it started."""
         for info in self.decks():  # a job the last server was running died with it
             if info["state"] in RUNNING:
                 self._recover(info)
@@ -270,8 +277,9 @@ class Teacher:
         return self.root / deck_id
 
     def info(self, deck_id: str) -> dict[str, Any]:
+        """The deck's job.json, `active` (its models read now) and, while it runs, `log`."""
         info = json.loads((self.folder(deck_id) / "job.json").read_text(encoding="utf-8"))
-        info["active"] = self.active() == deck_id
+        info["active"] = self.reading() == deck_id
         if info["state"] in RUNNING:
             info["log"] = self.log_tail(deck_id)
         return info
@@ -304,12 +312,27 @@ class Teacher:
         return lines[-1][:200] if lines else ""
 
     def active(self) -> str | None:
+        """The deck chosen on the page (kept across restarts), if its models are there."""
         try:
             deck_id = (self.root / "active").read_text(encoding="ascii").strip()
         except (OSError, UnicodeDecodeError):
             return None
         ready = _ID.match(deck_id) and (self.root / deck_id / "models" / "cards-det.onnx").is_file()
         return deck_id if ready else None
+
+    def reading(self) -> str | None:
+        """The deck whose models the tables read now, or None (the models the server started
+        with: the shipped ones, or the folder `serve --model` gave, which a deck chosen before
+        the start does not override)."""
+        if self.reads is None:
+            return self.active()
+        folder = self.reads()
+        if not folder:
+            return None
+        models = Path(folder).resolve()
+        deck_id = models.parent.name
+        mine = models.name == "models" and models.parent.parent == self.root.resolve() and _ID.match(deck_id)
+        return deck_id if mine and (models / "cards-det.onnx").is_file() else None
 
     def set_active(self, deck_id: str | None) -> None:
         path = self.root / "active"
@@ -469,14 +492,17 @@ class Teacher:
             job[1].join(timeout=30)
 
     def delete(self, deck_id: str) -> None:
-        """Remove a deck (its job cancelled first); the deck read now cannot be removed."""
+        """Remove a deck (its job cancelled first); the deck read now cannot be removed (one
+        chosen, but not read for a model folder given at start, can: it is chosen no more)."""
         folder = self.folder(deck_id)
-        if self.active() == deck_id:
+        if self.reading() == deck_id:
             raise ApiError(409, "deck_in_use", "this deck's models read the photos now; go back to the shipped "
                            "models first", "deck")
         job = self.job
         if job and job[0] == deck_id:
             self.stop("cancelled")
+        if self.active() == deck_id:
+            self.set_active(None)
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -515,8 +541,8 @@ def _guard() -> None:
 def list_decks() -> Response:
     t, why, refine_why = teacher(), unavailable(), refine_unavailable()
     return _dump({"available": why is None, "why": why, "refine_available": refine_why is None,
-                  "refine_why": refine_why, "refine_hours": 2 * t.refine_hours, "active": t.active(),
-                  "running": t.running(), "decks": [_links(d) for d in t.decks()]})
+                  "refine_why": refine_why, "refine_hours": 2 * t.refine_hours, "active": t.reading(),
+                  "models_given": t.models_given, "running": t.running(), "decks": [_links(d) for d in t.decks()]})
 
 
 @bp.post("")
@@ -672,6 +698,8 @@ def init_app(app: Any) -> None:
     t = Teacher(root, base, app.config.get("TEACH_ARGS"), float(app.config.get("TEACH_REFINE_HOURS") or REFINE_HOURS),
                 app.config.get("TEACH_REFINE_ARGS"))
     app.extensions["mus_teacher"] = t
+    t.models_given = bool(app.config.get("MODEL_DIR"))
+    t.reads = lambda: app.config.get("MODEL_DIR")  # what the tables read, whatever chose it
     active = t.active()
-    if active and not app.config.get("MODEL_DIR"):
+    if active and not t.models_given:
         app.config["MODEL_DIR"] = str(root / active / "models")

@@ -9,6 +9,7 @@ const formError = form.querySelector(".form-error");
 const list = document.querySelector(".deck-list");
 let key = null;
 let timer = null;
+let modelsGiven = false; // the server was started with a model folder (serve --model): "shipped" means it
 
 // A key in the address (`#key=`, as `mus-scorer serve` prints it: a fragment never reaches
 // the server, its logs or the page's links) is kept on this phone and taken out of the address.
@@ -122,9 +123,12 @@ async function refresh() {
   }
   appBox.hidden = false;
   const active = data.decks.find((d) => d.id === data.active);
+  modelsGiven = Boolean(data.models_given);
   document.querySelector(".deck-now-text").textContent = active
-    ? t("decks.now_deck", { name: active.name }) : t("decks.now_shipped");
-  document.getElementById("use-shipped").hidden = !active;
+    ? t("decks.now_deck", { name: active.name }) : t(modelsGiven ? "decks.now_given" : "decks.now_shipped");
+  const back = document.getElementById("use-shipped");
+  back.hidden = !active;
+  back.textContent = t(modelsGiven ? "decks.use_given" : "decks.use_shipped");
   const unavailable = document.getElementById("deck-unavailable");
   unavailable.textContent = data.why || "";
   unavailable.hidden = data.available;
@@ -158,7 +162,7 @@ async function remove(d) {
 document.getElementById("use-shipped").addEventListener("click", async () => {
   try {
     await call("POST", "/api/decks/shipped/use");
-    toast(t("decks.now_shipped"));
+    toast(t(modelsGiven ? "decks.now_given" : "decks.now_shipped"));
   } catch (e) {
     toast(e.text, "error");
   }
