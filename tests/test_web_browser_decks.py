@@ -160,3 +160,31 @@ def test_a_server_given_a_model_folder_says_it_reads_that_and_lets_the_deck_chos
         assert not (root / deck_id).exists() and not (root / "active").exists()
         browser.close()
 
+
+def test_one_photo_chosen_for_every_suit_is_told_for_each_before_anything_is_taught(tmp_path) -> None:
+    """The oros photo chosen four times: each suit's line says it is the same photo as
+    another suit's, the four tiles are marked, and no deck appears."""
+    _need_browser()
+    from playwright.sync_api import expect, sync_playwright
+
+    from web import i18n
+    from web.testing import until
+
+    photo = tmp_path / "oros.jpg"
+    layout_photos(6, "naipes-libres")[0].save(photo, quality=90)
+    with LiveServer({"ADMIN_KEY": KEY}) as srv, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(**PHONE)
+        page.goto(f"{srv.url}/decks?lang=es#key={KEY}")
+        page.wait_for_selector("#deck-app:not([hidden])")
+        for suit in SUITS:
+            page.set_input_files(f"#deck-new input[name={suit}]", str(photo))
+        page.click("#deck-new button[type=submit]")
+        until(page, "document.querySelectorAll('#deck-new .form-error li').length === 4")
+        assert page.locator("#deck-new .form-error li").all_inner_texts() == [
+            i18n.t("es", "decks.photo_problem", suit=i18n.t("es", f"decks.suit_{s}"), why=i18n.t("es", "err.same_photo"))
+            for s in SUITS]
+        assert page.locator(".deck-photo-cell.is-bad").count() == 4
+        expect(page.locator("#deck-list-panel")).to_be_hidden()
+        assert srv.app.extensions["mus_teacher"].decks() == []
+        browser.close()

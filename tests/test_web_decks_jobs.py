@@ -7,6 +7,7 @@ folder given at start and the errors a person is shown are checked for real in s
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -406,4 +407,44 @@ def test_a_model_folder_given_at_start_is_what_the_decks_say_the_tables_read(tmp
     assert c.delete(f"/api/decks/{deck_id}", headers=_auth()).status_code == 204
     assert not folder.exists() and not (root / "active").exists()
     assert _app(tmp_path, DECKS_DIR=str(root)).config.get("MODEL_DIR") is None
+
+
+# ---------------------------------------------------------------- the photos and the errors a person sees
+
+
+def _jpeg(colour: str) -> bytes:
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (320, 240), colour).save(buf, "JPEG")
+    return buf.getvalue()
+
+
+def test_the_same_photo_sent_for_several_suits_is_refused_before_any_job(tmp_path, fake) -> None:
+    """One photo sent as all four suits (oros photographed four times): refused at once, each
+    suit named with the suits it repeats, and no job starts; two suits alike, those two."""
+    c = _app(tmp_path).test_client()
+    same = _jpeg("green")
+    r = c.post("/api/decks", headers=_auth(), data={s: (io.BytesIO(same), f"{s}.jpg") for s in SUITS},
+               content_type="multipart/form-data")
+    err = r.get_json()["error"]
+    assert (r.status_code, err["code"], err["field"]) == (400, "same_photo", "oros")
+    assert [(p["field"], p["code"], p["status"]) for p in err["problems"]] == [(s, "same_photo", 400) for s in SUITS]
+    assert err["problems"][0]["message"].startswith("oros: the same photo as copas, espadas and bastos")
+    assert err["problems"][3]["message"].startswith("bastos: the same photo as oros, copas and espadas")
+    assert c.get("/api/decks", headers=_auth()).get_json()["decks"] == [] and not (fake.path / "ran").exists()
+
+    photos = {"oros": _jpeg("red"), "copas": _jpeg("green"), "espadas": _jpeg("red"), "bastos": _jpeg("blue")}
+    r = c.post("/api/decks", headers=_auth(), data={s: (io.BytesIO(b), f"{s}.jpg") for s, b in photos.items()},
+               content_type="multipart/form-data")
+    err = r.get_json()["error"]
+    assert r.status_code == 400 and [(p["field"], p["code"]) for p in err["problems"]] == [
+        ("oros", "same_photo"), ("espadas", "same_photo")]
+    assert err["message"].startswith("oros: the same photo as espadas") and "; espadas: the same photo as oros" in err[
+        "message"]
+    photos["espadas"] = _jpeg("yellow")  # four photos: taught
+    r = c.post("/api/decks", headers=_auth(), data={s: (io.BytesIO(b), f"{s}.jpg") for s, b in photos.items()},
+               content_type="multipart/form-data")
+    assert r.status_code == 202, r.get_json()
+    assert _wait(c.application.extensions["mus_teacher"], r.get_json()["id"])["state"] == "ready"
 

@@ -570,6 +570,8 @@ def create_deck() -> Response:
             continue
         photos[suit] = (data, EXTENSION[opened[suit].format])
     problems.update(_decodes(opened))  # the photos whose header passed: every bad photo is told at once
+    for suit, refusal in _repeated(photos).items():
+        problems.setdefault(suit, refusal)
     if problems:
         raise photos_refused([problems[suit] for suit in SUITS if suit in problems])
     return _dump(_links(teacher().start(name, photos, refine_it)), 202)
@@ -587,6 +589,22 @@ def _upload(suit: str) -> bytes:
         raise ApiError(413, "too_large", f"{suit}: the photo is larger than the {PHOTO_LIMIT // (1024 * 1024)} MB "
                                          f"a deck's photo may have", suit)
     return data
+
+
+def _repeated(photos: dict[str, tuple[bytes, str]]) -> dict[str, ApiError]:
+    """The suits whose photo is byte for byte another suit's (one photo sent for several,
+    which would teach a deck of one suit): each one's refusal, naming the suits it repeats."""
+    alike: dict[bytes, list[str]] = {}
+    for suit, (data, _ext) in photos.items():
+        alike.setdefault(data, []).append(suit)
+    refused = {}
+    for suits in alike.values():
+        for suit in suits if len(suits) > 1 else ():
+            others = [s for s in suits if s != suit]
+            named = others[0] if len(others) == 1 else f"{', '.join(others[:-1])} and {others[-1]}"
+            refused[suit] = ApiError(400, "same_photo", f"{suit}: the same photo as {named}; each suit needs a "
+                                     "photo of its own ten cards", suit)
+    return refused
 
 
 def photos_refused(problems: list[ApiError]) -> ApiError:
