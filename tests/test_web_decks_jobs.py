@@ -40,7 +40,7 @@ out = Path(args[args.index("--out") + 1])
 if plan == "sleep":
     time.sleep(120)  # until it is ended
 if plan.startswith("fail:"):
-    print(plan[5:].replace("{{photo}}", args[0]), file=sys.stderr)
+    print(plan[5:].replace("{{photo}}", args[0]).replace("{{out}}", str(out)), file=sys.stderr)
     sys.exit(1)
 out.mkdir(parents=True, exist_ok=True)
 if NAME == "enroll":
@@ -67,7 +67,8 @@ elif NAME == "ensemble":
 
 def _fake_checkout(src: Path, plan: dict[str, str] | None = None) -> Path:
     """A checkout whose `datasets` package holds the four stand-in steps, run as `plan` says
-    (`ok`, `sleep`, `fail:<stderr line>`, `no-report` for heads)."""
+    (`ok`, `sleep`, `fail:<stderr line>`, where `{photo}` is its first argument and `{out}`
+    its `--out`, `no-report` for heads: no ADAPTED.json)."""
     (src / "datasets").mkdir(parents=True, exist_ok=True)
     (src / "datasets" / "__init__.py").write_text("")
     for name in ("enroll", "heads", "adapt", "ensemble"):
@@ -448,3 +449,32 @@ def test_the_same_photo_sent_for_several_suits_is_refused_before_any_job(tmp_pat
     assert r.status_code == 202, r.get_json()
     assert _wait(c.application.extensions["mus_teacher"], r.get_json()["id"])["state"] == "ready"
 
+
+def test_a_failed_job_tells_no_server_paths_but_logs_them(tmp_path, fake, caplog) -> None:
+    """A step's error or the job's own names files on the server: the deck's error says
+    them from the deck's folder (a photo by its suit), any other by its name alone; the
+    deck's log.txt and the server's log keep them whole."""
+    root = tmp_path / "decks"
+    t = Teacher(root, tmp_path / "base")
+
+    def fails(refine: bool = False, **plan: str) -> dict:
+        fake.plan(**plan)
+        info = _wait(t, t.start("x", _photos(), refine=refine)["id"])
+        said = info["error"] or info["refine_error"]
+        assert said and str(tmp_path) not in said and "/" + tmp_path.parts[1] not in said, info
+        return info
+
+    with caplog.at_level("WARNING", logger="web.decks"):
+        info = fails(enroll="fail:enroll: {photo}: cannot identify image file")
+    assert info["state"] == "failed" and info["error"] == "the oros photo: cannot identify image file", info
+    assert str(root / info["id"] / "photos" / "oros.jpg") in (root / info["id"] / "log.txt").read_text()
+    assert str(root / info["id"] / "photos" / "oros.jpg") in caplog.text
+
+    info = fails(heads="no-report")  # the job's own error: a file it expected is not there
+    assert info["error"] == "FileNotFoundError: [Errno 2] No such file or directory: 'models/ADAPTED.json'", info
+
+    info = fails(heads="fail:OSError: [Errno 28] No space left on device: '/var/tmp/mus/x/crops/12o.png'")
+    assert info["error"] == "OSError: [Errno 28] No space left on device: '12o.png'", info
+
+    info = fails(refine=True, adapt="fail:adapt: cannot write {out}/last.pt (see /srv/mus/models/x.onnx)")
+    assert info["state"] == "ready" and info["refine_error"] == "cannot write work/tuned/last.pt (see x.onnx)", info

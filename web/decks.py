@@ -177,6 +177,14 @@ def _end(proc: subprocess.Popen) -> None:
         pass  # it ended meanwhile
 
 
+_ELSEWHERE = re.compile(r"(?<![\w.:/\\-])(?:/[^\s'\"/:,;()\[\]]+){2,}|\b[A-Za-z]:\\[^\s'\"]+")
+"""An absolute path (POSIX, or a Windows drive's) in an error's text."""
+
+
+def _last_part(match: re.Match[str]) -> str:
+    return re.split(r"[/\\]", match.group(0))[-1]
+
+
 def admin_key(folder: Path) -> str:
     """The server's admin key, kept in `folder/admin.key` (made on first use, owner-only)."""
     path = folder / "admin.key"
@@ -433,11 +441,15 @@ class Teacher:
                 why = self._refine(deck_id, folder, report)
                 if why is not None and deck_id in self.cancelled:  # stopped: ready as first taught
                     why = REFINE_STOPPED
+                elif why is not None:
+                    log.warning("deck %s: refining failed: %s", deck_id, why)
+                    why = self._public(deck_id, why)
                 self._update(deck_id, refined=why is None, refine_error=why)
                 report = json.loads((folder / "models" / "ADAPTED.json").read_text(encoding="utf-8"))
             shutil.rmtree(folder / "work", ignore_errors=True)  # gone before the deck reads as ready
             self._ready(deck_id, report, round((time.time() - started) / 60, 1))
         except Exception as exc:  # noqa: BLE001 - whatever went wrong is the job's answer, not a dead thread
+            log.exception("deck %s: the teaching job broke", deck_id)
             self._fail(deck_id, f"{type(exc).__name__}: {exc}")
         finally:
             # rendered crops: hundreds of MB, not needed now (a failed or stopped job's too)
@@ -474,10 +486,20 @@ class Teacher:
                             for k, v in check.items() if k in ("before", "after", "ensemble")} if check else None,
                      **values)
 
+    def _public(self, deck_id: str, text: str) -> str:
+        """An error as the API says it: without the server's paths (kept in the server's
+        log and the deck's log.txt). A photo of the deck by its suit, another file of the
+        deck from the deck's folder (`models/ADAPTED.json`), any other file by its name."""
+        folder = str(self.root / deck_id)
+        text = re.sub(re.escape(os.path.join(folder, "photos", "")) + r"(\w+)\.\w+", r"the \1 photo", text)
+        text = text.replace(os.path.join(folder, ""), "").replace(folder, "the deck's folder")
+        return _ELSEWHERE.sub(_last_part, text)
+
     def _fail(self, deck_id: str, error: str) -> None:
         error = self.cancelled.get(deck_id, error)
+        log.warning("deck %s: teaching failed: %s", deck_id, error)
         if (self.root / deck_id).is_dir():
-            self._update(deck_id, state="failed", finished=_now(), error=error)
+            self._update(deck_id, state="failed", finished=_now(), error=self._public(deck_id, error))
 
     def stop(self, why: str = STOPPED) -> None:
         """End the job running now, if any; it reads as failed, for `why`, unless it was
