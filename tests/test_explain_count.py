@@ -207,15 +207,18 @@ def test_every_language_has_every_phrase() -> None:
                if k.startswith("dispute_") and k.endswith(lances) and k.rsplit("_", 1)[0] in keys}
         assert set(_WORDS[lang]) - own == keys, lang
         assert all(text for text in _WORDS[lang].values())
-    assert {"dispute_undeclared_pares", "dispute_false_declaration_pares"} <= set(_WORDS["es"])
+    for lang in ("es", "eu", "fr"):
+        assert {"dispute_undeclared_pares", "dispute_false_declaration_pares"} <= set(_WORDS[lang]), lang
 
 
 @pytest.mark.parametrize("lang, said", [
     ("es", ["Iker dijo pares sin tenerlos", "Iker tenía pares sin declararlos", "Iker dijo juego sin tenerlo",
             "Iker tenía juego sin declararlo"]),
-    ("fr", ["Iker a annoncé paires à tort", "Iker avait des paires sans les annoncer", "Iker a annoncé jeu à tort",
+    ("fr", ["Iker a annoncé des paires à tort", "Iker avait des paires sans les annoncer", "Iker a annoncé jeu à tort",
             "Iker avait jeu sans l'annoncer", "Iker a misé aux paires sans paires ni jeu",
             "Iker a misé au jeu sans paires ni jeu"]),
+    ("eu", ["Iker: pareak badituela esan du, baina ez ditu", "Iker: pareak baditu, aitortu gabe",
+            "Iker: jokoa baduela esan du, baina ez du", "Iker: jokoa badu, aitortu gabe"]),
 ])
 def test_a_dispute_is_said_in_its_languages_grammar(lang: str, said: list[str]) -> None:
     from scorer.engine.explain import dispute_text
@@ -281,13 +284,13 @@ def _two_false_pares():
             "los contrarios cobran sus pares",
       "Bixente dijo pares sin tenerlos (reglamento de club art. 13a): solo se anota; "
       "manda en el lance la primera contradicción desde la mano"),
-     ("eu", "Ane: pareak baduela esan du, baina ez du (klub-araudia 13a. art.): pareetako apustuak baliogabe; "
+     ("eu", "Ane: pareak badituela esan du, baina ez ditu (klub-araudia 13a. art.): pareetako apustuak baliogabe; "
             "aurkariek beren pareak kontatzen dituzte",
-      "Bixente: pareak baduela esan du, baina ez du (klub-araudia 13a. art.): jasota soilik; "
+      "Bixente: pareak badituela esan du, baina ez ditu (klub-araudia 13a. art.): jasota soilik; "
       "eskutik lehen kontraesanak erabakitzen du"),
-     ("fr", "Ane a annoncé paires à tort (règlement de club art. 13a): paris aux paires annulés; "
+     ("fr", "Ane a annoncé des paires à tort (règlement de club art. 13a): paris aux paires annulés; "
             "les adversaires comptent leurs paires",
-      "Bixente a annoncé paires à tort (règlement de club art. 13a): simplement signalé; "
+      "Bixente a annoncé des paires à tort (règlement de club art. 13a): simplement signalé; "
       "la première contradiction depuis l'esku fait foi")],
 )
 def test_each_dispute_says_what_it_did_in_the_readers_language(lang: str, effective: str, reported: str) -> None:

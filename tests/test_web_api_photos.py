@@ -542,7 +542,7 @@ def test_a_photo_taken_for_an_earlier_hand_is_not_a_later_hands(tmp_path) -> Non
     """A photo no hand cites is still of the showdown it was taken at: a hand settled after
     it (typed, from another phone) leaves it that hand's, not the next one's; undone, that
     hand may cite it again."""
-    app, client, t, _ = _two_reads_app(tmp_path)
+    app, client, t, reader = _two_reads_app(tmp_path)
     early = _upload(client, t).json["photo_id"]  # taken during hand 1's betting
     s = _played(client, t)
     assert _post(client, t, "showdown", hands=DEAL).status_code == 200  # hand 1 typed, without it
@@ -552,8 +552,10 @@ def test_a_photo_taken_for_an_earlier_hand_is_not_a_later_hands(tmp_path) -> Non
                     json={"client_id": "sd2", "version": s["version"], "hands": DEAL, "photo_id": early})
     err = assert_error(r, 409, "showdown_settled")
     assert err["field"] == "photo_id" and "taken before hand 1 was settled" in err["message"]
+    reads = reader.calls
     err = assert_error(_upload(client, t, f"?with={early}"), 409, "showdown_settled")
     assert err["field"] == "with" and "taken before hand 1 was settled" in err["message"]
+    assert reader.calls == reads  # refused before it was read
     assert app.extensions["mus_store"].counts(t["id"]) == before  # nothing stored, nothing settled
     s = client.get(f"/api/tables/{t['id']}", headers=t["auth"]).json
     while s["hands"]:  # hand 2's words undone, then hand 1's showdown

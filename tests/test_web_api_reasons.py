@@ -156,6 +156,8 @@ SHOWDOWNS = [
     ([["7", "7", "7", "7"], ["7", "10", "10", "10"], DEAL[2], DEAL[3]], "illegal", "fifth_of_rank",
      {"card": "7", "rank": 7}, "hands[1][0]"),
     (_with(DEAL, 2, 3, "8o"), "invalid", "not_a_card", {"text": "8o"}, "hands[2][3]"),
+    (_with(DEAL, 2, 3, None), "invalid", "not_a_card", {"text": "null"}, "hands[2][3]"),  # as JSON writes it
+    (_with(DEAL, 2, 3, ["1o"]), "invalid", "not_a_card", {"text": '["1o"]'}, "hands[2][3]"),
     ([DEAL[0], DEAL[1][:3], DEAL[2], DEAL[3]], "illegal", "hand_of_four",
      {"seat": 1, "count": 3, "seat_name": "Bixente"}, "hands[1]"),
 ]
@@ -197,6 +199,10 @@ FILES = [
     ([HEADER, {"hands": [None] * 4}], "claim_unknown", {"seat": 0, "lance": "pares", "seat_name": "Jon"},
      "line 2: declared.pares[0]"),
     ([HEADER, {"hands": DEAL, "score": [5, 0]}], "score_differs", {"given": [5, 0], "score": [0, 0]},
+     "line 2: score"),
+    ([HEADER, {"hands": DEAL, "score": [True, 0]}], "score_differs", {"given": "[true, 0]", "score": [0, 0]},
+     "line 2: score"),
+    ([HEADER, {"hands": DEAL, "score": "5-0"}], "score_differs", {"given": '"5-0"', "score": [0, 0]},
      "line 2: score"),
     ([ONE_GAME, ORDAGO_HAND, {"hands": DEAL}], "match_won", {"team": "Gorriak"}, "line 3"),
     ([HEADER, {**ORDAGO_HAND, "hands": [None] * 4}], "cards_needed", {"lance": "grande"}, "line 2: hands"),

@@ -163,8 +163,7 @@ def test_two_phones_see_each_other_live(server, browser):
 
         b.click(".act[data-act=no_quiero]")  # Bixente refuses for his team: the deje, 1 stone to Txuriak, now
         for p in (a, b):
-            until(p, "document.querySelector('.team-card.team-0 .big-num').textContent === '1'",
-                                timeout=1500)
+            until(p, "document.querySelector('.team-card.team-0 .big-num').textContent === '1'", timeout=10000)
             assert p.locator(".team-card.team-0 .stone.on").count() == 1
         assert a.inner_text("#felt-phase") == "Chica"
 
@@ -1064,7 +1063,7 @@ def test_a_dispute_is_said_in_words_in_the_pages_language(server, browser):
     disputes = api.state()["hands"][0]["settlement"]["disputes"]
     assert disputes[0]["seat"] == 1 and disputes[0]["lance"] == "pares" and disputes[0]["kind"] == "undeclared"
     for lang, words, title in (("es", "Bixente tenía pares sin declararlos", "Disputas"),
-                               ("eu", "Bixente: pareak badu, aitortu gabe", "Eztabaidak"),
+                               ("eu", "Bixente: pareak baditu, aitortu gabe", "Eztabaidak"),
                                ("fr", "Bixente avait des paires sans les annoncer", "Litiges"),
                                ("en", "Bixente held pares without declaring it", "Disputes")):
         ctx = phone(browser, lang)

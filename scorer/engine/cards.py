@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import IllegalError, MalformedError, MusError, short
+from .errors import IllegalError, MalformedError, MusError, said, short
 
 RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
 SUITS = ("o", "c", "e", "b")  # oros, copas, espadas, bastos
@@ -41,7 +41,7 @@ class Card:
 
 
 def _not_a_card(text: Any) -> MalformedError:
-    why = {"key": "not_a_card", "params": {"text": text if isinstance(text, str) else short(text, 40)}}
+    why = {"key": "not_a_card", "params": {"text": text if isinstance(text, str) else said(text)}}
     if not isinstance(text, str):
         return MalformedError("", f"{text!r} is not a card (a card is a string such as '12o')", text, **why)
     if text[:1] in ("8", "9") and text[1:] in ("", *SUITS):

@@ -35,6 +35,17 @@ SEAT_PARAMS = ("seat", "speaker", "refuser")
 """The `params` that name a seat (0..3): a page says the player sitting there."""
 
 
+def said(value: Any, limit: int = 40) -> str:
+    """`value` as the JSON it came in writes it (`null`, `["1o"]`, `"5-0"`), its first
+    `limit` characters and "…" where it is longer: how a page quotes it to its reader
+    (`short` gives Python's spelling, for the English message)."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return short(value, limit)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 class MusError(ValueError):
     """A refused input. `field` is a path such as `bets.grande[3].act` (or `""`).
 

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from .errors import IllegalError, MalformedError, MusError, json_problem, short
+from .errors import IllegalError, MalformedError, MusError, json_problem, said
 from .rules import Rules
 from .settle import settle
 
@@ -96,7 +96,7 @@ class Match:
         if "score" in hand and hand["score"] != self.score:
             given = hand["score"]
             raise IllegalError("score", f"{given!r} differs from the match score {self.score!r}", given,
-                               key="score_differs", params={"given": given if _is_score(given) else short(given, 40),
+                               key="score_differs", params={"given": given if _is_score(given) else said(given),
                                                             "score": list(self.score)})
         record["score"] = list(self.score)
         mine = self.rules.to_json()

@@ -793,8 +793,9 @@ class TableStore:
         photo_id = new_id() + new_id()
         response = {"photo_id": photo_id, "scan": scan}
         now = time.time() if taken is None else min(taken, time.time())
-        if client_id is not None and digest is None:
-            digest = photo_digest(data, with_id)
+        if client_id is not None and digest is None:  # the seats of its scan follow from its bottom
+            bottom = scan.get("bottom") if isinstance(scan, dict) else None
+            digest = photo_digest(data, with_id, bottom if bottom in (1, 2, 3) else 0)
         with self.db.write() as conn:
             if client_id is not None:
                 seen = _seen(conn, table_id, client_id, "photo", digest)
