@@ -624,8 +624,8 @@ def _repeated(photos: dict[str, tuple[bytes, str]]) -> dict[str, ApiError]:
         for suit in suits if len(suits) > 1 else ():
             others = [s for s in suits if s != suit]
             named = others[0] if len(others) == 1 else f"{', '.join(others[:-1])} and {others[-1]}"
-            refused[suit] = ApiError(400, "same_photo", f"{suit}: the same photo as {named}; each suit needs a "
-                                     "photo of its own ten cards", suit)
+            refused[suit] = ApiError(400, "same_photo", f"{suit}: the same photo as {named} (each suit needs a "
+                                     "photo of its own ten cards)", suit)
     return refused
 
 
