@@ -45,3 +45,24 @@ def test_a_card_twice_in_an_imported_file_is_said_in_spanish(server, browser, tm
         assert "Rey de oros" in why and "twice" not in page.inner_text("#toast")
     finally:
         ctx.close()
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("es", "Ahora se apuesta a pares, no se declara."),
+    ("fr", "On mise maintenant au lance paires, on n'annonce plus."),
+    ("eu", "Orain pareak lancean apustua egiten da, ez aitorpena."),
+])
+def test_a_lance_in_a_refusal_is_said_within_the_sentence(server, browser, lang: str, said: str) -> None:  # noqa: F811
+    # the page's own ApiError says a refusal's lance in lower case, inside its sentence
+    ctx = phone(browser, lang)
+    try:
+        page = ctx.new_page()
+        page.goto(server.url + "/")
+        text = page.evaluate("""async () => {
+            const m = await import('/static/common.js');
+            return new m.ApiError(422, 'illegal', 'seat: ...', 'seat', null, 'declare_in_betting',
+                                  {lance: 'pares'}).text;
+        }""")
+        assert text == said
+    finally:
+        ctx.close()

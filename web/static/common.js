@@ -47,7 +47,7 @@ function sayParams(params) {
   const out = {};
   for (const [k, v] of Object.entries(params || {})) {
     const named = { lance: `lance.${v}`, act: `act.${v}`, rank: `rank.${v}` }[k];
-    if (named && named in STRINGS) out[k] = t(named);
+    if (named && named in STRINGS) out[k] = k === "lance" ? t(named).toLowerCase() : t(named);  // "a pares", "au jeu"
     else if (k === "card" && typeof v === "string") out[k] = cardName(v);
     else if (Array.isArray(v)) out[k] = v.join("–");
     else out[k] = v;
