@@ -377,7 +377,9 @@ def decks(tmp_path, monkeypatch):
 
 
 def _four(**instead: tuple[bytes, str]) -> dict[str, tuple[io.BytesIO, str]]:
-    files = {suit: (_photo(), f"{suit}.jpg") for suit in ("oros", "copas", "espadas", "bastos")}
+    """Four good photos, each its own (one photo sent for two suits is refused: `same_photo`)."""
+    files = {suit: (encoded(Image.new("RGB", (640, 480), (30, 110, 60 + 40 * i)), "JPEG"), f"{suit}.jpg")
+             for i, suit in enumerate(("oros", "copas", "espadas", "bastos"))}
     files.update(instead)
     return {suit: (io.BytesIO(data), name) for suit, (data, name) in files.items()}
 
