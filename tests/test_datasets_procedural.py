@@ -22,6 +22,7 @@ from datasets.procedural import (
     deck_style,
     draw_face,
     main,
+    pinta_breaks,
 )
 from datasets.render import CORNER_H, CORNER_W, MUS_CARDS, load_deck, render_scene
 
@@ -46,6 +47,29 @@ def test_the_frame_breaks_once_per_pinta_at_the_top_and_the_bottom() -> None:
             top = a[fy - 2:fy + 3].min(axis=0)
             bottom = a[img.height - fy - 2:img.height - fy + 3].min(axis=0)
             assert _gaps(top) == n and _gaps(bottom) == n, (seed, suit)
+
+
+# the drawn deck's breaks, of the card's width (`python -m datasets.pintas layout`)
+DRAWN_BREAKS = {"o": [], "c": [(0.359, 0.641)], "e": [(0.244, 0.413), (0.588, 0.756)],
+                "b": [(0.197, 0.316), (0.441, 0.559), (0.684, 0.803)]}
+
+
+def test_the_pintas_break_the_side_where_printed_decks_do() -> None:
+    # a made-up deck's breaks at its middle settings are the drawn deck's; each deck's own
+    # keep their order from the corner (bastos, then espadas, then copas), which a corner
+    # crop sees: the first break of each suit stands apart from the others'
+    style = {**deck_style(np.random.default_rng(0)), "frame": (0.07, 0.05), "gap": 1.0, "gap_spread": 1.0,
+             "gap_shift": 0.0}
+    for suit, want in DRAWN_BREAKS.items():
+        got = pinta_breaks(style, suit, 1.0)
+        assert np.allclose(got, want, atol=0.005) if want else got == [], (suit, got)
+    for seed in range(100):
+        style = deck_style(np.random.default_rng(seed))
+        first = {suit: pinta_breaks(style, suit, 1.0)[0][0] for suit in "ceb"}
+        assert style["frame"][0] < first["b"] < first["e"] - 0.02 < first["c"] - 0.04, (seed, first)
+        for suit in "ceb":  # breaks apart, inside the side
+            xs = [x for br in pinta_breaks(style, suit, 1.0) for x in br]
+            assert xs == sorted(xs) and style["frame"][0] < xs[0] and xs[-1] < 1 - style["frame"][0]
 
 
 def test_a_face_is_the_same_for_the_same_seed_and_differs_between_decks() -> None:
