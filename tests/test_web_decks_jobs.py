@@ -142,6 +142,21 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+def _running(pid: int, text: str, timeout: float = 10) -> None:
+    """Wait until `pid` runs a command line holding `text` (past its fork, its exec done)."""
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            if text.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return
+        except OSError:
+            if not Path("/proc/self").exists():
+                time.sleep(0.5)  # no /proc: give it time
+                return
+        time.sleep(0.02)
+    raise AssertionError(f"{pid} never ran {text!r}")
+
+
 def _gone(pid: int, timeout: float = 10) -> bool:
     end = time.time() + timeout
     while time.time() < end:
@@ -273,35 +288,51 @@ def test_a_server_killed_outright_takes_its_teaching_child_with_it(tmp_path) -> 
 
 
 def test_a_restart_ends_a_teaching_child_the_last_server_left_running(tmp_path) -> None:
-    """Where the child did not die with the server (not Linux, or its own workers), the next
-    server ends it, by the pid the job wrote, before the deck reads as interrupted; a pid
-    that is not that deck's job is left alone."""
+    """Where the step did not die with its server (not Linux), or its own workers outlived
+    it, the next server ends them, by the pid the job wrote, before the deck reads as
+    interrupted; a pid that is not that deck's job, and a step whose server still runs
+    it, are left alone."""
     root = tmp_path / "decks"
-    folder = root / "abcdef012345"
-    (folder / "work").mkdir(parents=True)
-    (folder / "job.json").write_text(json.dumps(
-        {"id": "abcdef012345", "name": "x", "state": "teaching", "created": "2026-11-24T10:00:00Z"}))
-    orphan = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", str(folder / "faces")],
-                              start_new_session=True)
-    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"], start_new_session=True)
+
+    def deck(deck_id: str, state: str = "teaching") -> Path:
+        (root / deck_id / "work").mkdir(parents=True)
+        (root / deck_id / "job.json").write_text(json.dumps(
+            {"id": deck_id, "name": deck_id, "state": state, "created": "2026-11-24T10:00:00Z"}))
+        return root / deck_id
+
+    def sleeper(*argv: str) -> subprocess.Popen:
+        proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", *argv], start_new_session=True)
+        _running(proc.pid, "time.sleep")
+        return proc
+
+    orphan_deck, workers_deck, reused_deck, live_deck = (deck("a" * 12), deck("b" * 12), deck("c" * 12, "reading"),
+                                                         deck("d" * 12))
+    orphan = sleeper(str(orphan_deck / "faces"))  # its server (pid 1 here: not its parent) is gone
+    (orphan_deck / "child.pid").write_text(f"{orphan.pid} 1\n")
+    starter = subprocess.run(  # a step that started a worker of its own, then died: the worker is left
+        [sys.executable, "-c", "import subprocess as s, sys; print(s.Popen([sys.executable, '-c', 'import time; "
+         "time.sleep(120)', sys.argv[1]], stdout=s.DEVNULL, stderr=s.DEVNULL).pid)", str(workers_deck / "work")],
+        start_new_session=True, capture_output=True, text=True, check=True)
+    worker = int(starter.stdout)
+    _running(worker, "time.sleep")
+    (workers_deck / "child.pid").write_text(f"{os.getpgid(worker)} 1\n")  # the step's pid: its group's
+    other = sleeper()  # not a deck's job: a pid reused since
+    (reused_deck / "child.pid").write_text(f"{other.pid} 1\n")
+    live = sleeper(str(live_deck / "faces"))  # its server (this process) still runs it
+    (live_deck / "child.pid").write_text(f"{live.pid} {os.getpid()}\n")
     try:
-        (folder / "child.pid").write_text(f"{orphan.pid}\n")
-        (root / "fedcba543210").mkdir()
-        (root / "fedcba543210" / "job.json").write_text(json.dumps(
-            {"id": "fedcba543210", "name": "y", "state": "reading", "created": "2026-11-24T10:00:00Z"}))
-        (root / "fedcba543210" / "child.pid").write_text(f"{other.pid}\n")  # not its job: a reused pid
         t = Teacher(root, tmp_path / "base")
         assert orphan.wait(timeout=10) == -signal.SIGKILL
-        assert other.poll() is None
-        states = {d["id"]: d["state"] for d in t.decks()}
-        assert states == {"abcdef012345": "interrupted", "fedcba543210": "interrupted"}
-        assert not (folder / "work").exists() and not (folder / "child.pid").exists()
+        assert _gone(worker), "the step's own worker was left running"
+        assert other.poll() is None and live.poll() is None
+        assert {d["id"]: d["state"] for d in t.decks()} == dict.fromkeys(("a" * 12, "b" * 12, "c" * 12, "d" * 12),
+                                                                          "interrupted")
+        assert not (orphan_deck / "work").exists() and not (orphan_deck / "child.pid").exists()
     finally:
-        orphan.kill()
-        other.kill()
-        orphan.wait()
-        other.wait()
-
+        for p in (orphan, other, live):
+            p.kill()
+            p.wait()
+        _kill(worker)
 
 # ---------------------------------------------------------------- a deck removed between two steps
 

@@ -133,8 +133,8 @@ def _dies_with_server() -> Callable[[], None] | None:
     return preexec
 
 
-def _group(pgid: int) -> list[tuple[int, str]]:
-    """The living processes of process group `pgid`: (pid, command line)."""
+def _group(pgid: int) -> list[tuple[int, int, str]]:
+    """The living processes of process group `pgid`: (pid, parent's pid, command line)."""
     proc = Path("/proc")
     if (proc / "self" / "stat").is_file():
         found = []
@@ -144,23 +144,24 @@ def _group(pgid: int) -> list[tuple[int, str]]:
             try:
                 fields = (p / "stat").read_text(encoding="utf-8", errors="replace").rsplit(")", 1)[1].split()
                 if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):  # a zombie is dead already
-                    found.append((int(p.name), (p / "cmdline").read_bytes().replace(b"\0", b" ").decode(
-                        "utf-8", "replace")))
+                    found.append((int(p.name), int(fields[1]), (p / "cmdline").read_bytes().replace(
+                        b"\0", b" ").decode("utf-8", "replace")))
             except (OSError, ValueError, IndexError):
                 continue  # gone meanwhile
         return found
     if os.name != "posix":
         return []
     try:  # macOS and the BSDs: no /proc
-        ps = subprocess.run(["ps", "-A", "-o", "pid=,pgid=,stat=,command="], capture_output=True, text=True,
+        ps = subprocess.run(["ps", "-A", "-o", "pid=,ppid=,pgid=,stat=,command="], capture_output=True, text=True,
                             timeout=10, check=False)
     except (OSError, subprocess.SubprocessError):
         return []
     found = []
     for line in ps.stdout.splitlines():
-        parts = line.split(None, 3)
-        if len(parts) == 4 and parts[0].isdigit() and parts[1] == str(pgid) and not parts[2].startswith("Z"):
-            found.append((int(parts[0]), parts[3]))
+        parts = line.split(None, 4)
+        if (len(parts) == 5 and parts[0].isdigit() and parts[1].isdigit() and parts[2] == str(pgid)
+                and not parts[3].startswith("Z")):
+            found.append((int(parts[0]), int(parts[1]), parts[4]))
     return found
 
 
@@ -257,20 +258,24 @@ class Teacher:
         """End what a server killed outright left of its job: the step it ran (the pid in
         `child.pid`, written when the step started) and the processes that step started
         (its group), where they would not die with it (not Linux; a step's own workers).
-        Only those whose command names this deck's folder: a pid since reused is left alone."""
+        Only those whose command names this deck's folder: a pid since reused is left alone,
+        and so is a step whose server still runs it (another server on the same folder)."""
         pidfile = folder / "child.pid"
         try:
-            pgid = int(pidfile.read_text(encoding="ascii").strip())
+            pgid, *server = map(int, pidfile.read_text(encoding="ascii").split())
         except (OSError, ValueError):
             return
-        left = [pid for pid, command in _group(pgid) if str(folder) in command]
+        mine = [(pid, parent) for pid, parent, command in _group(pgid) if str(folder) in command]
+        if server and (pgid, server[0]) in mine:
+            return  # the step's server still runs it (another server on this folder): nothing is left over
+        left = [pid for pid, _ in mine]
         for pid in left:
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
         end = time.time() + 10
-        while left and time.time() < end and any(str(folder) in c for _, c in _group(pgid)):
+        while left and time.time() < end and any(pid in left for pid, _, _ in _group(pgid)):
             time.sleep(0.05)
         if left:
             log.warning("deck %s: ended %d process(es) of its job that the last server left running: %s",
@@ -404,7 +409,7 @@ class Teacher:
                                         preexec_fn=_dies_with_server())
                 self.proc = proc
             try:
-                (folder / "child.pid").write_text(f"{proc.pid}\n", encoding="ascii")
+                (folder / "child.pid").write_text(f"{proc.pid} {os.getpid()}\n", encoding="ascii")  # step, server
             except OSError:  # the folder removed meanwhile: the step is still waited for below
                 pass
             last = ""
