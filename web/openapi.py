@@ -350,7 +350,11 @@ SCHEMAS: dict[str, Any] = {
         "available": {"type": "boolean"}, "why": {"type": ["string", "null"]},
         "refine_available": {"type": "boolean"}, "refine_why": {"type": ["string", "null"]},
         "refine_hours": {"type": "number", "description": "about how long refining takes, in hours"},
-        "active": {"type": ["string", "null"]}, "running": {"type": ["string", "null"]},
+        "active": {"type": ["string", "null"], "description": "the deck whose models the tables read now; "
+                                                               "null: the shipped models, or a model folder"},
+        "models_given": {"type": "boolean", "description": "the server was started with a model folder "
+                                                           "(serve --model), which the tables read"},
+        "running": {"type": ["string", "null"]},
         "decks": {"type": "array", "items": _ref("Deck")}}},
 }
 
@@ -481,7 +485,9 @@ def document() -> dict[str, Any]:
                                 "(oros 1-7, sota, caballo, rey in two rows of five; then copas, espadas, bastos)",
                      "description": "Starts a background job (datasets.enroll, then datasets.heads: about a "
                                     "quarter of an hour on two cores; with refine, then datasets.adapt and "
-                                    "datasets.ensemble: about an hour more); one at a time. Up to 25 MB a photo.",
+                                    "datasets.ensemble: about an hour more); one at a time. Up to 25 MB a photo. "
+                                    "A photo sent for two suits or more (byte for byte the same) is a 400 "
+                                    "same_photo, one problem per such suit, before any job starts.",
                      "security": ADMIN, "requestBody": DECK_BODY,
                      "responses": {"202": _json(_ref("Deck"), "the job, started")}
                      | _errors(400, 401, 403, 409, 413, 415, 503)}},
