@@ -280,6 +280,8 @@ def test_a_server_killed_outright_takes_its_teaching_child_with_it(tmp_path) -> 
         parent.kill()
         parent.wait()
         assert _gone(child), "the teaching child outlived the server"
+        t = Teacher(tmp_path / "decks", tmp_path / "base")  # its job.lock went with it: the restart takes over
+        assert t.info(deck_id)["state"] == "interrupted"
     finally:
         parent.kill()
         parent.wait()
@@ -318,21 +320,49 @@ def test_a_restart_ends_a_teaching_child_the_last_server_left_running(tmp_path) 
     (workers_deck / "child.pid").write_text(f"{os.getpgid(worker)} 1\n")  # the step's pid: its group's
     other = sleeper()  # not a deck's job: a pid reused since
     (reused_deck / "child.pid").write_text(f"{other.pid} 1\n")
-    live = sleeper(str(live_deck / "faces"))  # its server (this process) still runs it
+    live = sleeper(str(live_deck / "faces"))  # its server (this process) still runs it, its job.lock held
     (live_deck / "child.pid").write_text(f"{live.pid} {os.getpid()}\n")
+    held = web.decks._lock(live_deck)
     try:
         t = Teacher(root, tmp_path / "base")
         assert orphan.wait(timeout=10) == -signal.SIGKILL
         assert _gone(worker), "the step's own worker was left running"
         assert other.poll() is None and live.poll() is None
-        assert {d["id"]: d["state"] for d in t.decks()} == dict.fromkeys(("a" * 12, "b" * 12, "c" * 12, "d" * 12),
-                                                                          "interrupted")
+        states = {d["id"]: d["state"] for d in t.decks()}
+        assert states == {**dict.fromkeys(("a" * 12, "b" * 12, "c" * 12), "interrupted"),
+                          "d" * 12: "interrupted" if held is None else "teaching"}, states
         assert not (orphan_deck / "work").exists() and not (orphan_deck / "child.pid").exists()
+        if held is not None:  # the live job is left as it is: its rendered showdowns and its step's pid
+            assert (live_deck / "work").is_dir() and (live_deck / "child.pid").is_file()
     finally:
+        web.decks._unlock(held)
         for p in (orphan, other, live):
             p.kill()
             p.wait()
         _kill(worker)
+
+
+@pytest.mark.skipif(web.decks.fcntl is None, reason="no flock: a restart cannot tell another server's job")
+def test_a_second_server_on_the_same_decks_folder_leaves_the_running_job_alone(tmp_path, fake) -> None:
+    """`mus-scorer serve` started again on the same data folder while the first one teaches
+    a deck (by mistake: it fails on the port, after making its app): the deck's job is the
+    first server's, locked, so the second one neither ends its step nor rewrites its state
+    nor removes its rendered showdowns; the first server's job goes on and ends as its own."""
+    fake.plan(heads="sleep")
+    root = tmp_path / "decks"
+    first = Teacher(root, tmp_path / "base")
+    deck_id = first.start("x", _photos())["id"]
+    heads = fake.ran("heads")
+    _running(heads, "datasets")
+    (root / deck_id / "work" / "deck").mkdir(parents=True, exist_ok=True)  # what heads renders
+    second = Teacher(root, tmp_path / "base")
+    assert second.info(deck_id)["state"] == "teaching" and first.running() == deck_id
+    assert _alive(heads) and (root / deck_id / "work" / "deck").is_dir() and (root / deck_id / "child.pid").is_file()
+    first.stop()
+    assert _gone(heads)
+    info = first.info(deck_id)
+    assert info["state"] == "failed" and "teach it again" in info["error"], info
+    assert Teacher(root, tmp_path / "base").info(deck_id)["state"] == "failed"  # ended: nothing left to recover
 
 # ---------------------------------------------------------------- a deck removed between two steps
 

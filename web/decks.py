@@ -20,7 +20,8 @@ admin key (`Authorization: Bearer KEY`, or `?key=` for the sheet image), which
 Files, under `DECKS_DIR` (default: `decks/` beside the database):
 `<id>/job.json` (the state below), `photos/`, `faces/` (the enrolled deck, `sheet.jpg`),
 `models/` (the taught models, `ADAPTED.json`), `log.txt`, `child.pid` (the step running
-now); `active` names the deck chosen on the page, read unless the server was started with a
+now), `job.lock` (locked, `flock`, by the server whose job it is for as long as the job
+runs: another server on the same folder leaves a locked deck alone); `active` names the deck chosen on the page, read unless the server was started with a
 model folder (`serve --model`), which it reads instead.
 """
 
@@ -41,6 +42,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; a restart reads every running job as left over
+    fcntl = None  # type: ignore[assignment]
 
 from flask import Blueprint, Response, current_app, request, send_file
 
@@ -165,6 +171,31 @@ def _group(pgid: int) -> list[tuple[int, int, str]]:
     return found
 
 
+def _lock(folder: Path, wait: bool = True) -> int | None | bool:
+    """Lock the deck's `job.lock` (`flock`, exclusive): held by the server whose job runs
+    on the deck, from before its job.json is written until the job is over, and let go
+    when that server dies however it dies (the descriptor is not inherited by the steps).
+    The descriptor, or None where there are no such locks (then nothing is known of other
+    servers), or False where `wait` is False and another holds it."""
+    if fcntl is None:
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / "job.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        if wait:
+            raise
+        return False
+    return fd
+
+
+def _unlock(fd: int | None | bool) -> None:
+    if isinstance(fd, int) and not isinstance(fd, bool):
+        os.close(fd)  # closing the only descriptor lets the lock go
+
+
 def _end(proc: subprocess.Popen) -> None:
     """End a step that runs now, and the processes it started (its session's group)."""
     if proc.poll() is not None:
@@ -226,13 +257,26 @@ class Teacher:
         of the shipped models, and of the deck chosen before it started."""
         for info in self.decks():  # a job the last server was running died with it
             if info["state"] in RUNNING:
-                self._recover(info)
+                lock = _lock(self.root / info["id"], wait=False)
+                if lock is False:
+                    continue  # its server runs it still (another server on this folder): not ours to touch
+                try:
+                    self._recover(info["id"])
+                finally:
+                    _unlock(lock)
 
-    def _recover(self, info: dict[str, Any]) -> None:
+    def _recover(self, deck_id: str) -> None:
         """A deck whose job the last server left running: ready as first taught where it was
         being refined (its heads' models are on disk), else interrupted; its rendered
-        showdowns removed."""
-        deck_id, folder = info["id"], self.root / info["id"]
+        showdowns removed. Called with the deck's `job.lock` held (where there are locks):
+        no server runs its job now."""
+        folder = self.root / deck_id
+        try:
+            info = json.loads((folder / "job.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if info.get("state") not in RUNNING:
+            return  # its job ended meanwhile, as its server let go of it
         self._end_orphans(folder)
         models, heads = folder / "models", folder / "work" / "heads"
         if info["state"] == "refining" and not (models / "cards-det.onnx").is_file() and (
@@ -370,21 +414,33 @@ class Teacher:
             deck_id = secrets.token_hex(6)
             folder = self.root / deck_id
             (folder / "photos").mkdir(parents=True)  # the decks folder too, on first use
-            paths = []
-            for suit in SUITS:
-                data, ext = photos[suit]
-                path = folder / "photos" / f"{suit}.{ext}"
-                path.write_bytes(data)
-                paths.append(path)
-            info = {"id": deck_id, "name": name, "state": "queued", "created": _now(), "started": None,
-                    "finished": None, "error": None, "agree": None, "check": None, "verdict": None, "minutes": None,
-                    "refine": refine, "refined": None, "refine_error": None}
-            (folder / "job.json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
-            thread = threading.Thread(target=self._run, args=(deck_id, paths, refine), name=f"teach-{deck_id}",
-                                      daemon=True)
-            self.job = (deck_id, thread)
-            thread.start()
+            lock = _lock(folder)  # before job.json: another server never sees this job running unlocked
+            try:
+                paths = []
+                for suit in SUITS:
+                    data, ext = photos[suit]
+                    path = folder / "photos" / f"{suit}.{ext}"
+                    path.write_bytes(data)
+                    paths.append(path)
+                info = {"id": deck_id, "name": name, "state": "queued", "created": _now(), "started": None,
+                        "finished": None, "error": None, "agree": None, "check": None, "verdict": None,
+                        "minutes": None, "refine": refine, "refined": None, "refine_error": None}
+                (folder / "job.json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+                thread = threading.Thread(target=self._locked_run, args=(lock, deck_id, paths, refine),
+                                          name=f"teach-{deck_id}", daemon=True)
+                self.job = (deck_id, thread)
+                thread.start()
+            except BaseException:
+                _unlock(lock)
+                raise
         return self.info(deck_id)
+
+    def _locked_run(self, lock: int | None | bool, deck_id: str, photos: list[Path], refine: bool) -> None:
+        """`_run`, the deck's `job.lock` held throughout (taken by `start`) and let go after."""
+        try:
+            self._run(deck_id, photos, refine)
+        finally:
+            _unlock(lock)
 
     def _step(self, deck_id: str, argv: list[str]) -> tuple[int, str]:
         """Run one command of the recipe, its output appended to the log; (exit code, stderr's
