@@ -364,6 +364,76 @@ def test_a_second_server_on_the_same_decks_folder_leaves_the_running_job_alone(t
     assert info["state"] == "failed" and "teach it again" in info["error"], info
     assert Teacher(root, tmp_path / "base").info(deck_id)["state"] == "failed"  # ended: nothing left to recover
 
+@pytest.mark.skipif(not Path("/proc/self/stat").is_file() or web.decks._boot_id() is None,
+                    reason="start times and the boot's id come from /proc")
+def test_a_restart_ends_only_the_step_that_child_pid_names_by_its_start_time(tmp_path) -> None:
+    """`child.pid` keeps the boot and the step's start time: a restart ends the group whose
+    leader started then (its command line naming the deck or not: a worker spawned anew),
+    and leaves alone a process that has the pid now (its command line naming the deck: a
+    `tail -f` of its log) or a pid of another boot."""
+    root = tmp_path / "decks"
+
+    def deck(deck_id: str) -> Path:
+        (root / deck_id / "work").mkdir(parents=True)
+        (root / deck_id / "job.json").write_text(json.dumps(
+            {"id": deck_id, "name": deck_id, "state": "teaching", "created": "2026-11-24T10:00:00Z"}))
+        return root / deck_id
+
+    def sleeper(*argv: str) -> subprocess.Popen:
+        proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", *argv], start_new_session=True)
+        _running(proc.pid, "time.sleep")
+        return proc
+
+    boot = web.decks._boot_id()
+    step_deck, reused_deck, old_boot_deck = deck("e" * 12), deck("f" * 12), deck("0" * 12)
+    step = sleeper()  # names no deck
+    (step_deck / "child.pid").write_text(f"{step.pid} 1 {web.decks._started(step.pid)} {boot}\n")
+    tail = sleeper(str(reused_deck / "log.txt"))  # names the deck, but started after the step it replaced
+    (reused_deck / "child.pid").write_text(f"{tail.pid} 1 {web.decks._started(tail.pid) - 1} {boot}\n")
+    again = sleeper(str(old_boot_deck / "faces"))
+    (old_boot_deck / "child.pid").write_text(f"{again.pid} 1 {web.decks._started(again.pid)} "
+                                             f"00000000-0000-0000-0000-000000000000\n")
+    try:
+        t = Teacher(root, tmp_path / "base")
+        assert step.wait(timeout=10) == -signal.SIGKILL
+        assert tail.poll() is None and again.poll() is None
+        assert {d["state"] for d in t.decks()} == {"interrupted"}
+        assert not any((d / "child.pid").exists() for d in (step_deck, reused_deck, old_boot_deck))
+    finally:
+        for p in (step, tail, again):
+            p.kill()
+            p.wait()
+
+
+_SERVER = '''
+import os, sys
+from pathlib import Path
+sys.path.insert(0, {repo!r})
+import web.decks as d
+folder = Path(sys.argv[1])
+(folder / "child.pid").write_text(sys.argv[2].replace("SELF", str(os.getpid())).replace(
+    "START", str(d._started(os.getpid()))).replace("BOOT", str(d._boot_id())) + "\\n")
+d.Teacher(folder.parent, folder.parent / "base")
+print("started", flush=True)
+'''
+
+
+@pytest.mark.skipif(os.name != "posix", reason="process groups")
+@pytest.mark.parametrize("pidfile", ["SELF 4242", "SELF 4242 START BOOT"])
+def test_a_restart_never_ends_the_server_itself(tmp_path, pidfile) -> None:
+    """A `child.pid` left by a server killed outright whose pid is the new server's now (after
+    a reboot; a group leader, under systemd or a shell), and the server started with the
+    deck's own models (`serve --model <decks>/<id>/models`: its command line names the
+    deck): the new server does not end itself."""
+    folder = tmp_path / "decks" / "abcdef012345"
+    (folder / "models").mkdir(parents=True)
+    (folder / "job.json").write_text(json.dumps({"id": "abcdef012345", "name": "x", "state": "teaching",
+                                                 "created": "2026-11-24T10:00:00Z"}))
+    p = subprocess.run([sys.executable, "-c", _SERVER.format(repo=str(REPO)), str(folder), pidfile, "--model",
+                        str(folder / "models")], start_new_session=True, capture_output=True, text=True, timeout=60)
+    assert (p.returncode, p.stdout.strip()) == (0, "started"), p.stderr[-500:]
+    assert json.loads((folder / "job.json").read_text())["state"] == "interrupted"
+
 # ---------------------------------------------------------------- a deck removed between two steps
 
 

@@ -139,8 +139,9 @@ def _dies_with_server() -> Callable[[], None] | None:
     return preexec
 
 
-def _group(pgid: int) -> list[tuple[int, int, str]]:
-    """The living processes of process group `pgid`: (pid, parent's pid, command line)."""
+def _group(pgid: int) -> list[tuple[int, int, int | None, str]]:
+    """The living processes of process group `pgid`: (pid, parent's pid, start time in clock
+    ticks since boot, field 22 of /proc/<pid>/stat, or None without /proc, command line)."""
     proc = Path("/proc")
     if (proc / "self" / "stat").is_file():
         found = []
@@ -150,7 +151,7 @@ def _group(pgid: int) -> list[tuple[int, int, str]]:
             try:
                 fields = (p / "stat").read_text(encoding="utf-8", errors="replace").rsplit(")", 1)[1].split()
                 if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):  # a zombie is dead already
-                    found.append((int(p.name), int(fields[1]), (p / "cmdline").read_bytes().replace(
+                    found.append((int(p.name), int(fields[1]), int(fields[19]), (p / "cmdline").read_bytes().replace(
                         b"\0", b" ").decode("utf-8", "replace")))
             except (OSError, ValueError, IndexError):
                 continue  # gone meanwhile
@@ -167,8 +168,44 @@ def _group(pgid: int) -> list[tuple[int, int, str]]:
         parts = line.split(None, 4)
         if (len(parts) == 5 and parts[0].isdigit() and parts[1].isdigit() and parts[2] == str(pgid)
                 and not parts[3].startswith("Z")):
-            found.append((int(parts[0]), int(parts[1]), parts[4]))
+            found.append((int(parts[0]), int(parts[1]), None, parts[4]))
     return found
+
+
+def _started(pid: int) -> int | None:
+    """When `pid` started, in clock ticks since boot (field 22 of /proc/<pid>/stat), or None."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace").rsplit(")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _boot_id() -> str | None:
+    """This boot's id (Linux), which a pid and a start time are only good within; or None."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return boot if boot and " " not in boot else None
+
+
+def _spared() -> set[int]:
+    """The processes a restart never signals, whatever a `child.pid` says: this server, its
+    process group (the terminal's or the service's job) and the processes above it."""
+    spared = {os.getpid(), 0, 1}
+    if os.name == "posix":
+        spared.add(os.getppid())
+        spared.update(pid for pid, *_ in _group(os.getpgrp()))
+    pid = os.getpid()
+    for _ in range(256):  # up the tree, where /proc says it
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace").rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+        if pid <= 1:
+            break
+        spared.add(pid)
+    return spared
 
 
 def _lock(folder: Path, wait: bool = True) -> int | None | bool:
@@ -299,27 +336,45 @@ class Teacher:
 
     @staticmethod
     def _end_orphans(folder: Path) -> None:
-        """End what a server killed outright left of its job: the step it ran (the pid in
-        `child.pid`, written when the step started) and the processes that step started
-        (its group), where they would not die with it (not Linux; a step's own workers).
-        Only those whose command names this deck's folder: a pid since reused is left alone,
-        and so is a step whose server still runs it (another server on the same folder)."""
+        """End what a server killed outright left of its job: the step it ran (the group
+        whose leader's pid `child.pid` keeps, written when the step started) and the
+        processes that step started (its group), where they would not die with it (not
+        Linux; a step's own workers). Only those known to be the job's: where `child.pid`
+        keeps the boot and the step's start time (Linux), a process of this boot in that
+        group, its leader started then and a worker not before; elsewhere one whose command
+        line names this deck's folder. Never this server, its group or the processes above
+        it (a pid reused since), nor a step whose server still runs it."""
         pidfile = folder / "child.pid"
         try:
-            pgid, *server = map(int, pidfile.read_text(encoding="ascii").split())
-        except (OSError, ValueError):
+            parts = pidfile.read_text(encoding="ascii").split()
+            pgid = int(parts[0])
+            server = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
+        except (OSError, ValueError, IndexError, UnicodeDecodeError):
             return
-        mine = [(pid, parent) for pid, parent, command in _group(pgid) if str(folder) in command]
-        if server and (pgid, server[0]) in mine:
+        start = int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else None
+        boot, now = (parts[3] if len(parts) > 3 and parts[3] != "-" else None), _boot_id()
+        if boot is not None and now is not None and boot != now:  # written before a reboot: none of it runs
+            pidfile.unlink(missing_ok=True)
+            return
+        group = _group(pgid)
+        if start is not None and boot is not None and now is not None:
+            leader = [started for pid, _, started, _ in group if pid == pgid]
+            if leader and leader[0] != start:
+                group = []  # the pid is another process's now, leading a group of its own
+            mine = [(pid, parent) for pid, parent, started, _ in group if started is not None and started >= start]
+        else:
+            mine = [(pid, parent) for pid, parent, _, command in group if str(folder) in command]
+        if server and (pgid, server) in mine:
             return  # the step's server still runs it (another server on this folder): nothing is left over
-        left = [pid for pid, _ in mine]
+        spared = _spared()
+        left = [pid for pid, _ in mine if pid not in spared]
         for pid in left:
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
         end = time.time() + 10
-        while left and time.time() < end and any(pid in left for pid, _, _ in _group(pgid)):
+        while left and time.time() < end and any(pid in left for pid, *_ in _group(pgid)):
             time.sleep(0.05)
         if left:
             log.warning("deck %s: ended %d process(es) of its job that the last server left running: %s",
@@ -465,7 +520,8 @@ class Teacher:
                                         preexec_fn=_dies_with_server())
                 self.proc = proc
             try:
-                (folder / "child.pid").write_text(f"{proc.pid} {os.getpid()}\n", encoding="ascii")  # step, server
+                (folder / "child.pid").write_text(  # step, server, the step's start (ticks since boot), boot
+                    f"{proc.pid} {os.getpid()} {_started(proc.pid) or '-'} {_boot_id() or '-'}\n", encoding="ascii")
             except OSError:  # the folder removed meanwhile: the step is still waited for below
                 pass
             last = ""
