@@ -158,12 +158,21 @@ def _running(pid: int, text: str, timeout: float = 10) -> None:
 
 
 def _gone(pid: int, timeout: float = 10) -> bool:
+    """Whether `pid` ends within `timeout` seconds (looked at once at least, however short)."""
     end = time.time() + timeout
-    while time.time() < end:
+    while True:
         if not _alive(pid):
             return True
+        if time.time() >= end:
+            return False
         time.sleep(0.05)
-    return False
+
+
+def test_gone_looks_at_least_once() -> None:
+    assert _gone(os.getpid(), 0) is False
+    done = subprocess.Popen([sys.executable, "-c", "pass"])
+    done.wait()
+    assert _gone(done.pid, 0) is True
 
 
 def _kill(pid: int) -> None:
@@ -495,7 +504,7 @@ def test_a_deck_removed_as_its_next_step_starts_ends_that_step(tmp_path, fake, m
         assert not removing[0].is_alive(), "the removal did not end the step it raced"
         assert not t.running() and not (tmp_path / "decks" / deck_id).exists()
         pid = heads.read_text() if heads.is_file() else ""
-        assert not pid or _gone(int(pid), 0)  # ended (or never got as far as writing its pid)
+        assert not pid or _gone(int(pid)), "the step raced by the removal runs on"  # or it never wrote its pid
     finally:
         if heads.is_file() and heads.read_text():
             _kill(int(heads.read_text()))
