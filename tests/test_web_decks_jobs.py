@@ -618,3 +618,45 @@ def test_a_failed_job_tells_no_server_paths_but_logs_them(tmp_path, fake, caplog
 
     info = fails(refine=True, adapt="fail:adapt: cannot write {out}/last.pt (see /srv/mus/models/x.onnx)")
     assert info["state"] == "ready" and info["refine_error"] == "cannot write work/tuned/last.pt (see x.onnx)", info
+
+
+def test_server_paths_are_told_from_the_folders_they_are_in_spaces_and_all(tmp_path, monkeypatch) -> None:
+    """The checkout, Python's prefix and the home folder are taken off a path exactly (a
+    folder with a space in its name too), a quoted path is cut to its last part at its
+    closing quote, and a running deck's progress line is told the same way."""
+    home = tmp_path / "Users" / "ana"
+    src = home / "My Projects" / "mus"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setattr(web.decks, "source_dir", lambda: src)
+    root, d = src / "decks", "abcdef012345"
+    t = Teacher(root, src / "models")
+    said = {
+        f"No such file or directory: '{src}/datasets/x y.py'": "No such file or directory: 'datasets/x y.py'",
+        f"model file not found: {src}/models/cards-det.onnx": "model file not found: cards-det.onnx",
+        f"cannot open {home}/Library/Application Support/mus/cards-cls.json":
+            "cannot open Library/Application Support/mus/cards-cls.json",
+        f"no module named torch ({sys.prefix}/lib/site-packages)": "no module named torch (lib/site-packages)",
+        "cannot write 'C:\\Users\\Ana Lopez\\mus\\a.onnx'": "cannot write 'a.onnx'",
+        "No such file: '/opt/other place/x y/z.onnx'": "No such file: 'z.onnx'",
+        "see file:///srv/mus/models/x.onnx": "see x.onnx",
+        f"{root}/{d}x/faces": f"{d}x/faces",
+        f"Permission denied: '{root}/{d}'": "Permission denied: 'the deck's folder'",
+    }
+    for text, public in said.items():
+        assert t._public(d, text) == public, text
+    (root / d).mkdir(parents=True)
+    (root / d / "job.json").write_text(json.dumps({"id": d, "name": "x", "state": "reading",
+                                                   "created": "2026-11-24T10:00:00Z"}))
+    (root / d / "log.txt").write_text(f"$ enroll\n40 faces written to {root / d / 'faces'} (see {src}/x y/z.txt)\n")
+    assert t.info(d)["log"] == "40 faces written to faces (see x y/z.txt)"
+
+
+def test_models_that_cannot_be_read_are_not_named_by_their_folder(tmp_path) -> None:
+    given = tmp_path / "secret place" / "models"
+    given.mkdir(parents=True)
+    c = _app(tmp_path, MODEL_DIR=str(given)).test_client()
+    r = c.post("/api/decks/shipped/use", headers=_auth())
+    err = r.get_json()["error"]
+    assert (r.status_code, err["code"]) == (503, "recognizer_unavailable"), err
+    assert err["message"].startswith("the models the server was started with cannot be read")
+    assert str(tmp_path) not in err["message"] and "secret place" not in err["message"], err

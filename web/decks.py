@@ -250,8 +250,39 @@ _ELSEWHERE = re.compile(r"(?<![\w.:/\\-])(?:/[^\s'\"/:,;()\[\]]+){2,}|\b[A-Za-z]
 """An absolute path (POSIX, or a Windows drive's) in an error's text."""
 
 
+_QUOTED = re.compile(r"""(['"])((?:/|[A-Za-z]:\\)[^'"\n]*)\1""")
+"""An absolute path in quotes (as Python's errors quote a file): to its closing quote, spaces and all."""
+
+
+def _last(path: str) -> str:
+    return re.split(r"[/\\]", path)[-1]
+
+
 def _last_part(match: re.Match[str]) -> str:
-    return re.split(r"[/\\]", match.group(0))[-1]
+    return _last(match.group(0))
+
+
+def _roots() -> list[str]:
+    """Folders of this server that an error or a progress line may name a file under: the
+    source checkout, Python's prefixes, the home folder (the decks folder is the teacher's)."""
+    found = [source_dir(), Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)]
+    try:
+        found.append(Path.home())
+    except (RuntimeError, KeyError, OSError):
+        pass
+    return [str(r) for r in found if r is not None]
+
+
+def public_text(text: str, roots: list[str]) -> str:
+    """`text` without the server's paths: what lies under one of `roots` from that root (the
+    longest first, matched exactly, spaces and all), a quoted path and any other by its last
+    part."""
+    for root in sorted({r.rstrip("/\\") for r in roots if len(r.rstrip("/\\")) > 2}, key=len, reverse=True):
+        text = re.sub(r"(?<![\w./\\-])" + re.escape(root) + r"[/\\]", "", text)
+        text = re.sub(r"(?<![\w./\\-])" + re.escape(root) + r"(?![\w.-])", lambda _m, r=root: _last(r), text)
+    text = _QUOTED.sub(lambda m: m.group(1) + _last(m.group(2)) + m.group(1), text)
+    text = re.sub(r"\bfile://(/[^\s'\"]+)", lambda m: _last(m.group(1)), text)
+    return _ELSEWHERE.sub(_last_part, text)
 
 
 def admin_key(folder: Path) -> str:
@@ -415,13 +446,13 @@ class Teacher:
         return info
 
     def log_tail(self, deck_id: str) -> str:
-        """The last line the job printed (its progress), for people watching."""
+        """The last line the job printed (its progress), for people watching (`_public`)."""
         try:
             text = (self.root / deck_id / "log.txt").read_text(encoding="utf-8", errors="replace")
         except OSError:
             return ""
         lines = [ln.strip() for ln in re.split(r"[\r\n]+", text[-4000:]) if ln.strip() and not ln.startswith("$ ")]
-        return lines[-1][:200] if lines else ""
+        return self._public(deck_id, lines[-1])[:200] if lines else ""  # without the server's paths, as errors
 
     def active(self) -> str | None:
         """The deck chosen on the page (kept across restarts), if its models are there."""
@@ -603,14 +634,16 @@ class Teacher:
                             for k, v in check.items() if k in ("before", "after", "ensemble")} if check else None,
                      **values)
 
-    def _public(self, deck_id: str, text: str) -> str:
+    def _public(self, deck_id: str | None, text: str) -> str:
         """An error as the API says it: without the server's paths (kept in the server's
         log and the deck's log.txt). A photo of the deck by its suit, another file of the
         deck from the deck's folder (`models/ADAPTED.json`), any other file by its name."""
-        folder = str(self.root / deck_id)
-        text = re.sub(re.escape(os.path.join(folder, "photos", "")) + r"(\w+)\.\w+", r"the \1 photo", text)
-        text = text.replace(os.path.join(folder, ""), "").replace(folder, "the deck's folder")
-        return _ELSEWHERE.sub(_last_part, text)
+        if deck_id is not None:
+            folder = str(self.root / deck_id)
+            text = re.sub(re.escape(os.path.join(folder, "photos", "")) + r"(\w+)\.\w+", r"the \1 photo", text)
+            text = re.sub(re.escape(folder) + r"(?:[/\\]|(?![\w.-]))",
+                          lambda m: "" if m.group(0) != folder else "the deck's folder", text)
+        return public_text(text, [str(self.root), str(self.root.resolve()), str(self.base_models), *_roots()])
 
     def _fail(self, deck_id: str, error: str) -> None:
         error = self.cancelled.get(deck_id, error)
@@ -828,7 +861,9 @@ def _switch(models: Path | None) -> None:
     try:
         recognizer = vision.Recognizer(folder)
     except vision.ModelError as exc:
-        raise ApiError(503, "recognizer_unavailable", f"the models in {folder} cannot be read ({exc})", None) from None
+        which = "the deck's models" if models is not None else "the models the server was started with"
+        raise ApiError(503, "recognizer_unavailable", f"{which} cannot be read "
+                       f"({teacher()._public(None, str(exc))})", None) from None
     with ext["mus_scan_lock"]:
         ext["mus_recognizer"] = recognizer
         current_app.config["MODEL_DIR"] = str(folder)
