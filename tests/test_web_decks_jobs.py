@@ -37,6 +37,9 @@ args = sys.argv[1:]
 out = Path(args[args.index("--out") + 1])
 (here / "ran").mkdir(exist_ok=True)
 (here / "ran" / NAME).write_text(str(os.getpid()))
+if plan.startswith("say:"):
+    print(plan[4:], file=sys.stderr, flush=True)
+    plan = "sleep"
 if plan == "sleep":
     time.sleep(120)  # until it is ended
 if plan.startswith("fail:"):
@@ -67,7 +70,7 @@ elif NAME == "ensemble":
 
 def _fake_checkout(src: Path, plan: dict[str, str] | None = None) -> Path:
     """A checkout whose `datasets` package holds the four stand-in steps, run as `plan` says
-    (`ok`, `sleep`, `fail:<stderr line>`, where `{photo}` is its first argument and `{out}`
+    (`ok`, `sleep`, `say:<stderr line>` then sleep, `fail:<stderr line>`, where `{photo}` is its first argument and `{out}`
     its `--out`, `no-report` for heads: no ADAPTED.json)."""
     (src / "datasets").mkdir(parents=True, exist_ok=True)
     (src / "datasets" / "__init__.py").write_text("")
@@ -457,8 +460,9 @@ def test_a_deck_removed_between_two_steps_starts_no_next_step(tmp_path, fake, mo
         info = real_update(deck_id, **values)
         if values.get("state") == "teaching":  # between the two steps, in the job's thread
             assert t.proc is None
-            removing.append(threading.Thread(target=t.delete, args=(deck_id,)))
-            removing[0].start()
+            remover = threading.Thread(target=t.delete, args=(deck_id,))
+            remover.start()
+            removing.append(remover)  # started: the test joins it as soon as it is here
             end = time.time() + 10
             while deck_id not in t.cancelled and time.time() < end:
                 time.sleep(0.01)
@@ -486,8 +490,9 @@ def test_a_deck_removed_as_its_next_step_starts_ends_that_step(tmp_path, fake, m
 
     def popen(argv, *args, **kwargs):
         if "datasets.heads" in argv:  # the job is about to start heads: the removal comes now
-            removing.append(threading.Thread(target=t.delete, args=(deck_id,)))
-            removing[0].start()
+            remover = threading.Thread(target=t.delete, args=(deck_id,))
+            remover.start()
+            removing.append(remover)
             time.sleep(0.5)  # time for it to find no child running, where nothing makes it wait
         return real_popen(argv, *args, **kwargs)
 
@@ -660,3 +665,79 @@ def test_models_that_cannot_be_read_are_not_named_by_their_folder(tmp_path) -> N
     assert (r.status_code, err["code"]) == (503, "recognizer_unavailable"), err
     assert err["message"].startswith("the models the server was started with cannot be read")
     assert str(tmp_path) not in err["message"] and "secret place" not in err["message"], err
+
+
+def test_refined_models_that_cannot_be_put_in_place_leave_the_heads_models(tmp_path, fake, monkeypatch) -> None:
+    """An error between `_refine`'s two renames (the heads' models moved aside, the refined
+    ones not moved in): the heads' models are put back before work/ is removed, and the
+    deck is ready as first taught, saying why refining failed."""
+    real_replace = os.replace
+
+    def replace(src, dst, *args, **kwargs):
+        if Path(src).name == "both":
+            raise OSError(28, "No space left on device")
+        return real_replace(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(web.decks.os, "replace", replace)
+    t = Teacher(tmp_path / "decks", tmp_path / "base")
+    info = _wait(t, t.start("x", _photos(), refine=True)["id"])
+    folder = tmp_path / "decks" / info["id"]
+    assert info["state"] == "ready" and info["refined"] is False, info
+    assert info["refine_error"] == "OSError: [Errno 28] No space left on device", info
+    assert (folder / "models" / "cards-det.onnx").read_bytes() == b"heads" and not (folder / "work").exists()
+
+
+def test_a_log_that_cannot_be_written_ends_the_step(tmp_path, fake, monkeypatch) -> None:
+    """The disk full while a step's output is written to log.txt: the step is ended and
+    waited for, `proc` and `child.pid` cleared, and the deck fails saying why."""
+    fake.plan(enroll="say:reading the photos")
+    real_open = open
+
+    class Full:
+        def __init__(self, f) -> None:
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc) -> None:
+            self.f.close()
+
+        def write(self, text: str) -> int:
+            if not text.startswith("$ "):
+                raise OSError(28, "No space left on device")
+            return self.f.write(text)
+
+        def flush(self) -> None:
+            self.f.flush()
+
+        def fileno(self) -> int:
+            return self.f.fileno()
+
+    def opens(path, mode="r", *args, **kwargs):
+        f = real_open(path, mode, *args, **kwargs)
+        return Full(f) if Path(path).name == "log.txt" and "a" in mode else f
+
+    monkeypatch.setattr(web.decks, "open", opens, raising=False)
+    t = Teacher(tmp_path / "decks", tmp_path / "base")
+    deck_id = t.start("x", _photos())["id"]
+    step = fake.ran("enroll")
+    info = _wait(t, deck_id, timeout=30)
+    try:
+        assert info["state"] == "failed" and "No space left on device" in info["error"], info
+        assert _gone(step, 5) and t.proc is None and not (tmp_path / "decks" / deck_id / "child.pid").exists()
+    finally:
+        _kill(step)
+
+
+def test_removing_a_deck_never_stops_another_decks_job(tmp_path, fake) -> None:
+    """`stop(why, deck_id)` (what removing a deck does) ends that deck's job only: another
+    deck's job, started just before, runs on."""
+    fake.plan(heads="sleep")
+    t = Teacher(tmp_path / "decks", tmp_path / "base")
+    running = t.start("y", _photos())["id"]
+    heads = fake.ran("heads")
+    t.stop("cancelled", "abcdef012345")
+    assert t.running() == running and running not in t.cancelled and _alive(heads)
+    t.stop("cancelled", running)
+    assert _gone(heads) and _wait(t, running)["error"] == "cancelled"

@@ -346,11 +346,9 @@ class Teacher:
         if info.get("state") not in RUNNING:
             return  # its job ended meanwhile, as its server let go of it
         self._end_orphans(folder)
-        models, heads = folder / "models", folder / "work" / "heads"
-        if info["state"] == "refining" and not (models / "cards-det.onnx").is_file() and (
-                heads / "cards-det.onnx").is_file():
-            shutil.rmtree(models, ignore_errors=True)  # stopped between _refine's two renames: the heads' back
-            os.replace(heads, models)
+        models = folder / "models"
+        if info["state"] == "refining":
+            self._heads_back(folder)  # stopped between _refine's two renames
         report = None
         if info["state"] == "refining" and (models / "cards-det.onnx").is_file():
             try:
@@ -551,20 +549,32 @@ class Teacher:
                                         preexec_fn=_dies_with_server())
                 self.proc = proc
             try:
-                (folder / "child.pid").write_text(  # step, server, the step's start (ticks since boot), boot
-                    f"{proc.pid} {os.getpid()} {_started(proc.pid) or '-'} {_boot_id() or '-'}\n", encoding="ascii")
-            except OSError:  # the folder removed meanwhile: the step is still waited for below
-                pass
-            last = ""
-            assert proc.stderr is not None
-            for line in proc.stderr:  # progress bars and errors: both go to the log
-                out.write(line)
-                out.flush()
-                if line.strip():
-                    last = line.strip()
-            rc = proc.wait()
-            self.proc = None
-            (folder / "child.pid").unlink(missing_ok=True)
+                try:
+                    (folder / "child.pid").write_text(  # step, server, the step's start (ticks since boot), boot
+                        f"{proc.pid} {os.getpid()} {_started(proc.pid) or '-'} {_boot_id() or '-'}\n",
+                        encoding="ascii")
+                except OSError:  # the folder removed meanwhile: the step is still waited for below
+                    pass
+                last = ""
+                assert proc.stderr is not None
+                for line in proc.stderr:  # progress bars and errors: both go to the log
+                    out.write(line)
+                    out.flush()
+                    if line.strip():
+                        last = line.strip()
+                rc = proc.wait()
+            finally:  # the log could not be written (a full disk): the step is ended, not left running
+                if proc.poll() is None:
+                    _end(proc)
+                    try:
+                        proc.wait(timeout=30)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        proc.wait()
+                if proc.stderr is not None:
+                    proc.stderr.close()
+                self.proc = None
+                (folder / "child.pid").unlink(missing_ok=True)
         return rc, last
 
     def _run(self, deck_id: str, photos: list[Path], refine: bool = False) -> None:
@@ -598,6 +608,10 @@ class Teacher:
             self._ready(deck_id, report, round((time.time() - started) / 60, 1))
         except Exception as exc:  # noqa: BLE001 - whatever went wrong is the job's answer, not a dead thread
             log.exception("deck %s: the teaching job broke", deck_id)
+            try:
+                self._heads_back(folder)  # not lost with work/ below
+            except OSError:
+                log.exception("deck %s: its heads' models could not be put back", deck_id)
             self._fail(deck_id, f"{type(exc).__name__}: {exc}")
         finally:
             # rendered crops: hundreds of MB, not needed now (a failed or stopped job's too)
@@ -622,9 +636,22 @@ class Teacher:
                                         "--deck", str(folder / "faces"), "--check", str(check)])
         if rc != 0:
             return last.removeprefix("ensemble: ") or f"reading the two teachings as one failed ({rc})"
-        os.replace(folder / "models", work / "heads")  # the deck is not ready yet: nothing reads either
-        os.replace(work / "both", folder / "models")
+        try:
+            os.replace(folder / "models", work / "heads")  # the deck is not ready yet: nothing reads either
+            os.replace(work / "both", folder / "models")
+        except OSError as exc:  # the heads' models back where they were, before work/ is removed
+            self._heads_back(folder)
+            return f"{type(exc).__name__}: {exc}"
         return None
+
+    @staticmethod
+    def _heads_back(folder: Path) -> None:
+        """The heads' models back in `models` where `_refine` moved them aside and did not
+        put the refined ones in their place."""
+        models, heads = folder / "models", folder / "work" / "heads"
+        if not (models / "cards-det.onnx").is_file() and (heads / "cards-det.onnx").is_file():
+            shutil.rmtree(models, ignore_errors=True)
+            os.replace(heads, models)
 
     def _ready(self, deck_id: str, report: dict[str, Any], minutes: float | None, **values: Any) -> None:
         """The deck ready, with what its models' `report` (ADAPTED.json) says of them."""
@@ -651,17 +678,19 @@ class Teacher:
         if (self.root / deck_id).is_dir():
             self._update(deck_id, state="failed", finished=_now(), error=self._public(deck_id, error))
 
-    def stop(self, why: str = STOPPED) -> None:
-        """End the job running now, if any; it reads as failed, for `why`, unless it was
-        refining: then the deck is ready as first taught, its `refine_error` `REFINE_STOPPED`."""
-        job = self.job
-        if job and job[1].is_alive():
-            with self.lock:  # a step starting now is either seen here or sees the job stopped
-                self.cancelled[job[0]] = why
-                proc = self.proc
-            if proc is not None:
-                _end(proc)
-            job[1].join(timeout=30)
+    def stop(self, why: str = STOPPED, deck_id: str | None = None) -> None:
+        """End the job running now, if any (only if it is deck `deck_id`'s, where given); it
+        reads as failed, for `why`, unless it was refining: then the deck is ready as first
+        taught, its `refine_error` `REFINE_STOPPED`."""
+        with self.lock:  # a step starting now is either seen here or sees the job stopped; a job starting is seen
+            job = self.job
+            if not job or not job[1].is_alive() or (deck_id is not None and job[0] != deck_id):
+                return
+            self.cancelled[job[0]] = why
+            proc = self.proc
+        if proc is not None:
+            _end(proc)
+        job[1].join(timeout=30)
 
     def delete(self, deck_id: str) -> None:
         """Remove a deck (its job cancelled first); the deck read now cannot be removed (one
@@ -670,9 +699,7 @@ class Teacher:
         if self.reading() == deck_id:
             raise ApiError(409, "deck_in_use", "this deck's models read the photos now; go back to the shipped "
                            "models first", "deck")
-        job = self.job
-        if job and job[0] == deck_id:
-            self.stop("cancelled")
+        self.stop("cancelled", deck_id)  # its job only: another deck's, started meanwhile, runs on
         if self.active() == deck_id:
             self.set_active(None)
         shutil.rmtree(folder, ignore_errors=True)
