@@ -188,3 +188,40 @@ def test_one_photo_chosen_for_every_suit_is_told_for_each_before_anything_is_tau
         expect(page.locator("#deck-list-panel")).to_be_hidden()
         assert srv.app.extensions["mus_teacher"].decks() == []
         browser.close()
+
+
+def test_a_deck_stopped_with_its_server_is_told_in_the_pages_language_and_a_given_deck_has_no_way_back(
+        tmp_path) -> None:
+    """A deck interrupted, and one whose refining was stopped, by a restart: said in Spanish
+    from their codes, not in the server's English; the server started with that deck's own
+    models (`serve --model <deck>/models`): no button back to them, a note instead."""
+    _need_browser()
+    import json
+
+    from playwright.sync_api import expect, sync_playwright
+
+    from web import i18n
+
+    root = tmp_path / "decks"
+    for deck_id, name, state, models in (("a" * 12, "Refinada", "refining", True),
+                                         ("b" * 12, "Cortada", "teaching", False)):
+        (root / deck_id / "work").mkdir(parents=True)
+        if models:
+            (root / deck_id / "models").mkdir()
+            (root / deck_id / "models" / "cards-det.onnx").write_bytes(b"heads")
+            (root / deck_id / "models" / "ADAPTED.json").write_text(json.dumps({"method": "heads", "check": None}))
+        (root / deck_id / "job.json").write_text(json.dumps({"id": deck_id, "name": name, "state": state,
+                                                             "created": f"2026-11-24T10:0{len(name) % 10}:00Z"}))
+    with LiveServer({"ADMIN_KEY": KEY, "DECKS_DIR": str(root), "MODEL_DIR": str(root / ("a" * 12) / "models")}) as srv, \
+            sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(**PHONE)
+        page.goto(f"{srv.url}/decks?lang=es#key={KEY}")
+        refined = page.locator(".deck-item", has_text="Refinada")
+        expect(refined.locator(".deck-warn")).to_have_text(i18n.t("es", "decks.refine_stopped"))
+        cut = page.locator(".deck-item", has_text="Cortada")
+        expect(cut.locator(".deck-state")).to_have_text(
+            i18n.t("es", "decks.state_interrupted", error=i18n.t("es", "decks.error_stopped")))
+        expect(page.locator("#use-shipped")).to_be_hidden()
+        expect(page.locator("#deck-given-note")).to_have_text(i18n.t("es", "decks.given_is_deck"))
+        browser.close()

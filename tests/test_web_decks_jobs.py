@@ -741,3 +741,30 @@ def test_removing_a_deck_never_stops_another_decks_job(tmp_path, fake) -> None:
     assert t.running() == running and running not in t.cancelled and _alive(heads)
     t.stop("cancelled", running)
     assert _gone(heads) and _wait(t, running)["error"] == "cancelled"
+
+
+def test_a_stopped_job_says_so_by_a_code_and_a_deck_given_at_start_is_named(tmp_path) -> None:
+    """`error_code` / `refine_error_code` `stopped` beside the English (a page says it in its
+    language); `serve --model <deck>/models`: `given_deck` names it, and removing it says
+    to start the server without it (going back to the models it started with is that deck)."""
+    root = tmp_path / "decks"
+    for deck_id, state, models in (("a" * 12, "refining", True), ("b" * 12, "teaching", False)):
+        (root / deck_id / "work").mkdir(parents=True)
+        if models:
+            (root / deck_id / "models").mkdir()
+            (root / deck_id / "models" / "cards-det.onnx").write_bytes(b"heads")
+            (root / deck_id / "models" / "ADAPTED.json").write_text(json.dumps({"method": "heads", "check": None}))
+        (root / deck_id / "job.json").write_text(json.dumps({"id": deck_id, "name": deck_id, "state": state,
+                                                             "created": "2026-11-24T10:00:00Z"}))
+    c = _app(tmp_path, DECKS_DIR=str(root), MODEL_DIR=str(root / ("a" * 12) / "models")).test_client()
+    listing = c.get("/api/decks", headers=_auth()).get_json()
+    decks = {d["id"]: d for d in listing["decks"]}
+    assert (decks["a" * 12]["state"], decks["a" * 12]["refine_error_code"], decks["a" * 12]["error_code"]) == (
+        "ready", "stopped", None)
+    assert (decks["b" * 12]["state"], decks["b" * 12]["error_code"], decks["b" * 12]["refine_error_code"]) == (
+        "interrupted", "stopped", None)
+    assert (listing["active"], listing["models_given"], listing["given_deck"]) == ("a" * 12, True, "a" * 12)
+    err = c.delete(f"/api/decks/{'a' * 12}", headers=_auth()).get_json()["error"]
+    assert err["code"] == "deck_in_use" and "start it without them" in err["message"], err
+    plain = _app(tmp_path, DECKS_DIR=str(root)).test_client().get("/api/decks", headers=_auth()).get_json()
+    assert (plain["models_given"], plain["given_deck"]) == (False, None)

@@ -421,6 +421,9 @@ class Teacher:
         """The deck's job.json, `active` (its models read now) and, while it runs, `log`."""
         info = json.loads((self.folder(deck_id) / "job.json").read_text(encoding="utf-8"))
         info["active"] = self.reading() == deck_id
+        # stable codes beside the English of a job stopped with its server, for a page to say in its language
+        info["error_code"] = "stopped" if info.get("error") == STOPPED else None
+        info["refine_error_code"] = "stopped" if info.get("refine_error") == REFINE_STOPPED else None
         if info["state"] in RUNNING:
             info["log"] = self.log_tail(deck_id)
         return info
@@ -467,7 +470,10 @@ class Teacher:
         the start does not override)."""
         if self.reads is None:
             return self.active()
-        folder = self.reads()
+        return self.deck_of(self.reads())
+
+    def deck_of(self, folder: str | Path | None) -> str | None:
+        """The deck whose taught models `folder` is, or None."""
         if not folder:
             return None
         models = Path(folder).resolve()
@@ -697,8 +703,11 @@ class Teacher:
         chosen, but not read for a model folder given at start, can: it is chosen no more)."""
         folder = self.folder(deck_id)
         if self.reading() == deck_id:
-            raise ApiError(409, "deck_in_use", "this deck's models read the photos now; go back to the shipped "
-                           "models first", "deck")
+            if self.models_given and self.deck_of(self.base_models) == deck_id:
+                raise ApiError(409, "deck_in_use", "the server was started with this deck's models (serve --model); "
+                               "start it without them to remove the deck", "deck")
+            raise ApiError(409, "deck_in_use", "this deck's models read the photos now; go back to the models the "
+                           "server was started with first", "deck")
         self.stop("cancelled", deck_id)  # its job only: another deck's, started meanwhile, runs on
         if self.active() == deck_id:
             self.set_active(None)
@@ -741,7 +750,8 @@ def list_decks() -> Response:
     t, why, refine_why = teacher(), unavailable(), refine_unavailable()
     return _dump({"available": why is None, "why": why, "refine_available": refine_why is None,
                   "refine_why": refine_why, "refine_hours": 2 * t.refine_hours, "active": t.reading(),
-                  "models_given": t.models_given, "running": t.running(), "decks": [_links(d) for d in t.decks()]})
+                  "models_given": t.models_given, "given_deck": t.deck_of(t.base_models) if t.models_given else None,
+                  "running": t.running(), "decks": [_links(d) for d in t.decks()]})
 
 
 @bp.post("")

@@ -344,6 +344,10 @@ SCHEMAS: dict[str, Any] = {
         "refined": {"type": ["boolean", "null"], "description": "whether the refining was done (null: not yet)"},
         "refine_error": {"type": ["string", "null"], "description": "why refining failed; the deck reads as "
                                                                     "taught before it"},
+        "error_code": {"enum": ["stopped", None], "description": "stopped: the server stopped (or died) before "
+                                                                 "the deck was taught (error says so in English)"},
+        "refine_error_code": {"enum": ["stopped", None], "description": "stopped: the server stopped (or died) "
+                                                                        "while the deck was refined"},
         "links": {"type": "object", "properties": {"self": {"type": "string"}, "sheet": {"type": "string"},
                                                    "use": {"type": "string"}}}}},
     "Decks": {"type": "object", "properties": {
@@ -354,6 +358,8 @@ SCHEMAS: dict[str, Any] = {
                                                                "null: the shipped models, or a model folder"},
         "models_given": {"type": "boolean", "description": "the server was started with a model folder "
                                                            "(serve --model), which the tables read"},
+        "given_deck": {"type": ["string", "null"], "description": "the deck whose models that folder is (serve "
+                                                                  "--model <decks>/<id>/models), else null"},
         "running": {"type": ["string", "null"]},
         "decks": {"type": "array", "items": _ref("Deck")}}},
 }

@@ -10,6 +10,7 @@ const list = document.querySelector(".deck-list");
 let key = null;
 let timer = null;
 let modelsGiven = false; // the server was started with a model folder (serve --model): "shipped" means it
+let givenDeck = null; // the deck whose models that folder is: going back reads it again
 
 // A key in the address (`#key=`, as `mus-scorer serve` prints it: a fragment never reaches
 // the server, its logs or the page's links) is kept on this phone and taken out of the address.
@@ -47,7 +48,9 @@ function call(method, path, opts = {}) {
 
 function stateText(d) {
   if (d.state === "ready") return t("decks.state_ready", { minutes: d.minutes ?? "?" });
-  if (d.state === "failed" || d.state === "interrupted") return t(`decks.state_${d.state}`, { error: d.error || "" });
+  if (d.state === "failed" || d.state === "interrupted") {  // a stopped server's own words: said in the page's
+    return t(`decks.state_${d.state}`, { error: d.error_code === "stopped" ? t("decks.error_stopped") : d.error || "" });
+  }
   return t(`decks.state_${d.state}`);
 }
 
@@ -57,7 +60,8 @@ function deckItem(d) {
   if (busy && d.log) lines.push(h("p", { class: "hint deck-log" }, d.log));
   if (d.state === "ready" && d.refined) lines.push(h("p", { class: "hint deck-refined" }, t("decks.refined")));
   if (d.state === "ready" && d.refine_error) {
-    lines.push(h("p", { class: "deck-warn" }, t("decks.refine_failed", { error: d.refine_error })));
+    lines.push(h("p", { class: "deck-warn" }, d.refine_error_code === "stopped" ? t("decks.refine_stopped")
+      : t("decks.refine_failed", { error: d.refine_error })));
   }
   if (d.agree !== null && d.agree !== undefined) {
     lines.push(h("p", { class: d.agree < 20 ? "deck-warn" : "hint" }, t(d.agree < 20 ? "decks.agree_low" : "decks.agree",
@@ -126,8 +130,12 @@ async function refresh() {
   modelsGiven = Boolean(data.models_given);
   document.querySelector(".deck-now-text").textContent = active
     ? t("decks.now_deck", { name: active.name }) : t(modelsGiven ? "decks.now_given" : "decks.now_shipped");
+  givenDeck = data.given_deck || null;
   const back = document.getElementById("use-shipped");
-  back.hidden = !active;
+  back.hidden = !active || active.id === givenDeck;  // back to the given folder: this very deck, nothing to do
+  const givenNote = document.getElementById("deck-given-note");
+  givenNote.hidden = !active || active.id !== givenDeck;
+  givenNote.textContent = givenNote.hidden ? "" : t("decks.given_is_deck");
   back.textContent = t(modelsGiven ? "decks.use_given" : "decks.use_shipped");
   const unavailable = document.getElementById("deck-unavailable");
   unavailable.textContent = data.why || "";
@@ -154,7 +162,7 @@ async function remove(d) {
   try {
     await call("DELETE", d.links.self);
   } catch (e) {
-    toast(e.text, "error");
+    toast(e.code === "deck_in_use" && d.id === givenDeck ? t("decks.in_use_given") : e.text, "error");
   }
   refresh();
 }
