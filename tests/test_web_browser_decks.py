@@ -196,22 +196,14 @@ def test_a_deck_stopped_with_its_server_is_told_in_the_pages_language_and_a_give
     from their codes, not in the server's English; the server started with that deck's own
     models (`serve --model <deck>/models`): no button back to them, a note instead."""
     _need_browser()
-    import json
-
     from playwright.sync_api import expect, sync_playwright
 
+    from tests.test_web_decks_jobs import left_deck
     from web import i18n
 
     root = tmp_path / "decks"
-    for deck_id, name, state, models in (("a" * 12, "Refinada", "refining", True),
-                                         ("b" * 12, "Cortada", "teaching", False)):
-        (root / deck_id / "work").mkdir(parents=True)
-        if models:
-            (root / deck_id / "models").mkdir()
-            (root / deck_id / "models" / "cards-det.onnx").write_bytes(b"heads")
-            (root / deck_id / "models" / "ADAPTED.json").write_text(json.dumps({"method": "heads", "check": None}))
-        (root / deck_id / "job.json").write_text(json.dumps({"id": deck_id, "name": name, "state": state,
-                                                             "created": f"2026-11-24T10:0{len(name) % 10}:00Z"}))
+    left_deck(root, "a" * 12, "refining", models="models", name="Refinada", created="2026-11-24T10:08:00Z")
+    left_deck(root, "b" * 12, "teaching", name="Cortada", created="2026-11-24T10:07:00Z")
     with LiveServer({"ADMIN_KEY": KEY, "DECKS_DIR": str(root), "MODEL_DIR": str(root / ("a" * 12) / "models")}) as srv, \
             sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

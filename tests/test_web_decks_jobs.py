@@ -130,6 +130,30 @@ def _app(tmp_path, **cfg):
     return create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True, "ADMIN_KEY": KEY, **cfg})
 
 
+def left_deck(root: Path, deck_id: str, state: str = "teaching", *, models: str | None = None,
+              report: dict | None = None, **fields) -> Path:
+    """A deck a server left behind: `<root>/<deck_id>` with its work/ folder and its job.json
+    in `state` (name: its id, unless `fields` say; `fields` over the rest), and where `models`
+    names a folder in it, the heads' models there (a stand-in detector, `report` as
+    ADAPTED.json)."""
+    folder = root / deck_id
+    (folder / "work").mkdir(parents=True)
+    (folder / "job.json").write_text(json.dumps(
+        {"id": deck_id, "name": deck_id, "state": state, "created": "2026-11-24T10:00:00Z", **fields}))
+    if models:
+        (folder / models).mkdir(parents=True)
+        (folder / models / "cards-det.onnx").write_bytes(b"heads")
+        (folder / models / "ADAPTED.json").write_text(json.dumps(report or {"method": "heads", "check": None}))
+    return folder
+
+
+def _sleeper(*argv: str) -> subprocess.Popen:
+    """A process of its own session that sleeps two minutes, `argv` on its command line."""
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", *argv], start_new_session=True)
+    _running(proc.pid, "time.sleep")
+    return proc
+
+
 def _alive(pid: int) -> bool:
     """Whether `pid` still runs (a zombie, dead but not yet reaped, does not)."""
     try:
@@ -233,16 +257,10 @@ def test_a_restart_finds_a_deck_that_was_being_refined_ready_as_first_taught(tmp
                                                                "after": {"photos": 1, "full": 1, "seated": 16}}}
 
     def deck(deck_id: str, models: str | None) -> Path:
-        folder = root / deck_id
-        (folder / "work" / "deck").mkdir(parents=True)
-        (folder / "job.json").write_text(json.dumps(
-            {"id": deck_id, "name": deck_id, "state": "refining", "created": "2026-11-24T10:00:00Z",
-             "started": "2026-11-24T10:00:00Z", "finished": None, "error": None, "minutes": 14.5, "check": None,
-             "verdict": None, "refine": True, "refined": None, "refine_error": None}))
-        if models:
-            (folder / models).mkdir(parents=True)
-            (folder / models / "cards-det.onnx").write_bytes(b"heads")
-            (folder / models / "ADAPTED.json").write_text(json.dumps(report))
+        folder = left_deck(root, deck_id, "refining", models=models, report=report,
+                           started="2026-11-24T10:00:00Z", finished=None, error=None, minutes=14.5, check=None,
+                           verdict=None, refine=True, refined=None, refine_error=None)
+        (folder / "work" / "deck").mkdir()
         return folder
 
     kept = deck("aaaaaaaaaaaa", "models")
@@ -307,21 +325,9 @@ def test_a_restart_ends_a_teaching_child_the_last_server_left_running(tmp_path) 
     interrupted; a pid that is not that deck's job, and a step whose server still runs
     it, are left alone."""
     root = tmp_path / "decks"
-
-    def deck(deck_id: str, state: str = "teaching") -> Path:
-        (root / deck_id / "work").mkdir(parents=True)
-        (root / deck_id / "job.json").write_text(json.dumps(
-            {"id": deck_id, "name": deck_id, "state": state, "created": "2026-11-24T10:00:00Z"}))
-        return root / deck_id
-
-    def sleeper(*argv: str) -> subprocess.Popen:
-        proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", *argv], start_new_session=True)
-        _running(proc.pid, "time.sleep")
-        return proc
-
-    orphan_deck, workers_deck, reused_deck, live_deck = (deck("a" * 12), deck("b" * 12), deck("c" * 12, "reading"),
-                                                         deck("d" * 12))
-    orphan = sleeper(str(orphan_deck / "faces"))  # its server (pid 1 here: not its parent) is gone
+    orphan_deck, workers_deck, live_deck = (left_deck(root, deck_id) for deck_id in ("a" * 12, "b" * 12, "d" * 12))
+    reused_deck = left_deck(root, "c" * 12, "reading")
+    orphan = _sleeper(str(orphan_deck / "faces"))  # its server (pid 1 here: not its parent) is gone
     (orphan_deck / "child.pid").write_text(f"{orphan.pid} 1\n")
     starter = subprocess.run(  # a step that started a worker of its own, then died: the worker is left
         [sys.executable, "-c", "import subprocess as s, sys; print(s.Popen([sys.executable, '-c', 'import time; "
@@ -330,9 +336,9 @@ def test_a_restart_ends_a_teaching_child_the_last_server_left_running(tmp_path) 
     worker = int(starter.stdout)
     _running(worker, "time.sleep")
     (workers_deck / "child.pid").write_text(f"{os.getpgid(worker)} 1\n")  # the step's pid: its group's
-    other = sleeper()  # not a deck's job: a pid reused since
+    other = _sleeper()  # not a deck's job: a pid reused since
     (reused_deck / "child.pid").write_text(f"{other.pid} 1\n")
-    live = sleeper(str(live_deck / "faces"))  # its server (this process) still runs it, its job.lock held
+    live = _sleeper(str(live_deck / "faces"))  # its server (this process) still runs it, its job.lock held
     (live_deck / "child.pid").write_text(f"{live.pid} {os.getpid()}\n")
     held = web.decks._lock(live_deck)
     try:
@@ -384,25 +390,13 @@ def test_a_restart_ends_only_the_step_that_child_pid_names_by_its_start_time(tmp
     and leaves alone a process that has the pid now (its command line naming the deck: a
     `tail -f` of its log) or a pid of another boot."""
     root = tmp_path / "decks"
-
-    def deck(deck_id: str) -> Path:
-        (root / deck_id / "work").mkdir(parents=True)
-        (root / deck_id / "job.json").write_text(json.dumps(
-            {"id": deck_id, "name": deck_id, "state": "teaching", "created": "2026-11-24T10:00:00Z"}))
-        return root / deck_id
-
-    def sleeper(*argv: str) -> subprocess.Popen:
-        proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", *argv], start_new_session=True)
-        _running(proc.pid, "time.sleep")
-        return proc
-
     boot = web.decks._boot_id()
-    step_deck, reused_deck, old_boot_deck = deck("e" * 12), deck("f" * 12), deck("0" * 12)
-    step = sleeper()  # names no deck
+    step_deck, reused_deck, old_boot_deck = (left_deck(root, deck_id) for deck_id in ("e" * 12, "f" * 12, "0" * 12))
+    step = _sleeper()  # names no deck
     (step_deck / "child.pid").write_text(f"{step.pid} 1 {web.decks._started(step.pid)} {boot}\n")
-    tail = sleeper(str(reused_deck / "log.txt"))  # names the deck, but started after the step it replaced
+    tail = _sleeper(str(reused_deck / "log.txt"))  # names the deck, but started after the step it replaced
     (reused_deck / "child.pid").write_text(f"{tail.pid} 1 {web.decks._started(tail.pid) - 1} {boot}\n")
-    again = sleeper(str(old_boot_deck / "faces"))
+    again = _sleeper(str(old_boot_deck / "faces"))
     (old_boot_deck / "child.pid").write_text(f"{again.pid} 1 {web.decks._started(again.pid)} "
                                              f"00000000-0000-0000-0000-000000000000\n")
     try:
@@ -748,14 +742,8 @@ def test_a_stopped_job_says_so_by_a_code_and_a_deck_given_at_start_is_named(tmp_
     language); `serve --model <deck>/models`: `given_deck` names it, and removing it says
     to start the server without it (going back to the models it started with is that deck)."""
     root = tmp_path / "decks"
-    for deck_id, state, models in (("a" * 12, "refining", True), ("b" * 12, "teaching", False)):
-        (root / deck_id / "work").mkdir(parents=True)
-        if models:
-            (root / deck_id / "models").mkdir()
-            (root / deck_id / "models" / "cards-det.onnx").write_bytes(b"heads")
-            (root / deck_id / "models" / "ADAPTED.json").write_text(json.dumps({"method": "heads", "check": None}))
-        (root / deck_id / "job.json").write_text(json.dumps({"id": deck_id, "name": deck_id, "state": state,
-                                                             "created": "2026-11-24T10:00:00Z"}))
+    left_deck(root, "a" * 12, "refining", models="models")
+    left_deck(root, "b" * 12, "teaching")
     c = _app(tmp_path, DECKS_DIR=str(root), MODEL_DIR=str(root / ("a" * 12) / "models")).test_client()
     listing = c.get("/api/decks", headers=_auth()).get_json()
     decks = {d["id"]: d for d in listing["decks"]}
