@@ -13,16 +13,9 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-from tests.test_web_browser_table import _need_browser, browser, phone  # noqa: E402, F401 (browser: a fixture)
-from web.testing import LiveServer, until  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def server():
-    _need_browser()
-    srv = LiveServer({})
-    yield srv
-    srv.stop()
+from tests.test_web_browser_table import browser, import_file, phone  # noqa: E402, F401 (browser: a fixture)
+from tests.test_web_browser_tournament import server  # noqa: E402, F401 (a fixture: the app on its own)
+from web.testing import until  # noqa: E402
 
 
 def test_a_card_twice_in_an_imported_file_is_said_in_spanish(server, browser, tmp_path) -> None:  # noqa: F811
@@ -35,9 +28,7 @@ def test_a_card_twice_in_an_imported_file_is_said_in_spanish(server, browser, tm
     try:
         page = ctx.new_page()
         page.goto(server.url + "/")
-        page.click("details.import summary")
-        page.set_input_files("#import-match input[type=file]", str(bad))
-        page.click("#import-match button[type=submit]")
+        import_file(page, "#import-match", bad)
         until(page, "() => document.getElementById('toast').textContent.includes('2')")
         card = i18n.t("es", "card.of", rank=i18n.t("es", "rank.12"), suit=i18n.t("es", "suit.o"))
         why = i18n.t("es", "why.card_twice", card=card)

@@ -548,6 +548,14 @@ def test_a_creation_past_the_limit_is_said_in_the_phones_words(browser):
         assert srv.app.extensions["mus_store"].db.reader().execute("SELECT count(*) FROM tables").fetchone()[0] == 1
 
 
+def import_file(page, form: str, path) -> None:
+    """Send the match file at `path` with the page's import form `form` (`#import-match` on
+    the new-table page, `#import-into` on a table's history)."""
+    page.click("details.import summary")
+    page.set_input_files(f"{form} input[type=file]", str(path))
+    page.click(f"{form} button[type=submit]")
+
+
 def test_a_refused_match_file_names_its_line(server, browser, tmp_path):
     """A match file the server refuses is said with the line at fault, in the page's
     language, and what is wrong on it, on the new-table page and in a table's history."""
@@ -559,9 +567,7 @@ def test_a_refused_match_file_names_its_line(server, browser, tmp_path):
     try:
         page = ctx.new_page()
         page.goto(server.url + "/")
-        page.click("details.import summary")
-        page.set_input_files("#import-match input[type=file]", str(bad))
-        page.click("#import-match button[type=submit]")
+        import_file(page, "#import-match", bad)
         until(page, "() => document.getElementById('toast').textContent.includes('2')")
         said = page.inner_text("#toast")  # the line, then what is wrong on it, in the server's words
         assert said.startswith(i18n.t("es", "err.file_line", n=2) + " (not JSON: "), said
@@ -569,9 +575,7 @@ def test_a_refused_match_file_names_its_line(server, browser, tmp_path):
         api = Api(server.url)
         page.goto(f"{server.url}/t/{api.id}/history?token={api.token}&lang=en")
         bad.write_text('{"format": "mus-hand/1"}\n', encoding="utf-8")
-        page.click("details.import summary")
-        page.set_input_files("#import-into input[type=file]", str(bad))
-        page.click("#import-into button[type=submit]")
+        import_file(page, "#import-into", bad)
         until(page, "() => document.getElementById('toast').textContent.startsWith('Line')")
         said = page.inner_text("#toast")
         assert said.startswith(i18n.t("en", "err.file_line", n=1) + " (format: "), said
