@@ -1489,17 +1489,23 @@ def test_a_hands_record_carries_only_the_hands_rules(client) -> None:
     assert json.loads(lines[0])["rules"] == MATCH_RULES and all("rules" not in json.loads(x) for x in lines[1:])
 
 
-def test_a_hand_stored_with_all_the_tables_rules_is_answered_with_the_hands(tmp_path) -> None:
-    """A hand stored before (its record with games_per_vaca and vacas_to_win) answers by the contract."""
+def stored_as_before(tmp_path, **record: Any) -> tuple[dict[str, Any], Any]:
+    """A table on a database file whose one hand played is stored with `record`'s keys as an
+    older version stored them; the table, and a function that starts another app on the file."""
     c1, t, another_app = on_a_database_file(tmp_path)
     to_showdown(c1, t)
     showdown(c1, t)
-    store = c1.application.extensions["mus_store"]
-    with store.db.write() as conn:
+    with c1.application.extensions["mus_store"].db.write() as conn:
         row = conn.execute("SELECT record FROM hands WHERE table_id = ?", (t["id"],)).fetchone()
-        old = {**json.loads(row["record"]), "rules": {"kings": 8, "target": 40, "real31": False,
-                                                      "games_per_vaca": 1, "vacas_to_win": 3}}
-        conn.execute("UPDATE hands SET record = ? WHERE table_id = ?", (json.dumps(old), t["id"]))
+        conn.execute("UPDATE hands SET record = ? WHERE table_id = ?",
+                     (json.dumps({**json.loads(row["record"]), **record}), t["id"]))
+    return t, another_app
+
+
+def test_a_hand_stored_with_all_the_tables_rules_is_answered_with_the_hands(tmp_path) -> None:
+    """A hand stored before (its record with games_per_vaca and vacas_to_win) answers by the contract."""
+    t, another_app = stored_as_before(tmp_path, rules={"kings": 8, "target": 40, "real31": False,
+                                                       "games_per_vaca": 1, "vacas_to_win": 3})
     record = state(another_app(), t)["hands"][0]["record"]
     assert record["rules"] == {"kings": 8, "target": 40, "real31": False}
 
@@ -1547,14 +1553,7 @@ def test_an_imported_hand_whose_esku_is_null_takes_the_turns_esku(client, tmp_pa
 
 
 def test_a_null_esku_stored_by_an_older_import_is_read_as_the_turns(tmp_path) -> None:
-    c1, t, another_app = on_a_database_file(tmp_path)
-    to_showdown(c1, t)
-    showdown(c1, t)
-    store = c1.application.extensions["mus_store"]
-    with store.db.write() as conn:
-        row = conn.execute("SELECT record FROM hands WHERE table_id = ?", (t["id"],)).fetchone()
-        conn.execute("UPDATE hands SET record = ? WHERE table_id = ?",
-                     (json.dumps({**json.loads(row["record"]), "esku": None}), t["id"]))
+    t, another_app = stored_as_before(tmp_path, esku=None)
     c2 = another_app()
     assert state(c2, t)["hands"][0]["record"]["esku"] == 0
     r = undo(c2, t)
