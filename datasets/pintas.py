@@ -26,8 +26,10 @@ import argparse
 import json
 import math
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -223,6 +225,26 @@ def side_visibility():
         render._card_truth = original
 
 
+def _showdowns(seed: int, n: int) -> Iterator[tuple[int, Any, np.ndarray]]:
+    """The (b) showdowns `n` of `seed` as `datasets.evaluate` draws them (Fournier 1878,
+    1600x1200), their card truths with `side_visible`: (i, scene, the photo in grey)."""
+    from datasets.evaluate import readable_showdown
+
+    rng0 = np.random.default_rng(seed)
+    for i in range(n):
+        with side_visibility():
+            scene, _ = readable_showdown(seed, i, ("fournier-1878",), (1600, 1200), int(rng0.integers(4)))
+        yield i, scene, np.asarray(scene.image.convert("L"), np.float32)
+
+
+def _classify(models: Any, records: list[dict], crops: list[np.ndarray]) -> None:
+    """Each record with the classifier's top-1 card and suit marginal of its corner crop."""
+    probs = np.concatenate([models.classify(np.stack(crops[j : j + 256])) for j in range(0, len(crops), 256)])
+    for r, p, m in zip(records, probs, suit_marginal(probs, models.names), strict=True):
+        r["top1"] = models.names[int(p.argmax())]
+        r["marginal"] = m.tolist()
+
+
 def extent_of(visible: list[int], first: float = 0.1) -> float:
     """How far (u) the side is seen from its corner without a break in visibility."""
     v = np.asarray(visible, bool)
@@ -271,18 +293,13 @@ def bound(n: int, seed: int, cross: Path, shipped: Path, breaks: dict,
     """One record per labelled corner of the (b) showdowns `n` of `seed`: the card, its end,
     the side's visible extent, the pinta log-likelihoods (None where no line is read), the
     classifier's top-1 card and suit marginal; and the strips (uint8, one per record)."""
-    from datasets.evaluate import readable_showdown
     from scorer.vision.crops import corner_crop
     from scorer.vision.model import to_tensor
 
-    rng0 = np.random.default_rng(seed)
     records, crops, strips = [], [], []
     with tempfile.TemporaryDirectory(prefix="pintas-") as scratch:
         models = _classifier(cross, shipped, Path(scratch))
-        for i in range(n):
-            with side_visibility():
-                scene, _ = readable_showdown(seed, i, ("fournier-1878",), (1600, 1200), int(rng0.integers(4)))
-            gray = np.asarray(scene.image.convert("L"), np.float32)
+        for i, scene, gray in _showdowns(seed, n):
             for c in scene.cards:
                 if c["seat"] is None:
                     continue
@@ -301,11 +318,7 @@ def bound(n: int, seed: int, cross: Path, shipped: Path, breaks: dict,
                         debug.mkdir(parents=True, exist_ok=True)
                         Image.fromarray(strip).save(
                             debug / f"{len(records) - 1:04d}-{c['card']}-{end}-{extent:.2f}.png")
-        probs = np.concatenate([models.classify(np.stack(crops[j : j + 256])) for j in range(0, len(crops), 256)])
-        marg = suit_marginal(probs, models.names)
-        for r, p, m in zip(records, probs, marg, strict=True):
-            r["top1"] = models.names[int(p.argmax())]
-            r["marginal"] = m.tolist()
+        _classify(models, records, crops)
     return records, np.stack(strips)
 
 
@@ -404,22 +417,17 @@ def runtime(n: int, seed: int, cross: Path, shipped: Path, breaks: dict,
     classifier's read of the detected box as the runtime cuts it. With `true_extent`, the
     side is read as far as the renderer says it is seen (the slope, width and corner
     still the runtime's)."""
-    from datasets.evaluate import readable_showdown
     from scorer.vision.crops import corner_crop, far_end
     from scorer.vision.layout import iou, owner, upright
     from scorer.vision.model import to_tensor
     from scorer.vision.pipeline import scan
 
-    rng0 = np.random.default_rng(seed)
     records, crops, strips = [], [], []
     with tempfile.TemporaryDirectory(prefix="pintas-") as scratch:
         models = _classifier(cross, shipped, Path(scratch))
-        for i in range(n):
-            with side_visibility():
-                scene, _ = readable_showdown(seed, i, ("fournier-1878",), (1600, 1200), int(rng0.integers(4)))
+        for i, scene, gray in _showdowns(seed, n):
             trace: dict = {}
             scan(models, scene.image, scene.bottom, trace=trace)
-            gray = np.asarray(scene.image.convert("L"), np.float32)
             turned = {t: np.ascontiguousarray(np.rot90(gray, t)) for t in range(4)}
             truth = [(c, end, k) for c in scene.cards if c["seat"] is not None
                      for end, k in enumerate(c["corners"]) if k["labelled"]]
@@ -448,10 +456,7 @@ def runtime(n: int, seed: int, cross: Path, shipped: Path, breaks: dict,
                 if debug is not None and len(records) <= 400:
                     debug.mkdir(parents=True, exist_ok=True)
                     Image.fromarray(strip).save(debug / f"{len(records) - 1:04d}-{c['card']}-{end}-{extent:.2f}.png")
-        probs = np.concatenate([models.classify(np.stack(crops[j : j + 256])) for j in range(0, len(crops), 256)])
-        for r, p, m in zip(records, probs, suit_marginal(probs, models.names), strict=True):
-            r["top1"] = models.names[int(p.argmax())]
-            r["marginal"] = m.tolist()
+        _classify(models, records, crops)
     return records, np.stack(strips)
 
 
