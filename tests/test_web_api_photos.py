@@ -252,6 +252,41 @@ def test_a_multipart_upload_takes_its_bottom_form_field(app, client, table, rec)
     assert r.status_code == 200 and r.json["bottom"] == 1 and rec.calls[-1][1] == 1
 
 
+def test_an_upload_reads_its_bottom_once(app, client, table, rec, monkeypatch) -> None:
+    """`bottom` is read and checked once per upload, a retry's (its digest) as any other's,
+    and that one value is what the photo is read with and kept with."""
+    from web import api
+
+    reads: list[str] = []
+    real = api._bottom
+
+    def counted() -> str:
+        reads.append(real())
+        return reads[-1]
+
+    monkeypatch.setattr(api, "_bottom", counted)
+    url = f"/api/tables/{table['id']}/photos"
+    for query, form in (("?bottom=2&client_id=q", {}), ("?bottom=3", {}), ("?client_id=f", {"bottom": "1"}),
+                        ("?bottom=1&client_id=b", {"bottom": "1"}), ("", {})):
+        reads.clear()
+        r = client.post(url + query, headers=table["auth"], content_type="multipart/form-data",
+                        data={"photo": (io.BytesIO(photo_bytes()), "p.jpg"), **form})
+        assert r.status_code == 201, r.json
+        assert len(reads) == 1 and r.json["scan"]["bottom"] == rec.calls[-1][1] == int(reads[0]), (query, reads)
+    reads.clear()
+    again = client.post(url + "?bottom=2&client_id=q", headers=table["auth"], content_type="multipart/form-data",
+                        data={"photo": (io.BytesIO(photo_bytes()), "p.jpg")})  # a retry: answered as stored
+    assert again.status_code == 201 and again.json["scan"]["bottom"] == 2 and len(reads) == 1
+    reads.clear()
+    r = client.post("/api/scan?bottom=3", data=photo_bytes(), content_type="image/jpeg")
+    assert r.status_code == 200 and r.json["bottom"] == 3 and len(reads) == 1
+    # refused as before, with or without a client_id
+    for query in ("?bottom=4&client_id=bad", "?bottom=4"):
+        err = assert_error(client.post(url + query, headers=table["auth"], data=photo_bytes(),
+                                       content_type="image/jpeg"), 400, "invalid")
+        assert err["field"] == "bottom" and "got '4'" in err["message"]
+
+
 def test_too_large_upload_is_413(tmp_path, rec) -> None:
     app = create_app({"DATABASE": str(tmp_path / "m.db"), "TESTING": True, "RECOGNIZER": rec,
                       "MAX_CONTENT_LENGTH": 10_000})

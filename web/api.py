@@ -466,14 +466,14 @@ def _recognizer() -> Any:
         return ext["mus_recognizer"]
 
 
-def _scan(data: bytes, annotate_side: int | None = None) -> tuple[Any, dict[str, Any], bytes | None]:
-    """Check, decode and read a photo: `(photo, scan, annotated JPEG or None)`; bad
-    images are clear 4xx errors. The header is checked first (format, megapixels, least
-    size); the decode, the reading and the annotation all happen inside one of the
-    `in_scan_slot` workers, so no more photos are decoded at once than there are slots."""
+def _scan(data: bytes, bottom: int, annotate_side: int | None = None) -> tuple[Any, dict[str, Any], bytes | None]:
+    """Check, decode and read a photo whose bottom edge is the seat `bottom` (`_bottom`):
+    `(photo, scan, annotated JPEG or None)`; bad images are clear 4xx errors. The header
+    is checked first (format, megapixels, least size); the decode, the reading and the
+    annotation all happen inside one of the `in_scan_slot` workers, so no more photos are
+    decoded at once than there are slots."""
     from scorer import vision
 
-    bottom_arg = _bottom()
     photo = open_upload(data)
     try:
         recognizer = _recognizer()
@@ -483,10 +483,10 @@ def _scan(data: bytes, annotate_side: int | None = None) -> tuple[Any, dict[str,
                        "the card recognizer is not available on this server (no card model); type the cards instead",
                        None) from None
     try:  # bounded: decoding and reading are CPU and memory heavy
-        scan, annotated = in_scan_slot(_read_photo, recognizer, photo, int(bottom_arg), annotate_side)
+        scan, annotated = in_scan_slot(_read_photo, recognizer, photo, bottom, annotate_side)
     except vision.ImageError as exc:
         raise image_error(exc) from None
-    scan = {**scan, "bottom": int(bottom_arg)}  # kept with the photo: its labels' seats follow from it
+    scan = {**scan, "bottom": bottom}  # kept with the photo: its labels' seats follow from it
     return photo, scan, annotated
 
 
@@ -544,9 +544,12 @@ def post_photo(table_id: str) -> Response:
     client_id = request.args["client_id"] if "client_id" in request.args else form.get("client_id")
     with_id = request.args["with"] if "with" in request.args else form.get("with")
     data = _photo_bytes()
-    digest = None
+    # `bottom` is read once, where it was always checked: before a retry's digest, else before the read
+    digest: str | None = None
+    bottom: int | None = None
     if client_id is not None:
-        digest = photo_digest(data, with_id, int(_bottom()))  # hashed once, for the retry check and the record
+        bottom = int(_bottom())
+        digest = photo_digest(data, with_id, bottom)  # hashed once, for the retry check and the record
         done = _store().photo_for(table_id, client_id, digest)
         if done is not None:  # a retry: the photo is stored and read already
             return _dump(_photo_links(table_id, done), 201)
@@ -555,7 +558,7 @@ def post_photo(table_id: str) -> Response:
     if with_id is not None:
         _store().first_photo(table_id, with_id, adding=True)  # before the work of reading it
     _room_for(len(data))
-    photo, scan, annotated = _scan(data, ANNOTATED_SIDE)
+    photo, scan, annotated = _scan(data, int(_bottom()) if bottom is None else bottom, ANNOTATED_SIDE)
     from scorer.vision.metadata import strip
 
     # kept without where it was taken, by which phone, when: watchers and exports see it
@@ -625,7 +628,7 @@ def get_photo_annotated(table_id: str, photo_id: str) -> Response:
 def post_scan() -> Response:
     """Read the cards in a photo (nothing stored) -> the `scan --json` object."""
     _photo_body_limit()
-    _, scan, _ = _scan(_photo_bytes())
+    _, scan, _ = _scan(_photo_bytes(), int(_bottom()))
     return _dump(scan)
 
 
