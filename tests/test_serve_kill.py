@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -158,6 +159,49 @@ def test_serve_answers_json_413_for_a_huge_photo(serve) -> None:
     assert r.status_code == 413 and r.json()["error"]["code"] == "too_large"
     state = requests.get(f"{s.base}/api/tables/{t['id']}?token={t['token']}", timeout=5).json()
     assert state["version"] == 1
+    s.proc.send_signal(signal.SIGTERM)
+    s.rest()
+
+
+def raw_answer(base: str, head: str) -> tuple[int, dict[str, str], bytes]:
+    """Send the request line and headers `head` on a socket of its own, and no body; the
+    answer's status, headers (lower-case names) and body, read until the server closes."""
+    import socket
+    from urllib.parse import urlsplit
+
+    where = urlsplit(base)
+    with socket.create_connection((where.hostname, where.port), timeout=30) as sock:
+        sock.sendall(head.encode("latin-1") + b"\r\n")
+        got = b""
+        while chunk := sock.recv(65536):  # (a server waiting for the body would time out here)
+            got += chunk
+    top, _, body = got.partition(b"\r\n\r\n")
+    status_line, *lines = top.decode("latin-1").split("\r\n")
+    headers = {name.strip().lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
+    return int(status_line.split()[1]), headers, body
+
+
+def test_serve_refuses_a_body_over_its_limit_in_the_json_shape_before_reading_it(serve) -> None:
+    """A Content-Length past the server's limit for any request (past which waitress, not
+    the app, refuses it): 413 in the app's JSON error shape under /api/, answered from the
+    headers alone (no body is sent), and the server serves on."""
+    s = serve()
+    t = requests.post(f"{s.base}/api/tables", json={}, timeout=5).json()
+    huge = 10**12
+    status, headers, body = raw_answer(
+        s.base, f"POST /api/tables/{t['id']}/photos?token={t['token']} HTTP/1.1\r\nHost: x\r\n"
+                f"Content-Type: image/jpeg\r\nContent-Length: {huge}\r\n")
+    assert status == 413, body
+    assert headers["content-type"] == "application/json" and headers["cache-control"] == "no-store"
+    error = json.loads(body)["error"]
+    assert error["status"] == 413 and error["code"] == "too_large" and error["field"] is None, error
+    assert f"({huge} bytes)" in error["message"] and "limit of " in error["message"], error
+    assert set(error) == {"status", "code", "message", "field"}
+    # a page's refusal stays waitress's own (pages never answer JSON)
+    status, headers, body = raw_answer(s.base, f"POST /t/{t['id']} HTTP/1.1\r\nHost: x\r\nContent-Length: {huge}\r\n")
+    assert status == 413 and headers["content-type"].startswith("text/plain"), (status, headers)
+    state = requests.get(f"{s.base}/api/tables/{t['id']}?token={t['token']}", timeout=5)
+    assert state.status_code == 200 and state.json()["version"] == 1
     s.proc.send_signal(signal.SIGTERM)
     s.rest()
 

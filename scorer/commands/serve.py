@@ -177,6 +177,50 @@ def proxy_settings(address: str | None) -> dict[str, Any]:
             "clear_untrusted_proxy_headers": True}
 
 
+def api_error_channel() -> type:
+    """waitress's connection class, its own refusals of a request under /api/ answered in
+    the app's one JSON error shape (`web.errors`) rather than in waitress's plain text;
+    a page's stay as waitress writes them.
+
+    waitress reads a request's whole body before the app is called, so no app nor WSGI
+    middleware sees a body over `max_request_body_size`: waitress refuses it itself (413),
+    from its Content-Length as soon as the headers are in (a chunked one once past the
+    limit), never reading the body, and this answers that refusal."""
+    import json
+
+    from waitress.channel import HTTPChannel
+    from waitress.task import ErrorTask
+
+    from web.errors import HTTP_CODES, error_body
+
+    class ApiErrorTask(ErrorTask):
+        def execute(self) -> None:
+            error, path = self.request.error, getattr(self.request, "path", "") or ""
+            if path != "/api" and not path.startswith("/api/"):
+                return super().execute()
+            status = error.code
+            code = HTTP_CODES.get(status, error.reason.lower().replace(" ", "_"))
+            if status == 413:
+                limit = self.channel.server.adj.max_request_body_size - 1  # waitress refuses from the limit on
+                length = self.request.content_length  # 0 where it was sent chunked
+                message = (f"the request body{f' ({length} bytes)' if length else ''} is larger than the "
+                           f"server's limit of {limit} bytes for any request")
+            else:
+                message = f"{error.reason}: {error.body}"
+            body = json.dumps(error_body(status, code, message)).encode("utf-8")
+            self.status = f"{status} {error.reason}"
+            self.response_headers.extend([("Content-Type", "application/json"), ("Cache-Control", "no-store")])
+            self.set_close_on_finish()  # the body, unread, is not taken for the next request
+            self.content_length = len(body)
+            self.write(body)
+            return None
+
+    class ApiErrorChannel(HTTPChannel):
+        error_task_class = ApiErrorTask
+
+    return ApiErrorChannel
+
+
 def print_qr(url: str) -> None:
     import qrcode
 
@@ -187,7 +231,7 @@ def print_qr(url: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from waitress.server import create_server
+    from waitress.server import BaseWSGIServer, create_server
 
     from scorer.storage import SchemaError, default_db_path
     from scorer.storage.db import damaged, not_a_database
@@ -225,14 +269,16 @@ def run(args: argparse.Namespace) -> int:
         given = f"--db {db!r}" if args.db else repr(db)
         print(shown(f"mus-scorer serve: {given}: cannot open the database there: {why}"), file=sys.stderr)
         return 2
+    listeners: dict[int, Any] = {}  # waitress's socket map: its servers, one a listening address
     try:
         server = create_server(
-            app, host=args.host, port=args.port, threads=threads, channel_timeout=60,
+            app, map=listeners, host=args.host, port=args.port, threads=threads, channel_timeout=60,
             connection_limit=max(100, threads * 2), ident="mus-scorer",
             asyncore_use_poll=True,  # select() stops at 1024 sockets
             # waitress reads a whole body before the app sees it: bound that, leaving the app's
-            # own JSON 413 for bodies up to twice its limit
-            # (and for the four photos of a deck being taught, up to 25 MB each)
+            # own 413 for bodies up to twice its limit (and for the four photos of a deck being
+            # taught, up to 25 MB each); past it waitress refuses from the headers, in the
+            # same JSON shape under /api/ (api_error_channel)
             max_request_body_size=max(2 * int(app.config["MAX_CONTENT_LENGTH"] or 25 * 1024 * 1024),
                                       len(SUITS) * PHOTO_LIMIT + 1024 * 1024),
             **proxy_settings(args.trusted_proxy),
@@ -244,6 +290,10 @@ def run(args: argparse.Namespace) -> int:
         app.extensions["mus_teacher"].stop()
         app.extensions["mus_store"].db.close()
         return 2
+    channel = api_error_channel()
+    for listener in list(listeners.values()):
+        if isinstance(listener, BaseWSGIServer):
+            listener.channel_class = channel
 
     def stop(signum: int, _frame: Any) -> None:
         print(f"\nstopping ({signal.Signals(signum).name})", flush=True)
