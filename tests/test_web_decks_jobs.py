@@ -36,6 +36,11 @@ plan = json.loads((here / "plan.json").read_text()).get(NAME, "ok")
 args = sys.argv[1:]
 out = Path(args[args.index("--out") + 1])
 (here / "ran").mkdir(exist_ok=True)
+if sys.platform.startswith("linux"):  # the signal it gets when its server dies (PR_GET_PDEATHSIG)
+    import ctypes
+    deathsig = ctypes.c_int(-1)
+    ctypes.CDLL(None).prctl(2, ctypes.byref(deathsig), 0, 0, 0)
+    (here / "ran" / (NAME + ".deathsig")).write_text(str(deathsig.value))
 (here / "ran" / NAME).write_text(str(os.getpid()))
 if plan.startswith("say:"):
     print(plan[4:], file=sys.stderr, flush=True)
@@ -317,6 +322,47 @@ def test_a_server_killed_outright_takes_its_teaching_child_with_it(tmp_path) -> 
         parent.wait()
         if child:
             _kill(child)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the child dies with its parent on Linux")
+def test_a_step_asks_to_die_with_its_server_itself_and_no_preexec_fn_runs(tmp_path, fake, monkeypatch) -> None:
+    """Each step starts with no `preexec_fn` (Python run between fork and exec, which may
+    deadlock a threaded server), in a session of its own, and asks for SIGKILL when its
+    server dies itself, then runs as the step under the pid the job knows (exec)."""
+    real_popen, kwargs_of, pids = subprocess.Popen, [], []
+
+    def popen(argv, *args, **kwargs):
+        proc = real_popen(argv, *args, **kwargs)
+        kwargs_of.append(kwargs)
+        pids.append(proc.pid)
+        return proc
+
+    monkeypatch.setattr(web.decks.subprocess, "Popen", popen)
+    t = Teacher(tmp_path / "decks", tmp_path / "base")
+    info = _wait(t, t.start("x", _photos())["id"])
+    monkeypatch.undo()
+    assert info["state"] == "ready", info
+    assert len(kwargs_of) == 2 and all(kw.get("preexec_fn") is None and kw.get("start_new_session")
+                                       for kw in kwargs_of), kwargs_of
+    for name, pid in zip(("enroll", "heads"), pids, strict=True):
+        assert int((fake.path / "ran" / name).read_text()) == pid
+        assert int((fake.path / "ran" / f"{name}.deathsig").read_text()) == signal.SIGKILL, name
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the child dies with its parent on Linux")
+def test_a_step_whose_server_died_before_it_asked_to_die_with_it_does_not_run(tmp_path) -> None:
+    """The server killed between the fork and the child's own prctl: the child, whose parent
+    is then not the server it was started by, exits at once instead of teaching for nobody."""
+    marker = tmp_path / "ran"
+    step = [sys.executable, "-c", "import sys; open(sys.argv[1], 'w').write('ran')", str(marker)]
+    watched = web.decks._dies_with_server(step)
+    server = len(watched) - len(step) - 1
+    assert watched[server + 1:] == step and watched[server] == str(os.getpid())
+    assert subprocess.run(watched, timeout=60).returncode == 0 and marker.read_text() == "ran"
+    marker.unlink()
+    reparented = [*watched[:server], "1", *watched[server + 1:]]  # its parent (this test) is not pid 1
+    assert subprocess.run(reparented, timeout=60).returncode == 1
+    assert not marker.exists()
 
 
 def test_a_restart_ends_a_teaching_child_the_last_server_left_running(tmp_path) -> None:

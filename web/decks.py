@@ -111,32 +111,36 @@ def refine_unavailable() -> str | None:
 PR_SET_PDEATHSIG = 1
 """prctl(2): the signal a Linux process gets when the thread that started it ends."""
 
+_WATCHED = f"""\
+import ctypes, os, signal, sys
+try:
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    prctl({PR_SET_PDEATHSIG}, signal.SIGKILL, 0, 0, 0)
+except (OSError, AttributeError):
+    pass
+if os.getppid() != int(sys.argv[1]):
+    os._exit(1)
+os.execv(sys.argv[2], sys.argv[2:])
+"""
+"""What a step's process runs first (`python -c`, given the server's pid and the step's
+command line): it asks for SIGKILL when its parent ends, exits where its parent is no
+longer the server (the server died before it asked), and becomes the step (exec: the
+same pid, the signal kept)."""
 
-def _dies_with_server() -> Callable[[], None] | None:
-    """On Linux, a `preexec_fn` that has the child killed (SIGKILL) when the server dies
-    (SIGKILL, the OOM killer): a teaching child left alone would run on for minutes, writing
-    into a deck's folder that the next server reads as interrupted and may teach again
-    beside it. The signal comes when the *thread* that started the child ends: the job's
-    thread, which waits for the child and so outlives it. None elsewhere (the next server
+
+def _dies_with_server(argv: list[str]) -> list[str]:
+    """`argv` (an executable and its arguments) run so that, on Linux, the step is killed
+    (SIGKILL) when the server dies (SIGKILL, the OOM killer): a teaching child left alone
+    would run on for minutes, writing into a deck's folder that the next server reads as
+    interrupted and may teach again beside it. The child asks for it itself (`_WATCHED`):
+    no `preexec_fn`, which may deadlock a threaded server between fork and exec. The
+    signal comes when the *thread* that started the child ends: the job's thread, which
+    waits for the child and so outlives it. `argv` as it is elsewhere (the next server
     ends such a child by its pid, `Teacher._end_orphans`)."""
     if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes
-
-        prctl = ctypes.CDLL(None, use_errno=True).prctl  # found here, not in the child between fork and exec
-    except (OSError, AttributeError):
-        return None
-    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-    prctl.restype = ctypes.c_int
-    server = os.getpid()
-
-    def preexec() -> None:
-        prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != server:  # the server died before the line above: nobody to teach for
-            os._exit(1)
-
-    return preexec
+        return argv
+    return [sys.executable, "-S", "-c", _WATCHED, str(os.getpid()), *argv]
 
 
 def _group(pgid: int) -> list[tuple[int, int, int | None, str]]:
@@ -549,10 +553,10 @@ class Teacher:
             with self.lock:  # against stop(): it finds this step running, or this step finds the job stopped
                 if deck_id in self.cancelled:  # stopped between two steps: the next one does not start
                     return -1, ""
-                proc = subprocess.Popen([*([nice, "-n", str(NICE)] if nice else []), sys.executable, *argv],
+                proc = subprocess.Popen([*([nice, "-n", str(NICE)] if nice else []),
+                                         *_dies_with_server([sys.executable, *argv])],
                                         cwd=src, env=env, stdout=out, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                        text=True, errors="replace", start_new_session=os.name == "posix",
-                                        preexec_fn=_dies_with_server())
+                                        text=True, errors="replace", start_new_session=os.name == "posix")
                 self.proc = proc
             try:
                 try:
