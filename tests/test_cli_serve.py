@@ -21,11 +21,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def run_serve(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """`mus-scorer serve ARGS` (on 127.0.0.1, a database in `tmp_path` unless ARGS name
-    others); killed after 30 s (subprocess.run kills it), so no server outlives the test."""
+    """`mus-scorer serve ARGS` (on 127.0.0.1, a free port and a database in `tmp_path`
+    unless ARGS name others); killed after 30 s (subprocess.run kills it), so no server
+    outlives the test."""
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg"),
            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    return subprocess.run([sys.executable, "-m", "scorer", "serve", "--no-qr", "--host", "127.0.0.1",
+    return subprocess.run([sys.executable, "-m", "scorer", "serve", "--no-qr", "--host", "127.0.0.1", "--port", "0",
                            "--db", str(tmp_path / "mus.db"), *args],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=30)
 
@@ -77,13 +78,36 @@ def test_a_database_where_none_can_be_made_is_refused(tmp_path: Path, db: str) -
     assert db in err
 
 
-def test_a_port_in_use_is_refused(tmp_path: Path) -> None:
+def test_a_port_in_use_is_refused_before_the_app_is_set_up(tmp_path: Path) -> None:
+    """The port is bound first: taken, it is said at once, before the database is opened
+    or made and the app (its models, its decks) set up."""
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
         err = assert_refused(run_serve(tmp_path, "--port", str(port)))
     assert f"--port {port}: already in use on '127.0.0.1'" in err
+    assert not (tmp_path / "mus.db").exists()
+
+
+def test_bind_takes_the_port_given_and_refuses_one_in_use_by_name() -> None:
+    """`bind` takes the address and port given (0: a free one) and refuses one in use
+    (OSError EADDRINUSE, which `listen_problem` says as such)."""
+    import errno
+
+    sockets = serve.bind("127.0.0.1", 0)
+    try:
+        assert len(sockets) == 1 and sockets[0].getsockname()[0] == "127.0.0.1"
+        port = sockets[0].getsockname()[1]
+        assert port != 0
+        sockets[0].listen()
+        with pytest.raises(OSError) as refused:
+            serve.bind("127.0.0.1", port)
+        assert refused.value.errno == errno.EADDRINUSE
+        assert "already in use" in serve.listen_problem(refused.value, namespace(port=port, host="127.0.0.1"))
+    finally:
+        for sock in sockets:
+            sock.close()
 
 
 def test_an_address_not_of_this_machine_is_refused(tmp_path: Path) -> None:

@@ -230,7 +230,50 @@ def print_qr(url: str) -> None:
     qr.print_ascii(out=sys.stdout, invert=True)
 
 
+def bind(host: str, port: int) -> list[socket.socket]:
+    """Sockets bound to `host` and `port` as waitress would bind them (one for each address
+    the host resolves to, an IPv6 one for IPv6 only), not yet listening: waitress listens
+    on them once the app is made. OSError where one cannot be bound (the port taken, the
+    host not this machine's), ValueError where the host does not resolve."""
+    from waitress.adjustments import Adjustments
+
+    bound: list[socket.socket] = []
+    try:
+        for family, kind, proto, address in Adjustments(host=host, port=port).listen:
+            sock = socket.socket(family, kind, proto)
+            bound.append(sock)
+            if family == socket.AF_INET6:
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            if os.name == "posix":  # the port of a server stopped just before (elsewhere it would share a port)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(address)
+    except BaseException:
+        for sock in bound:
+            sock.close()
+        raise
+    return bound
+
+
 def run(args: argparse.Namespace) -> int:
+    if why := check_arguments(args):
+        print(shown(f"mus-scorer serve: {why}"), file=sys.stderr)
+        return 2
+    try:  # first: a port in use is said at once, not after the database and the app are set up
+        sockets = bind(args.host, args.port)
+    except (OSError, ValueError) as exc:
+        why = (listen_problem(exc, args) if isinstance(exc, OSError)
+               else f"cannot listen on {args.host!r} port {args.port}: {exc}")
+        print(shown(f"mus-scorer serve: {why}"), file=sys.stderr)
+        return 2
+    try:
+        return _serve(args, sockets)
+    finally:
+        for sock in sockets:  # (closed with the server already, unless refused before it)
+            sock.close()
+
+
+def _serve(args: argparse.Namespace, sockets: list[socket.socket]) -> int:
+    """`run` once the options are checked and `sockets` bound to `--host` and `--port`."""
     from waitress.server import BaseWSGIServer, create_server
 
     from scorer.storage import SchemaError, default_db_path
@@ -238,9 +281,6 @@ def run(args: argparse.Namespace) -> int:
     from web import create_app
     from web.decks import PHOTO_LIMIT, SUITS
 
-    if why := check_arguments(args):
-        print(shown(f"mus-scorer serve: {why}"), file=sys.stderr)
-        return 2
     db = os.path.abspath(args.db) if args.db else str(default_db_path())
     if why := not_a_database(db, new_ok=True):
         print(shown(f"mus-scorer serve: {why}"), file=sys.stderr)
@@ -272,7 +312,7 @@ def run(args: argparse.Namespace) -> int:
     listeners: dict[int, Any] = {}  # waitress's socket map: its servers, one a listening address
     try:
         server = create_server(
-            app, map=listeners, host=args.host, port=args.port, threads=threads, channel_timeout=60,
+            app, map=listeners, sockets=sockets, threads=threads, channel_timeout=60,
             connection_limit=max(100, threads * 2), ident="mus-scorer",
             asyncore_use_poll=True,  # select() stops at 1024 sockets
             # waitress reads a whole body before the app sees it: bound that, leaving the app's
@@ -283,7 +323,7 @@ def run(args: argparse.Namespace) -> int:
                                       len(SUITS) * PHOTO_LIMIT + 1024 * 1024),
             **proxy_settings(args.trusted_proxy),
         )
-    except (OSError, ValueError) as exc:  # the port taken, the host not this machine's
+    except (OSError, ValueError) as exc:  # the sockets cannot listen
         why = (listen_problem(exc, args) if isinstance(exc, OSError)
                else f"cannot listen on {args.host!r} port {args.port}: {exc}")
         print(shown(f"mus-scorer serve: {why}"), file=sys.stderr)
@@ -304,7 +344,7 @@ def run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, stop)
     warm_up: threading.Thread | None = None
     try:
-        port = server.effective_port  # type: ignore[union-attr]
+        port = sockets[0].getsockname()[1]  # the first address's (waitress's server of several has no port)
         host = lan_address() if args.host in ("0.0.0.0", "") else args.host
         url = f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"  # an IPv6 address in []
         print(f"mus-scorer serving on {url}  (listening on {args.host}:{port})", flush=True)
