@@ -164,3 +164,50 @@ def test_the_state_says_the_day_the_table_was_opened(tmp_path) -> None:
     header = {**store.runtime(tid).header, "teams": ["Txuriak", "Beltzak"]}
     new, _ = store.replace(tid, "imp", store.runtime(tid).version, header, [])
     assert new.state()["created"] == "2026-12-31"
+
+
+def _settle_one(store: TableStore, tid: str, prefix: str) -> None:
+    """The current hand played (first legal word each turn) and settled, typed."""
+    n = len(store.runtime(tid).hands)
+    for i in range(80):
+        if len(store.runtime(tid).hands) > n:
+            return
+        play_first_legal(store, tid, 1, f"{prefix}{i}-")
+    raise AssertionError("the hand was not settled")
+
+
+def test_a_photo_of_a_hand_stays_its_when_two_hands_before_it_are_undone_and_settled_again(tmp_path) -> None:
+    """Which hand a photo no hand cites is of survives undoing and settling again any hands
+    before it, a reopened store and all; an import makes the photo an earlier match's."""
+    store = TableStore(Database(tmp_path / "m.db"))
+    tid = store.create({}).id
+
+    def photo() -> str:
+        return store.add_photo(tid, None, "image/jpeg", b"jpeg", None, {"cards": []})[0]["photo_id"]
+
+    def refused(pid: str, hand: int) -> None:
+        with pytest.raises(StoreError) as err:
+            store.first_photo(tid, pid, adding=True)
+        assert (err.value.status, err.value.code, err.value.field) == (409, "showdown_settled", "with")
+        assert f"taken before hand {hand} was settled" in err.value.message
+
+    _settle_one(store, tid, "a")
+    _settle_one(store, tid, "b")
+    third = photo()  # taken while hand 3 is played
+    while store.runtime(tid).hands:  # hand 3's words, hand 2, then hand 1 undone
+        store.undo(tid, f"u{store.runtime(tid).version}", store.runtime(tid).version)
+    first = photo()  # taken for hand 1, played again
+    _settle_one(store, tid, "c")
+    second = photo()  # taken for hand 2, played again
+    _settle_one(store, tid, "d")
+    assert len(store.runtime(tid).hands) == 2 and [h["photo_id"] for h in store.runtime(tid).hands] == [None, None]
+    store.db.close()
+    store = TableStore(Database(tmp_path / "m.db"))
+    refused(first, 2)
+    refused(second, 2)
+    assert store.first_photo(tid, third, adding=True) == third  # hand 3's, as when it was taken
+    rt = store.runtime(tid)
+    records = [h["record"] for h in rt.hands]
+    store.replace(tid, "imp", rt.version, rt.header, records)  # the same hands, imported after the photo
+    refused(third, 2)
+    assert store.counts(tid)["photos"] == 3

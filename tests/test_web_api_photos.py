@@ -601,6 +601,48 @@ def test_a_photo_taken_for_an_earlier_hand_is_not_a_later_hands(tmp_path) -> Non
     assert r.status_code == 200 and r.json["hands"][0]["photo_id"] == early, r.json
 
 
+def test_a_photo_of_the_hand_played_stays_its_when_the_hand_before_is_undone_and_settled_again(tmp_path) -> None:
+    """Hand 1 undone and settled again (corrected) while hand 2's photo waits: that photo was
+    taken while hand 2 was played, and is hand 2's again once hand 2 is played again; one
+    taken for hand 1 (before its first settle, or while it was played again) is still not."""
+    app, client, t, reader = _two_reads_app(tmp_path)
+    store = app.extensions["mus_store"]
+    early = _upload(client, t).json["photo_id"]  # taken during hand 1
+    _played(client, t)
+    assert _post(client, t, "showdown", hands=DEAL).status_code == 200  # hand 1 typed, without it
+    _played(client, t)
+    mine = _upload(client, t).json["photo_id"]  # hand 2's showdown
+    s = client.get(f"/api/tables/{t['id']}", headers=t["auth"]).json
+    while s["hands"]:  # hand 1 was wrong: hand 2's words undone, then hand 1's showdown
+        s = _post(client, t, "undo").json
+    replayed = _upload(client, t).json["photo_id"]  # taken while hand 1 is played again
+    corrected = [DEAL[0], DEAL[1], DEAL[3], DEAL[2]]
+    r = _post(client, t, "showdown", hands=corrected)  # hand 1 settled again, typed, without either
+    assert r.status_code == 200 and r.json["hands"][0]["record"]["hands"] == corrected, r.json
+    s = _played(client, t)
+    # read again from the database: what tells hand 2's photo from hand 1's is stored, not cached
+    client = create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True, "RECOGNIZER": reader}).test_client()
+    store = client.application.extensions["mus_store"]
+    before, reads = store.counts(t["id"]), reader.calls
+    for stale in (early, replayed):  # each of hand 1's showdown, settled without it
+        r = client.post(f"/api/tables/{t['id']}/showdown", headers=t["auth"],
+                        json={"client_id": f"sd-{stale}", "version": s["version"], "hands": DEAL, "photo_id": stale})
+        err = assert_error(r, 409, "showdown_settled")
+        assert err["field"] == "photo_id" and "taken before hand 1 was settled" in err["message"]
+        err = assert_error(_upload(client, t, f"?with={stale}"), 409, "showdown_settled")
+        assert err["field"] == "with" and "taken before hand 1 was settled" in err["message"]
+    assert store.counts(t["id"]) == before and reader.calls == reads  # nothing read, stored or settled
+    second = _upload(client, t, f"?with={mine}")  # another photo of hand 2's showdown
+    assert second.status_code == 201 and second.json["together"]["photo_ids"] == [mine, second.json["photo_id"]]
+    r = client.post(f"/api/tables/{t['id']}/showdown", headers=t["auth"],
+                    json={"client_id": "sd-mine", "version": s["version"], "hands": DEAL, "photo_id": mine})
+    assert r.status_code == 200, r.json
+    assert [h["photo_id"] for h in r.json["hands"]] == [None, mine]
+    assert r.json["hands"][0]["record"]["hands"] == corrected  # hand 1 as settled again
+    for pid in (early, mine, replayed, second.json["photo_id"]):  # no photo lost on the way
+        assert client.get(f"/api/tables/{t['id']}/photos/{pid}", headers=t["auth"]).status_code == 200
+
+
 def test_a_photo_read_while_its_hand_is_settled_is_that_hands(tmp_path, monkeypatch) -> None:
     # the photo is of the hand being played when its upload came, however long its read takes
     app, client, t, reader = _two_reads_app(tmp_path)

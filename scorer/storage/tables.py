@@ -35,6 +35,7 @@ MAX_NAME = 40
 MAX_LOOSE = 8  # showdowns photographed at a table that no hand cites, kept (the newest)
 MAX_PHOTOS = 4  # photos of one showdown read together
 MAX_ESKUS = 16  # choices of esku kept for undo in one hand (the newest)
+MAX_UNDONE = 16  # hands undone whose settled time is kept, to tell which hand a photo was of (the newest)
 RULE_KEYS = ("kings", "target", "real31", "games_per_vaca", "vacas_to_win")
 HEADER_KEYS = ("teams", "players", "rules", "esku")  # what POST /api/tables takes
 
@@ -122,6 +123,9 @@ class Runtime:
     # a showdown undone: the cards its hand was settled with and its photo, `{hands, photo_id}`,
     # kept for the showdown again (the players need not photograph and correct them twice)
     shown: dict[str, Any] | None = None
+    # the hands undone, `(n, settled, undone)` (times), the newest last (`MAX_UNDONE`): while
+    # hand n was settled, the hand after it was being played (`_settled_after`)
+    undone: tuple[tuple[int, float, float], ...] = ()
     # the day the table was created, ISO (`YYYY-MM-DD`, the server's local time): the
     # match sheet's date (an import into the table keeps it)
     created: str | None = None
@@ -426,6 +430,7 @@ class TableStore:
             logs=logs,
             eskus=eskus,
             shown=current.get("shown"),
+            undone=tuple(tuple(u) for u in current.get("undone", ())),
             created=iso_day(row["created"]),
         )
 
@@ -565,6 +570,7 @@ class TableStore:
             shown = out["shown"]
         else:  # the cards of a showdown undone stay with their hand until it is settled again
             shown = None if ("settle" in out or "replace" in out) else rt.shown
+        undone = () if "replace" in out else rt.undone  # a new match: no hand of it was undone
         current = {"log": list(live.log) if live is not None else [], "mus_rounds": mus_rounds}
         if eskus:
             current["eskus"] = list(eskus)
@@ -589,6 +595,9 @@ class TableStore:
                 logs = [*logs, (s["log"], s["mus_rounds"])]
                 match = s["match"]
             elif out.get("unsettle"):
+                settled = conn.execute("SELECT created FROM hands WHERE table_id = ? AND n = ?",
+                                       (rt.id, len(hands))).fetchone()["created"]
+                undone = (*undone, (len(hands), settled, now))[-MAX_UNDONE:]
                 conn.execute("DELETE FROM hands WHERE table_id = ? AND n = ?", (rt.id, len(hands)))
                 hands, logs = hands[:-1], logs[:-1]
                 match = out["match"]
@@ -596,6 +605,8 @@ class TableStore:
                 header = out["header"]
                 conn.execute("UPDATE tables SET header = ? WHERE id = ?", (_dumps(header), rt.id))
                 match = out["match"]
+            if undone:
+                current["undone"] = [list(u) for u in undone]
             cur = conn.execute(
                 "UPDATE tables SET version = ?, current = ?, updated = ? WHERE id = ? AND version = ?",
                 (version, _dumps(current), now, rt.id, rt.version),
@@ -609,7 +620,7 @@ class TableStore:
         if "replace" in out:
             return out["replace"]
         return rt.with_hand(version=version, match=match, live=live, mus_rounds=mus_rounds, hands=hands, logs=logs,
-                            eskus=eskus, header=header, shown=shown)
+                            eskus=eskus, header=header, shown=shown, undone=undone)
 
     # -- the writes --------------------------------------------------------------
     def act(self, table_id: str, client_id: Any, version: Any, action: Any) -> tuple[Runtime, bool]:
@@ -876,10 +887,19 @@ class TableStore:
 def _settled_after(conn: Any, table_id: str, photo_id: str) -> int | None:
     """The last hand of the table settled after the photo `photo_id` was taken (`None` if
     none): the photo was of that hand's showdown or an earlier one, never of a later hand
-    (a hand undone is no longer there: its photo is the hand's again)."""
-    row = conn.execute("SELECT max(h.n) AS n FROM hands h JOIN photos p ON p.id = ? AND p.table_id = h.table_id "
-                       "WHERE h.table_id = ? AND h.created > p.created", (photo_id, table_id)).fetchone()
-    return row["n"] if row is not None else None
+    (a hand undone is no longer there: its photo is the hand's again). Not where that hand
+    was settled already when the photo was taken, and was undone and settled again since
+    (the table's `undone`): the photo was of the hand after it, the one being played then."""
+    row = conn.execute("SELECT max(h.n) AS n, max(p.created) AS taken FROM hands h JOIN photos p "
+                       "ON p.id = ? AND p.table_id = h.table_id WHERE h.table_id = ? AND h.created > p.created",
+                       (photo_id, table_id)).fetchone()
+    if row is None or row["n"] is None:
+        return None
+    table = conn.execute("SELECT current FROM tables WHERE id = ?", (table_id,)).fetchone()
+    undone = json.loads(table["current"]).get("undone", ()) if table is not None else ()
+    if any(n == row["n"] and settled <= row["taken"] < gone for n, settled, gone in undone):
+        return None
+    return row["n"]
 
 
 def _digest(kind: str, request: Any) -> str:
