@@ -157,3 +157,81 @@ def test_a_damaged_database_is_refused_at_startup(tmp_path: Path) -> None:
     before = db.read_bytes()
     err = assert_refused(run_serve(tmp_path, "--port", "0"), f"{db}: the database is damaged (", "backup")
     assert "Traceback" not in err and db.read_bytes() == before
+
+
+@pytest.mark.parametrize(("url", "words"), [
+    ("mus.example.org", "not an http:// or https:// address"),
+    ("ftp://mus.example.org", "not an http:// or https:// address"),
+    ("https://", "not an http:// or https:// address"),
+    ("https://mus.example.org:99999", "not an address"),
+    ("https://mus.example.org/?a=1", "no ?query nor #fragment"),
+    ("https://mus.example.org/#top", "no ?query nor #fragment"),
+])
+def test_a_public_url_that_is_no_address_is_refused(url: str, words: str) -> None:
+    why = serve.check_arguments(namespace(host="127.0.0.1", public_url=url))
+    assert why is not None and why.startswith(f"--public-url {url!r}: ") and words in why, why
+
+
+def test_a_public_url_is_kept_without_its_last_slash() -> None:
+    args = namespace(host="127.0.0.1", public_url=" https://mus.example.org/club/ ")
+    assert serve.check_arguments(args) is None and args.public_url == "https://mus.example.org/club"
+
+
+def started(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], list[str]]:
+    """`mus-scorer serve --host 127.0.0.1 --port 0 ARGS` running, and what it printed up to
+    "Ctrl-C to stop." (the caller kills it)."""
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg"), "PYTHONUNBUFFERED": "1",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.Popen([sys.executable, "-m", "scorer", "serve", "--no-qr", "--host", "127.0.0.1", "--port", "0",
+                             "--threads", "8", "--db", str(tmp_path / "mus.db"), *args],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: list[str] = []
+    while line := proc.stdout.readline():  # type: ignore[union-attr]
+        lines.append(line)
+        if line.startswith("Ctrl-C"):
+            return proc, lines
+    proc.kill()
+    raise AssertionError("serve did not start: " + "".join(lines))
+
+
+def test_serve_on_127_0_0_1_links_where_it_listens(tmp_path: Path) -> None:
+    """`serve --host 127.0.0.1`: the page's links and QR codes and the API's name
+    127.0.0.1 and the port it listens on, never the LAN address, where nothing answers."""
+    import re
+
+    import requests
+
+    from web.pages import _lan_address
+
+    proc, lines = started(tmp_path)
+    try:
+        port = re.search(r"listening on 127\.0\.0\.1:(\d+)", "".join(lines)).group(1)  # type: ignore[union-attr]
+        base = f"http://127.0.0.1:{port}"
+        table = requests.post(f"{base}/api/tables", json={}, timeout=10).json()
+        assert table["join_url"] == f"{base}/t/{table['id']}?token={table['token']}", table
+        page = requests.get(f"{base}/t/{table['id']}?token={table['token']}", timeout=10).text
+        qr = requests.get(f"{base}/t/{table['id']}/qr.svg?token={table['token']}&for=join", timeout=10).text
+        assert f"<title>{table['join_url']}</title>" in qr
+        assert f'"join": "{table["join_url"]}"' in page or f'"join":"{table["join_url"]}"' in page
+        lan = _lan_address()
+        if lan:  # (a machine on no network has none to name)
+            assert f"{lan}:" not in page + qr
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+def test_serve_with_a_public_url_prints_it_and_links_it(tmp_path: Path) -> None:
+    import requests
+
+    proc, lines = started(tmp_path, "--public-url", "https://mus.example.org/")
+    try:
+        out = "".join(lines)
+        assert "mus-scorer serving on https://mus.example.org/  (listening on 127.0.0.1:" in out, out
+        assert "teach the reader your own deck: https://mus.example.org/decks#key=" in out, out
+        port = out.split("listening on 127.0.0.1:")[1].split(")")[0]
+        table = requests.post(f"http://127.0.0.1:{port}/api/tables", json={}, timeout=10).json()
+        assert table["join_url"].startswith("https://mus.example.org/t/"), table
+    finally:
+        proc.kill()
+        proc.wait(10)

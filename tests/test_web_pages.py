@@ -401,3 +401,65 @@ def test_the_history_says_the_disputes_in_words_where_the_count_in_words_is_miss
     if lang == "es":
         assert html.unescape(below[0]).startswith("Bixente dijo pares sin tenerlos (reglamento de club art. 13a): ")
         assert html.unescape(below[1]).startswith("Iker tenía juego sin declararlo")
+
+
+LAN = "192.0.2.2"  # this machine's LAN address, as the pages would find it
+
+
+@pytest.mark.parametrize(("listening", "host"), [
+    (["127.0.0.1"], "127.0.0.1:37059"),  # `serve --host 127.0.0.1`: nothing answers on the LAN
+    (["::1"], "127.0.0.1:37059"),
+    (["::"], "127.0.0.1:37059"),  # IPv6 only: the IPv4 LAN address is not listened on
+    (None, "127.0.0.1:37059"),  # served some other way: where it listens is not known
+    (["0.0.0.0"], f"{LAN}:37059"),  # `serve --host 0.0.0.0`: every IPv4 address
+    ([LAN], f"{LAN}:37059"),
+])
+def test_links_name_the_lan_address_only_where_the_server_listens_there(tmp_path, monkeypatch, listening, host):
+    """A page opened at 127.0.0.1 gives the LAN address in its links and QR codes only
+    where the server listens there; the API's links are the page's."""
+    from web import pages
+
+    monkeypatch.setattr(pages, "_lan_address", lambda: LAN)
+    config = {"DATABASE": str(tmp_path / "mus.db"), "TESTING": True}
+    if listening is not None:
+        config["LISTEN_ADDRESSES"] = listening
+    app = create_app(config)
+    with app.test_client() as client:
+        base = "http://127.0.0.1:37059"
+        table = client.post("/api/tables", json={}, base_url=base).get_json()
+        tid = table["id"]
+        assert table["join_url"] == f"http://{host}/t/{tid}?token={table['token']}", table
+        assert table["watch_url"] == f"http://{host}/w/{tid}?token={table['watch_token']}", table
+        links = _boot(client.get(f"/t/{tid}?token={table['token']}", base_url=base).get_data(as_text=True))["links"]
+        assert links["join"] == table["join_url"] and links["watch"] == table["watch_url"], links
+        svg = client.get(f"/t/{tid}/qr.svg?token={table['token']}&for=join", base_url=base).get_data(as_text=True)
+        assert f"<title>{table['join_url']}</title>" in svg
+        club = client.post("/api/tournaments", json={"name": "Liga"}, base_url=base).get_json()
+        assert club["watch_url"] == f"http://{host}/c/{club['id']}?token={club['watch_token']}", club
+        page = client.get(f"/c/{club['id']}?token={club['token']}", base_url=base).get_data(as_text=True)
+        assert f'href="{club["watch_url"]}"' in page
+        svg = client.get(f"/c/{club['id']}/qr.svg?token={club['token']}", base_url=base).get_data(as_text=True)
+        assert f"<title>{club['watch_url']}</title>" in svg
+        # a phone that reached the server at its LAN address is given that address
+        other = client.post("/api/tables", json={}, base_url=f"http://{LAN}:37059").get_json()
+        assert other["join_url"].startswith(f"http://{LAN}:37059/t/"), other
+
+
+def test_a_public_url_names_every_link_of_the_pages_and_the_api(tmp_path, monkeypatch):
+    """`PUBLIC_URL` (`serve --public-url`): the pages' links and QR codes and the API's
+    links all name it, its path kept, whatever address the request came to."""
+    from web import pages
+
+    monkeypatch.setattr(pages, "_lan_address", lambda: LAN)
+    app = create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True, "LISTEN_ADDRESSES": ["0.0.0.0"],
+                      "PUBLIC_URL": "https://mus.example.org/club/"})
+    with app.test_client() as client:
+        table = client.post("/api/tables", json={}, base_url="http://127.0.0.1:8000").get_json()
+        tid = table["id"]
+        assert table["join_url"] == f"https://mus.example.org/club/t/{tid}?token={table['token']}", table
+        links = _boot(client.get(f"/t/{tid}?token={table['token']}").get_data(as_text=True))["links"]
+        assert links["join"] == table["join_url"] and links["watch"] == table["watch_url"], links
+        club = client.post("/api/tournaments", json={"name": "Liga"}).get_json()
+        assert club["url"] == f"https://mus.example.org/club/c/{club['id']}?token={club['token']}", club
+        page = client.get(f"/c/{club['id']}?token={club['token']}").get_data(as_text=True)
+        assert f'href="{club["watch_url"]}"' in page and f'data-url="{club["url"]}"' in page

@@ -40,6 +40,7 @@ from scorer.storage.tournaments import TournamentStore, role_of
 from web.errors import ApiError, error_response
 from web.limits import SlidingWindow, client_key, retry_after
 from web.live import Hub, stream
+from web.pages import public_base
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 T = TypeVar("T")
@@ -246,7 +247,7 @@ def creation_limited(view: Callable[..., Response]) -> Callable[..., Response]:
 
 # -- tables --------------------------------------------------------------------
 def _links(rt: Runtime) -> dict[str, Any]:
-    base = request.host_url.rstrip("/")
+    base = public_base()  # the same address as the pages' links and QR codes
     return {
         "id": rt.id,
         "token": rt.token,
@@ -813,7 +814,7 @@ def _revision(body: dict[str, Any] | None = None) -> int | None:
 
 
 def _tournament_links(row: dict[str, Any]) -> dict[str, Any]:
-    base = request.host_url.rstrip("/")
+    base = public_base()  # the same address as the pages' links and QR codes
     return {
         "id": row["id"],
         "name": row["name"],

@@ -22,6 +22,7 @@ Routes:
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import socket
 from typing import Any
@@ -166,21 +167,44 @@ def _lan_address() -> str | None:
     return None if addr.startswith("127.") else addr
 
 
-def public_url(path: str, **query) -> str:
-    """An absolute link another phone can open: `PUBLIC_URL` if configured, else this
-    request's host, with a loopback host replaced by the LAN address."""
+def _loopback(host: str) -> bool:
+    """Whether `host` (a URL's host name) is this machine only: localhost, 127.x, ::1."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _listens_on(address: str) -> bool:
+    """Whether the server listens on `address`: `LISTEN_ADDRESSES` (set by `mus-scorer
+    serve`, its sockets' addresses) holds it or 0.0.0.0 (every IPv4 address). Unset (the
+    app served some other way), nothing is known, so no."""
+    listening = current_app.config.get("LISTEN_ADDRESSES") or ()
+    return "0.0.0.0" in listening or address in listening
+
+
+def public_base() -> str:
+    """The address other phones open this server at, without a trailing slash, for every
+    link a page or the API gives: `PUBLIC_URL` where set (`serve --public-url`); else this
+    request's scheme and host, a loopback host replaced by this machine's LAN address only
+    where the server listens there too (`_listens_on`), so that no link names an address
+    where nothing answers."""
     base = current_app.config.get("PUBLIC_URL")
     if base:
-        parts = urlsplit(base.rstrip("/"))
-        return urlunsplit((parts.scheme, parts.netloc, parts.path + path, urlencode(query), ""))
+        return base.rstrip("/")
     parts = urlsplit(request.host_url)
-    host = parts.hostname or "localhost"
     netloc = parts.netloc
-    if host in ("127.0.0.1", "localhost", "::1"):
-        lan = _lan_address()
-        if lan:
-            netloc = lan + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, path, urlencode(query), ""))
+    if _loopback(parts.hostname or "") and (lan := _lan_address()) and _listens_on(lan):
+        netloc = lan + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+def public_url(path: str, **query) -> str:
+    """An absolute link another phone can open: `path` and `query` at `public_base()`."""
+    parts = urlsplit(public_base())
+    return urlunsplit((parts.scheme, parts.netloc, parts.path + path, urlencode(query), ""))
 
 
 def qr_svg(text: str, label: str = "") -> str:

@@ -31,6 +31,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the IP address of a reverse proxy in front (e.g. 127.0.0.1): its X-Forwarded-For, "
                              "-Proto, -Host and -Port are believed, so each phone counts as itself and links "
                              "name the proxy's address; from any other address they are dropped")
+    parser.add_argument("--public-url", default=None, metavar="URL",
+                        help="the address phones open the server at (e.g. https://mus.example.org), for every "
+                             "link and QR code, where it is not the one they reach it by (a proxy, a port "
+                             "forwarded); by default the address each request came to, or this machine's LAN "
+                             "address where that request came to 127.0.0.1 and the server listens on the LAN")
     parser.add_argument("--no-qr", action="store_true", help="do not print the QR code")
 
 
@@ -63,6 +68,10 @@ def check_arguments(args: argparse.Namespace) -> str | None:
                 return (f"--trusted-proxy {given!r}: a network, not one address (the proxy's, as in 127.0.0.1: "
                         "forwarded headers are believed from that address only)")
             args.trusted_proxy = str(net.network_address)
+    if args.public_url is not None:
+        if why := url_problem(args.public_url):
+            return f"--public-url {args.public_url!r}: {why}"
+        args.public_url = args.public_url.strip().rstrip("/")
     if args.db:  # the folders a new database would be made in: the first there must be a folder
         there = Path(os.path.abspath(args.db)).parent
         while not there.exists() and there != there.parent:
@@ -80,6 +89,23 @@ def check_arguments(args: argparse.Namespace) -> str | None:
     except (OSError, UnicodeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return f"--host {args.host!r}: not an address of this machine nor a name it resolves ({why})"
+    return None
+
+
+def url_problem(url: str) -> str | None:
+    """What keeps `url` from being the address phones open the server at, else None: an
+    http or https address with a host, maybe a port and a path, nothing after them."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        parts.port  # noqa: B018 - a port out of range or not a number raises here
+    except ValueError as exc:
+        return f"not an address ({exc})"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "not an http:// or https:// address with a host, as in https://mus.example.org"
+    if parts.query or parts.fragment or "?" in url or "#" in url:
+        return "an address ends at its path (no ?query nor #fragment): the links add their own"
     return None
 
 
@@ -289,7 +315,11 @@ def _serve(args: argparse.Namespace, sockets: list[socket.socket]) -> int:
         print(shown(f"mus-scorer serve: {db}: the database is damaged ({why}): stop, and restore it from a backup"),
               file=sys.stderr)
         return 2
-    config: dict[str, Any] = {"DATABASE": db}
+    # where the server listens (the links name the LAN address only where it does) and,
+    # where given, the address phones open it at
+    config: dict[str, Any] = {"DATABASE": db, "LISTEN_ADDRESSES": [sock.getsockname()[0] for sock in sockets]}
+    if args.public_url:
+        config["PUBLIC_URL"] = args.public_url
     if args.model:
         config["MODEL_DIR"] = os.path.abspath(args.model)
     threads = max(4, args.threads)  # a few for the writes, whatever was asked
@@ -347,6 +377,8 @@ def _serve(args: argparse.Namespace, sockets: list[socket.socket]) -> int:
         port = sockets[0].getsockname()[1]  # the first address's (waitress's server of several has no port)
         host = lan_address() if args.host in ("0.0.0.0", "") else args.host
         url = f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"  # an IPv6 address in []
+        if args.public_url:  # where the phones open it, as every link says
+            url = args.public_url + "/"
         print(f"mus-scorer serving on {url}  (listening on {args.host}:{port})", flush=True)
         print(f"database: {db}", flush=True)
         if not args.no_qr:
