@@ -872,3 +872,84 @@ def test_openapi_lists_the_photo_form_fields_and_what_a_413_may_be(client) -> No
     assert set(scan["schema"]["properties"]) == {"photo", "bottom"}
     said = doc["components"]["responses"]["E413"]["description"]
     assert "too_large" in said and "50 megapixels" in said and "64 KB" in said
+
+
+def test_the_showdown_not_yet_settled_is_kept_for_every_phone(tmp_path) -> None:
+    """The photo read and the cards named at the showdown, kept with the hand (`POST
+    .../shown`, a versioned write): another phone, or the page reloaded, reads them in
+    `current.shown`; a bad place, a photo not this hand's or a stale version is refused
+    naming it, changing nothing; the words said and the hands settled stay as they were."""
+    app, client, t, reader = _two_reads_app(tmp_path)
+    first = _upload(client, t).json["photo_id"]
+    second = _upload(client, t, f"?with={first}").json["photo_id"]
+    before = _post(client, t, "shown", hands=[[None] * 4] * 4)
+    assert before.status_code == 422 and before.json["error"]["reason"] == "no_showdown_yet"
+    assert before.json["error"]["field"] == "phase"
+    s = _to_showdown(client, t)
+    places = [DEAL[0], [DEAL[1][0], None, DEAL[1][2], None], None, DEAL[3]]
+    r = _post(client, t, "shown", hands=places, photo_id=second, bottom=0)
+    assert r.status_code == 200, r.json
+    kept = {"hands": [DEAL[0], [DEAL[1][0], None, DEAL[1][2], None], [None] * 4, DEAL[3]], "photo_id": first,
+            "bottom": 0}
+    assert r.json["current"]["shown"] == kept and r.json["version"] == s["version"] + 1
+    assert r.json["current"]["log"] == s["current"]["log"] and r.json["hands"] == s["hands"]
+    again = create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True, "RECOGNIZER": reader}).test_client()
+    assert again.get(f"/api/tables/{t['id']}", headers=t["auth"]).json["current"]["shown"] == kept
+    # refusals name what is wrong, and change nothing
+    store = app.extensions["mus_store"]
+    snap = snapshot(app, client, t)
+    for body, status, code, field, said in [
+        ({"hands": DEAL[:3]}, 422, "invalid", "hands", "four lists"),
+        ({"hands": [DEAL[0], DEAL[1], ["1o", None], DEAL[3]]}, 422, "invalid", "hands[2]", "four places"),
+        ({"hands": [DEAL[0], DEAL[1], [None, "8o", None, None], DEAL[3]]}, 422, "invalid", "hands[2][1]", "8s"),
+        ({"hands": [DEAL[0], DEAL[1], [None, DEAL[0][2], None, None], DEAL[3]]}, 422, "invalid", "hands[2][1]",
+         "hands[0][2]"),
+        ({"hands": DEAL, "photo_id": "nope"}, 422, "invalid", "photo_id", "no photo"),
+        ({"hands": DEAL, "photo_id": first, "bottom": 4}, 422, "invalid", "bottom", "got 4"),
+        ({"hands": DEAL, "photo_id": first, "bottom": True}, 422, "invalid", "bottom", "got True"),
+        ({"hands": DEAL, "seat": 1}, 422, "invalid", "seat", "unknown key"),
+        ({}, 400, "invalid", "hands", "missing"),
+    ]:
+        err = assert_error(_post(client, t, "shown", **body), status, code)
+        assert err["field"] == field and said in err["message"], (body, err)
+    stale = client.post(f"/api/tables/{t['id']}/shown", headers=t["auth"],
+                        json={"client_id": "old", "version": s["version"], "hands": DEAL})
+    assert_error(stale, 409, "stale_version")
+    assert snapshot(app, client, t) == snap
+    # settled: the hand takes the cards and cites the photo; nothing is pending any more
+    r = _post(client, t, "showdown", hands=DEAL, photo_id=first)
+    assert r.json["current"]["shown"] is None and r.json["hands"][0]["photo_id"] == first
+    # a photo of a hand settled is not the next hand's
+    _played(client, t)
+    err = assert_error(_post(client, t, "shown", hands=DEAL, photo_id=second), 409, "showdown_settled")
+    assert err["field"] == "photo_id"
+    assert store.counts(t["id"])["hands"] == 1
+
+
+def test_the_photo_seated_from_another_seat_is_seated_again_where_it_is_kept(tmp_path) -> None:
+    """`bottom` other than the one the photo was read with: every card, hand and warning
+    seat of its showdown's scans turns with it (the seats follow from the bottom edge,
+    counterclockwise), so that what the photos read says the seats the players say."""
+    from scorer.storage.tables import rotate_scan
+
+    app, client, t, _ = _two_reads_app(tmp_path)
+    first = _upload(client, t, "?bottom=0").json["photo_id"]
+    second = _upload(client, t, f"?with={first}&bottom=0").json["photo_id"]
+    _to_showdown(client, t)
+    turned = [DEAL[3], DEAL[0], DEAL[1], DEAL[2]]  # taken from seat 1: seat s's cards are seat s+1's
+    r = _post(client, t, "shown", hands=turned, photo_id=first, bottom=1)
+    assert r.status_code == 200, r.json
+    assert r.json["current"]["shown"]["bottom"] == 1
+    scans = client.get(f"/api/tables/{t['id']}/photos/{second}/scan", headers=t["auth"]).json
+    for p in scans["photos"]:
+        assert p["scan"]["bottom"] == 1
+        assert {c["card"]: c["seat"] for c in p["scan"]["cards"] if c["seat"] is not None} \
+            == {c: s for s, hand in enumerate(turned) for c in hand if c in {x["card"] for x in p["scan"]["cards"]}}
+    assert [sorted(h) for h in scans["scan"]["hands"]] == [sorted(h) for h in turned]
+    # the rotation itself: back to 0 gives the read again; a card without a seat keeps none
+    scan = {"bottom": 2, "cards": [{"card": "1o", "seat": 3}, {"card": "8o", "seat": None}],
+            "hands": [["a"], ["b"], ["c"], ["d"]], "warnings": [{"code": "seat_count", "seat": 0}, {"code": "x"}]}
+    out = rotate_scan(scan, 0)
+    assert out["cards"] == [{"card": "1o", "seat": 1}, {"card": "8o", "seat": None}]
+    assert out["hands"] == [["c"], ["d"], ["a"], ["b"]] and out["warnings"][0]["seat"] == 2
+    assert rotate_scan(out, 2) == scan

@@ -900,9 +900,10 @@ def test_a_refused_photo_is_not_left_on_screen(server, browser, tmp_path):
 
 
 def test_a_hand_settles_from_its_cards_when_another_phone_dropped_its_photo(browser, tmp_path):
-    """Phone A reads the showdown; another phone retakes it MAX_LOOSE times, so A's photo is
-    no longer kept. A's Settle gets the API's 422 on photo_id, says so, and settles the
-    hand from the cards on its screen."""
+    """Phone A reads the showdown: its photo is kept with the hand, so another phone's
+    MAX_LOOSE photos since do not drop it. Gone all the same (pruned from the database),
+    A's Settle gets the API's 422 on photo_id, says so, and settles the hand from the
+    cards on its screen."""
     import requests
 
     from scorer.storage.tables import MAX_LOOSE
@@ -910,16 +911,67 @@ def test_a_hand_settles_from_its_cards_when_another_phone_dropped_its_photo(brow
     with at_the_showdown(browser, tmp_path, FakeRecognizer(HANDS)) as (page, api, photo, srv):
         page.set_input_files("#photo-input", str(photo))
         page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        until(page, "window.musTable.state.current.shown?.photo_id")
+        pid = api.state()["current"]["shown"]["photo_id"]
         for i in range(MAX_LOOSE):
             r = requests.post(f"{srv.url}/api/tables/{api.id}/photos?client_id=b{i}", data=photo.read_bytes(),
                               headers={"Authorization": f"Bearer {api.token}", "Content-Type": "image/jpeg"})
             assert r.status_code == 201, r.text
+        assert requests.get(f"{srv.url}/api/tables/{api.id}/photos/{pid}?token={api.token}").status_code == 200
+        with srv.app.extensions["mus_store"].db.write() as conn:
+            conn.execute("DELETE FROM photos WHERE id = ?", (pid,))
         page.click("#btn-settle")
         page.wait_for_selector("#toast.show")
         assert "la mano se cuenta con las cartas" in page.inner_text("#toast")
         until(page, "window.musTable.state.hands.length === 1")
         hand = api.state()["hands"][0]
         assert hand["photo_id"] is None and hand["record"]["hands"] == HANDS
+
+
+SLOTS = "els => els.map(e => e.getAttribute('aria-label'))"
+
+
+def test_the_photo_read_and_the_cards_named_reach_every_phone_and_a_reload(browser, tmp_path):
+    """Phone A reads the showdown's photo and names the card the reader could not: phone B,
+    opened then, and A reloaded show the same photo, boxes, cards and notes (no "16 cards
+    missing"), without reading the photo again; a card B corrects is on A's screen live."""
+    reader = FakeRecognizer(HANDS, low_conf={"5c"}, unread={"10e"})
+    with at_the_showdown(browser, tmp_path, reader) as (a, api, photo, srv):
+        a.set_input_files("#photo-input", str(photo))
+        a.wait_for_selector("#photo-boxes g.box >> nth=15")
+        a.click("#photo-boxes g.box[data-k='u0']")
+        a.click("#picker .pick[data-card='10e']")
+        until(a, "window.musTable.state.current.shown?.hands?.[2]?.[3] === '10e'")
+        want = {"slots": a.eval_on_selector_all(".card-slot", SLOTS), "status": a.inner_text("#photo-status"),
+                "missing": a.inner_text("#missing"), "boxes": a.locator("#photo-boxes g.box").count()}
+        assert want["status"].startswith("16 cartas: 15 leídas y 1 puesta a mano.") and "revisa" in want["missing"]
+        b_ctx = phone(browser)
+        try:
+            b = b_ctx.new_page()
+            b.goto(api.url())
+            a.reload()
+            for p in (b, a):
+                p.wait_for_selector("#showdown:not([hidden]) #photo-boxes g.box >> nth=15")
+                until(p, "document.getElementById('photo-img').naturalWidth > 0")
+                got = {"slots": p.eval_on_selector_all(".card-slot", SLOTS), "status": p.inner_text("#photo-status"),
+                       "missing": p.inner_text("#missing"), "boxes": p.locator("#photo-boxes g.box").count()}
+                assert got == want
+            assert reader.calls == 1  # not read again
+            # B says Maite's unsure 5c is the 6c: A shows it, live
+            b.click(".card-slot[data-seat='3'][data-slot='1']")
+            b.click("#picker .pick[data-card='6c']")
+            until(a, "document.querySelector(\".card-slot[data-seat='3'][data-slot='1']\")"
+                     ".getAttribute('aria-label') === 'Maite 2: 6 de copas'", timeout=10000)
+            until(a, "document.querySelector('#photo-status').textContent.startsWith('16 cartas: 14 leídas y 2 puestas')")
+            assert "revisa" not in a.inner_text("#missing") and a.is_enabled("#btn-settle")
+            a.click("#btn-settle")
+            until(a, "window.musTable.state.hands.length === 1")
+            hand = api.state()["hands"][0]
+            assert hand["photo_id"] == api.state()["hands"][0]["photo_id"] and hand["photo_id"]
+            assert hand["record"]["hands"][3] == ["4o", "6c", "6e", "11o"]
+            assert api.state()["current"]["shown"] is None
+        finally:
+            b_ctx.close()
 
 
 @contextmanager

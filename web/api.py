@@ -349,6 +349,19 @@ def post_showdown(table_id: str) -> Response:
     return _answer(_store().showdown(table_id, client_id, version, body["hands"], body.get("photo_id")))
 
 
+@bp.post("/tables/<table_id>/shown")
+def post_shown(table_id: str) -> Response:
+    """Keep the showdown not yet settled `{client_id, version, hands, photo_id?, bottom?}`:
+    the cards named so far and its photo, for every phone (`current.shown`)."""
+    _table(table_id, write=True)
+    body, client_id, version = _write_args()
+    check_known(body, ("client_id", "version", "hands", "photo_id", "bottom"))
+    if "hands" not in body:
+        raise ApiError(400, "invalid", "hands: missing (four lists of four places by seat, a card or null)", "hands")
+    return _answer(_store().set_shown(table_id, client_id, version, body["hands"], body.get("photo_id"),
+                                      body.get("bottom")))
+
+
 # -- photos --------------------------------------------------------------------
 FORM_HEADROOM = 64 * 1024
 """Bytes a multipart photo upload may carry besides the photo (its envelope, the part

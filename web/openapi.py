@@ -267,6 +267,18 @@ SCHEMAS: dict[str, Any] = {
                   "allOf": [_ref("Write"), {"type": "object", "required": ["seat"], "properties": {
         "seat": _whole({"type": "integer", "minimum": 0, "maximum": 3,
                         "description": "the seat that is esku this hand"})}}]},
+    "ShownWrite": {"unevaluatedProperties": False, "description": "another key is a 422 invalid naming it",
+                   "allOf": [_ref("Write"), {"type": "object", "required": ["hands"], "properties": {
+        "hands": {"type": "array", "minItems": 4, "maxItems": 4, "description": "by seat, four places each: a card "
+                  "or null where none is named yet (a seat null: four empty places); a bad place is a 422 invalid "
+                  "naming it (hands[s][i]), a card twice too",
+                  "items": {"type": ["array", "null"], "items": {"type": ["string", "null"]}, "minItems": 4,
+                            "maxItems": 4}},
+        "photo_id": {"type": ["string", "null"], "description": "a photo of this hand's showdown (kept: its first "
+                     "photo); not at this table: 422 invalid, a settled hand's: 409 showdown_settled"},
+        "bottom": _whole({"type": ["integer", "null"], "minimum": 0, "maximum": 3,
+                          "description": "the seat at the photos' bottom edge: another than they were read with "
+                                         "seats their stored scans again (a rotation)"})}}]},
     "ShowdownWrite": {"allOf": [_ref("Write"), {"type": "object", "required": ["hands"], "properties": {
         "hands": {"type": "array", "minItems": 4, "maxItems": 4,
                   "items": {"type": ["array", "null"], "items": {"type": "string"}, "minItems": 4, "maxItems": 4}},
@@ -283,11 +295,14 @@ SCHEMAS: dict[str, Any] = {
         "esku_chosen": {"type": "boolean", "description": "the esku was chosen for this hand (POST .../esku), "
                         "not the turn's"},
         "mus_rounds": {"type": "integer"}, "game_over": {"type": "boolean"}, "ordago": {"type": ["string", "null"]},
-        "shown": {"type": ["object", "null"], "description": "a showdown undone: the cards its hand was settled "
-                  "with (by seat, as in mus-hand/1) and the first photo of its showdown, kept for its showdown "
-                  "again until the hand is settled; null otherwise",
+        "shown": {"type": ["object", "null"], "description": "the showdown not yet settled: the cards named "
+                  "so far (POST .../shown: four places by seat, null where none is named yet), its first photo and "
+                  "the seat at its bottom edge, for every phone and a page reloaded; or a showdown undone: the "
+                  "cards its hand was settled with (by seat, as in mus-hand/1) and the first photo of its "
+                  "showdown (no bottom). Kept until the hand is settled; null otherwise",
                   "properties": {"hands": {"type": "array", "items": {"type": ["array", "null"]}},
-                                 "photo_id": {"type": ["string", "null"]}}}}},
+                                 "photo_id": {"type": ["string", "null"]},
+                                 "bottom": {"type": "integer", "minimum": 0, "maximum": 3}}}}},
     "TableState": {"type": "object", "required": ["id", "version", "teams", "players", "rules", "score", "games",
                                                   "vacas", "winner", "adentro", "esku", "hands", "current",
                                                   "last_settlement"],
@@ -408,6 +423,12 @@ def document() -> dict[str, Any]:
             "the match over: 409 match_over; not a seat: 422 invalid, field seat; another key: 422 invalid naming it. The hand's record carries that "
             "esku and the next hand's esku is the seat after it. Undo takes the choice back (before any showdown "
             "of the hand).")},
+        "/api/tables/{table_id}/shown": {"post": _write(
+            "Keep the showdown not yet settled (the cards named so far, its photo)", "ShownWrite",
+            "At the showdown only (else 422 illegal on phase, reason no_showdown_yet); the state's current.shown "
+            "says it to every phone. Nothing said or settled changes; four empty hands and no photo empty it. "
+            "A bottom other than the photos were read with seats their stored scans again (each seat s read "
+            "goes to s + new bottom - old bottom, mod 4); their annotated copies keep the seats first read.")},
         "/api/tables/{table_id}/showdown": {"post": _write(
             "Settle the hand with the cards shown; the next hand starts", "ShowdownWrite")},
         "/api/tables/{table_id}/photos": {"post": {

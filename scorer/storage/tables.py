@@ -27,7 +27,7 @@ from typing import Any
 
 from scorer import engine
 from scorer.engine.errors import KEYS as ENGINE_KEYS
-from scorer.engine.errors import SEAT_PARAMS
+from scorer.engine.errors import SEAT_PARAMS, short
 from scorer.engine.standings import invisible, team_key
 from scorer.storage.db import Database
 
@@ -120,8 +120,10 @@ class Runtime:
     # the esku chosen for the current hand (mus corrido, or a wrong esku fixed), each choice
     # in turn (the last one stands; undo takes them back one by one); () = the turn's esku
     eskus: tuple[int, ...] = ()
-    # a showdown undone: the cards its hand was settled with and its photo, `{hands, photo_id}`,
-    # kept for the showdown again (the players need not photograph and correct them twice)
+    # the showdown not yet settled, `{hands, photo_id, bottom}` (`set_shown`: every phone opens
+    # it as it stands), or a showdown undone: the cards its hand was settled with and its photo,
+    # `{hands, photo_id}`, kept for the showdown again (the players need not photograph and
+    # correct them twice)
     shown: dict[str, Any] | None = None
     # the hands undone, `(n, settled, undone)` (times), the newest last (`MAX_UNDONE`): while
     # hand n was settled, the hand after it was being played (`_settled_after`)
@@ -510,7 +512,8 @@ class TableStore:
         current hand's chosen esku, each choice in turn; kept where not said, emptied by a
         settle or a replace); it raises
         `engine.MusError` (422) or `StoreError` and nothing changes. `"shown"` (the cards and
-        photo of a showdown undone) is kept likewise: emptied by a settle or a replace. A `client_id` seen
+        photo of the showdown not yet settled, or of a showdown undone) is kept likewise: emptied
+        by a settle or a replace. `"photos"`: `{photo_id: scan}`, stored scans seated again. A `client_id` seen
         before with the same `kind` and `request` answers the table as it is now, without
         applying anything (`replayed`); seen with another, it is a 409 (`_seen`).
         """
@@ -605,6 +608,8 @@ class TableStore:
                 header = out["header"]
                 conn.execute("UPDATE tables SET header = ? WHERE id = ?", (_dumps(header), rt.id))
                 match = out["match"]
+            for pid, scan in out.get("photos", {}).items():  # photos seated again (`set_shown`)
+                conn.execute("UPDATE photos SET scan = ? WHERE id = ? AND table_id = ?", (_dumps(scan), pid, rt.id))
             if undone:
                 current["undone"] = [list(u) for u in undone]
             cur = conn.execute(
@@ -712,21 +717,8 @@ class TableStore:
             if live.phase not in ("showdown", "over"):
                 raise StoreError(422, "illegal", f"phase: the hand is still in {live.phase}; no showdown yet", "phase",
                                  "no_showdown_yet")
-            cited = None
-            if photo_id is not None:  # the showdown's first photo is the one the hand cites
-                try:
-                    cited = self._first_of(self.db.locked_conn(), rt.id, photo_id)
-                except StoreError:  # never here, or gone meanwhile (the page then settles without it)
-                    raise StoreError(422, "invalid", f"photo_id: no photo {photo_id!r} at this table",
-                                     "photo_id") from None
-                settled = next((h["n"] for h in rt.hands if h["photo_id"] == cited), None)
-                if settled is not None:  # a photo of an earlier showdown (a stale page): not this hand's
-                    raise StoreError(409, "showdown_settled", f"photo_id: photo {photo_id!r} is of the showdown of "
-                                     f"hand {settled}, settled already: it is not this hand's", "photo_id")
-                after = _settled_after(self.db.locked_conn(), rt.id, cited)
-                if after is not None:  # taken for an earlier hand that was settled without it
-                    raise StoreError(409, "showdown_settled", f"photo_id: photo {photo_id!r} was taken before hand "
-                                     f"{after} was settled: it is not this hand's", "photo_id")
+            # the showdown's first photo is the one the hand cites
+            cited = None if photo_id is None else self._pending_photo(rt, photo_id)
             if hands is not None and not isinstance(hands, list):
                 raise StoreError(422, "invalid", "hands: expected four lists of four cards", "hands")
             record = _with_hand_rules(live.to_record(hands), rt.rules)
@@ -743,6 +735,61 @@ class TableStore:
             }
 
         return self.write(table_id, client_id, version, "showdown", change, [hands, photo_id])
+
+    def set_shown(self, table_id: str, client_id: Any, version: Any, hands: Any, photo_id: Any = None,
+                  bottom: Any = None) -> tuple[Runtime, bool]:
+        """Keep the current hand's showdown as it stands, not yet settled: `hands` (four
+        lists of four places by seat, a place null where no card is named yet) and the
+        first photo of its showdown `photo_id` (any of its photos may be named) whose
+        bottom edge is the seat `bottom`: every phone at the table, and a page reloaded,
+        opens the showdown with them (`current.shown`). A `bottom` other than the one the
+        photos were read with seats their cards again, a rotation (`rotate_scan`): their
+        stored scans say the new seats. Only at the showdown; nothing said or settled
+        changes. Four empty hands and no photo empty it."""
+
+        def change(rt: Runtime) -> dict[str, Any]:
+            live = _require_live(rt)
+            if live.phase not in ("showdown", "over"):
+                raise StoreError(422, "illegal", f"phase: the hand is still in {live.phase}; no showdown yet", "phase",
+                                 "no_showdown_yet")
+            places = _check_places(hands)
+            if bottom is not None and (isinstance(bottom, bool) or bottom not in (0, 1, 2, 3)):
+                raise StoreError(422, "invalid", f"bottom: expected the seat 0..3 at the photo's bottom edge, got "
+                                 f"{short(bottom)}", "bottom")
+            out: dict[str, Any] = {"live": live, "mus_rounds": rt.mus_rounds}
+            cited = None
+            if photo_id is not None:
+                cited = self._pending_photo(rt, photo_id)
+                if bottom is not None:
+                    out["photos"] = {pid: rotate_scan(scan, bottom)
+                                     for pid, scan in self.photo_set(rt.id, cited, conn=self.db.locked_conn())
+                                     if isinstance(scan, dict) and scan.get("bottom", 0) != bottom}
+            if cited is None and not any(c for hand in places for c in hand):
+                out["shown"] = None
+            else:
+                out["shown"] = {"hands": places, "photo_id": cited, **({} if bottom is None else {"bottom": bottom})}
+            return out
+
+        return self.write(table_id, client_id, version, "shown", change, [hands, photo_id, bottom])
+
+    def _pending_photo(self, rt: Runtime, photo_id: Any) -> str:
+        """The first photo of the showdown `photo_id` is of, where that showdown is the
+        current hand's: a 422 `invalid` on `photo_id` for no such photo at the table, a 409
+        `showdown_settled` for a photo of a hand settled already."""
+        try:
+            cited = self._first_of(self.db.locked_conn(), rt.id, photo_id)
+        except StoreError:  # never here, or gone meanwhile (the page then settles without it)
+            raise StoreError(422, "invalid", f"photo_id: no photo {short(photo_id)} at this table",
+                             "photo_id") from None
+        settled = next((h["n"] for h in rt.hands if h["photo_id"] == cited), None)
+        if settled is not None:  # a photo of an earlier showdown (a stale page): not this hand's
+            raise StoreError(409, "showdown_settled", f"photo_id: photo {photo_id!r} is of the showdown of "
+                             f"hand {settled}, settled already: it is not this hand's", "photo_id")
+        after = _settled_after(self.db.locked_conn(), rt.id, cited)
+        if after is not None:  # taken for an earlier hand that was settled without it
+            raise StoreError(409, "showdown_settled", f"photo_id: photo {photo_id!r} was taken before hand "
+                             f"{after} was settled: it is not this hand's", "photo_id")
+        return cited
 
     def rename(self, table_id: str, client_id: Any, version: Any, teams: Any = None,
                players: Any = None) -> tuple[Runtime, bool]:
@@ -859,10 +906,11 @@ class TableStore:
         or, with `adding`, when that showdown has its `MAX_PHOTOS`)."""
         return self._first_of(self.db.reader(), table_id, photo_id, adding)
 
-    def photo_set(self, table_id: str, photo_id: str, scans: bool = True) -> list[tuple[str, dict[str, Any] | None]]:
+    def photo_set(self, table_id: str, photo_id: str, scans: bool = True,
+                  conn: Any = None) -> list[tuple[str, dict[str, Any] | None]]:
         """The photos of the showdown `photo_id` is of, first first: `[(photo_id, scan)]`
         (the scans `None` without `scans`)."""
-        conn = self.db.reader()
+        conn = conn or self.db.reader()
         first = self._first_of(conn, table_id, photo_id)
         rows = conn.execute(f"SELECT id, {'scan' if scans else 'NULL AS scan'} FROM photos WHERE id = ? OR first_id = ? "
                             "ORDER BY first_id IS NOT NULL, created, rowid", (first, first)).fetchall()
@@ -900,6 +948,52 @@ def _settled_after(conn: Any, table_id: str, photo_id: str) -> int | None:
     if any(n == row["n"] and settled <= row["taken"] < gone for n, settled, gone in undone):
         return None
     return row["n"]
+
+
+def _check_places(hands: Any) -> list[list[str | None]]:
+    """A showdown not yet settled (`set_shown`): four lists of four places by seat, each a
+    card or null (a seat null: four empty places); a 422 naming the first bad place."""
+    if not isinstance(hands, list) or len(hands) != 4:
+        raise StoreError(422, "invalid", f"hands: expected four lists (one per seat) of four places, a card or "
+                         f"null, got {short(hands)}", "hands")
+    places: list[list[str | None]] = []
+    seen: dict[str, str] = {}
+    for s, hand in enumerate(hands):
+        hand = [None] * 4 if hand is None else hand
+        if not isinstance(hand, list) or len(hand) != 4:
+            raise StoreError(422, "invalid", f"hands[{s}]: expected four places, a card or null, got "
+                             f"{short(hand)}", f"hands[{s}]")
+        for i, card in enumerate(hand):
+            where = f"hands[{s}][{i}]"
+            if card is None:
+                continue
+            try:
+                engine.Card.parse(card)
+            except engine.MusError as exc:
+                raise StoreError(422, "invalid", f"{where}: {exc.reason}", where) from None
+            if card in seen and card[-1:].isalpha():
+                raise StoreError(422, "invalid", f"{where}: {card!r} is already at {seen[card]}: the same card twice",
+                                 where)
+            seen[card] = where
+        places.append(list(hand))
+    return places
+
+
+def rotate_scan(scan: dict[str, Any], bottom: int) -> dict[str, Any]:
+    """A photo's scan (`scorer.vision.layout`) as read with the seat `bottom` at its bottom
+    edge: the seats follow from the bottom, counterclockwise (`assign_seats`), so each card,
+    hand and warning of seat s goes to s + (bottom - the bottom it was read with)."""
+    turn = (bottom - (scan.get("bottom") or 0)) % 4
+
+    def seat(s: Any) -> Any:
+        return s if not isinstance(s, int) or isinstance(s, bool) else (s + turn) % 4
+
+    out = {**scan, "bottom": bottom}
+    out["cards"] = [{**c, "seat": seat(c.get("seat"))} if "seat" in c else c for c in scan.get("cards") or []]
+    if isinstance(scan.get("hands"), list) and len(scan["hands"]) == 4:
+        out["hands"] = [scan["hands"][(s - turn) % 4] for s in range(4)]
+    out["warnings"] = [{**w, "seat": seat(w["seat"])} if "seat" in w else w for w in scan.get("warnings") or []]
+    return out
 
 
 def _digest(kind: str, request: Any) -> str:

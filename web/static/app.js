@@ -569,7 +569,72 @@ function showdownWanted() {
 function freshShow() {
   // photos: [{url, id, scan (its own read)}], the first first; scan: what they read together
   // picked: the cards a person named, [{seat, card, was}], kept when another photo is read
-  return { hand: handNumber(), photos: [], shown: 0, reading: false, scan: null, picked: [], slots: [0, 1, 2, 3].map(() => [null, null, null, null]), boxSlot: {}, unsure: new Set(), bottom: show?.bottom ?? 0 };
+  // synced: the showdown as the table keeps it (`shownKey`), last written or taken from it
+  return { hand: handNumber(), photos: [], shown: 0, reading: false, scan: null, picked: [], slots: [0, 1, 2, 3].map(() => [null, null, null, null]), boxSlot: {}, unsure: new Set(), bottom: show?.bottom ?? 0, synced: "null" };
+}
+
+// ------------------------------------------------------------------ the showdown, kept for every phone
+
+// The showdown not yet settled (its photo, the cards named, the seat it was photographed
+// from) is kept with the hand (`current.shown`, POST .../shown): another phone, or this one
+// reloaded, opens it as it stands. `shownKey` compares it as the server keeps it.
+function shownKey(s) {
+  if (!s || (!s.photo_id && !(s.hands || []).some((row) => (row || []).some(Boolean)))) return "null";
+  const hands = [0, 1, 2, 3].map((i) => [0, 1, 2, 3].map((j) => s.hands?.[i]?.[j] ?? null));
+  return JSON.stringify([hands, s.photo_id ?? null, s.bottom ?? null]);
+}
+function shownNow() {
+  return { hands: show.slots.map((r) => r.slice()), photo_id: show.photos[0]?.id ?? null, bottom: show.bottom };
+}
+
+// One write at a time, the latest cards each time: a tap while one is on its way is sent after it.
+let shownSending = null;
+let shownAgain = false;
+function saveShown() {
+  if (!CAN_PLAY || !show) return shownSending;
+  if (shownSending) { shownAgain = true; return shownSending; }
+  shownSending = (async () => {
+    try {
+      do {
+        shownAgain = false;
+        while (busy) await new Promise((done) => setTimeout(done, 100));  // another write on its way
+        const mine = show;
+        if (!mine || mine.hand !== handNumber() || !showdownWanted() || mine.reading) break;
+        const body = shownNow();
+        const key = shownKey(body);
+        if (key === shownKey(current().shown)) { mine.synced = key; continue; }
+        mine.synced = key;
+        const res = await write("shown", body);
+        if (!res && show === mine) mine.synced = null;  // not kept: the table's showdown is shown again
+      } while (shownAgain);
+    } finally {
+      shownSending = null;
+    }
+    if (show) renderShowdown();
+  })();
+  return shownSending;
+}
+
+// Another phone's showdown (or this one's before a reload): its photo and cards, as kept.
+function adoptShown(shown) {
+  show.synced = shownKey(shown);
+  const hands = [0, 1, 2, 3].map((i) => [0, 1, 2, 3].map((j) => shown?.hands?.[i]?.[j] ?? null));
+  const dropPhotos = () => {
+    for (const p of show.photos) if (p.url.startsWith("blob:")) URL.revokeObjectURL(p.url);
+    show.photos = [];
+    show.scan = null;
+    show.boxSlot = {};
+    show.unsure = new Set();
+    show.picked = [];
+  };
+  if (!shown) { dropPhotos(); show.slots = hands; return; }
+  // kept by a page (a showdown undone has no `bottom`: its cards were confirmed when it was settled)
+  const pending = Number.isInteger(shown.bottom);
+  if (pending && shown.bottom !== show.bottom) reseat(shown.bottom);
+  if (shown.photo_id && show.photos[0]?.id === shown.photo_id && show.scan) { placeOver(hands, !pending); return; }
+  dropPhotos();
+  show.slots = hands;
+  if (shown.photo_id) loadPhotos(shown.photo_id, !pending);
 }
 
 function renderShowdown() {
@@ -580,7 +645,7 @@ function renderShowdown() {
   if (!want) return;
   if (!show || show.hand !== handNumber()) show = freshShow();
   const cur = current();
-  if (cur.shown && !show.restored && !show.photos.length && show.slots.flat().every((c) => !c)) restoreShown(cur.shown);
+  if (!shownSending && !show.reading && shownKey(cur.shown) !== show.synced) adoptShown(cur.shown);
   const note = [];
   if (cur.phase === "over" && state.current?.ordago) note.push(t("table.ordago_lance", { lance: lanceLabel(state.current.ordago) }), t("show.ordago_note"));
   else if (cur.phase === "over") note.push(t("table.game_over_deje"));
@@ -590,26 +655,28 @@ function renderShowdown() {
 
   const seg = $("bottom-seat");
   seg.replaceChildren(...[0, 1, 2, 3].map((s) => h("label", { class: `team-${team(s)}` },
-    h("input", { type: "radio", name: "bottom", value: s, checked: show.bottom === s, onchange: () => { show.bottom = s; } }),
+    h("input", { type: "radio", name: "bottom", value: s, checked: show.bottom === s, onchange: () => bottomChosen(s) }),
     h("span", {}, playerName(s)))));
 
   $("photo-label").textContent = show.photos.length ? t("show.retake") : t("show.photo");
   $("photo-add").hidden = !(show.photos[0]?.id && show.photos.length < MAX_PHOTOS && !show.reading);
+  // drawn again (a change kept, another phone's): the keyboard's focus stays on its box or place
+  const had = document.activeElement;
+  const box = had?.closest?.("#photo-boxes g.box")?.dataset.k;
+  const place = had?.matches?.(".card-slot") ? [had.dataset.seat, had.dataset.slot] : null;
   renderPhoto();
   renderHands();
+  if (box !== undefined && !document.activeElement?.closest?.("#photo-boxes")) $("photo-boxes").querySelector(`g.box[data-k="${box}"]`)?.focus({ preventScroll: true });
+  if (place && !document.activeElement?.matches?.(".card-slot")) document.querySelector(`.card-slot[data-seat="${place[0]}"][data-slot="${place[1]}"]`)?.focus({ preventScroll: true });
 }
 
-// A showdown undone comes back as it was settled: its cards (the players' corrections
-// included) in their places, and its photos with what they read, to settle again or fix.
-function restoreShown(shown) {
-  show.restored = true;
-  show.slots = [0, 1, 2, 3].map((s) => [0, 1, 2, 3].map((i) => (shown.hands?.[s] || [])[i] || null));
-  if (shown.photo_id) loadPhotos(shown.photo_id);
-}
-
-async function loadPhotos(photoId) {
+// A showdown kept (another phone's, this one's before a reload, or one undone, as it was
+// settled: the players' corrections included) comes back with its photos and what they
+// read, the cards in their places, to settle or fix.
+async function loadPhotos(photoId, confirmed) {
   const mine = show;
   mine.reading = true;
+  const kept = mine.slots.map((row) => row.slice());
   try {
     const res = await retrying(() => api("GET", `${API}/photos/${encodeURIComponent(photoId)}/scan`, { token: TOKEN, timeout: TIMEOUT_MS }));
     if (show !== mine || mine.photos.length) return; // the hand moved on, or a photo was taken meanwhile
@@ -617,27 +684,67 @@ async function loadPhotos(photoId) {
     const empty = { cards: [], hands: null, warnings: [] };
     mine.photos = (res.photos || []).map((p) => ({ url: `${p.url}?token=${read}`, id: p.photo_id, scan: p.scan || empty }));
     mine.shown = 0;
-    const settled = mine.slots.map((row) => row.slice());
+    const bottom = res.photos?.[0]?.scan?.bottom;
+    if (Number.isInteger(bottom)) mine.bottom = bottom;  // its seats follow from it
     mine.scan = res.scan || empty;
-    fillFromScan(mine.scan);
-    // the cards as settled stand over the read; those that differ are the players' picks,
-    // and the boxes found unread name the cards put where the read left a place empty
-    mine.picked = [];
-    const unread = [];
-    settled.forEach((row, seat) => row.forEach((card, i) => {
-      if (!card || card === mine.slots[seat][i]) return;
-      mine.picked.push({ seat, card, was: mine.slots[seat][i] });
-      if (!mine.slots[seat][i]) unread.push([seat, i]);
-    }));
-    unreadBoxes(mine.scan).forEach((_, j) => { if (j < unread.length) mine.boxSlot[`u${j}`] = unread[j]; });
-    mine.slots = settled;
-    mine.unsure = new Set();
+    placeOver(kept, confirmed);
   } catch (e) {
     /* the photo went meanwhile (pruned): the cards stand without it */
   } finally {
     if (show === mine) mine.reading = false;
   }
   if (show === mine) renderShowdown();
+}
+
+// The cards kept stand over what the photos read: those that differ are the players'
+// picks, and the boxes found unread name the cards put where the read left a place empty.
+// `confirmed` (a hand settled, then undone): no card is left to check.
+function placeOver(hands, confirmed) {
+  fillFromScan(show.scan);
+  const read = show.slots;
+  show.picked = [];
+  const unread = [];
+  hands.forEach((row, seat) => row.forEach((card, i) => {
+    if (!card || card === read[seat][i]) return;
+    show.picked.push({ seat, card, was: read[seat][i] });
+    if (!read[seat][i]) unread.push([seat, i]);
+  }));
+  unreadBoxes(show.scan).forEach((_, j) => { if (j < unread.length) show.boxSlot[`u${j}`] = unread[j]; });
+  show.slots = hands.map((row) => row.slice());
+  show.unsure = confirmed ? new Set()
+    : new Set([...show.unsure].filter((key) => { const [seat, i] = key.split(":").map(Number); return hands[seat][i] === read[seat][i]; }));
+}
+
+// The photos were taken from another seat than the one said: their cards go to the seats
+// that follow from the new bottom edge (a rotation, as the reader seats them: bottom, then
+// counterclockwise), with what the players named. Without a photo, the seat is the next one's.
+function turnScan(scan, turn, bottom) {
+  if (!scan) return scan;
+  const seat = (s) => (Number.isInteger(s) ? (s + turn) % 4 : s);
+  return {
+    ...scan,
+    bottom,
+    cards: (scan.cards || []).map((c) => ("seat" in c ? { ...c, seat: seat(c.seat) } : c)),
+    hands: Array.isArray(scan.hands) && scan.hands.length === 4 ? [0, 1, 2, 3].map((s) => scan.hands[(s - turn + 4) % 4]) : scan.hands,
+    warnings: (scan.warnings || []).map((w) => ("seat" in w ? { ...w, seat: seat(w.seat) } : w)),
+  };
+}
+function reseat(bottom) {
+  const turn = (bottom - show.bottom + 4) % 4;
+  show.bottom = bottom;
+  if (!turn || !show.photos.length) return false;
+  const seat = (s) => (s + turn) % 4;
+  show.scan = turnScan(show.scan, turn, bottom);
+  for (const p of show.photos) p.scan = turnScan(p.scan, turn, bottom);
+  show.slots = [0, 1, 2, 3].map((s) => show.slots[(s - turn + 4) % 4]);
+  for (const k of Object.keys(show.boxSlot)) show.boxSlot[k] = [seat(show.boxSlot[k][0]), show.boxSlot[k][1]];
+  show.unsure = new Set([...show.unsure].map((key) => { const [s, i] = key.split(":").map(Number); return slotKey([seat(s), i]); }));
+  show.picked = show.picked.map((p) => ({ ...p, seat: seat(p.seat) }));
+  return true;
+}
+function bottomChosen(bottom) {
+  if (show.reading) { show.bottom = bottom; return; }  // the photo being read is read from there
+  if (reseat(bottom)) { renderShowdown(); saveShown(); }
 }
 
 function renderPhoto() {
@@ -873,6 +980,7 @@ function pickForSlot(seat, i) {
     show.slots[seat][i] = card;
     show.unsure.delete(slotKey([seat, i]));
     renderShowdown();
+    saveShown();
     // the grid was rebuilt: the keyboard's focus goes back to the place just filled
     document.querySelector(`.card-slot[data-seat="${seat}"][data-slot="${i}"]`)?.focus();
   },
@@ -894,6 +1002,7 @@ function pickForBox(k) {
     show.boxSlot[k] = slot;
     show.unsure.delete(slotKey(slot));
     renderShowdown();
+    saveShown();
     // the photo's boxes were drawn again: the focus goes back to the box just named, where
     // the photo stays in view
     $("photo-boxes").querySelector(`g.box[data-k="${k}"]`)?.focus({ preventScroll: true });
@@ -931,6 +1040,8 @@ async function uploadPhoto(file, add = false) {
     show.scan = res.together?.scan || entry.scan;
     fillFromScan(show.scan);
     applyPicks();
+    show.reading = false;
+    saveShown();  // kept for every phone
   } catch (e) {
     if (show !== mine || !show.photos.includes(entry)) return;
     // a photo refused or not read is not shown as if read: the photos already read stay,
@@ -994,6 +1105,8 @@ function applyPicks() {
 }
 
 async function settle(withCards = true) {
+  await shownSending;  // the cards on their way first: one write at a time
+  if (!show) return;
   const body = { hands: withCards ? show.slots.map((r) => r.slice()) : [null, null, null, null] };
   if (show.photos[0]?.id) body.photo_id = show.photos[0].id;
   const keys = document.activeElement?.matches(":focus-visible");  // a keyboard's focus, in sight
