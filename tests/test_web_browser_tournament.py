@@ -355,3 +355,25 @@ def test_a_team_typed_twice_is_told_in_the_pages_language(server, browser) -> No
         finally:
             ctx.close()
     assert tournament_api(server.url, tour).json()["teams"] == []
+
+
+def test_a_bracket_drawn_with_a_mistyped_team_is_warned_of_on_the_page(server, browser) -> None:  # noqa: F811
+    import requests
+
+    tour, organiser = new_tournament(server.url, "Liga")
+    requests.put(f"{server.url}/api/tournaments/{tour['id']}/teams", json={"teams": ["Gorriak", "Urdinak", "Berdeak"]},
+                 headers={"Authorization": f"Bearer {tour['token']}"}).raise_for_status()
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+    try:
+        page.goto(organiser)
+        page.click("#final-stage summary")
+        page.fill("#set-knockout textarea", "Gorriak\nGorriaks")
+        page.click("#set-knockout button[type=submit]")
+        warning = page.wait_for_selector("#knockout .ko-unknown-team")
+        assert warning.is_visible() and warning.get_attribute("data-team") == "Gorriaks"
+        assert warning.inner_text().startswith("Gorriaks is not one of the league's teams (a name mistyped?)")
+        assert page.locator("#knockout .ko-unknown-team").count() == 1
+        assert tournament_api(server.url, tour).json()["knockout"]["unknown_teams"] == ["Gorriaks"]
+    finally:
+        ctx.close()

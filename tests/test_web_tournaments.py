@@ -1252,3 +1252,40 @@ def test_every_reason_is_documented_and_said_in_every_language(client) -> None:
         assert all(names == spoken["en"] for names in spoken.values()), (reason, spoken)
     with pytest.raises(ValueError):
         StoreError(422, "invalid", "x", "teams", "no_such_reason")
+
+
+def test_a_bracket_seed_not_in_the_league_is_flagged_and_shown(client, tournament) -> None:
+    """A seed that is none of the league's teams ("Gorriaks" for "Gorriak"): the draw is
+    kept, as a league match of such a team is, but the tournament names it in
+    `knockout.unknown_teams` and its page warns of it (for the watchers too)."""
+    ko = f"/api/tournaments/{tournament['id']}/knockout"
+    teams = ["Gorriak", "Urdinak", "Berdeak", "Horiak"]
+    assert client.put(f"/api/tournaments/{tournament['id']}/teams", headers=tournament["auth"],
+                      json={"teams": teams}).status_code == 200
+    r = client.put(ko, headers=tournament["auth"], json={"teams": ["Gorriak", "Gorriaks"]})
+    assert r.status_code == 200, r.json
+    assert r.json["knockout"]["unknown_teams"] == ["Gorriaks"]
+    assert state_of(client, tournament)["knockout"]["unknown_teams"] == ["Gorriaks"]
+    for token in (tournament["token"], tournament["watch_token"]):
+        page = client.get(f"/c/{tournament['id']}?token={token}&lang=en").get_data(as_text=True)
+        knockout = page[page.index('id="knockout"'):page.index('id="matches"')]
+        assert 'class="warning unknown-team ko-unknown-team" data-team="Gorriaks"' in knockout
+        assert "Gorriaks is not one of the league&#39;s teams (a name mistyped?)" in knockout
+        assert 'data-team="Gorriak"' not in knockout
+    # a name spelt otherwise but the same team is no unknown team; put right, no warning
+    r = client.put(ko, headers=tournament["auth"], json={"teams": ["gorriak", " URDINAK "]})
+    assert r.json["knockout"]["unknown_teams"] == []
+    page = client.get(f"/c/{tournament['id']}?token={tournament['token']}").get_data(as_text=True)
+    assert "ko-unknown-team" not in page
+
+
+def test_a_bracket_seed_is_checked_against_the_standings_where_no_teams_were_entered(client, tournament) -> None:
+    """No teams entered: the league is the teams of its matches; no league at all (a
+    bracket alone): no seed is unknown."""
+    ko = f"/api/tournaments/{tournament['id']}/knockout"
+    r = client.put(ko, headers=tournament["auth"], json={"teams": ["Gorriak", "Horiak"]})
+    assert r.status_code == 200 and r.json["knockout"]["unknown_teams"] == []
+    assert client.delete(ko, headers=tournament["auth"]).status_code == 200
+    assert enrol(client, tournament, imported(client, ["Gorriak", "Horiak"], [0, 0])).status_code == 201
+    r = client.put(ko, headers=tournament["auth"], json={"teams": ["horiak", "Gorriaks", "Urdinak"]})
+    assert r.status_code == 200 and r.json["knockout"]["unknown_teams"] == ["Gorriaks", "Urdinak"]

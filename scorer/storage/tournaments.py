@@ -374,8 +374,12 @@ class TournamentStore:
         its teams), round k of every group played in round k of `fixtures`, each pairing
         naming its `group`, and each league match its `group` (None where its teams are
         not both in one); else None. `knockout`: the final stage where one was drawn
-        (`knockout`). `champion`: the final's winner, or the league's sole leader once
-        every fixture is finished (never a league in groups), else None. With
+        (`knockout`), with its `unknown_teams`: the seeds that are not among the league's
+        teams (those entered, else those of its standings; by `engine.team_key`: a name
+        mistyped, whose pairings no table between the league's teams plays), else [];
+        the draw is kept all the same, as a league match is. `champion`: the final's
+        winner, or the league's sole leader once every fixture is finished (never a
+        league in groups), else None. With
         `watch_links`, each match carries its table's watch token (for the organiser)."""
         row = self.get(tournament_id)
         matches, results, added = [], {}, {}
@@ -424,6 +428,9 @@ class TournamentStore:
                 m["unknown_teams"] = [t for t in m["teams"] if engine.team_key(t) not in known]
         ranked = [results[m["table"]] for m in league if m["ranked"]]
         table = engine.standings(ranked, names=row["teams"])
+        if bracket is not None:  # a seed of no league team: no table between the league's teams plays its pairing
+            league_keys = {engine.team_key(t) for t in row["teams"] or [r["team"] for r in table]}
+            bracket["unknown_teams"] = [t for t in ko["teams"] if league_keys and engine.team_key(t) not in league_keys]
         groups = None
         if row["groups"]:
             key = engine.team_key
