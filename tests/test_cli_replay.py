@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -109,3 +110,46 @@ def test_names_cannot_drive_the_terminal() -> None:
         assert "\\x1b]0;pwned\\x07\\x1b[31mRED\\u202e" in r.stdout  # still there, as escapes
     r = replay("--json", "-", stdin=text)
     assert json.loads(r.stdout.splitlines()[0])["settlement"]["winner"] == 0  # JSON is left to JSON's escapes
+
+
+HAND = ROOT / "examples" / "hand.json"
+SAYS_HAND = ("examples/hand.json is a mus-hand/1 document; replay reads mus-match/1 JSON Lines (one object per "
+             "line); use `mus-scorer settle examples/hand.json` for a hand")
+
+
+def test_a_hand_document_is_said_to_be_one_naming_the_file() -> None:
+    """examples/hand.json (a pretty-printed mus-hand/1 document, not JSON Lines): said as
+    such, naming the file and what reads it, not "line 1: not JSON"."""
+    proc = replay("examples/hand.json")
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr == f"mus-scorer replay: {SAYS_HAND}\n", proc.stderr
+    proc = replay("examples/hand.json", "--json")
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout) == {"format": "mus-error/1", "line": 1, "error": SAYS_HAND}
+    proc = replay("-", stdin=HAND.read_text() * 2)
+    assert proc.stderr == ("mus-scorer replay: standard input is 2 mus-hand/1 documents, one after another; replay "
+                           "reads mus-match/1 JSON Lines (one object per line); use `mus-scorer settle` for hands\n")
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    # a match whose header was pretty-printed
+    ('{\n  "format": "mus-match/1",\n  "teams": ["A", "B"]\n}\n', "m.json is a mus-match/1 match written over "
+     "several lines; replay reads mus-match/1 JSON Lines (one object per line): write its header and each hand "
+     "on a line of its own"),
+    ("[\n  1,\n  2\n]\n", "m.json is a JSON array written over several lines; replay reads mus-match/1 JSON Lines"),
+    ('\n{\n  "format": "mus-hand/1",\n  "esku": 0,\n', "m.json: line 2 opens a JSON value written over several "
+     "lines, and it is not JSON (Expecting property name enclosed in double quotes at line 5 column 1)"),
+])
+def test_json_over_several_lines_is_said_as_such(tmp_path: Path, text: str, says: str) -> None:
+    (tmp_path / "m.json").write_text(text)
+    proc = subprocess.run([sys.executable, "-m", "scorer", "replay", "m.json"], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 1 and proc.stderr.startswith(f"mus-scorer replay: {says}"), proc.stderr
+
+
+def test_a_bad_line_names_the_file(tmp_path: Path) -> None:
+    lines = SAMPLE.read_text().splitlines()
+    path = tmp_path / "cut.jsonl"
+    path.write_text("\n".join([*lines[:2], lines[2][:-1], *lines[3:]]) + "\n")  # line 3 cut short
+    proc = replay(str(path))
+    assert proc.returncode == 1 and proc.stderr.startswith(f"mus-scorer replay: {path}: line 3: not JSON"), proc.stderr

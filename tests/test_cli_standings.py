@@ -276,3 +276,14 @@ def test_a_zip_in_groups_ranks_each_group_and_a_bad_tournament_json_is_passed_ov
         assert text[0] == "Groupe A" and "Groupe B" in text and "Toutes les parties" in text
     else:
         assert "groups" not in data and {r["team"] for r in data["standings"]} == {"A", "B", "C", "D"}
+
+
+def test_a_hand_document_is_said_to_be_one_naming_the_file(tmp_path: Path) -> None:
+    """examples/hand.json given to standings: said to be a mus-hand/1 document (settle reads
+    it), naming the file, beside the other files' errors; nothing ranked."""
+    good = match_file(tmp_path / "good.jsonl", ("A", "B"), [0, 0])
+    proc = standings(str(good), "examples/hand.json")
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr == ("mus-scorer standings: examples/hand.json is a mus-hand/1 document; standings reads "
+                           "mus-match/1 JSON Lines (one object per line); use `mus-scorer settle examples/hand.json` "
+                           "for a hand\n"), proc.stderr

@@ -3,7 +3,8 @@
 Prints the score after every hand, the games, vacas and the match winner. `--json`
 prints one compact JSON line per hand (`hand`, `line`, `record`, `settlement`, `state`);
 `--explain` adds the count of every hand in words (with `--json`, as an `explain` list). A bad line stops the replay with an
-error naming the line (a `mus-error/1` line with `--json`) and exit status 1.
+error naming the file and the line (a `mus-error/1` line with `--json`) and exit status 1; so does
+JSON written over several lines (a `mus-hand/1` file, pretty-printed), said as such.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from scorer.commands._io import Shown, piped, read_or_say, shown
+from scorer.commands._io import Shown, first_line, not_json_lines, piped, read_or_say, shown
 
 if TYPE_CHECKING:
     from scorer.engine.match import Match
@@ -68,6 +69,12 @@ def _replay(args: argparse.Namespace) -> int:
     w = words(args.lang)
     dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
     out = sys.stdout if args.json else Shown(sys.stdout)  # JSON escapes control characters itself
+    if (why := not_json_lines(args.file, text, "replay")) is not None:  # a hand's file, pretty-printed JSON
+        if args.json:
+            out.write(dumps({"format": "mus-error/1", "line": first_line(text), "error": why}) + "\n")
+        else:
+            print(shown(f"mus-scorer replay: {why}"), file=sys.stderr)
+        return 1
     match = None
     try:
         for row, match in iter_match(text.split("\n")):
@@ -91,7 +98,7 @@ def _replay(args: argparse.Namespace) -> int:
                      "error": str(getattr(exc, "original", exc))}
             out.write(dumps(error) + "\n")
         else:
-            print(shown(f"mus-scorer replay: {exc}"), file=sys.stderr)
+            print(shown(f"mus-scorer replay: {args.file}: {exc}"), file=sys.stderr)
         return 1
     if not args.json and match is not None:
         state = match.state()

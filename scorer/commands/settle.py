@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from scorer.commands._io import piped, read_or_say
+from scorer.commands._io import is_json_lines, piped, read_or_say
 from scorer.engine.errors import json_problem
 
 ERROR_FORMAT = "mus-error/1"
@@ -83,19 +83,6 @@ def _documents(text: str) -> Iterator[tuple[int, Any, str | None]]:
             continue
         pos = end
         yield line, value, None
-
-
-def is_json_lines(lines: list[str]) -> bool:
-    """JSON Lines when the first non-blank line is a complete value (or plainly not JSON);
-    otherwise (the line stops short) a value spread over several lines."""
-    first = next((line.strip() for line in lines if line.strip()), "")
-    try:
-        json.loads(first)
-    except json.JSONDecodeError as exc:
-        return exc.pos < len(first)
-    except (ValueError, RecursionError):  # complete, but no reader takes it: each line stands alone
-        return True
-    return True
 
 
 def iter_values(text: str) -> Iterator[tuple[int, Any, str | None]]:

@@ -25,7 +25,7 @@ import zipfile
 import zlib
 from typing import Any
 
-from scorer.commands._io import NotText, Shown, piped, read_input, shown, text_of
+from scorer.commands._io import NotText, Shown, not_json_lines, piped, read_input, shown, text_of
 
 # The table's words, per language: column headings, then the unfinished matches.
 _WORDS: dict[str, dict[str, str]] = {
@@ -157,6 +157,9 @@ def _load(path: str, text: str) -> tuple[dict[str, Any] | None, int]:
     from scorer.engine.match import Match
     from scorer.engine.standings import standings
 
+    if (why := not_json_lines(path, text, "standings")) is not None:  # a hand's file, pretty-printed JSON
+        print(shown(f"mus-scorer standings: {why}"), file=sys.stderr)
+        return None, 1
     try:
         match = Match.from_lines(text.split("\n"))  # split as replay does, so the line numbers agree
     except MusError as exc:
