@@ -974,6 +974,49 @@ def test_the_photo_read_and_the_cards_named_reach_every_phone_and_a_reload(brows
             b_ctx.close()
 
 
+def test_a_photo_taken_from_another_seat_is_seated_again_without_a_new_photo(browser, tmp_path):
+    """The photo was taken from Iker's seat, the page left at Ane's: every hand is read at the
+    wrong seat. The hands contradict what was declared at pares and juego, and seated from
+    Iker they all agree: the page asks "¿Foto hecha desde Iker?". Choosing Iker in "Foto
+    hecha desde" seats the cards read again (no new photo), as the server keeps them: its
+    scan says the new bottom, another phone shows the same, the hand settles right."""
+    wrong = [HANDS[(s + 2) % 4] for s in range(4)]  # read with bottom 0, taken with Iker (2) at the bottom
+    reader = FakeRecognizer(wrong)
+    with at_the_showdown(browser, tmp_path, reader) as (page, api, photo, srv):
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        assert page.eval_on_selector_all(".card-slot", SLOTS)[0] == "Ane 1: 7 de oros"
+        hint = page.locator("#photo-warnings .seat-hint")
+        hint.wait_for()
+        assert hint.inner_text().startswith("¿Foto hecha desde Iker? Las cartas no cuadran con lo declarado")
+        page.click("#bottom-seat label:has-text('Iker')")
+        until(page, "document.querySelector('.card-slot').getAttribute('aria-label') === 'Ane 1: Rey de oros'")
+        slots = page.eval_on_selector_all(".card-slot", SLOTS)
+        assert page.locator("#photo-warnings .seat-hint").count() == 0 and reader.calls == 1
+        # the name beside the cards at the photo's bottom edge is Iker's now
+        low = page.evaluate("[...document.querySelectorAll('#photo-boxes .seat-label')]"
+                            ".sort((a, b) => b.getBBox().y - a.getBBox().y)[0].textContent")
+        assert low == "Iker"
+        until(page, "window.musTable.state.current.shown?.bottom === 2")
+        shown = api.state()["current"]["shown"]
+        assert shown["hands"] == HANDS
+        scan = api.http.get(f"{api.base}/api/tables/{api.id}/photos/{shown['photo_id']}/scan").json()
+        assert scan["photos"][0]["scan"]["bottom"] == 2 and scan["scan"]["hands"] == HANDS
+        other = phone(browser)
+        try:
+            b = other.new_page()
+            b.goto(api.url())
+            b.wait_for_selector("#photo-boxes g.box >> nth=15")
+            until(b, "document.querySelector('.card-slot').getAttribute('aria-label') === 'Ane 1: Rey de oros'")
+            assert b.eval_on_selector_all(".card-slot", SLOTS) == slots
+            assert b.is_checked("#bottom-seat input[value='2']")
+        finally:
+            other.close()
+        page.click("#btn-settle")
+        until(page, "window.musTable.state.hands.length === 1")
+        assert api.state()["hands"][0]["record"]["hands"] == HANDS
+
+
 @contextmanager
 def player_and_watcher(server, browser) -> Iterator[tuple]:
     """A new table on the players' page of one phone and the watch page of another, both

@@ -931,6 +931,38 @@ function renderHands() {
   if (check.length) lines.push(t("show.check", { cards: check.map(cardName).join(", ") }));
   $("missing").textContent = lines.join(" · ");
   $("btn-settle").disabled = missing > 0;
+  // the cards contradict what was declared, and would not from another seat: said before the count
+  const from = missing ? null : seatFromDeclared();
+  if (from !== null) {
+    $("photo-warnings").append(h("li", { class: "warning seat-hint" }, icon("alert"),
+      h("span", {}, t("show.seat_hint", { player: playerName(from) }), " ",
+        h("button", { type: "button", class: "btn-link seat-hint-fix", onclick: () => bottomChosen(from) }, t("show.seat_hint_fix", { player: playerName(from) })))));
+  }
+}
+
+// Whether four cards hold pares, or juego (31 or more), as the engine values them: with 8
+// kings a 3 is a rey and a 2 an as; figures count 10.
+function holds(cards, claim) {
+  const kings = rules().kings ?? 8;
+  const ranks = cards.map((c) => { const r = parseInt(c, 10); return kings === 8 ? ({ 3: 12, 2: 1 }[r] ?? r) : r; });
+  if (claim === "pares") return new Set(ranks).size < 4;
+  return ranks.reduce((sum, r) => sum + (r >= 10 ? 10 : r), 0) >= 31;
+}
+// The seat the photo was taken from, where the hands as seated contradict a pares or juego
+// declaration of the hand and the hands turned by one rotation (the photo seated from
+// another seat) agree with every one: null otherwise (no photo, nothing declared, no
+// contradiction, or no rotation, or more than one, that agrees).
+function seatFromDeclared() {
+  if (!show.photos.length || show.reading) return null;
+  const said = (current().log || []).filter((a) => a.act === "declare" && Number.isInteger(a.seat));
+  if (!said.length) return null;
+  const agrees = (slots) => said.every((a) => {
+    const claim = "pares" in a ? "pares" : "juego";
+    return holds(slots[a.seat], claim) === Boolean(a[claim]);
+  });
+  if (agrees(show.slots)) return null;
+  const turns = [1, 2, 3].filter((turn) => agrees([0, 1, 2, 3].map((s) => show.slots[(s - turn + 4) % 4])));
+  return turns.length === 1 ? (show.bottom + turns[0]) % 4 : null;
 }
 
 // card picker
