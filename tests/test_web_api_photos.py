@@ -300,6 +300,14 @@ def test_too_large_upload_is_413(tmp_path, rec) -> None:
     assert_error(c.post(f"/api/tables/{t['id']}/photos", headers=auth, data={"photo": (io.BytesIO(big), "b.jpg")},
                         content_type="multipart/form-data"), 413, "too_large")
     assert_error(c.post("/api/scan", data=big, content_type="image/jpeg"), 413, "too_large")
+    # a photo past the limit by more than the form's room: refused before its body is read, as the
+    # contract says, on `photo`, naming its size (the upload's length)
+    huge = photo_bytes() + b"\x00" * 200_000
+    for url in (f"/api/tables/{t['id']}/photos", "/api/scan"):
+        err = assert_error(c.post(url, headers=auth, data={"photo": (io.BytesIO(huge), "b.jpg")},
+                                  content_type="multipart/form-data"), 413, "too_large")
+        assert err["field"] == "photo", err
+        assert err["message"].startswith("the photo is about 20") and "over the limit of 10,000 bytes" in err["message"]
     assert rec.calls == [] and app.extensions["mus_store"].counts(t["id"]) == before
 
 

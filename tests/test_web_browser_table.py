@@ -1017,6 +1017,54 @@ def test_a_photo_taken_from_another_seat_is_seated_again_without_a_new_photo(bro
         assert api.state()["hands"][0]["record"]["hands"] == HANDS
 
 
+def test_a_photo_of_many_megapixels_is_sent_smaller_and_the_right_way_up(browser, tmp_path):
+    """A photo above 12 megapixels (a phone's 50 MP one weighs 47 MB, over the server's 25)
+    is drawn smaller on the phone and sent as a JPEG of at most 12 MP. The phone held it
+    sideways (EXIF orientation 6: the stored pixels turned a quarter): what is sent is
+    upright, as the server reads it (no EXIF left to turn it again). Too large all the
+    same, the page says so in the photo's words, not a match file's."""
+    import io
+
+    import requests
+    from PIL import Image
+
+    raw = Image.new("RGB", (4400, 3000), (200, 20, 20))  # 13.2 MP as stored: left half red, right half blue
+    raw.paste((20, 20, 200), (2200, 0, 4400, 3000))
+    exif = Image.Exif()
+    exif[0x0112] = 6  # shown turned 90 degrees clockwise: the red half on top, portrait
+    big = tmp_path / "big.jpg"
+    raw.save(big, "JPEG", quality=80, exif=exif)
+    with at_the_showdown(browser, tmp_path, FakeRecognizer(HANDS)) as (page, api, photo, srv):
+        page.set_input_files("#photo-input", str(big))
+        page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        until(page, "window.musTable.state.current.shown?.photo_id")
+        pid = api.state()["current"]["shown"]["photo_id"]
+        sent = requests.get(f"{srv.url}/api/tables/{api.id}/photos/{pid}?token={api.token}")
+        img = Image.open(io.BytesIO(sent.content))
+        assert img.format == "JPEG" and img.getexif().get(0x0112) in (None, 1)
+        w, h = img.size
+        assert w * h <= 12_000_000 and w < h and abs(w / h - 3000 / 4400) < 0.01, img.size
+        rgb = img.convert("RGB")
+        top, bottom = rgb.getpixel((w // 2, h // 4)), rgb.getpixel((w // 2, 3 * h // 4))
+        assert top[0] > 150 > top[2] and bottom[2] > 150 > bottom[0], (top, bottom)
+        assert len(sent.content) < big.stat().st_size or w * h < 4400 * 3000
+    srv = LiveServer({"RECOGNIZER": FakeRecognizer(HANDS), "MAX_CONTENT_LENGTH": 20_000})
+    api = Api(srv.url)
+    api.to_showdown()
+    ctx = phone(browser)
+    try:
+        page = ctx.new_page()
+        page.goto(api.url())
+        page.wait_for_selector("#showdown:not([hidden])")
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#toast.show")
+        said = page.inner_text("#toast")
+        assert said.startswith("La foto es demasiado grande para enviarla") and "partida" not in said, said
+    finally:
+        ctx.close()
+        srv.stop()
+
+
 @contextmanager
 def player_and_watcher(server, browser) -> Iterator[tuple]:
     """A new table on the players' page of one phone and the watch page of another, both

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from flask import Blueprint, Response, current_app, request, url_for
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from scorer.engine.errors import TOO_LONG, json_problem
 from scorer.storage.tables import (
@@ -383,6 +384,24 @@ def _photo_body_limit() -> None:
         request.max_content_length = limit + FORM_HEADROOM
 
 
+def _photo_form() -> Any:
+    """A multipart photo upload's form (parsed here, the body within `_photo_body_limit`);
+    an upload longer than that limit is a 413 `too_large` on `photo` naming the photo's
+    size (its upload's length, the form's few bytes with it: the photo is not read), as a
+    photo over the limit read whole is (`_photo_bytes`). Empty for another body."""
+    if not (request.mimetype or "").startswith("multipart/"):
+        return {}
+    length, limit = request.content_length, _photo_limit()
+    try:
+        if limit is not None and length is not None and length > (request.max_content_length or length):
+            raise RequestEntityTooLarge()
+        return request.form
+    except RequestEntityTooLarge:
+        size = f"about {length:,} bytes (with its form)" if length is not None else "larger than the upload may be"
+        raise ApiError(413, "too_large", f"the photo is {size}, over the limit of {limit:,} bytes "
+                       f"({limit / 2**20:g} MB)", "photo") from None
+
+
 def _photo_bytes() -> bytes:
     """The uploaded photo: multipart field `photo`, or the raw body; a 413 `too_large`
     naming its size when it weighs more than `_photo_limit`."""
@@ -553,7 +572,7 @@ def post_photo(table_id: str) -> Response:
     taken = time.time()  # the photo is of the hand being played now, however long it takes to read
     _photo_body_limit()
     rt = _table(table_id, write=True)
-    form = request.form if request.mimetype.startswith("multipart/") else {}
+    form = _photo_form()
     # the query's when it has one, even empty (refused as an empty form field is, not left out)
     client_id = request.args["client_id"] if "client_id" in request.args else form.get("client_id")
     with_id = request.args["with"] if "with" in request.args else form.get("with")
@@ -642,6 +661,7 @@ def get_photo_annotated(table_id: str, photo_id: str) -> Response:
 def post_scan() -> Response:
     """Read the cards in a photo (nothing stored) -> the `scan --json` object."""
     _photo_body_limit()
+    _photo_form()
     _, scan, _ = _scan(_photo_bytes(), int(_bottom()))
     return _dump(scan)
 

@@ -1041,6 +1041,42 @@ function pickForBox(k) {
   }, show.unsure.has(slotKey(slot)) ? maybeFor(k) : []);
 }
 
+// A phone's photo may weigh more than the server takes (25 MB; a 50 MP phone's, some 47 MB)
+// and needs far fewer pixels to be read: one above SHRINK_PIXELS, or heavier than
+// SHRINK_BYTES, is drawn smaller on a canvas and sent as a JPEG. The browser draws it
+// upright (its EXIF orientation applied, `from-image`) and the JPEG it makes has no EXIF,
+// which the server reads as upright (orientation 1): the photo stays the right way up.
+// A photo the browser cannot decode (a HEIC on some phones) goes as it is.
+const SHRINK_PIXELS = 12e6;
+const SHRINK_BYTES = 20 * 2 ** 20;
+async function shrunk(file) {
+  if (!window.createImageBitmap) return file;
+  let bmp;
+  try {
+    bmp = await createImageBitmap(file, { imageOrientation: "from-image" });
+  } catch (e) {
+    return file;
+  }
+  try {
+    const pixels = bmp.width * bmp.height;
+    if (pixels <= SHRINK_PIXELS && file.size <= SHRINK_BYTES) return file;
+    const k = Math.min(1, Math.sqrt(SHRINK_PIXELS / pixels));
+    const canvas = document.createElement("canvas");
+    canvas.width = Math.max(1, Math.floor(bmp.width * k));
+    canvas.height = Math.max(1, Math.floor(bmp.height * k));
+    const ctx = canvas.getContext("2d");
+    ctx.imageSmoothingQuality = "high";
+    ctx.drawImage(bmp, 0, 0, canvas.width, canvas.height);
+    const blob = await new Promise((done) => canvas.toBlob(done, "image/jpeg", 0.9));
+    if (!blob) return file;
+    return new File([blob], `${(file.name || "photo").replace(/\.[^.]*$/, "")}.jpg`, { type: "image/jpeg" });
+  } catch (e) {
+    return file;
+  } finally {
+    bmp.close();
+  }
+}
+
 // A photo of the showdown: the first (or a new first, the others dropped), or with `add`
 // another one read together with those taken (a card glare hid in one shows in another).
 async function uploadPhoto(file, add = false) {
@@ -1058,6 +1094,7 @@ async function uploadPhoto(file, add = false) {
   show.shown = show.photos.length - 1;
   show.reading = true;
   renderShowdown();
+  file = await shrunk(file);
   const form = new FormData();
   form.append("photo", file, file.name || "photo.jpg");
   form.append("bottom", String(show.bottom));
@@ -1082,7 +1119,7 @@ async function uploadPhoto(file, add = false) {
     URL.revokeObjectURL(entry.url);
     show.shown = Math.max(0, show.photos.length - 1);
     if (!add) show.scan = null;
-    toast(e.text || t("err.generic"), "error", 5000);
+    toast(e.code === "too_large" ? t("show.photo_too_large") : e.text || t("err.generic"), "error", 5000);
   } finally {
     if (show === mine) show.reading = false;
   }
