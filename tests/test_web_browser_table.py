@@ -1065,6 +1065,37 @@ def test_a_photo_of_many_megapixels_is_sent_smaller_and_the_right_way_up(browser
         srv.stop()
 
 
+def test_an_opening_envido_takes_any_number_of_stones_with_its_stepper(server, browser):
+    """The opening envido is one button with − and + (as "más"), from 2 stones up: not
+    only the 2, 3 and 5 the engine lists. Envido 7 is said and recorded as 7; the next
+    lance's envido starts again at 2."""
+    api = Api(server.url)
+    ctx = phone(browser)
+    try:
+        page = ctx.new_page()
+        page.goto(api.url())
+        page.wait_for_selector("#live[data-state=live]")
+        assert page.locator(".act[data-act=envido]").count() == 1
+        assert page.is_disabled(".envido-stepper .step[data-step=less]")  # 2 is the least
+        for _ in range(5):
+            page.click(".envido-stepper .step[data-step=more]")
+        assert page.inner_text(".act[data-act=envido]") == "Envido 7"
+        page.click(".envido-stepper .step[data-step=less]")
+        page.click(".envido-stepper .step[data-step=more]")
+        assert page.get_attribute(".act[data-act=envido]", "data-n") == "7"
+        page.click(".act[data-act=envido]")
+        page.wait_for_selector(".act[data-act=quiero]")
+        assert api.state()["current"]["log"] == [{"seat": 0, "act": "envido", "n": 7}]
+        page.click(".act[data-act=no_quiero]")  # refused for the team: on to chica
+        until(page, "window.musTable.state.current.phase === 'chica'")
+        page.wait_for_selector(".act[data-act=envido]")
+        assert page.inner_text(".act[data-act=envido]") == "Envido"
+        acts = page.eval_on_selector_all("#action-grid .act", "els => els.map(e => e.dataset.act)")
+        assert acts == ["paso", "envido", "ordago"]
+    finally:
+        ctx.close()
+
+
 @contextmanager
 def player_and_watcher(server, browser) -> Iterator[tuple]:
     """A new table on the players' page of one phone and the watch page of another, both

@@ -19,6 +19,8 @@ let show = null; // local showdown work: {hand, photo, slots, scan, bottom, boxS
 const MAX_PHOTOS = BOOT.max_photos ?? 4; // photos of one showdown read together
 const LOW_CONF = BOOT.low_confidence ?? 0.7; // the reader's own threshold for "a person should check this card"
 let masN = 2;
+let envidoN = 2; // an opening envido: 2 stones, or any number the stepper says
+let envidoFor = ""; // the hand and lance envidoN was set in
 let seenDeje = 0;
 
 // ------------------------------------------------------------------ helpers
@@ -487,8 +489,21 @@ function renderActions() {
   mine.sort((a, b) => (order[a.act] - order[b.act]) || ((a.n || 0) - (b.n || 0)) || (("pares" in a ? a.pares : a.juego) ? -1 : 1));
   grid.dataset.count = mine.length;
   grid.dataset.mode = mine.some((a) => a.act === "quiero") ? "answer" : mine.some((a) => a.act === "declare") ? "declare" : "open";
+  let envidoShown = false;
   for (const a of mine) {
-    if (a.act === "declare") {
+    if (a.act === "envido") {
+      // one envido with a stepper, as "más": the engine takes any number of stones (2..40),
+      // not only the 2, 3 and 5 it lists
+      if (envidoShown) continue;
+      envidoShown = true;
+      if (envidoFor !== `${handNumber()}:${phase}`) { envidoFor = `${handNumber()}:${phase}`; envidoN = 2; }  // each lance from 2
+      envidoN = Math.min(40, Math.max(2, envidoN));
+      const bet = { seat: a.seat, act: "envido", n: envidoN };
+      grid.append(h("div", { class: "mas-stepper envido-stepper" },
+        h("button", { type: "button", class: "btn step", "aria-label": t("act.mas_less"), dataset: { step: "less" }, disabled: envidoN <= 2, onclick: () => { envidoN = Math.max(2, envidoN - 1); renderActions(); } }, "−"),
+        h("button", { type: "button", class: "btn act act-envido", dataset: { act: "envido", n: envidoN }, onclick: () => write("actions", { action: bet }) }, actLabel(bet)),
+        h("button", { type: "button", class: "btn step", "aria-label": t("act.mas_more"), dataset: { step: "more" }, disabled: envidoN >= 40, onclick: () => { envidoN = Math.min(40, envidoN + 1); renderActions(); } }, "+")));
+    } else if (a.act === "declare") {
       const yes = "pares" in a ? a.pares : a.juego;
       grid.append(h("button", { type: "button", class: `btn act act-declare ${yes ? "yes" : "no"}`, dataset: { act: "declare", value: yes ? "yes" : "no" }, onclick: () => write("actions", { action: a }) },
         yes ? t("act.declare_yes") : t("act.declare_no")));
