@@ -1115,18 +1115,20 @@ def player_and_watcher(server, browser) -> Iterator[tuple]:
 
 
 def test_the_player_who_cut_is_made_esku_and_the_watchers_see_it(server, browser):
-    """Mus corrido: at a game's first hand the players' page asks who is esku; a tap on
-    Iker makes him esku (he speaks first) and a watching phone shows it at once. Once a
-    word is said the question goes; undo brings it back. At the next hand, Maite's (the
-    turn goes on from Iker), it is a short line that opens to fix a wrong esku."""
+    """Mus corrido: at a game's first hand the players' page asks who is esku, one line
+    that opens to the seats; a tap on Iker makes him esku (he speaks first) and a watching
+    phone shows it at once. Once a word is said the line only says who is esku (it opens no
+    more); undo brings the question back. At the next hand, Maite's (the turn goes on from
+    Iker), it is a discreet line that opens to fix a wrong esku."""
     with player_and_watcher(server, browser) as (api, p, w):
         assert w.locator("#esku-pick").count() == 0  # watchers choose nothing
         pick = p.locator("#esku-pick")
-        assert pick.is_visible() and pick.get_attribute("open") is not None
+        assert pick.is_visible() and pick.get_attribute("open") is None
         assert "is-prominent" in pick.get_attribute("class")
-        assert p.inner_text("#esku-q") == "¿Quién es mano?"
+        assert p.inner_text("#esku-q") == "¿Quién es mano? Ane · cambiar"
         assert p.is_checked("#esku-seats input[value='0']")
         assert p.evaluate("document.documentElement.scrollWidth") <= 360
+        p.click("#esku-q")
         p.click("#esku-seats label:has(input[value='2'])")
         until(w, "document.querySelector(\".seat[data-seat='2']\").classList.contains('is-esku')")
         assert w.locator(".seat[data-seat='0'] .badge-esku").count() == 0
@@ -1134,9 +1136,12 @@ def test_the_player_who_cut_is_made_esku_and_the_watchers_see_it(server, browser
         assert api.state()["current"]["esku"] == 2
         # a word said: no more choosing; undo takes it back, then the choice itself
         p.click(".act[data-act=paso]")
-        until(p, "document.querySelector('#esku-pick').hidden")
+        until(p, "document.querySelector('#esku-pick').classList.contains('is-fixed')")
+        assert p.inner_text("#esku-q") == "Es mano Iker"
+        p.click("#esku-q")
+        assert pick.get_attribute("open") is None and p.locator("#esku-seats").is_hidden()
         p.click("#btn-undo")
-        until(p, "!document.querySelector('#esku-pick').hidden")
+        until(p, "!document.querySelector('#esku-pick').classList.contains('is-fixed')")
         assert p.is_checked("#esku-seats input[value='2']")
         # the hand played and settled: the next one is Maite's, the choice a discreet line
         api.to_showdown()
@@ -1151,6 +1156,31 @@ def test_the_player_who_cut_is_made_esku_and_the_watchers_see_it(server, browser
         p.click("#esku-seats label:has(input[value='1'])")
         until(w, "document.querySelector(\".seat[data-seat='1']\").classList.contains('is-esku')")
         assert api.state()["current"]["to_speak"] == 1
+
+
+def test_at_the_first_hand_the_buttons_fit_a_phone_and_stay_put_after_the_first_word(server, browser):
+    """On a 360x740 phone, the first hand of a game: the question who is esku is one line,
+    so Mus and Órdago are on screen without scrolling, and the action buttons do not move
+    when the first word is said (a quick second tap lands where the finger aims)."""
+    api = Api(server.url)
+    ctx = phone(browser)
+    try:
+        page = ctx.new_page()
+        page.goto(api.url())
+        page.wait_for_selector("#live[data-state=live]")
+        box = "(id) => { const r = document.getElementById(id).getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; }"
+        grid = page.evaluate(box, "action-grid")
+        height = page.evaluate("innerHeight")
+        for sel in ("#btn-mus", ".act[data-act=ordago]", ".act[data-act=paso]"):
+            r = page.locator(sel).bounding_box()
+            assert r["y"] >= 0 and r["y"] + r["height"] <= height, (sel, r, height)
+        page.click(".act[data-act=paso]")
+        until(page, "window.musTable.state.current.log.length === 1")
+        page.wait_for_selector(".act[data-act=paso]")
+        assert "Bixente" in page.inner_text("#speaker")
+        assert page.evaluate(box, "action-grid") == grid
+    finally:
+        ctx.close()
 
 
 def test_a_typo_in_a_name_is_fixed_from_the_tables_menu(server, browser):

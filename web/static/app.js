@@ -550,13 +550,22 @@ function renderEsku() {
   const box = $("esku-pick");
   const cur = current();
   const can = Boolean(state.current) && !matchWon() && !(cur.log || []).length && !cur.mus_rounds;
-  box.hidden = !can;
-  if (!can) return;
+  // one line, open or not: the action buttons below it stay where they are when the hand
+  // starts (the line says who is esku once it can no longer be chosen) and fit on a phone
+  box.hidden = !state.current || matchWon();
+  box.classList.toggle("is-fixed", !can);
   const esku = eskuNow();
+  if (!can) {
+    box.open = false;
+    $("esku-q").textContent = t("esku.is", { name: playerName(esku) });
+    $("esku-q").setAttribute("aria-disabled", "true");
+    return;
+  }
+  $("esku-q").removeAttribute("aria-disabled");
   const first = firstOfGame();
   box.classList.toggle("is-prominent", first);
-  if (eskuAsked !== handNumber()) { eskuAsked = handNumber(); box.open = first; }
-  $("esku-q").textContent = first ? t("esku.who") : t("esku.now", { name: playerName(esku) });
+  if (eskuAsked !== handNumber()) { eskuAsked = handNumber(); box.open = false; }
+  $("esku-q").textContent = first ? t("esku.who_now", { name: playerName(esku) }) : t("esku.now", { name: playerName(esku) });
   $("esku-hint").hidden = !first;
   $("esku-seats").replaceChildren(...[0, 1, 2, 3].map((s) => h("label", { class: `team-${team(s)}` },
     h("input", { type: "radio", name: "esku", value: s, checked: esku === s,
@@ -566,6 +575,8 @@ function renderEsku() {
       } }),
     h("span", {}, playerName(s)))));
 }
+// once the hand has started the line only says who is esku: it does not open
+if (CAN_PLAY) $("esku-q").addEventListener("click", (e) => { if ($("esku-pick").classList.contains("is-fixed")) e.preventDefault(); });
 
 // ------------------------------------------------------------------ showdown
 
