@@ -167,17 +167,18 @@ def test_two_phones_see_each_other_live(server, browser):
             assert p.locator(".team-card.team-0 .stone.on").count() == 1
         assert a.inner_text("#felt-phase") == "Chica"
 
-        # phone B stops hearing the table; A speaks; B's next tap is stale
-        b.route(re.compile(r".*/events.*"), lambda route: route.abort())
-        b.reload()
+        # phone B stops hearing the table; Ane says envido 3 on another phone; B's tap (Ane's
+        # Paso) is stale: the notice says what was recorded and that B's word was not
+        deaf(b)
         b.wait_for_selector(".act[data-act=paso]")
         version = b.evaluate("window.musTable.state.version")
-        api.act("paso")
+        api.act("envido", n=3)
         b.click(".act[data-act=paso]")
         b.wait_for_selector("#toast.show")
-        assert "Otro móvil" in b.inner_text("#toast")
+        assert b.inner_text("#toast") == "Ane: envido 3 ya apuntado; tu «Paso» no se ha apuntado."
         until(b, f"window.musTable.state.version > {version}")
         assert "Bixente" in b.inner_text("#speaker")
+        assert [a["act"] for a in api.state()["current"]["log"]] == ["envido", "no_quiero", "envido"]
 
         # undo on A takes back the last word; B (polling now) follows
         a.click("#btn-undo")
@@ -186,6 +187,59 @@ def test_two_phones_see_each_other_live(server, browser):
     finally:
         a_ctx.close()
         b_ctx.close()
+
+
+def deaf(page) -> None:
+    """The page stops hearing the table (no live stream) and reads it only as a write is
+    sent (its polls before that are lost): another phone's change reaches it as a 409."""
+    sending = {"now": False}
+
+    def reads(route):
+        if route.request.method == "GET" and not sending["now"]:
+            route.abort()
+        else:
+            route.continue_()
+
+    def writes(route):
+        sending["now"] = True
+        route.continue_()
+
+    page.route(re.compile(r".*/events.*"), lambda route: route.abort())
+    page.route(re.compile(r".*/api/tables/[^/?]+$"), reads)
+    page.route(re.compile(r".*/api/tables/[^/]+/(actions|mus|undo|esku|showdown)$"), writes)
+    page.reload()
+
+
+def test_a_stale_tap_says_what_the_other_phone_recorded(server, browser):
+    """A tap sent against a table another phone changed meanwhile (409 stale_version):
+    the notice says, in the page's language, what the other phone recorded (a mus, an
+    undo) and that this phone's word was not recorded."""
+    api = Api(server.url)
+    fr_ctx, eu_ctx = phone(browser, "fr"), phone(browser, "eu")
+    fr, eu = fr_ctx.new_page(), eu_ctx.new_page()
+    try:
+        fr.goto(api.url())
+        deaf(fr)
+        fr.wait_for_selector(".act[data-act=paso]")
+        api.post("mus", {})
+        fr.click(".act[data-act=paso]")
+        fr.wait_for_selector("#toast.show")
+        assert fr.inner_text("#toast") == "Mus déjà noté ; votre « Passe » n'a pas été noté."
+        until(fr, "window.musTable.state.current.mus_rounds === 1")
+        assert api.state()["current"]["log"] == []
+
+        api.act("paso")
+        eu.goto(api.url())
+        deaf(eu)
+        eu.wait_for_selector(".act[data-act=paso]")
+        api.post("undo", {})
+        eu.click("#btn-undo")
+        eu.wait_for_selector("#toast.show")
+        assert eu.inner_text("#toast") == "Beste mugikor batek azkena desegin du; zure «Desegin» ez da idatzi."
+        assert api.state()["current"]["log"] == [] and api.state()["current"]["mus_rounds"] == 1
+    finally:
+        fr_ctx.close()
+        eu_ctx.close()
 
 
 def test_photo_upload_correct_a_card_and_settle(server, browser, recognizer, tmp_path):

@@ -92,10 +92,60 @@ async function retrying(call) {
   }
 }
 
+// What a tap asked for, in the page's words ("Paso", "Envido 5", "Deshacer"), for the
+// notice that says it was not recorded; null for a write no one tapped (the cards kept).
+function tapLabel(path, body) {
+  switch (path) {
+    case "actions": {
+      const a = body.action || {};
+      const answering = (current().legal || []).some((x) => x.act === "quiero");
+      return a.act === "paso" && answering ? t("act.paso_mine") : actLabel(a);
+    }
+    case "mus": return t("table.mus");
+    case "undo": return t("table.undo");
+    case "esku": return t("esku.is", { name: playerName(body.seat) });
+    case "showdown": return t("show.settle");
+    default: return null;
+  }
+}
+
+// What another phone recorded between `before` (the table this phone's write was sent
+// against) and the table now (read again after the 409): the word said and by whom, a mus,
+// a hand counted, an undo, an esku; else that the table changed.
+function otherPhoneDid(before) {
+  const lower = (text) => text.charAt(0).toLocaleLowerCase() + text.slice(1);
+  if (!before || !state || state.version === before.version) return t("table.stale_other");
+  const hb = (before.hands || []).length;
+  const ha = (state.hands || []).length;
+  const cb = before.current || {};
+  const ca = current();
+  const lb = (cb.log || []).length;
+  const log = ca.log || [];
+  if (ha > hb) return t("table.stale_settled", { n: state.hands[ha - 1].n ?? ha });
+  if (ha === hb && log.length > lb) {
+    const i = log.length - 1;
+    return t("table.stale_said", { name: playerName(log[i].seat), act: lower(saidLabel(log, i)) });
+  }
+  if (ha === hb && !log.length && (ca.mus_rounds || 0) > (cb.mus_rounds || 0)) return t("table.stale_mus");
+  if (ha < hb || log.length < lb || (ca.mus_rounds || 0) < (cb.mus_rounds || 0)) return t("table.stale_undone");
+  if (ha === hb && ca.esku !== undefined && ca.esku !== cb.esku) return t("esku.is", { name: playerName(ca.esku) });
+  return t("table.stale_other");
+}
+
+// A write refused as stale (409 stale_version): the table is read again, then the notice
+// says what the other phone recorded and that this phone's tap (`mine`) was not.
+async function staleRefresh(before, mine) {
+  await refresh();
+  const done = otherPhoneDid(before);
+  toast(mine ? t("table.stale_yours", { done, mine }) : t("table.stale_done", { done }), "warn", 5000);
+}
+
 async function write(path, body = {}) {
   if (busy) return null;
   busy = true;
   document.body.classList.add("busy");
+  const before = state;
+  const mine = tapLabel(path, body);
   try {
     let json = { client_id: newClientId(), version: state.version, ...body };
     const send = () => retrying(() => api("POST", `${API}/${path}`, { token: TOKEN, json, timeout: TIMEOUT_MS }));
@@ -115,8 +165,7 @@ async function write(path, body = {}) {
     return next;
   } catch (e) {
     if (e instanceof ApiError && e.code === "stale_version") {
-      toast(t("table.stale"), "warn");
-      await refresh();
+      await staleRefresh(before, mine);
     } else {
       toast(e.text || t("err.generic"), "error", 4500);
     }
@@ -1460,6 +1509,7 @@ async function rename(ev) {
   const err = $("rename-error");
   clearNameError();
   const value = (name) => renameForm.elements[name].value;
+  const before = state;
   const json = { client_id: newClientId(), version: state.version,
     teams: [value("team0"), value("team1")], players: [0, 1, 2, 3].map((s) => value(`player${s}`)) };
   busy = true;
@@ -1470,8 +1520,7 @@ async function rename(ev) {
     toast(t("names.saved"));
   } catch (e) {
     if (e instanceof ApiError && e.code === "stale_version") {
-      toast(t("table.stale"), "warn");
-      await refresh();
+      await staleRefresh(before, t("names.save"));
       fillNames();
       return;
     }
