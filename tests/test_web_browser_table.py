@@ -577,20 +577,24 @@ def test_new_table_form_opens_the_table_with_its_qr_codes(server, browser):
 
 def test_a_creation_past_the_limit_is_said_in_the_phones_words(browser):
     """Past `CREATE_MAX_PER_ADDRESS`, the new-table form and the tournament form say the
-    server's 429 `too_many_creations` in the page's language, like any other refusal."""
+    server's 429 `too_many_creations` in the page's language, like any other refusal, with
+    the wait its `Retry-After` gives in whole minutes (rounded up)."""
     import requests
 
     from web import i18n
 
-    with LiveServer({"CREATE_MAX_PER_ADDRESS": 1}) as srv:
+    with LiveServer({"CREATE_MAX_PER_ADDRESS": 1, "CREATE_WINDOW_SECONDS": 150}) as srv:
         assert requests.post(f"{srv.url}/api/tables", json={}, timeout=5).status_code == 201
+        refused = requests.post(f"{srv.url}/api/tables", json={}, timeout=5)
+        assert refused.status_code == 429 and 120 < int(refused.headers["Retry-After"]) <= 150
         ctx = phone(browser, "fr")
         page = ctx.new_page()
         try:
             page.goto(srv.url + "/")
             page.click("button[type=submit]")
             page.wait_for_selector("#new-table-error:not([hidden])")
-            said = i18n.t("fr", "err.too_many_creations")
+            said = i18n.t("fr", "err.too_many_creations_wait", minutes=3)
+            assert "attendez 3 minutes" in said
             assert page.inner_text("#new-table-error") == said
             assert "/t/" not in page.url
             page.click("#new-tournament summary")
@@ -600,6 +604,19 @@ def test_a_creation_past_the_limit_is_said_in_the_phones_words(browser):
         finally:
             ctx.close()
         assert srv.app.extensions["mus_store"].db.reader().execute("SELECT count(*) FROM tables").fetchone()[0] == 1
+    with LiveServer({"CREATE_MAX_PER_ADDRESS": 1, "CREATE_WINDOW_SECONDS": 50}) as srv:
+        assert requests.post(f"{srv.url}/api/tables", json={}, timeout=5).status_code == 201
+        for lang, words in (("es", "espera un minuto"), ("eu", "itxaron minutu bat"), ("en", "wait one minute")):
+            ctx = phone(browser, lang)
+            page = ctx.new_page()
+            try:
+                page.goto(srv.url + "/")
+                page.click("button[type=submit]")
+                page.wait_for_selector("#new-table-error:not([hidden])")
+                assert page.inner_text("#new-table-error") == i18n.t(lang, "err.too_many_creations_wait_1")
+                assert words in page.inner_text("#new-table-error")
+            finally:
+                ctx.close()
 
 
 def import_file(page, form: str, path) -> None:

@@ -9,8 +9,9 @@ export function t(key, values) {
 }
 
 export class ApiError extends Error {
-  constructor(status, code, message, field, problems, reason, params) {
+  constructor(status, code, message, field, problems, reason, params, retryAfter) {
     super(message || code);
+    this.retryAfter = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null; // seconds, from Retry-After
     this.status = status;
     this.code = code;
     this.field = field ?? null;
@@ -35,6 +36,11 @@ export class ApiError extends Error {
     const why = this.why;
     if (why) return `${why.charAt(0).toUpperCase()}${why.slice(1)}.`;
     const key = `err.${this.code}`;
+    // a wait the server said (Retry-After, seconds) in whole minutes, rounded up, where the
+    // code has words for it (`err.<code>_wait`, `_wait_1` for one minute)
+    const minutes = this.retryAfter ? Math.ceil(this.retryAfter / 60) : 0;
+    const wait = minutes && `${key}_wait${minutes === 1 ? "_1" : ""}`;
+    if (wait && wait in STRINGS) return t(wait, { minutes });
     if (!(key in STRINGS)) return this.message || t("err.generic");
     return this.detail ? `${t(key)} (${this.detail})` : t(key);
   }
@@ -99,7 +105,8 @@ export async function api(method, path, { token, json, body, headers, timeout } 
     if (!resp.ok) {
       const err = data && data.error ? data.error : {};
       const code = err.code || ({ 401: "unauthorized", 403: "forbidden", 404: "not_found", 409: "stale_version", 413: "too_large" }[resp.status] || "generic");
-      throw new ApiError(resp.status, code, err.message, err.field, err.problems, err.reason, err.params);
+      const retryAfter = /^\s*\d+\s*$/.test(resp.headers.get("Retry-After") || "") ? Number(resp.headers.get("Retry-After")) : null;
+      throw new ApiError(resp.status, code, err.message, err.field, err.problems, err.reason, err.params, retryAfter);
     }
     return data;
   } finally {
