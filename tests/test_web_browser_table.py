@@ -516,6 +516,27 @@ def test_language_follows_the_phone(server, browser):
         assert p.evaluate("document.documentElement.lang") == "eu"
         assert p.inner_text("#felt-phase") == "Handia"
         assert "Enbido" in p.inner_text("#action-grid")
+        # who speaks, with the Basque ergative chosen by the name's last letter
+        assert p.inner_text("#speaker") == "Anek hitz egiten du"
+        miren = Api(server.url, {**TABLE, "players": ["Miren", "Bixente", "Iker", "Maite"]})
+        p.goto(miren.url())
+        p.wait_for_selector("#live[data-state=live]")
+        assert p.inner_text("#speaker") == "Mirenek hitz egiten du"
+        miren.act("paso")
+        until(p, "document.querySelector('#speaker').textContent === 'Bixentek hitz egiten du'")
+        miren.act("paso")
+        until(p, "document.querySelector('#speaker').textContent === 'Ikerrek hitz egiten du'")
+        # the page's script and the server choose alike
+        from web import i18n
+
+        names = ["Ane", "Miren", "Iker", "Aitor", "Iñaki", "Ángel", "3", "Gorriak", "TXURIAK", "Osasuna"]
+        said = p.evaluate("""async (names) => {
+            const { basqueSuffix } = await import("/static/common.js");
+            return names.flatMap((n) => [basqueSuffix(n, "k"), basqueSuffix(n, "entzat", true)]);
+        }""", names)
+        assert said == [w for n in names for w in (i18n.basque_suffix(n, "k"), i18n.basque_suffix(n, "entzat", plural=True))]
+        assert said[:8] == ["Anek", "Anerentzat", "Mirenek", "Mirenentzat", "Ikerrek", "Ikerrentzat", "Aitorrek", "Aitorrentzat"]
+        assert said[12:16] == ["3(e)k", "3(r)entzat", "Gorriakek", "Gorrientzat"]
         p.goto(server.url + "/")
         assert p.inner_text("h1") == "Mahai berria"
 

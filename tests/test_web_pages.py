@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import string
 
 import pytest
 
@@ -126,6 +127,30 @@ def test_every_language_has_every_string():
         assert not missing, (lang, missing)
     assert i18n.parse_accept_language("eu-ES;q=0.9, fr;q=0.95, *;q=0.1") == ["fr", "eu"]
     assert i18n.pick_lang(None, None, "de-DE,de;q=0.9") == "es"
+
+
+def test_basque_case_endings_follow_the_names_last_letter():
+    """A Basque string writes a case ending with both forms ("{name}(e)k"); the name's
+    last letter chooses: a vowel -k, a consonant -ek (an r doubled), a team in -ak is a
+    plural; the pages' templates fill their strings the same way."""
+    assert i18n.t("eu", "table.to_speak", name="Ane") == "Anek hitz egiten du"
+    assert i18n.t("eu", "table.to_speak", name="Miren") == "Mirenek hitz egiten du"
+    assert i18n.t("eu", "table.to_speak", name="Iker") == "Ikerrek hitz egiten du"
+    assert i18n.t("eu", "table.to_speak", name="Iñaki") == "Iñakik hitz egiten du"
+    assert i18n.t("eu", "table.to_speak", name="Jon {x}") == "Jon {x}(e)k hitz egiten du"  # braces kept, no letter last
+    assert i18n.t("eu", "score.game_won", team="Gorriak") == "Jokoa Gorrientzat"
+    assert i18n.t("eu", "score.vaca_won", team="Osasuna") == "Baka Osasunarentzat"
+    assert i18n.t("eu", "score.match_won", team="Beltzak") == "Partida Beltzentzat!"
+    assert i18n.t("eu", "score.match_won", team="Aitor") == "Partida Aitorrentzat!"
+    assert i18n.t("es", "table.to_speak", name="Miren") == "Habla Miren"
+    # no string of any language is left showing both forms for a name of letters
+    for lang in ("es", "eu", "fr", "en"):
+        for key, text in i18n.strings(lang).items():
+            if "{name}" in text or "{team}" in text:
+                fields = {f for _, f, _, _ in string.Formatter().parse(text) if f}
+                for value in ("Ane", "Miren", "Gorriak"):
+                    said = i18n.fill(text, {f: value for f in fields})
+                    assert not re.search(r"\((e|r)\)", said), (lang, key, said)
 
 
 @pytest.mark.parametrize("lang", ["es", "eu", "fr", "en"])

@@ -10,6 +10,8 @@ lances' names and the words a dispute is said with are the engine's (`_engine_wo
 from __future__ import annotations
 
 import functools
+import re
+import unicodedata
 
 from scorer.engine.explain import effect_words as engine_effect_words
 from scorer.engine.explain import grammar as engine_grammar
@@ -1031,7 +1033,7 @@ EU: dict[str, str] = {
     "score.adentro_team": "{team}: barruan!",
     "score.game_won": "Jokoa {team}(r)entzat",
     "score.vaca_won": "Baka {team}(r)entzat",
-    "score.match_won": "{team}(e)k partida irabazi du!",
+    "score.match_won": "Partida {team}(r)entzat!",
     "score.final": "Azken emaitza",
     "score.chart": "Jokoa, eskuz esku",
     "score.new_game": "Hurrengo jokoa",
@@ -1835,7 +1837,45 @@ def strings(lang: str) -> dict[str, str]:
 
 def t(lang: str, key: str, **values) -> str:
     text = _TABLES.get(lang, {}).get(key) or _engine_words(lang).get(key) or EN.get(key) or key
-    return text.format(**values) if values else text
+    return fill(text, values)
+
+
+# Basque case endings written after a placeholder as the dictionary writes both forms,
+# "{name}(e)k" (ergative) and "{team}(r)entzat" (benefactive): each is chosen by the
+# name's last letter. The page's script (common.js `t`) does the same.
+_SUFFIXED = re.compile(r"\{(\w+)\}\((e|r)\)(k|entzat)")
+_VOWELS = frozenset("aeiouy")
+
+
+def basque_suffix(name: str, ending: str, plural: bool = False) -> str:
+    """`name` with the Basque case `ending` ("k": ergative, "entzat": benefactive). After
+    a vowel -k, -rentzat (Anek, Anerentzat); after a consonant -ek, -entzat (Mirenek,
+    Mirenentzat), an r doubled (Ikerrek, Ikerrentzat). A team's name in -ak is a plural
+    (Gorriak: Gorriek, Gorrientzat). A name that ends in no letter ("3") keeps both forms."""
+    last = unicodedata.normalize("NFD", name[-1:])[:1].lower()
+    if plural and name.lower().endswith("ak") and len(name) > 2:
+        ek = "ek" if ending == "k" else ending
+        return name[:-2] + (ek.upper() if name[-2:].isupper() else ek)
+    if not last.isalpha():
+        return f"{name}({'e' if ending == 'k' else 'r'}){ending}"
+    if last in _VOWELS:
+        return name + ("k" if ending == "k" else "rentzat")
+    return name + ("r" if last == "r" else "") + "e" + ending.removeprefix("e")
+
+
+def fill(text: str, values: dict) -> str:
+    """`text` with its placeholders filled (`str.format`), Basque case endings chosen."""
+    if not values:
+        return text
+
+    def suffixed(m: re.Match) -> str:
+        key = m.group(1)
+        if key not in values:
+            return m.group(0)
+        word = basque_suffix(str(values[key]), m.group(3), plural=key == "team")
+        return word.replace("{", "{{").replace("}", "}}")
+
+    return _SUFFIXED.sub(suffixed, text).format(**values)
 
 
 def short_date(lang: str, iso: str) -> str:

@@ -69,8 +69,7 @@ def _render(template: str, status: int = 200, **ctx) -> Response:
     strings = i18n.strings(lang)
 
     def t(key: str, **values) -> str:
-        text = strings.get(key, key)
-        return text.format(**values) if values else text
+        return i18n.fill(strings.get(key, key), values)
 
     def lang_url(code: str) -> str:
         args = request.args.to_dict()

@@ -4,8 +4,26 @@ const STRINGS = JSON.parse(document.getElementById("i18n")?.textContent || "{}")
 
 export function t(key, values) {
   let text = STRINGS[key] ?? key;
-  if (values) text = text.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
+  if (values) {
+    text = text.replace(/\{(\w+)\}\((e|r)\)(k|entzat)/g, (m, k, joint, ending) => (k in values ? basqueSuffix(String(values[k]), ending, k === "team") : m));
+    text = text.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
+  }
   return text;
+}
+
+// Basque case endings, written after a placeholder with both forms ("{name}(e)k",
+// "{team}(r)entzat"), chosen by the name's last letter as web/i18n.py basque_suffix does:
+// after a vowel -k, -rentzat (Anek); after a consonant -ek, -entzat (Mirenek), an r doubled
+// (Ikerrek); a team's name in -ak is a plural (Gorriek, Gorrientzat); no letter: both forms.
+export function basqueSuffix(name, ending, plural = false) {
+  const last = name.slice(-1).normalize("NFD").charAt(0).toLowerCase();
+  if (plural && name.length > 2 && name.toLowerCase().endsWith("ak")) {
+    const ek = ending === "k" ? "ek" : ending;
+    return name.slice(0, -2) + (name.slice(-2) === name.slice(-2).toUpperCase() ? ek.toUpperCase() : ek);
+  }
+  if (!/\p{L}/u.test(last)) return `${name}(${ending === "k" ? "e" : "r"})${ending}`;
+  if ("aeiouy".includes(last)) return name + (ending === "k" ? "k" : "rentzat");
+  return name + (last === "r" ? "r" : "") + "e" + ending.replace(/^e/, "");
 }
 
 export class ApiError extends Error {
