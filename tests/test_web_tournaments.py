@@ -1265,6 +1265,10 @@ def test_a_bracket_seed_not_in_the_league_is_flagged_and_shown(client, tournamen
     r = client.put(ko, headers=tournament["auth"], json={"teams": ["Gorriak", "Gorriaks"]})
     assert r.status_code == 200, r.json
     assert r.json["knockout"]["unknown_teams"] == ["Gorriaks"]
+    # the OpenAPI document names every key of the knockout object, unknown_teams among them
+    schema = client.get("/api/openapi.json").json["components"]["schemas"]["Tournament"]["properties"]["knockout"]
+    assert set(r.json["knockout"]) == set(schema["properties"])
+    assert schema["properties"]["unknown_teams"]["items"] == {"type": "string"}
     assert state_of(client, tournament)["knockout"]["unknown_teams"] == ["Gorriaks"]
     for token in (tournament["token"], tournament["watch_token"]):
         page = client.get(f"/c/{tournament['id']}?token={token}&lang=en").get_data(as_text=True)

@@ -19,7 +19,11 @@ phones, 8), `CLIENT_TIMEOUT` (seconds the table page waits for an answer to a wr
 read before it takes the connection for stalled and sends it again, 8; a photo gets
 several times as long), `SCAN_CONCURRENCY`, `CREATE_MAX_PER_ADDRESS` and `CREATE_WINDOW_SECONDS` (tables
 and tournaments one client address may create in that many seconds, 30 in 600, then 429
-`too_many_creations`; 0 or None: no limit).
+`too_many_creations`; 0 or None: no limit), `PUBLIC_URL` (the address every link and QR
+code of the pages and the API names, `serve --public-url`; unset: the request's own, see
+`web.pages.public_base`) and `LISTEN_ADDRESSES` (the addresses the server's sockets listen
+on, set by `serve`: a page opened at a loopback address links to the LAN address only
+where these hold 0.0.0.0 or that address; unset: never).
 """
 
 from __future__ import annotations

@@ -196,7 +196,13 @@ SCHEMAS: dict[str, Any] = {
                                     "rounds": {"type": "array", "items": {"type": "array"}},
                                     "third_place": {"type": ["object", "null"]},
                                     "champion": {"type": ["string", "null"]},
-                                    "third": {"type": ["string", "null"]}}},
+                                    "third": {"type": ["string", "null"]},
+                                    "unknown_teams": {"type": "array", "items": {"type": "string"},
+                                                      "description": "the seeds that are none of the league's "
+                                                      "teams (those entered, else those of its standings; case, "
+                                                      "accents and spacing aside): no table between the league's "
+                                                      "teams plays their pairings; the draw is kept all the same. "
+                                                      "[] where all are, or with no league at all"}}},
         "champion": {"type": ["string", "null"], "description": "the final's winner, or the league's sole leader "
                      "once every fixture is finished (not in a league played in groups)"},
         "standings": {"type": "array", "items": {"type": "object", "properties": {
