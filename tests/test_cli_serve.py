@@ -235,3 +235,65 @@ def test_serve_with_a_public_url_prints_it_and_links_it(tmp_path: Path) -> None:
     finally:
         proc.kill()
         proc.wait(10)
+
+
+def test_the_address_printed_is_one_a_phone_can_open(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Listening on every address, `serve` prints one of this machine's: the LAN address
+    for 0.0.0.0, the IPv6 address on the network for :: (never http://[::]:PORT/, which no
+    phone opens), the loopback one where the machine has none; --public-url above all."""
+    monkeypatch.setattr(serve, "lan_address", lambda: "192.0.2.2")
+    monkeypatch.setattr(serve, "lan_address6", lambda: "2001:db8::2")
+    assert serve.printed_url("0.0.0.0", 8000) == "http://192.0.2.2:8000/"
+    assert serve.printed_url("::", 8000) == "http://[2001:db8::2]:8000/"
+    assert serve.printed_url("0:0:0:0:0:0:0:0", 8000) == "http://[2001:db8::2]:8000/"
+    assert serve.printed_url("::1", 8000) == "http://[::1]:8000/"
+    assert serve.printed_url("127.0.0.1", 8000) == "http://127.0.0.1:8000/"
+    assert serve.printed_url("localhost", 8000) == "http://localhost:8000/"
+    assert serve.printed_url("::", 8000, "https://mus.example.org/club") == "https://mus.example.org/club/"
+    monkeypatch.setattr(serve, "lan_address6", lambda: "::1")  # a machine on no IPv6 network
+    assert serve.printed_url("::", 8000) == "http://[::1]:8000/"
+
+
+def test_the_ipv6_address_found_is_never_link_local(monkeypatch: pytest.MonkeyPatch) -> None:
+    """lan_address6 gives an address a browser can open: a link-local one (fe80::, which
+    needs its interface) is ::1, as is no IPv6 route at all."""
+
+    class Fake:
+        def __init__(self, name: str | None) -> None:
+            self.name = name
+
+        def connect(self, _address: object) -> None:
+            if self.name is None:
+                raise OSError(101, "Network is unreachable")
+
+        def getsockname(self) -> tuple[str, int, int, int]:
+            return (self.name or "", 5000, 0, 0)
+
+        def close(self) -> None:
+            pass
+
+    for name, found in (("fe80::1%eth0", "::1"), (None, "::1"), ("fd00::2", "fd00::2"), ("2001:db8::7", "2001:db8::7")):
+        monkeypatch.setattr(serve.socket, "socket", lambda *_a, name=name: Fake(name))
+        assert serve.lan_address6() == found, name
+
+
+def test_serve_on_every_ipv6_address_prints_an_address_that_answers(tmp_path: Path) -> None:
+    """A real `serve --host ::`: the address printed is not [::], and the server answers there."""
+    import requests
+
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as probe:
+            probe.bind(("::", 0))
+    except OSError:
+        pytest.skip("no IPv6 on this machine")
+    proc, lines = started(tmp_path, "--host", "::")
+    try:
+        out = "".join(lines)
+        url = out.split("mus-scorer serving on ")[1].split()[0]
+        assert "[::]" not in url and url.startswith("http://["), out
+        assert "(listening on [::]:" in out, out
+        table = requests.post(f"{url}api/tables", json={}, timeout=10)
+        assert table.status_code == 201 and table.json()["join_url"].startswith(url + "t/"), table.text
+    finally:
+        proc.kill()
+        proc.wait(10)

@@ -133,6 +133,40 @@ def lan_address() -> str:
         s.close()
 
 
+def lan_address6() -> str:
+    """This machine's IPv6 address on the network (no packet is sent), one a phone can open
+    (not link-local, which a browser cannot take without its interface), or ::1."""
+    import ipaddress
+
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    try:
+        s.connect(("2001:db8::1", 1))  # (documentation prefix: routed as any global address)
+        address = ipaddress.ip_address(s.getsockname()[0].split("%")[0])
+    except (OSError, ValueError):
+        return "::1"
+    finally:
+        s.close()
+    return "::1" if address.is_link_local or address.is_loopback or address.is_unspecified else str(address)
+
+
+def printed_url(host: str, port: int, public_url: str | None = None) -> str:
+    """The address `serve` prints and shows as a QR code: `--public-url` where given; else
+    one a phone can open: for 0.0.0.0 (every IPv4 address) this machine's LAN address, for
+    :: (every IPv6 address) its IPv6 address on the network, each else the loopback one;
+    else the host given. An IPv6 address in brackets."""
+    import ipaddress
+
+    if public_url:
+        return public_url.rstrip("/") + "/"
+    try:
+        given = ipaddress.ip_address(host)
+    except ValueError:
+        given = None
+    if given is not None and given.is_unspecified:
+        host = lan_address() if given.version == 4 else lan_address6()
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
 def _raise_file_limit(need: int) -> None:
     try:
         import resource
@@ -375,11 +409,9 @@ def _serve(args: argparse.Namespace, sockets: list[socket.socket]) -> int:
     warm_up: threading.Thread | None = None
     try:
         port = sockets[0].getsockname()[1]  # the first address's (waitress's server of several has no port)
-        host = lan_address() if args.host in ("0.0.0.0", "") else args.host
-        url = f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"  # an IPv6 address in []
-        if args.public_url:  # where the phones open it, as every link says
-            url = args.public_url + "/"
-        print(f"mus-scorer serving on {url}  (listening on {args.host}:{port})", flush=True)
+        url = printed_url(args.host, port, args.public_url)  # where the phones open it
+        listening = f"[{args.host}]" if ":" in args.host else args.host
+        print(f"mus-scorer serving on {url}  (listening on {listening}:{port})", flush=True)
         print(f"database: {db}", flush=True)
         if not args.no_qr:
             print_qr(url)
