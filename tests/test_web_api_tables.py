@@ -1334,6 +1334,39 @@ def test_two_teams_of_one_name_are_refused_at_creation(app, client, teams) -> No
 
 
 
+@pytest.mark.parametrize(("players", "first", "second"), [
+    (["Ane", "Ane", "Jon", "Peio"], 0, 1),
+    (["Ane", "Jon", " ÁNE ", "Peio"], 0, 2),
+    (["Ane", "Jon", "Mi  ren", "mi ren"], 2, 3),
+])
+def test_two_players_of_one_name_are_refused_at_creation_and_rename(app, client, table, players, first, second) -> None:
+    """"Habla Ane" must say which Ane: two players of one name (compared as the teams are:
+    case, accents and spacing aside) are a 422 on the second seat, naming the name and both
+    seats; nothing is created or renamed. A new table imported takes a file as it is."""
+    count = app.extensions["mus_store"].db.reader().execute("SELECT count(*) FROM tables").fetchone()[0]
+    err = assert_error(client.post("/api/tables", json={"players": players}), 422, "invalid", f"players[{second}]")
+    name, same = players[second].strip(), players[first].strip()
+    assert err["message"].startswith(f"players[{second}]: {name!r} is the name of players[{first}] too ({same!r}"), err
+    assert (err["reason"], err["params"]) == ("player_twice", {"name": name, "same": same, "first": first + 1,
+                                                               "second": second + 1})
+    assert app.extensions["mus_store"].db.reader().execute("SELECT count(*) FROM tables").fetchone()[0] == count
+    before = snapshot(app, client, table)
+    said = assert_error(client.patch(f"/api/tables/{table['id']}", headers=table["auth"],
+                                     json={"client_id": "r", "version": table["version"], "players": players}),
+                        422, "invalid", f"players[{second}]")
+    assert said["message"] == err["message"]
+    assert snapshot(app, client, table) == before
+    text = json.dumps({"format": "mus-match/1", "players": players}).encode() + b"\n"
+    assert client.post("/api/tables/import", data=text).status_code == 201
+
+
+def test_players_of_names_that_differ_are_taken() -> None:
+    from scorer.storage.tables import check_header
+
+    header = check_header({"players": ["Ane", "Anne", "Ane B", "Iñaki"]}, strict=True)
+    assert header["players"] == ["Ane", "Anne", "Ane B", "Iñaki"]
+
+
 @pytest.mark.parametrize("teams", [["Gorriak", "gorriak"], [" Gorriák ", "GORRIAK"]])
 def test_an_import_into_a_table_of_two_teams_of_one_name_is_refused_as_a_rename(app, client, table, teams) -> None:
     """The table may be a tournament's, whose standings could not tell the teams apart: the

@@ -572,6 +572,16 @@ def test_new_table_form_opens_the_table_with_its_qr_codes(server, browser):
         assert page.get_attribute("input[name=team1]", "aria-invalid") == "true"
         assert page.evaluate("document.activeElement.name") == "team1"
         page.fill("input[name=team1]", "")
+        # two players of one name are refused, both named with their places; the second's field marked
+        page.fill("#player0", "Ane")
+        page.fill("#player2", " ANE ")
+        page.click("button[type=submit]")
+        until(page, "document.activeElement.name === 'player2'")
+        assert page.inner_text("#new-table-error") == "“Ane” (player 1) and “ANE” (player 3) are one name: give each player their own."
+        assert page.get_attribute("#player2", "aria-invalid") == "true"
+        assert page.get_attribute("#player0", "aria-invalid") is None
+        assert "/t/" not in page.url
+        page.fill("#player0", "")
         page.fill("input[name=team0]", "Gorriak")
         page.fill("#player2", "Iker")
         page.check("input[name=esku][value='2']", force=True)

@@ -40,7 +40,8 @@ RULE_KEYS = ("kings", "target", "real31", "games_per_vaca", "vacas_to_win")
 HEADER_KEYS = ("teams", "players", "rules", "esku")  # what POST /api/tables takes
 
 
-REASONS = frozenset({"blank_name", "name_too_long", "named_twice", "named_again", "team_count", "bad_start",
+REASONS = frozenset({"blank_name", "name_too_long", "named_twice", "named_again", "player_twice", "team_count",
+                     "bad_start",
                      "bad_every_days", "lances_started", "no_showdown_yet"}) | ENGINE_KEYS
 """The `reason` keys a refusal may carry (`StoreError`); a page says each in its language.
 The engine's refusals bring theirs (`scorer.engine.errors.KEYS`, `engine_why`)."""
@@ -268,6 +269,21 @@ def _check_teams_apart(teams: list[str]) -> None:
                          "named_again", {"name": teams[1], "same": teams[0]})
 
 
+def _check_players_apart(players: list[str]) -> None:
+    """Two players of one name (by `engine.team_key`, as the teams: case, accents and
+    spacing aside) are refused: "Habla Ane" would not say which Ane. The message, `field`
+    (the second seat, `players[j]`) and params (`name`, `same`: the two as typed; `first`,
+    `second`: their places 1..4, as the new-table form numbers them) name both."""
+    seen: dict[str, int] = {}
+    for j, name in enumerate(players):
+        i = seen.setdefault(team_key(name), j)
+        if i != j:
+            raise StoreError(422, "invalid", f"players[{j}]: {name!r} is the name of players[{i}] too ({players[i]!r}; "
+                             "case, accents and spacing aside): give each player a name of their own",
+                             f"players[{j}]", "player_twice",
+                             {"name": name, "same": players[i], "first": i + 1, "second": j + 1})
+
+
 def check_known(body: dict[str, Any], known: tuple[str, ...]) -> None:
     """The first key of `body` not in `known` (a misspelt `player`, a `target` outside
     `rules`) is a 422 `invalid` naming it and the known keys, rather than silently left
@@ -281,8 +297,8 @@ def check_known(body: dict[str, Any], known: tuple[str, ...]) -> None:
 
 def check_header(body: Any, strict: bool = False) -> dict[str, Any]:
     """Validate `{teams, players, rules, esku}` into a normalised table header. `strict`
-    (a table made here, not an imported file): an unknown key and two teams of one name
-    are refused."""
+    (a table made here, not an imported file): an unknown key, two teams of one name and
+    two players of one name are refused."""
     if not isinstance(body, dict):
         raise StoreError(400, "bad_json", "the body must be a JSON object", None)
     if strict:
@@ -291,6 +307,8 @@ def check_header(body: Any, strict: bool = False) -> dict[str, Any]:
     if strict:
         _check_teams_apart(teams)
     players = _check_names(body.get("players"), "players", 4, ["P0", "P1", "P2", "P3"])
+    if strict:
+        _check_players_apart(players)
     esku = body.get("esku", 0)
     if isinstance(esku, bool) or not isinstance(esku, int) or not 0 <= esku <= 3:
         raise StoreError(422, "invalid", f"esku: expected a seat 0..3, got {esku!r}", "esku")
@@ -804,6 +822,8 @@ class TableStore:
             new_teams = _check_names(teams, "teams", 2, rt.header["teams"])
             new_players = _check_names(players, "players", 4, rt.header["players"])
             _check_teams_apart(new_teams)
+            if players is not None:  # (an imported match's players, left as they are, are not checked)
+                _check_players_apart(new_players)
             match = rt.match.copy()  # the cached one is read meanwhile: its names change with the commit
             match.teams, match.players = tuple(new_teams), tuple(new_players)
             header = {**rt.header, "teams": new_teams, "players": new_players}
