@@ -1208,7 +1208,10 @@ def test_a_form_with_too_many_parts_says_so(world) -> None:
     err = refused(w, lambda: post(w, "post", f"/api/tables/{t['id']}/photos", headers=t["auth"],
                                   data={"photo": (io.BytesIO(b"x" * (2 * MiB)), "x.png")},
                                   content_type="multipart/form-data"), (413,))
-    assert err["message"].startswith("the request body is larger than the limit of "), err  # past the body's
+    # past the body's limit: refused before the body is read, on the photo, its size the upload's length
+    assert err["field"] == "photo" and err["message"].startswith("the photo is about "), err
+    assert err["message"].endswith(f"bytes (with its form), over the limit of {MiB:,} bytes (1 MB)"), err
+    assert int(err["message"].split()[4].replace(",", "")) > 2 * MiB, err
 
 
 def test_a_showdown_citing_the_photo_of_a_hand_settled_is_refused(world) -> None:

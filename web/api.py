@@ -392,11 +392,14 @@ def _photo_form() -> Any:
     if not (request.mimetype or "").startswith("multipart/"):
         return {}
     length, limit = request.content_length, _photo_limit()
+    over = limit is not None and length is not None and length > (request.max_content_length or length)
     try:
-        if limit is not None and length is not None and length > (request.max_content_length or length):
+        if over:
             raise RequestEntityTooLarge()
         return request.form
     except RequestEntityTooLarge:
+        if limit is None or (length is not None and not over):
+            raise  # too many parts or too big a field, within the length: the app's 413 says which
         size = f"about {length:,} bytes (with its form)" if length is not None else "larger than the upload may be"
         raise ApiError(413, "too_large", f"the photo is {size}, over the limit of {limit:,} bytes "
                        f"({limit / 2**20:g} MB)", "photo") from None
