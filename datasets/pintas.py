@@ -3,6 +3,7 @@
     python -m datasets.pintas layout [--deck naipes-libres]     # a deck's breaks, by suit
     python -m datasets.pintas bound --n 100 --seed 7003          # true geometry (step 1)
     python -m datasets.pintas bound --n 100 --seed 7003 --runtime [--true-extent]   # the runtime's (step 2)
+    python -m datasets.pintas bound --n 100 --seed 7003 --runtime --fit --weight 0.5  # its side fitted (step 3)
 
 Every Spanish deck marks the suit by breaks in the frame line along the card's top and
 bottom sides (oros none, copas one, espadas two, bastos three), at nearly the same places.
@@ -16,8 +17,11 @@ classifier's suit (its card probabilities summed by suit) on the same corner cro
 scored by rank group against the classifier's. With `--runtime` the strip comes from what
 the runtime knows instead (`scan`'s traced corner and card boxes, the quarter turns, the
 side's slope searched for the clearest line, how far it is seen from the other card
-boxes). Seed 7002 (the test showdowns) is refused without `--test`. Findings:
-`models/HISTORY.md`, "Reading the suit from the pintas (forty-fifth session)".
+boxes); with `--fit` the slope is searched wider and the frame line fitted as a line along
+the seen side from the search's three best starts (`fit_line`), the clearest kept. Seed
+7002 (the test showdowns) is refused without `--test`. Findings:
+`models/HISTORY.md`, "Reading the suit from the pintas (forty-fifth session)" and "The
+side fitted as a line (forty-sixth session)".
 """
 
 from __future__ import annotations
@@ -369,31 +373,29 @@ def _sample(gray: np.ndarray, m: np.ndarray) -> np.ndarray:
                                borderMode=cv2.BORDER_REPLICATE)
 
 
-def runtime_strip(gray: np.ndarray, corner: tuple[float, ...], cards: list[tuple[float, ...]],
-                  own: int | None, turns: int) -> tuple[np.ndarray, float, float]:
-    """The strip along a card's side from the runtime's geometry alone: `gray` the photo
-    turned upright for this corner (`turns`), `corner` its box there, `cards` the card
-    boxes there (`own` this corner's). The slope is searched (`ANGLES`) for the clearest
-    thin line near the corner; the card's width and corner follow from the patch box and
-    the slope; the side is taken as seen up to the nearest other card box to the right
-    that overlaps it (a card over it), else to its own box's right edge. Returns the
-    strip, the extent (card widths) and the slope (degrees)."""
+def _placed(corner: tuple[float, ...], deg: float) -> tuple[np.ndarray, float]:
+    """The card's corner (upright image px) and width (px) that the patch box `corner`
+    gives for a side sloping by `deg` degrees."""
     x1, y1, x2, y2 = corner
-    best = None
-    for deg in ANGLES:
-        th = math.radians(deg)
-        c, s = math.cos(th), abs(math.sin(th))
-        width = ((x2 - x1) + (y2 - y1)) / ((PATCH[0] + PATCH[1]) * (c + s))
-        height = width / render.CARD_ASPECT
-        origin = np.array([x1 + (render.CORNER_H * height * s if deg > 0 else 0.0),
-                           y1 + (PATCH[0] * width * s if deg < 0 else 0.0)])
-        strip = _sample(gray, _side_map(origin, th, width, -0.02))
-        r = ridge(darkness(strip))
-        a, b = int(SOLID[0] * NU), int(0.3 * NU)
-        score = float(r[:, a:b].mean(axis=1).max())
-        if best is None or score > best[0]:
-            best = (score, deg, origin, width, strip)
-    _, deg, origin, width, strip = best
+    th = math.radians(deg)
+    c, s = math.cos(th), abs(math.sin(th))
+    width = ((x2 - x1) + (y2 - y1)) / ((PATCH[0] + PATCH[1]) * (c + s))
+    height = width / render.CARD_ASPECT
+    origin = np.array([x1 + (render.CORNER_H * height * s if deg > 0 else 0.0),
+                       y1 + (PATCH[0] * width * s if deg < 0 else 0.0)])
+    return origin, width
+
+
+def _line_score(strip: np.ndarray, reach: float) -> float:
+    """How clearly a thin line runs along the strip over u = SOLID[0]..reach (its best row)."""
+    r = ridge(darkness(strip))
+    a, b = int(SOLID[0] * NU), max(int(SOLID[0] * NU) + 8, int(reach * NU))
+    return float(r[:, a:b].mean(axis=1).max())
+
+
+def _seen_to(origin: np.ndarray, deg: float, width: float, cards: list[tuple[float, ...]], own: int | None) -> float:
+    """How far (card widths) the side is taken as seen: up to the nearest other card box to
+    the right that overlaps it (a card over it), else to its own box's right edge."""
     th = math.radians(deg)
     e_u = np.array([math.cos(th), math.sin(th)])
     top = origin[1] - 0.05 * width
@@ -406,11 +408,92 @@ def runtime_strip(gray: np.ndarray, corner: tuple[float, ...], cards: list[tuple
         if box[3] < top or box[1] > bottom or box[0] <= origin[0] + 0.05 * width:
             continue
         ends.append(((box[0] - origin[0]) / e_u[0]) / width)
-    return strip, float(max(0.0, min(ends))), float(deg)
+    return float(max(0.0, min(ends)))
+
+
+FIT_ANGLES = np.arange(-32.0, 32.5, 2.0)
+"""With `fit`: the coarse search (degrees), wider than `ANGLES`; `fit_line` refines it."""
+
+
+FIT_STARTS = 3
+"""With `fit`: the coarse search's best slopes (4 degrees apart or more) each fitted; the
+fitted line clearest along the seen side is kept."""
+
+
+def fit_line(gray: np.ndarray, corner: tuple[float, ...], deg: float, reach: float, rounds: int = 2) -> float:
+    """`deg` refined by fitting the frame line as a line: in the strip at `deg`, the row
+    of the strongest thin-line response in each column (u = SOLID[0]..reach, within 5
+    rows of the best row; to a fraction of a row, the parabola through the peak and its
+    neighbours), the strong ones fitted by least squares with outliers (1.5
+    rows off) dropped; the fitted slope, in image pixels, is added. `rounds` times."""
+    for _ in range(rounds):
+        origin, width = _placed(corner, deg)
+        strip = _sample(gray, _side_map(origin, math.radians(deg), width, -0.02))
+        r = ridge(darkness(strip))
+        a, b = int(SOLID[0] * NU), max(int(SOLID[0] * NU) + 8, int(min(reach, 0.9) * NU))
+        r0, r1 = (int(v / VMAX * NV) for v in ROWS)
+        row = r0 + int(r[r0:r1, a:b].mean(axis=1).argmax())
+        lo, hi = max(0, row - 5), min(NV, row + 6)
+        sub = r[lo:hi, a:b]
+        strength = sub.max(axis=0)
+        ok = strength > 0.5 * np.percentile(strength, 80)
+        if ok.sum() < 10:
+            break
+        peak = sub.argmax(axis=0)
+        cols = np.arange(sub.shape[1])
+        up, mid, down = (sub[np.clip(peak + k, 0, len(sub) - 1), cols] for k in (-1, 0, 1))
+        curve = up - 2 * mid + down
+        offset = np.where(curve < -1e-6, 0.5 * (up - down) / np.where(curve < -1e-6, curve, -1.0), 0.0)
+        x = np.arange(a, b)[ok].astype(float)
+        y = (lo + peak + np.clip(offset, -0.5, 0.5))[ok]
+        for _k in range(3):
+            design = np.vstack([x, np.ones_like(x)]).T
+            coef = np.linalg.lstsq(design, y, rcond=None)[0]
+            keep = np.abs(design @ coef - y) < 1.5
+            if keep.all() or keep.sum() < 10:
+                break
+            x, y = x[keep], y[keep]
+        su, sv = width / NU, VMAX * width / render.CARD_ASPECT / NV
+        deg += math.degrees(math.atan(coef[0] * sv / su))
+    return deg
+
+
+def runtime_strip(gray: np.ndarray, corner: tuple[float, ...], cards: list[tuple[float, ...]],
+                  own: int | None, turns: int, fit: bool = False) -> tuple[np.ndarray, float, float]:
+    """The strip along a card's side from the runtime's geometry alone: `gray` the photo
+    turned upright for this corner (`turns`), `corner` its box there, `cards` the card
+    boxes there (`own` this corner's). The slope is searched (`ANGLES`) for the clearest
+    thin line near the corner (u up to 0.3); the card's width and corner follow from the
+    patch box and the slope; the side is taken as seen as `_seen_to` says. With `fit`, the
+    slope is searched wider and coarser (`FIT_ANGLES`) and then the frame line is fitted
+    as a line along the whole seen side (`fit_line`). Returns the strip, the extent (card
+    widths) and the slope (degrees)."""
+    scored = []
+    for d in FIT_ANGLES if fit else ANGLES:
+        origin, width = _placed(corner, float(d))
+        scored.append((_line_score(_sample(gray, _side_map(origin, math.radians(d), width, -0.02)), 0.3), float(d)))
+    scored.sort(reverse=True)
+    deg = scored[0][1]
+    if fit:
+        starts = [deg]
+        for _, d in scored[1:]:
+            if len(starts) < FIT_STARTS and all(abs(d - x) > 4 for x in starts):
+                starts.append(d)
+        fitted = []
+        for d0 in starts:
+            origin, width = _placed(corner, d0)
+            reach = max(0.3, _seen_to(origin, d0, width, cards, own))
+            d1 = fit_line(gray, corner, d0, reach)
+            origin, width = _placed(corner, d1)
+            fitted.append((_line_score(_sample(gray, _side_map(origin, math.radians(d1), width, -0.02)), reach), d1))
+        deg = max(fitted)[1]
+    origin, width = _placed(corner, deg)
+    strip = _sample(gray, _side_map(origin, math.radians(deg), width, -0.02))
+    return strip, _seen_to(origin, deg, width, cards, own), float(deg)
 
 
 def runtime(n: int, seed: int, cross: Path, shipped: Path, breaks: dict,
-            debug: Path | None = None, true_extent: bool = False) -> tuple[list[dict], np.ndarray]:
+            debug: Path | None = None, true_extent: bool = False, fit: bool = False) -> tuple[list[dict], np.ndarray]:
     """One record per corner the runtime finds (its detector and card boxes, as `scan`
     traces them) that matches a labelled true corner (IoU >= 0.5): the true card and end,
     the strip's extent and slope from `runtime_strip`, the pinta log-likelihoods, and the
@@ -445,7 +528,7 @@ def runtime(n: int, seed: int, cross: Path, shipped: Path, breaks: dict,
                 size = scene.image.size
                 rbox, _ = _rot_box(box, size, t)
                 rcards = [_rot_box(b, size, t)[0] for b in cards]
-                strip, extent, deg = runtime_strip(turned[t], rbox, rcards, o, t)
+                strip, extent, deg = runtime_strip(turned[t], rbox, rcards, o, t, fit)
                 if true_extent:
                     extent = extent_of(c["side_visible"][end])
                 strip = np.clip(strip, 0, 255).astype(np.uint8)
@@ -548,6 +631,8 @@ def main(argv: list[str] | None = None) -> int:
     bd.add_argument("--debug", help="write the first 400 strips here")
     bd.add_argument("--true-extent", action="store_true", help="with --runtime: the side read as far as "
                     "the renderer says it is seen")
+    bd.add_argument("--fit", action="store_true", help="with --runtime: the side's slope fitted as a line "
+                    "(a wider search, `fit_line` from its best starts; step 3)")
     bd.add_argument("--runtime", action="store_true", help="the runtime's geometry (its detector's corner and "
                     "card boxes, the quarter turns; step 2) instead of the true quads")
     a = p.parse_args(argv)
@@ -564,7 +649,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         debug = Path(a.debug) if a.debug else None
         if a.runtime:
-            records, strips = runtime(a.n, a.seed, Path(a.cross_models), Path(a.models), breaks, debug, a.true_extent)
+            records, strips = runtime(a.n, a.seed, Path(a.cross_models), Path(a.models), breaks, debug,
+                                      a.true_extent, a.fit)
         else:
             records, strips = bound(a.n, a.seed, Path(a.cross_models), Path(a.models), breaks, debug)
     if a.save:
