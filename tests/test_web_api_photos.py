@@ -915,6 +915,10 @@ def test_the_showdown_not_yet_settled_is_kept_for_every_phone(tmp_path) -> None:
         ({"hands": DEAL, "photo_id": "nope"}, 422, "invalid", "photo_id", "no photo"),
         ({"hands": DEAL, "photo_id": first, "bottom": 4}, 422, "invalid", "bottom", "got 4"),
         ({"hands": DEAL, "photo_id": first, "bottom": True}, 422, "invalid", "bottom", "got True"),
+        ({"hands": DEAL, "photo_id": first, "bottom": 1.0}, 422, "invalid", "bottom", "got 1.0"),
+        ({"hands": DEAL, "photo_id": first, "bottom": 2.0}, 422, "invalid", "bottom", "got 2.0"),
+        ({"hands": DEAL, "bottom": 1.0}, 422, "invalid", "bottom", "got 1.0"),
+        ({"hands": DEAL, "bottom": "1"}, 422, "invalid", "bottom", "got '1'"),
         ({"hands": DEAL, "seat": 1}, 422, "invalid", "seat", "unknown key"),
         ({}, 400, "invalid", "hands", "missing"),
     ]:

@@ -771,7 +771,7 @@ class TableStore:
                 raise StoreError(422, "illegal", f"phase: the hand is still in {live.phase}; no showdown yet", "phase",
                                  "no_showdown_yet")
             places = _check_places(hands)
-            if bottom is not None and (isinstance(bottom, bool) or bottom not in (0, 1, 2, 3)):
+            if bottom is not None and (type(bottom) is not int or bottom not in (0, 1, 2, 3)):
                 raise StoreError(422, "invalid", f"bottom: expected the seat 0..3 at the photo's bottom edge, got "
                                  f"{short(bottom)}", "bottom")
             out: dict[str, Any] = {"live": live, "mus_rounds": rt.mus_rounds}
