@@ -206,7 +206,7 @@ def deaf(page) -> None:
 
     page.route(re.compile(r".*/events.*"), lambda route: route.abort())
     page.route(re.compile(r".*/api/tables/[^/?]+$"), reads)
-    page.route(re.compile(r".*/api/tables/[^/]+/(actions|mus|undo|esku|showdown)$"), writes)
+    page.route(re.compile(r".*/api/tables/[^/]+/(actions|mus|undo|esku|showdown|shown)$"), writes)
     page.reload()
 
 
@@ -1072,6 +1072,57 @@ def test_the_photo_read_and_the_cards_named_reach_every_phone_and_a_reload(brows
             assert hand["photo_id"] == api.state()["hands"][0]["photo_id"] and hand["photo_id"]
             assert hand["record"]["hands"][3] == ["4o", "6c", "6e", "11o"]
             assert api.state()["current"]["shown"] is None
+        finally:
+            b_ctx.close()
+
+
+def test_two_phones_naming_cards_at_once_both_keep_both(browser, tmp_path):
+    """Phone B names a card while phone A's (another place) is on its way: B's write is
+    refused as stale (B heard nothing meanwhile), and B reads the table again and puts its
+    card on top of A's instead of dropping it: both cards are kept, on both phones. Where
+    both named the same place, A's (kept first) stays on both and B says so."""
+    reader = FakeRecognizer(HANDS, low_conf={"5c"}, unread={"10e"})
+    with at_the_showdown(browser, tmp_path, reader) as (a, api, photo, srv):
+        a.set_input_files("#photo-input", str(photo))
+        a.wait_for_selector("#photo-boxes g.box >> nth=15")
+        until(a, "window.musTable.state.current.shown?.photo_id")
+        b_ctx = phone(browser)
+        try:
+            b = b_ctx.new_page()
+            refused = []
+            b.on("response", lambda r: r.url.endswith("/shown") and r.status == 409 and refused.append(r.url))
+            b.goto(api.url())
+            deaf(b)
+            b.wait_for_selector("#photo-boxes g.box >> nth=15")
+            until(b, "document.getElementById('photo-img').naturalWidth > 0")
+            slot = "document.querySelector(\".card-slot[data-seat='{}'][data-slot='{}']\").getAttribute('aria-label')"
+            a.click(".card-slot[data-seat='3'][data-slot='1']")
+            a.click("#picker .pick[data-card='6c']")
+            until(a, "window.musTable.state.current.shown?.hands?.[3]?.[1] === '6c'")
+            b.click(".card-slot[data-seat='1'][data-slot='3']")
+            b.click("#picker .pick[data-card='3b']")
+            until(b, "window.musTable.state.current.shown?.hands?.[1]?.[3] === '3b'", timeout=10000)
+            assert refused, "B's write was not refused as stale: the test proves nothing"
+            hands = api.state()["current"]["shown"]["hands"]
+            assert hands[3][1] == "6c" and hands[1][3] == "3b"
+            for p in (a, b):
+                until(p, slot.format(3, 1) + " === 'Maite 2: 6 de copas'", timeout=10000)
+                until(p, slot.format(1, 3) + " === 'Bixente 4: 3 de bastos'", timeout=10000)
+            # the same place named on both at once: the one kept first stays, on both
+            deaf(b)
+            b.wait_for_selector("#photo-boxes g.box >> nth=15")
+            refused.clear()
+            a.click(".card-slot[data-seat='0'][data-slot='0']")
+            a.click("#picker .pick[data-card='1c']")
+            until(a, "window.musTable.state.current.shown?.hands?.[0]?.[0] === '1c'")
+            b.click(".card-slot[data-seat='0'][data-slot='0']")
+            b.click("#picker .pick[data-card='1e']")
+            b.wait_for_selector("#toast.show")
+            until(b, "document.getElementById('toast').textContent.startsWith('Otro móvil ha puesto otra carta')")
+            assert refused
+            until(b, slot.format(0, 0) + " === 'Ane 1: As de copas'")
+            assert api.state()["current"]["shown"]["hands"][0] == ["1c", "12c", "3e", "11b"]
+            assert api.state()["current"]["shown"]["hands"][1][3] == "3b"
         finally:
             b_ctx.close()
 

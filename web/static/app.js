@@ -140,7 +140,13 @@ async function staleRefresh(before, mine) {
   toast(mine ? t("table.stale_yours", { done, mine }) : t("table.stale_done", { done }), "warn", 5000);
 }
 
-async function write(path, body = {}) {
+// What write() answers, for the showdown's own write (`{ merge: true }`), where the table
+// was changed meanwhile (read again, nothing said) or no answer came (kept here, sent again).
+const STALE = Symbol("stale");
+const OFFLINE = Symbol("offline");
+const lostConnection = (e) => !(e instanceof ApiError) || e.status === 0 || ([502, 503, 504].includes(e.status) && e.code === "generic");
+
+async function write(path, body = {}, opts = {}) {
   if (busy) return null;
   busy = true;
   document.body.classList.add("busy");
@@ -165,9 +171,11 @@ async function write(path, body = {}) {
     return next;
   } catch (e) {
     if (e instanceof ApiError && e.code === "stale_version") {
+      if (opts.merge) { await refresh(); return STALE; }
       await staleRefresh(before, mine);
     } else {
       toast(e.text || t("err.generic"), "error", 4500);
+      if (opts.merge && lostConnection(e)) return OFFLINE;
     }
     return null;
   } finally {
@@ -663,24 +671,44 @@ function shownNow() {
 }
 
 // One write at a time, the latest cards each time: a tap while one is on its way is sent after it.
+// A write refused as stale (another phone kept its own cards meanwhile) is read again and
+// this phone's places go on top of the other's (`rebaseShown`), then sent again; one that
+// got no answer stays on this phone (`unsent`), sent again at the next change or read.
 let shownSending = null;
 let shownAgain = false;
 function saveShown() {
   if (!CAN_PLAY || !show) return shownSending;
   if (shownSending) { shownAgain = true; return shownSending; }
   shownSending = (async () => {
+    let stale = 0;
     try {
       do {
         shownAgain = false;
         while (busy) await new Promise((done) => setTimeout(done, 100));  // another write on its way
         const mine = show;
         if (!mine || mine.hand !== handNumber() || !showdownWanted() || mine.reading) break;
+        if (shownKey(current().shown) !== mine.synced) {
+          rebaseShown(current().shown);  // another phone's meanwhile: this phone's places on top of it
+          if (mine.reading) break;  // the other phone's photo, loading: sent once it is in
+        }
         const body = shownNow();
         const key = shownKey(body);
-        if (key === shownKey(current().shown)) { mine.synced = key; continue; }
-        mine.synced = key;
-        const res = await write("shown", body);
-        if (!res && show === mine) mine.synced = null;  // not kept: the table's showdown is shown again
+        if (key === shownKey(current().shown)) { mine.synced = key; mine.unsent = false; continue; }
+        mine.unsent = true;
+        const res = await write("shown", body, { merge: true });
+        if (show !== mine) break;
+        if (res === STALE) {
+          if (++stale < 4) shownAgain = true; else mine.failedAt = state;  // read again, then merged and sent
+        } else if (res === OFFLINE) {
+          mine.failedAt = state;  // kept here: sent again at the next change or read
+          break;
+        } else if (res) {
+          mine.synced = key;
+          mine.unsent = false;
+        } else {
+          mine.unsent = false;  // refused: the table's showdown is shown again
+          mine.synced = null;
+        }
       } while (shownAgain);
     } finally {
       shownSending = null;
@@ -688,6 +716,53 @@ function saveShown() {
     if (show) renderShowdown();
   })();
   return shownSending;
+}
+
+// This phone's showdown on top of the one the table keeps now (`server`), changed by another
+// phone since this one's was based on it (`show.synced`): each place, the photo and the seat
+// this phone changed take its value, unless the other phone changed it too (its value stays,
+// and the page says so), as does a card this phone named where the other put it elsewhere.
+function rebaseShown(server) {
+  const norm = (s) => ({ hands: [0, 1, 2, 3].map((i) => [0, 1, 2, 3].map((j) => s?.hands?.[i]?.[j] ?? null)),
+    photo_id: s?.photo_id ?? null, bottom: s?.bottom ?? null });
+  let base = null;
+  try { const k = JSON.parse(show.synced ?? "null"); if (k) base = { hands: k[0], photo_id: k[1], bottom: k[2] }; } catch (e) { /* none */ }
+  const [b, o, m] = [norm(base), norm(server), norm(shownNow())];
+  let lost = false;
+  const pick = (mv, bv, ov) => {
+    if (mv === bv || mv === ov) return ov;
+    if (ov === bv) return mv;
+    lost = true;
+    return ov;
+  };
+  // the places compared as seated from the seat kept (a seat chosen again turns them all)
+  const bottom = pick(m.bottom, b.bottom ?? m.bottom, o.bottom ?? m.bottom);
+  for (const x of [b, o, m]) {
+    const turn = (bottom - (x.bottom ?? m.bottom) + 4) % 4;
+    x.hands = [0, 1, 2, 3].map((s) => x.hands[(s - turn + 4) % 4]);
+  }
+  const merged = { hands: o.hands.map((row) => row.slice()), photo_id: pick(m.photo_id, b.photo_id, o.photo_id), bottom };
+  const ours = new Set();
+  for (let i = 0; i < 4; i++) {
+    for (let j = 0; j < 4; j++) {
+      const v = pick(m.hands[i][j], b.hands[i][j], o.hands[i][j]);
+      if (v !== o.hands[i][j]) { merged.hands[i][j] = v; ours.add(`${i}:${j}`); }
+    }
+  }
+  // a card this phone put at one place and the other phone at another: the other's stays
+  for (const key of ours) {
+    const [i, j] = key.split(":").map(Number);
+    const card = merged.hands[i][j];
+    if (card && merged.hands.some((row, x) => row.some((c, y) => c === card && (x !== i || y !== j)))) {
+      merged.hands[i][j] = o.hands[i][j];
+      lost = true;
+    }
+  }
+  const synced = shownKey(server);
+  adoptShown(merged);
+  show.synced = synced;
+  show.unsent = shownKey(merged) !== synced;
+  if (lost) toast(t("show.merge_lost"), "warn", 5000);
 }
 
 // Another phone's showdown (or this one's before a reload): its photo and cards, as kept.
@@ -720,7 +795,10 @@ function renderShowdown() {
   if (!want) return;
   if (!show || show.hand !== handNumber()) show = freshShow();
   const cur = current();
-  if (!shownSending && !show.reading && shownKey(cur.shown) !== show.synced) adoptShown(cur.shown);
+  if (!shownSending && !show.reading) {
+    // this phone's cards not yet kept (no answer came): sent again, on top of another phone's
+    if (show.unsent) { if (show.failedAt !== state) saveShown(); } else if (shownKey(cur.shown) !== show.synced) adoptShown(cur.shown);
+  }
   const note = [];
   if (cur.phase === "over" && state.current?.ordago) note.push(t("table.ordago_lance", { lance: lanceLabel(state.current.ordago) }), t("show.ordago_note"));
   else if (cur.phase === "over") note.push(t("table.game_over_deje"));
