@@ -1170,6 +1170,31 @@ def test_a_photo_taken_from_another_seat_is_seated_again_without_a_new_photo(bro
         assert api.state()["hands"][0]["record"]["hands"] == HANDS
 
 
+def test_a_seat_chosen_while_the_photo_is_read_seats_its_cards_from_there(browser, tmp_path):
+    """'Foto hecha desde' changed to Iker while the photo (sent from Ane's seat) is on its
+    way: its cards are seated from Iker once read, and the server keeps the same seat and
+    hands as the page shows (its scan seated from Iker too), not Ane's seating under
+    Iker's name."""
+    with at_the_showdown(browser, tmp_path, FakeRecognizer(HANDS)) as (page, api, photo, srv):
+        held = []
+        page.route(re.compile(r".*/api/tables/[^/]+/photos\?.*"), lambda route: held.append(route))
+        page.set_input_files("#photo-input", str(photo))
+        while not held:  # the upload sent, its answer held back
+            page.wait_for_timeout(50)
+        page.click("#bottom-seat label:has-text('Iker')")
+        assert page.is_checked("#bottom-seat input[value='2']")
+        held[0].continue_()
+        page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        until(page, "window.musTable.state.current.shown?.bottom === 2")
+        turned = [HANDS[(s + 2) % 4] for s in range(4)]  # read from Ane's seat, seated from Iker's
+        until(page, "document.querySelector('.card-slot').getAttribute('aria-label') === 'Ane 1: 7 de oros'")
+        shown = api.state()["current"]["shown"]
+        assert shown["hands"] == turned and shown["bottom"] == 2
+        scan = api.http.get(f"{api.base}/api/tables/{api.id}/photos/{shown['photo_id']}/scan").json()
+        assert scan["photos"][0]["scan"]["bottom"] == 2 and scan["scan"]["hands"] == turned
+        assert page.is_checked("#bottom-seat input[value='2']")
+
+
 def test_a_photo_of_many_megapixels_is_sent_smaller_and_the_right_way_up(browser, tmp_path):
     """A photo above 12 megapixels (a phone's 50 MP one weighs 47 MB, over the server's 25)
     is drawn smaller on the phone and sent as a JPEG of at most 12 MP. The phone held it

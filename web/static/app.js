@@ -1249,9 +1249,10 @@ async function uploadPhoto(file, add = false) {
   renderShowdown();
   file = await shrunk(file);
   const form = new FormData();
+  const sent = show.bottom;  // the seat the photo is read from (one chosen meanwhile seats it again)
   form.append("photo", file, file.name || "photo.jpg");
-  form.append("bottom", String(show.bottom));
-  const query = new URLSearchParams({ bottom: show.bottom, client_id: newClientId() });
+  form.append("bottom", String(sent));
+  const query = new URLSearchParams({ bottom: sent, client_id: newClientId() });
   if (add) query.set("with", show.photos[0].id);
   const empty = { cards: [], hands: null, warnings: [] };
   try {
@@ -1260,9 +1261,14 @@ async function uploadPhoto(file, add = false) {
     entry.id = res.photo_id;
     entry.scan = res.scan || empty;
     show.scan = res.together?.scan || entry.scan;
+    // "Foto hecha desde" changed while the photo was on its way or read: its cards were
+    // seated from the seat sent, and go to the one chosen now
+    const chosen = show.bottom;
+    show.bottom = Number.isInteger(entry.scan.bottom) ? entry.scan.bottom : sent;
     fillFromScan(show.scan);
     applyPicks();
     show.reading = false;
+    reseat(chosen);
     saveShown();  // kept for every phone
   } catch (e) {
     if (show !== mine || !show.photos.includes(entry)) return;
