@@ -1195,6 +1195,23 @@ def test_a_seat_chosen_while_the_photo_is_read_seats_its_cards_from_there(browse
         assert page.is_checked("#bottom-seat input[value='2']")
 
 
+def test_a_tap_while_a_card_named_is_on_its_way_is_sent_after_it(browser, tmp_path):
+    """Each card named at the showdown is a write: 'Deshacer' tapped while it is on its way
+    waits for it and is then sent, not dropped."""
+    with at_the_showdown(browser, tmp_path, FakeRecognizer(HANDS)) as (page, api, photo, srv):
+        said = len(api.state()["current"]["log"])
+        held = []
+        page.route(re.compile(r".*/api/tables/[^/]+/shown$"), lambda route: held.append(route))
+        page.click(".card-slot[data-seat='0'][data-slot='0']")
+        page.click("#picker .pick[data-card='12o']")
+        while not held:  # the card on its way, its answer held back
+            page.wait_for_timeout(50)
+        page.click("#btn-undo")
+        held[0].continue_()
+        until(page, f"window.musTable.state.current.log.length === {said - 1}")
+        assert len(api.state()["current"]["log"]) == said - 1
+
+
 def test_a_photo_of_many_megapixels_is_sent_smaller_and_the_right_way_up(browser, tmp_path):
     """A photo above 12 megapixels (a phone's 50 MP one weighs 47 MB, over the server's 25)
     is drawn smaller on the phone and sent as a JPEG of at most 12 MP. The phone held it

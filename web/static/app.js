@@ -15,6 +15,8 @@ const $ = (id) => document.getElementById(id);
 
 let state = null;
 let busy = false;
+let busyWith = null; // the write on its way: its path
+let writeDone = null; // settled as it ends
 let show = null; // local showdown work: {hand, photo, slots, scan, bottom, boxSlot, unsure}
 const MAX_PHOTOS = BOOT.max_photos ?? 4; // photos of one showdown read together
 const LOW_CONF = BOOT.low_confidence ?? 0.7; // the reader's own threshold for "a person should check this card"
@@ -146,9 +148,19 @@ const STALE = Symbol("stale");
 const OFFLINE = Symbol("offline");
 const lostConnection = (e) => !(e instanceof ApiError) || e.status === 0 || ([502, 503, 504].includes(e.status) && e.code === "generic");
 
+// A tap while the showdown's cards are on their way (each card named is a write) is sent
+// once they are kept, not dropped; another tap while a tap's write is on its way is.
+async function afterShown() {
+  while (busy && busyWith === "shown") await writeDone;
+}
+
 async function write(path, body = {}, opts = {}) {
+  if (path !== "shown") await afterShown();
   if (busy) return null;
   busy = true;
+  busyWith = path;
+  let done;
+  writeDone = new Promise((resolve) => { done = resolve; });
   document.body.classList.add("busy");
   const before = state;
   const mine = tapLabel(path, body);
@@ -180,7 +192,9 @@ async function write(path, body = {}, opts = {}) {
     return null;
   } finally {
     busy = false;
+    busyWith = null;
     document.body.classList.remove("busy");
+    done();
   }
 }
 
@@ -1589,6 +1603,7 @@ function clearNameError() {
 
 async function rename(ev) {
   ev.preventDefault();
+  await afterShown();
   if (busy) return;
   const err = $("rename-error");
   clearNameError();
