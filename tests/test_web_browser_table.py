@@ -1272,6 +1272,15 @@ def test_an_opening_envido_takes_any_number_of_stones_with_its_stepper(server, b
         page.wait_for_selector("#live[data-state=live]")
         assert page.locator(".act[data-act=envido]").count() == 1
         assert page.is_disabled(".envido-stepper .step[data-step=less]")  # 2 is the least
+        # from the keyboard, back to 2: the − disabled, the focus goes to the envido itself
+        page.click(".envido-stepper .step[data-step=more]")
+        page.focus(".envido-stepper .step[data-step=less]")
+        page.keyboard.press("Enter")
+        until(page, "document.querySelector('.act[data-act=envido]').textContent === 'Envido'")
+        assert page.is_disabled(".envido-stepper .step[data-step=less]")
+        assert page.evaluate("document.activeElement.dataset.act") == "envido"
+        page.keyboard.press("Tab")  # still in the grid: on to the + (the − is disabled)
+        assert page.evaluate("document.activeElement.dataset.step") == "more"
         for _ in range(5):
             page.click(".envido-stepper .step[data-step=more]")
         assert page.inner_text(".act[data-act=envido]") == "Envido 7"

@@ -524,7 +524,10 @@ function refocusAction(grid, had) {
   const buttons = [...grid.querySelectorAll("button")];
   const same = buttons.find((b) => (had.step ? b.dataset.step === had.step
     : b.dataset.act === had.act && (b.dataset.value || null) === had.value && (b.dataset.n || null) === had.n));
-  (same || buttons.find((b) => b.dataset.act === had.act) || buttons[0])?.focus();
+  // a stepper's − or + just disabled at its limit (2 or 40 stones) cannot keep the focus:
+  // its own button (the envido it sets) takes it
+  const to = same?.disabled ? same.parentElement.querySelector(".act") : same;
+  (to || buttons.find((b) => b.dataset.act === had.act) || buttons[0])?.focus();
 }
 
 function renderActions() {
