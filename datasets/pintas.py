@@ -18,7 +18,8 @@ scored by rank group against the classifier's. With `--runtime` the strip comes 
 the runtime knows instead (`scan`'s traced corner and card boxes, the quarter turns, the
 side's slope searched for the clearest line, how far it is seen from the other card
 boxes); with `--fit` the slope is searched wider and the frame line fitted as a line along
-the seen side from the search's three best starts (`fit_line`), the clearest kept. Seed
+the seen side from the search's three best starts (`scorer.vision.pintas.fit_line`, what
+the runtime does), the clearest kept. Seed
 7002 (the test showdowns) is refused without `--test`. Findings:
 `models/HISTORY.md`, "Reading the suit from the pintas (forty-fifth session)" and "The
 side fitted as a line (forty-sixth session)".
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -40,89 +40,26 @@ from PIL import Image
 
 from datasets import render
 from datasets.render import SUITS, homography, load_deck
+from scorer.vision import pintas as vp
+from scorer.vision.pintas import (
+    NU,
+    NV,
+    START,
+    VMAX,
+    _rot_box,
+    read_line,
+    side_strip,
+    suit_loglik,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 PINTAS = {"o": 0, "c": 1, "e": 2, "b": 3}
-NU, NV = 320, 48
-"""Strip samples along the side (u, 0..1 of the card's width) and across it."""
-VMAX = 0.15
-"""The strip spans v = 0..VMAX of the card's height from its top side."""
-ROWS = (0.015, 0.13)
-"""Where the frame line may lie (v); the three decks' lie at 0.035 to 0.075."""
-SOLID = (0.11, 0.18)
-"""A stretch of u where every deck's frame line runs unbroken (the first break starts at 0.2)."""
-START = 0.12
-"""The profile is compared from here (past the frame's corner and the numeral's side)."""
-TOL = 0.03
-"""Samples this close (u) to an expected break's edge are not compared: decks differ so much."""
-SIGMA = 0.02
-"""A mismatch of this share of the card's width costs one nat."""
 VIS_V = np.linspace(0.02, 0.12, 6)
 GROUPS = {"aces": ("1",), "2-7": ("2", "3", "4", "5", "6", "7"), "courts": ("10", "11", "12")}
 TEST_SEED = 7002
 
 
 # ----------------------------------------------------------------------------- the line
-
-
-ABOVE = True
-"""The line is present where it is darker than the blank margin above it (True) or
-darker than both above and below (False: the numeral or art touching it from below then
-hides it)."""
-RIDGE = 5
-"""Rows above and below (about 3 to 5 px of the photo) that a thin line is darker than."""
-
-
-def darkness(gray: np.ndarray) -> np.ndarray:
-    """(paper - gray) / paper, clipped to 0..1, the paper each column's 90th percentile
-    smoothed along u (glare and shading change along a side)."""
-    paper = np.percentile(gray, 90, axis=0)
-    k = max(3, len(paper) // 20)
-    padded = np.pad(paper, k, mode="edge")
-    paper = np.array([np.median(padded[j : j + 2 * k + 1]) for j in range(len(paper))]) + 1e-3
-    return np.clip((paper - gray) / paper, 0.0, 1.0)
-
-
-def ridge(d: np.ndarray, k: int = RIDGE) -> np.ndarray:
-    """How much darker each sample is than both samples `k` rows above and below it (a
-    thin horizontal line stands out; a blob, a pip or the card's edge does not)."""
-    out = np.zeros_like(d)
-    out[k:-k] = d[k:-k] - np.maximum(d[: -2 * k], d[2 * k :])
-    return np.clip(out, 0.0, 1.0)
-
-
-def read_line(gray: np.ndarray, extent: float) -> tuple[np.ndarray, float, int] | None:
-    """The frame line in a rectified strip (NV x NU, u along the side, v into the card):
-    its presence along u (0/1 per column, columns past `extent` left 0), its strength and
-    row; None where less than the solid stretch is seen or no line is found. The line is
-    the topmost row whose thin-line response summed along the seen side is at least 0.6
-    of the best row's (the numeral and the art lie below it)."""
-    nv, nu = gray.shape
-    upto = int(min(extent, 0.92) * nu)
-    a = int(SOLID[0] * nu)
-    if upto - a < 0.05 * nu:
-        return None
-    r = ridge(darkness(gray))
-    band = np.maximum.reduce([np.roll(r, s, axis=0) for s in (-1, 0, 1)])
-    r0, r1 = (int(v / VMAX * nv) for v in ROWS)
-    score = band[r0:r1, a:upto].mean(axis=1)
-    best = float(score.max())
-    ok = np.flatnonzero(score >= 0.6 * best)
-    j = int(ok[0])
-    while j + 1 < len(score) and score[j + 1] > score[j]:
-        j += 1
-    row = r0 + j
-    level = float(np.percentile(band[row, a:upto], 80))
-    if level < 0.03:
-        return None
-    d = darkness(gray)
-    above = d[max(0, row - RIDGE)]
-    prof = np.clip(d[max(0, row - 1) : row + 2].max(axis=0) - above, 0, 1) if ABOVE else \
-        band[max(0, row - 1) : row + 2].max(axis=0)
-    prof = np.convolve(prof, np.ones(3) / 3, mode="same")
-    present = (prof > 0.35 * level).astype(np.float32)
-    present[upto:] = 0
-    return present, level, row
 
 
 def gaps_of(present: np.ndarray, lo: float, hi: float, least: float = 0.03) -> list[tuple[float, float]]:
@@ -170,25 +107,6 @@ def layout(deck: str = "naipes-libres") -> dict[str, list[tuple[float, float]]]:
                 found[name[-1]].append(g)
     return {s: [tuple(float(x) for x in np.median(np.array(v)[:, k], axis=0)) for k in range(PINTAS[s])]  # type: ignore[misc]
             for s, v in found.items()}
-
-
-def suit_loglik(present: np.ndarray, extent: float, breaks: dict[str, list[tuple[float, float]]]) -> np.ndarray:
-    """Log-likelihood of each of `SUITS` (order o, c, e, b) for a line profile seen up to
-    `extent`: minus its mismatch with the suit's breaks over START..extent, samples within
-    TOL of a break's edge not compared, over SIGMA."""
-    nu = len(present)
-    u = (np.arange(nu) + 0.5) / nu
-    seen = (u >= START) & (u <= min(extent - 0.015, 0.9))
-    out = np.zeros(len(SUITS))
-    for k, s in enumerate(SUITS):
-        expect = np.ones(nu)
-        near = np.zeros(nu, bool)
-        for g0, g1 in breaks[s]:
-            expect[(u > g0) & (u < g1)] = 0
-            near |= (np.abs(u - g0) < TOL) | (np.abs(u - g1) < TOL)
-        m = seen & ~near
-        out[k] = -float(np.abs(present[m] - expect[m]).sum()) / nu / SIGMA
-    return out
 
 
 # ----------------------------------------------------------------------------- true geometry
@@ -339,157 +257,18 @@ def score_strip(record: dict, strip: np.ndarray, breaks: dict) -> dict:
 
 # ----------------------------------------------------------------------------- the runtime's geometry
 
-PATCH = (render.CORNER_W, render.CORNER_H / render.CARD_ASPECT)
-"""The corner patch's width and height in card widths (0.30 of a height 1/0.64 widths)."""
 ANGLES = np.arange(-16.0, 16.5, 1.0)
-"""Degrees the card's top side may slope in its upright frame, searched for the line."""
-
-
-def _rot_box(box: tuple[float, ...], size: tuple[int, int], turns: int) -> tuple[tuple[float, ...], tuple[int, int]]:
-    """A box (x1, y1, x2, y2) of an image `size` (w, h) in that image turned `turns`
-    quarter turns counterclockwise (np.rot90, PIL ROTATE_90), and the turned size."""
-    x1, y1, x2, y2 = box
-    w, h = size
-    for _ in range(turns % 4):
-        x1, y1, x2, y2 = y1, w - x2, y2, w - x1
-        w, h = h, w
-    return (x1, y1, x2, y2), (w, h)
-
-
-def _side_map(origin: np.ndarray, theta: float, width: float, v0: float) -> np.ndarray:
-    """Strip pixels -> upright image pixels for a side starting at `origin`, sloping by
-    `theta` radians, a card `width` px wide, v from `v0` (card heights) down."""
-    height = width / render.CARD_ASPECT
-    c, s = math.cos(theta), math.sin(theta)
-    su, sv = width / NU, VMAX * height / NV
-    to_img = np.array([[c, -s, origin[0] - 0.5], [s, c, origin[1] - 0.5], [0, 0, 1]])
-    return to_img @ np.array([[su, 0, su / 2], [0, sv, sv / 2 + v0 * height], [0, 0, 1]])
-
-
-def _sample(gray: np.ndarray, m: np.ndarray) -> np.ndarray:
-    import cv2
-
-    return cv2.warpPerspective(gray, m, (NU, NV), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                               borderMode=cv2.BORDER_REPLICATE)
-
-
-def _placed(corner: tuple[float, ...], deg: float) -> tuple[np.ndarray, float]:
-    """The card's corner (upright image px) and width (px) that the patch box `corner`
-    gives for a side sloping by `deg` degrees."""
-    x1, y1, x2, y2 = corner
-    th = math.radians(deg)
-    c, s = math.cos(th), abs(math.sin(th))
-    width = ((x2 - x1) + (y2 - y1)) / ((PATCH[0] + PATCH[1]) * (c + s))
-    height = width / render.CARD_ASPECT
-    origin = np.array([x1 + (render.CORNER_H * height * s if deg > 0 else 0.0),
-                       y1 + (PATCH[0] * width * s if deg < 0 else 0.0)])
-    return origin, width
-
-
-def _line_score(strip: np.ndarray, reach: float) -> float:
-    """How clearly a thin line runs along the strip over u = SOLID[0]..reach (its best row)."""
-    r = ridge(darkness(strip))
-    a, b = int(SOLID[0] * NU), max(int(SOLID[0] * NU) + 8, int(reach * NU))
-    return float(r[:, a:b].mean(axis=1).max())
-
-
-def _seen_to(origin: np.ndarray, deg: float, width: float, cards: list[tuple[float, ...]], own: int | None) -> float:
-    """How far (card widths) the side is taken as seen: up to the nearest other card box to
-    the right that overlaps it (a card over it), else to its own box's right edge."""
-    th = math.radians(deg)
-    e_u = np.array([math.cos(th), math.sin(th)])
-    top = origin[1] - 0.05 * width
-    bottom = origin[1] + 0.25 * width
-    ends = [1.0]
-    for k, box in enumerate(cards):
-        if k == own:
-            ends.append(((box[2] - origin[0]) / e_u[0]) / width)
-            continue
-        if box[3] < top or box[1] > bottom or box[0] <= origin[0] + 0.05 * width:
-            continue
-        ends.append(((box[0] - origin[0]) / e_u[0]) / width)
-    return float(max(0.0, min(ends)))
-
-
-FIT_ANGLES = np.arange(-32.0, 32.5, 2.0)
-"""With `fit`: the coarse search (degrees), wider than `ANGLES`; `fit_line` refines it."""
-
-
-FIT_STARTS = 3
-"""With `fit`: the coarse search's best slopes (4 degrees apart or more) each fitted; the
-fitted line clearest along the seen side is kept."""
-
-
-def fit_line(gray: np.ndarray, corner: tuple[float, ...], deg: float, reach: float, rounds: int = 2) -> float:
-    """`deg` refined by fitting the frame line as a line: in the strip at `deg`, the row
-    of the strongest thin-line response in each column (u = SOLID[0]..reach, within 5
-    rows of the best row; to a fraction of a row, the parabola through the peak and its
-    neighbours), the strong ones fitted by least squares with outliers (1.5
-    rows off) dropped; the fitted slope, in image pixels, is added. `rounds` times."""
-    for _ in range(rounds):
-        origin, width = _placed(corner, deg)
-        strip = _sample(gray, _side_map(origin, math.radians(deg), width, -0.02))
-        r = ridge(darkness(strip))
-        a, b = int(SOLID[0] * NU), max(int(SOLID[0] * NU) + 8, int(min(reach, 0.9) * NU))
-        r0, r1 = (int(v / VMAX * NV) for v in ROWS)
-        row = r0 + int(r[r0:r1, a:b].mean(axis=1).argmax())
-        lo, hi = max(0, row - 5), min(NV, row + 6)
-        sub = r[lo:hi, a:b]
-        strength = sub.max(axis=0)
-        ok = strength > 0.5 * np.percentile(strength, 80)
-        if ok.sum() < 10:
-            break
-        peak = sub.argmax(axis=0)
-        cols = np.arange(sub.shape[1])
-        up, mid, down = (sub[np.clip(peak + k, 0, len(sub) - 1), cols] for k in (-1, 0, 1))
-        curve = up - 2 * mid + down
-        offset = np.where(curve < -1e-6, 0.5 * (up - down) / np.where(curve < -1e-6, curve, -1.0), 0.0)
-        x = np.arange(a, b)[ok].astype(float)
-        y = (lo + peak + np.clip(offset, -0.5, 0.5))[ok]
-        for _k in range(3):
-            design = np.vstack([x, np.ones_like(x)]).T
-            coef = np.linalg.lstsq(design, y, rcond=None)[0]
-            keep = np.abs(design @ coef - y) < 1.5
-            if keep.all() or keep.sum() < 10:
-                break
-            x, y = x[keep], y[keep]
-        su, sv = width / NU, VMAX * width / render.CARD_ASPECT / NV
-        deg += math.degrees(math.atan(coef[0] * sv / su))
-    return deg
+"""Degrees the card's top side may slope in its upright frame, searched for the line (step 2)."""
 
 
 def runtime_strip(gray: np.ndarray, corner: tuple[float, ...], cards: list[tuple[float, ...]],
                   own: int | None, turns: int, fit: bool = False) -> tuple[np.ndarray, float, float]:
-    """The strip along a card's side from the runtime's geometry alone: `gray` the photo
-    turned upright for this corner (`turns`), `corner` its box there, `cards` the card
-    boxes there (`own` this corner's). The slope is searched (`ANGLES`) for the clearest
-    thin line near the corner (u up to 0.3); the card's width and corner follow from the
-    patch box and the slope; the side is taken as seen as `_seen_to` says. With `fit`, the
-    slope is searched wider and coarser (`FIT_ANGLES`) and then the frame line is fitted
-    as a line along the whole seen side (`fit_line`). Returns the strip, the extent (card
+    """The strip along a card's side from the runtime's geometry alone (`side_strip`):
+    step 2 searches the slope over `ANGLES` for the clearest line near the corner; with
+    `fit` (step 3, what the runtime does) the search is `scorer.vision.pintas.ANGLES` and
+    the frame line is fitted along the seen side. Returns the strip, the extent (card
     widths) and the slope (degrees)."""
-    scored = []
-    for d in FIT_ANGLES if fit else ANGLES:
-        origin, width = _placed(corner, float(d))
-        scored.append((_line_score(_sample(gray, _side_map(origin, math.radians(d), width, -0.02)), 0.3), float(d)))
-    scored.sort(reverse=True)
-    deg = scored[0][1]
-    if fit:
-        starts = [deg]
-        for _, d in scored[1:]:
-            if len(starts) < FIT_STARTS and all(abs(d - x) > 4 for x in starts):
-                starts.append(d)
-        fitted = []
-        for d0 in starts:
-            origin, width = _placed(corner, d0)
-            reach = max(0.3, _seen_to(origin, d0, width, cards, own))
-            d1 = fit_line(gray, corner, d0, reach)
-            origin, width = _placed(corner, d1)
-            fitted.append((_line_score(_sample(gray, _side_map(origin, math.radians(d1), width, -0.02)), reach), d1))
-        deg = max(fitted)[1]
-    origin, width = _placed(corner, deg)
-    strip = _sample(gray, _side_map(origin, math.radians(deg), width, -0.02))
-    return strip, _seen_to(origin, deg, width, cards, own), float(deg)
+    return side_strip(gray, corner, cards, own, vp.ANGLES if fit else ANGLES, fit)
 
 
 def runtime(n: int, seed: int, cross: Path, shipped: Path, breaks: dict,

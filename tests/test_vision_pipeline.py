@@ -30,6 +30,7 @@ class Oracle:
 
     det_size, cls_size, names = 320, 64, NAMES
     index = suit = None  # no rank reader, no court suit reader
+    pintas_weight = 0.0  # no suit from the frame line
 
     def __init__(self, scene, monkeypatch: pytest.MonkeyPatch) -> None:
         self.cards = [(tuple(c["box"]), c["card"]) for c in scene.cards]
@@ -187,7 +188,7 @@ def test_a_sure_name_read_first_in_two_boxes_has_their_other_corners_read(monkey
     def run(b_name: str) -> tuple[list, list[int]]:
         said = {a_top: ("3e", 0.99), a_far: ("2e", 0.9), b_top: (b_name, 1.0), b_far: (b_name, 1.0)}
 
-        def classify(models, image, scale, crops):
+        def classify(models, image, scale, crops, cards=None):
             p = np.zeros((len(crops), len(names) + 1), np.float32)
             for i, (box, _, _) in enumerate(crops):
                 name, conf = said[box]
@@ -221,7 +222,7 @@ def test_an_unread_box_is_probed_inwards_of_its_corners(box, want, ways, monkeyp
     and as one lying), and names the box by its surest read."""
     seen: list[tuple] = []
 
-    def classify_corners(models, image, scale, crops):
+    def classify_corners(models, image, scale, crops, cards=None):
         seen.extend(crops)
         p = np.full((len(crops), len(NAMES)), 0.001, np.float32)
         for i, (b, _, _) in enumerate(crops):

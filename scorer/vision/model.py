@@ -282,6 +282,9 @@ class Models:
         (self.suit, self.suits, self.suit_weight, self.suit_size, self._suit_batch,
          self.suit_temperature) = _reader(self.model_dir, SUIT_FILE, SUIT_NAMES_FILE, SUIT_WEIGHT,
                                           CROP_SIZE, "suits")
+        # the suit read from the frame line's breaks (`scorer.vision.pintas`): its weight, 0 (off)
+        # unless the classifier's json gives `pintas_weight`
+        self.pintas_weight = _json_number(self.model_dir / NAMES_FILE, "pintas_weight", 0.0, 0, 4)
         # the classifier's columns of the court cards, whose suit the suit reader reads again
         self.court = np.array([j for j, n in enumerate(self.names) if rank_of(n) in COURT_RANKS], np.int64)
 

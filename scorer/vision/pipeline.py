@@ -29,6 +29,7 @@ from time import perf_counter
 import numpy as np
 from PIL import Image
 
+from scorer.vision import pintas
 from scorer.vision.crops import corner_crop, far_end, index_crop
 from scorer.vision.image import Photo, check_scannable, open_photo
 from scorer.vision.layout import (
@@ -416,12 +417,14 @@ def read_ranks(models: Models, image: Image.Image, scale: tuple[float, float], c
 
 
 def classify_corners(models: Models, image: Image.Image, scale: tuple[float, float],
-                     crops: list[Crop]) -> np.ndarray:
+                     crops: list[Crop], cards: list[Box] | None = None) -> np.ndarray:
     """Class probabilities (N, C) of corner boxes: one crop each, and for those read less
     sure than `TTA_BELOW` the mean over the `TTA` shifted and scaled crops; then, where a
     rank reader is shipped, the rank read again from the numeral of each corner on a card
     (`combine`), and where a court suit reader is shipped, the suit of each corner read a
-    court card read again from its crop (`combine_suits`)."""
+    court card read again from its crop (`combine_suits`); and where the classifier's json
+    gives a `pintas_weight`, the suit of each corner on a card (of `cards`) less sure of its
+    suit than `pintas.BELOW` read again from its frame line's breaks (`pintas.fold`)."""
     if not crops:
         return np.zeros((0, len(models.names)), np.float32)
     first = _crops(models, image, scale, crops, TTA[:1])
@@ -442,6 +445,18 @@ def classify_corners(models: Models, image: Image.Image, scale: tuple[float, flo
                 models, image, scale, [crops[i] for i in court], TTA[:1], models.suit_size)
             p[court] = combine_suits(p[court], models.names, models.read_suits(batch), models.suits,
                                      models.suit_weight)
+    if models.pintas_weight and cards and on_card:
+        unsure = [i for i in on_card if pintas.suit_sureness(p[i : i + 1], models.names)[0] < pintas.BELOW]
+        if unsure:
+            fx, fy = scale
+            gray = np.asarray(image.convert("L"), np.float32)
+            seen = [(c[0] / fx, c[1] / fy, c[2] / fx, c[3] / fy) for c in cards]
+            lls = []
+            for i in unsure:
+                b, turns, far = crops[i]
+                box = (b[0] / fx, b[1] / fy, b[2] / fx, b[3] / fy)
+                lls.append(pintas.corner_suit(gray, box, seen, owner(b, cards), (turns + (2 if far else 0)) % 4))
+            p[unsure] = pintas.fold(p[unsure], models.names, lls, models.pintas_weight)
     return p
 
 
@@ -470,7 +485,7 @@ def read_corners(models: Models, image: Image.Image, full: tuple[int, int], corn
         card = cards[o]
         turns = 0 if upright(card) else 1
         crops.append((box, turns, far_end(box, ((card[0] + card[2]) / 2, (card[1] + card[3]) / 2), turns)))
-    probs = classify_corners(models, image, (fx, fy), crops)
+    probs = classify_corners(models, image, (fx, fy), crops, cards)
     return [to_read(models, c[0], pr) for c, pr in zip(crops, probs, strict=True)]
 
 
