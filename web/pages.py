@@ -45,6 +45,7 @@ from markupsafe import Markup
 from scorer.engine.explain import dispute_text, grammar
 from scorer.engine.standings import tie_breaks
 from scorer.storage.tables import MAX_PHOTOS
+from scorer.vision.image import MAX_PIXELS
 from scorer.vision.layout import LOW_CONFIDENCE
 from web import i18n
 from web import icon as app_icon
@@ -395,6 +396,12 @@ def watch(table_id: str):
     return _table_page(table_id, state, token, "watch")
 
 
+def _photo_bytes_limit() -> int | None:
+    """The most bytes a photo may weigh (`MAX_CONTENT_LENGTH`, as the API takes it; None: no limit)."""
+    cap = current_app.config.get("MAX_CONTENT_LENGTH")
+    return int(cap) if cap else None
+
+
 def _table_page(table_id: str, state: dict, token: str | None, role: str) -> Response:
     links = _links(table_id, state, token, role)
     boot = {
@@ -415,6 +422,8 @@ def _table_page(table_id: str, state: dict, token: str | None, role: str) -> Res
         "sheet": url_for("pages.sheet", table_id=table_id, token=token),
         "low_confidence": LOW_CONFIDENCE,  # a card read less sure than this is shown for a person to check
         "max_photos": MAX_PHOTOS,  # photos of one showdown read together
+        # the largest photo taken, for the page's words refusing one: bytes (None: no limit), megapixels
+        "photo_limit": {"bytes": _photo_bytes_limit(), "megapixels": int(round(MAX_PIXELS / 1e6, -1))},
         "dispute_grammar": grammar(),  # how dispute.js reads a dispute's rule and effect, as the engine does
         # a stream silent past two heartbeats is stalled; an answer later than the timeout is lost
         "live": {"heartbeat_ms": round(float(current_app.config["SSE_HEARTBEAT"]) * 1000),

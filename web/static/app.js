@@ -1247,6 +1247,17 @@ async function shrunk(file) {
   }
 }
 
+// A photo refused as too large, in words that say the server's own limits.
+function photoTooLarge() {
+  const limit = BOOT.photo_limit || {};
+  const mp = limit.megapixels ?? 50;
+  if (!limit.bytes) return t("show.photo_too_large_px", { mp });
+  const num = (n, digits) => new Intl.NumberFormat(document.documentElement.lang || undefined, { maximumFractionDigits: digits }).format(n);
+  const mb = limit.bytes / 2 ** 20;
+  const size = mb >= 1 ? t("unit.mb", { n: num(mb, mb < 10 ? 1 : 0) }) : t("unit.kb", { n: num(Math.max(1, limit.bytes / 1024), 0) });
+  return t("show.photo_too_large", { size, mp });
+}
+
 // A photo of the showdown: the first (or a new first, the others dropped), or with `add`
 // another one read together with those taken (a card glare hid in one shows in another).
 async function uploadPhoto(file, add = false) {
@@ -1295,7 +1306,7 @@ async function uploadPhoto(file, add = false) {
     URL.revokeObjectURL(entry.url);
     show.shown = Math.max(0, show.photos.length - 1);
     if (!add) show.scan = null;
-    toast(e.code === "too_large" ? t("show.photo_too_large") : e.text || t("err.generic"), "error", 5000);
+    toast(e.code === "too_large" ? photoTooLarge() : e.text || t("err.generic"), "error", 5000);
   } finally {
     if (show === mine) show.reading = false;
   }
