@@ -73,7 +73,8 @@ def test_replay_stdin_and_a_bad_line(tmp_path: Path) -> None:
     text = "\n".join([*lines[:3], json.dumps(bad), *lines[4:]]) + "\n"
     proc = replay("-", stdin=text)
     assert proc.returncode == 1
-    assert "line 4: hands[0][0]: '9e'" in proc.stderr
+    # standard input named as such, as where it is not JSON Lines at all ('standard input is ...')
+    assert proc.stderr.startswith("mus-scorer replay: standard input: line 4: hands[0][0]: '9e'"), proc.stderr
     assert proc.stdout.count("Hand ") == 2  # the hands before the bad line were shown
     proc = replay("-", "--json", stdin=text)
     assert proc.returncode == 1

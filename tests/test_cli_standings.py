@@ -195,6 +195,10 @@ def test_stdin(tmp_path: Path) -> None:
     data = json.loads(proc.stdout)
     assert [(r["team"], r["won"], r["vacas_won_in_lost"]) for r in data["standings"]] == [("B", 1, 0), ("A", 0, 1)]
     assert data["matches"][0]["file"] == "-"
+    lines = text.splitlines()
+    proc = standings("-", stdin="\n".join([lines[0], lines[1][:-1], *lines[2:]]) + "\n")  # line 2 cut short
+    assert proc.returncode == 1 and proc.stderr.startswith("mus-scorer standings: standard input: line 2: not JSON"), \
+        proc.stderr
 
 
 def test_one_team_however_spelt(tmp_path: Path) -> None:

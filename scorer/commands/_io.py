@@ -59,13 +59,18 @@ def read_input(path: str) -> str:
     return text_of(data)
 
 
+def said(path: str) -> str:
+    """FILE as the messages name it: 'standard input' for `-`."""
+    return "standard input" if path == "-" else path
+
+
 def read_or_say(command: str, path: str) -> str | None:
     """`read_input(path)`, or None after printing why it cannot be read on standard error
     (`mus-scorer COMMAND: PATH: why`)."""
     try:
         return read_input(path)
     except (OSError, NotText) as exc:
-        print(f"mus-scorer {command}: {path}: {exc}", file=sys.stderr)
+        print(f"mus-scorer {command}: {said(path)}: {exc}", file=sys.stderr)
         return None
 
 
@@ -128,7 +133,7 @@ def not_json_lines(path: str, text: str, command: str) -> str | None:
 
     if not text.strip() or is_json_lines(text.split("\n")):
         return None
-    name = "standard input" if path == "-" else path
+    name = said(path)
     reads = f"{command} reads mus-match/1 JSON Lines (one object per line)"
     decoder, values = json.JSONDecoder(), []
     pos = len(text) - len(text.lstrip())

@@ -14,7 +14,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from scorer.commands._io import Shown, first_line, not_json_lines, piped, read_or_say, shown
+from scorer.commands._io import Shown, first_line, not_json_lines, piped, read_or_say, said, shown
 
 if TYPE_CHECKING:
     from scorer.engine.match import Match
@@ -98,7 +98,7 @@ def _replay(args: argparse.Namespace) -> int:
                      "error": str(getattr(exc, "original", exc))}
             out.write(dumps(error) + "\n")
         else:
-            print(shown(f"mus-scorer replay: {args.file}: {exc}"), file=sys.stderr)
+            print(shown(f"mus-scorer replay: {said(args.file)}: {exc}"), file=sys.stderr)
         return 1
     if not args.json and match is not None:
         state = match.state()

@@ -25,7 +25,7 @@ import zipfile
 import zlib
 from typing import Any
 
-from scorer.commands._io import NotText, Shown, not_json_lines, piped, read_input, shown, text_of
+from scorer.commands._io import NotText, Shown, not_json_lines, piped, read_input, said, shown, text_of
 
 # The table's words, per language: column headings, then the unfinished matches.
 _WORDS: dict[str, dict[str, str]] = {
@@ -118,7 +118,7 @@ def _texts(path: str) -> list[tuple[str, str | None, int]]:
                     out.append((name, None, 2))
             return out
     except (OSError, NotText, zipfile.BadZipFile) as exc:
-        print(shown(f"mus-scorer standings: {path}: {exc}"), file=sys.stderr)
+        print(shown(f"mus-scorer standings: {said(path)}: {exc}"), file=sys.stderr)
         return [(path, None, 2)]
 
 
@@ -163,13 +163,13 @@ def _load(path: str, text: str) -> tuple[dict[str, Any] | None, int]:
     try:
         match = Match.from_lines(text.split("\n"))  # split as replay does, so the line numbers agree
     except MusError as exc:
-        print(shown(f"mus-scorer standings: {path}: {exc}"), file=sys.stderr)
+        print(shown(f"mus-scorer standings: {said(path)}: {exc}"), file=sys.stderr)
         return None, 1
     result = match.result()
     try:  # what standings() would refuse in this match alone (the same team twice, a blank name)
         standings([result])
     except MusError as exc:
-        print(shown(f"mus-scorer standings: {path}: teams: {exc.reason}"), file=sys.stderr)
+        print(shown(f"mus-scorer standings: {said(path)}: teams: {exc.reason}"), file=sys.stderr)
         return None, 1
     return result, 0
 
