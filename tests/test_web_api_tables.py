@@ -1357,7 +1357,20 @@ def test_two_players_of_one_name_are_refused_at_creation_and_rename(app, client,
     assert said["message"] == err["message"]
     assert snapshot(app, client, table) == before
     text = json.dumps({"format": "mus-match/1", "players": players}).encode() + b"\n"
-    assert client.post("/api/tables/import", data=text).status_code == 201
+    imported = client.post("/api/tables/import", data=text)
+    assert imported.status_code == 201
+    # that table renames its teams as it is, but its players only once told apart
+    t = imported.json
+    auth = {"Authorization": f"Bearer {t['token']}"}
+    url = f"/api/tables/{t['id']}"
+    r = client.patch(url, headers=auth, json={"client_id": "t", "version": t["version"], "teams": ["Gorri", "Urdin"]})
+    assert r.status_code == 200 and r.json["players"] == [p.strip() for p in players], r.json
+    assert_error(client.patch(url, headers=auth, json={"client_id": "p", "version": r.json["version"],
+                                                       "players": players}), 422, "invalid", f"players[{second}]")
+    apart = [*players]
+    apart[second] = "Other"
+    r = client.patch(url, headers=auth, json={"client_id": "q", "version": r.json["version"], "players": apart})
+    assert r.status_code == 200 and r.json["players"][second] == "Other"
 
 
 def test_players_of_names_that_differ_are_taken() -> None:
