@@ -76,7 +76,7 @@ def test_replay_and_standings_refuse_a_misspelt_header_key(tmp_path: Path) -> No
     good.write_text(json.dumps(HEADER) + "\n" + json.dumps(HAND) + "\n")
     proc = cli("replay", str(typo))
     assert proc.returncode == 1 and proc.stdout == ""
-    assert proc.stderr == f"mus-scorer replay: line 1: team: 'team' is not a key of mus-match/1 {KNOWN}\n"
+    assert proc.stderr == f"mus-scorer replay: {typo}: line 1: team: 'team' is not a key of mus-match/1 {KNOWN}\n"
     proc = cli("standings", str(good), str(typo))
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr == f"mus-scorer standings: {typo}: line 1: team: 'team' is not a key of mus-match/1 {KNOWN}\n"
