@@ -147,3 +147,34 @@ def test_the_weight_comes_from_the_classifiers_json(tmp_path, monkeypatch) -> No
     meta.write_text(json.dumps({"names": ["1o", "1c"], "pintas_weight": 9}))
     with pytest.raises(ModelError, match="pintas_weight"):
         Models(tmp_path)
+
+
+class _Unsure:
+    """A stand-in for `Models`: reads every corner a 5 of any suit (0.3 oros, 0.25 each of
+    the rest, a little `other`), no rank or court suit reader, the pintas at `weight`."""
+
+    names = ["5o", "5c", "5e", "5b", "other"]
+    cls_size = 16
+    index = suit = None
+
+    def __init__(self, weight: float) -> None:
+        self.pintas_weight = weight
+
+    def classify(self, batch: np.ndarray) -> np.ndarray:
+        return np.tile(np.array([0.3, 0.25, 0.25, 0.15, 0.05], np.float32), (len(batch), 1))
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.5])
+def test_classify_corners_folds_the_pintas_where_the_json_asks(weight: float) -> None:
+    """A corner on a card drawn with bastos' breaks, read unsure (oros first): with a
+    pintas weight the read moves to bastos; without, it stays as the classifier said. A
+    corner on no card box is never read for its pintas."""
+    from scorer.vision.pipeline import classify_corners
+
+    img = Image.fromarray(photo(5.0, BASTOS).astype(np.uint8))
+    origin, width = pintas.placed(CORNER, 5.0)
+    card = (origin[0] - 10, origin[1] - 5, origin[0] + width + 10, origin[1] + width / pintas.CARD_ASPECT + 10)
+    p = classify_corners(_Unsure(weight), img, (1.0, 1.0), [(CORNER, 0, False), (CORNER, 0, None)], [card])
+    names = _Unsure.names
+    assert names[int(p[1].argmax())] == "5o"  # no card: untouched
+    assert names[int(p[0].argmax())] == ("5b" if weight else "5o"), p[0]
