@@ -1127,6 +1127,60 @@ def test_two_phones_naming_cards_at_once_both_keep_both(browser, tmp_path):
             b_ctx.close()
 
 
+def test_a_showdown_write_with_no_answer_stays_on_the_phone_and_is_sent_again(browser, tmp_path):
+    """The phone names a card and its /shown write gets no answer (every try lost): the card
+    stays named on the page (the table's showdown is not shown over it) and is not on the
+    server. Once the network is back, the next card named sends both, merged: the server
+    keeps both cards, and another phone shows both."""
+    reader = FakeRecognizer(HANDS)
+    with at_the_showdown(browser, tmp_path, reader) as (page, api, photo, srv):
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        until(page, "window.musTable.state.current.shown?.photo_id")
+        slot = "document.querySelector(\".card-slot[data-seat='{}'][data-slot='{}']\").getAttribute('aria-label')"
+        lost = []
+
+        def no_answer(route):
+            lost.append(route.request.url)
+            route.abort()
+
+        shown_url = re.compile(r".*/api/tables/[^/]+/shown$")
+        page.route(shown_url, no_answer)
+        page.click(".card-slot[data-seat='3'][data-slot='1']")
+        page.click("#picker .pick[data-card='6c']")
+        # every try lost: the page gives up and says so
+        until(page, "document.getElementById('toast').dataset.kind === 'error'"
+                    " && document.getElementById('toast').textContent.startsWith('Sin conexión con la mesa')"
+                    " && !document.body.classList.contains('busy')", timeout=20000)
+        assert lost, "no /shown write was lost: the test proves nothing"
+        assert page.evaluate(slot.format(3, 1)) == "Maite 2: 6 de copas"
+        assert page.evaluate("window.musTable.state.current.shown.hands[3][1]") == "5c"
+        assert api.state()["current"]["shown"]["hands"][3][1] == "5c"
+        # read again (nothing changed on the server): the card stays, still not sent
+        page.evaluate("window.musTable.refresh()")
+        assert page.evaluate(slot.format(3, 1)) == "Maite 2: 6 de copas"
+        assert api.state()["current"]["shown"]["hands"][3][1] == "5c"
+        page.unroute(shown_url, no_answer)
+        page.click(".card-slot[data-seat='1'][data-slot='3']")
+        page.click("#picker .pick[data-card='3b']")
+        until(page, "window.musTable.state.current.shown?.hands?.[1]?.[3] === '3b'"
+                    " && window.musTable.state.current.shown?.hands?.[3]?.[1] === '6c'", timeout=20000)
+        hands = api.state()["current"]["shown"]["hands"]
+        assert hands[3][1] == "6c" and hands[1][3] == "3b"
+        assert hands[0] == HANDS[0] and hands[2] == HANDS[2]
+        assert page.evaluate(slot.format(3, 1)) == "Maite 2: 6 de copas"
+        assert page.evaluate(slot.format(1, 3)) == "Bixente 4: 3 de bastos"
+        other = phone(browser)
+        try:
+            b = other.new_page()
+            b.goto(api.url())
+            b.wait_for_selector("#photo-boxes g.box >> nth=15")
+            until(b, slot.format(3, 1) + " === 'Maite 2: 6 de copas'")
+            until(b, slot.format(1, 3) + " === 'Bixente 4: 3 de bastos'")
+        finally:
+            other.close()
+
+
 def test_a_photo_taken_from_another_seat_is_seated_again_without_a_new_photo(browser, tmp_path):
     """The photo was taken from Iker's seat, the page left at Ane's: every hand is read at the
     wrong seat. The hands contradict what was declared at pares and juego, and seated from
