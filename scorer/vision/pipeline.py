@@ -446,7 +446,8 @@ def classify_corners(models: Models, image: Image.Image, scale: tuple[float, flo
             p[court] = combine_suits(p[court], models.names, models.read_suits(batch), models.suits,
                                      models.suit_weight)
     if models.pintas_weight and cards and on_card:
-        unsure = [i for i in on_card if pintas.suit_sureness(p[i : i + 1], models.names)[0] < pintas.BELOW]
+        sure = pintas.suit_sureness(p[on_card], models.names)
+        unsure = [i for i, v in zip(on_card, sure, strict=True) if v < pintas.BELOW]
         if unsure:
             fx, fy = scale
             gray = np.asarray(image.convert("L"), np.float32)
