@@ -162,7 +162,7 @@ def _showdowns(seed: int, n: int) -> Iterator[tuple[int, Any, np.ndarray]]:
 def _classify(models: Any, records: list[dict], crops: list[np.ndarray]) -> None:
     """Each record with the classifier's top-1 card and suit marginal of its corner crop."""
     probs = np.concatenate([models.classify(np.stack(crops[j : j + 256])) for j in range(0, len(crops), 256)])
-    for r, p, m in zip(records, probs, suit_marginal(probs, models.names), strict=True):
+    for r, p, m in zip(records, probs, vp.suit_sums(probs, models.names, SUITS), strict=True):
         r["top1"] = models.names[int(p.argmax())]
         r["marginal"] = m.tolist()
 
@@ -199,15 +199,6 @@ def _classifier(models_dir: Path, shipped: Path, scratch: Path):
 
     folder, _ = with_detector(models_dir, shipped, scratch / "models")
     return Models(folder)
-
-
-def suit_marginal(probs: np.ndarray, names: list[str]) -> np.ndarray:
-    """The classifier's card probabilities summed by suit (columns o, c, e, b), renormalised."""
-    out = np.zeros((len(probs), len(SUITS)))
-    for j, n in enumerate(names):
-        if len(n) > 1 and n[-1] in SUITS and n[:-1].isdigit():
-            out[:, SUITS.index(n[-1])] += probs[:, j]
-    return out / np.maximum(out.sum(axis=1, keepdims=True), 1e-12)
 
 
 def bound(n: int, seed: int, cross: Path, shipped: Path, breaks: dict,

@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from datasets.heads import Head, calibrate, merge, train_head
+from scorer.vision.pintas import suit_sums
 
 SUITS = ("b", "c", "e", "o")
 """The head's classes, as the court suit reader names them."""
@@ -140,11 +141,7 @@ def load(path: Path, feature_set: str) -> tuple[np.ndarray, np.ndarray, np.ndarr
 def suit_marginal(probs: np.ndarray, names: list[str]) -> np.ndarray:
     """The classifier's probabilities summed by suit over its card classes (`other` left
     out), renormalised: (N, 4) in `SUITS` order."""
-    out = np.zeros((len(probs), len(SUITS)), np.float64)
-    for j, n in enumerate(names):
-        if n != "other":
-            out[:, SUITS.index(n[-1])] += probs[:, j]
-    return out / np.maximum(out.sum(axis=1, keepdims=True), 1e-12)
+    return suit_sums(probs, names, SUITS)
 
 
 def decks_of(files: np.ndarray, seed: int, decks: list[str]) -> np.ndarray:

@@ -314,11 +314,17 @@ def fold(p: np.ndarray, names: list[str], logliks: list[np.ndarray | None], weig
     return out.astype(np.float32)
 
 
+def suit_sums(p: np.ndarray, names: list[str], suits: tuple[str, ...] = SUITS) -> np.ndarray:
+    """Card probabilities (N, C) summed by suit over the suited classes (`other` and the
+    like left out), renormalised: (N, len(suits)) in `suits` order."""
+    sums = np.zeros((len(p), len(suits)))
+    for j, n in enumerate(names):
+        if len(n) > 1 and n[-1] in suits and n[:-1].isdigit():
+            sums[:, suits.index(n[-1])] += p[:, j]
+    return sums / np.maximum(sums.sum(axis=1, keepdims=True), 1e-12)
+
+
 def suit_sureness(p: np.ndarray, names: list[str]) -> np.ndarray:
     """How sure each row of card probabilities is of a suit: its largest suit sum over the
     suited classes' mass."""
-    sums = np.zeros((len(p), len(SUITS)))
-    for j, n in enumerate(names):
-        if len(n) > 1 and n[-1] in SUITS and n[:-1].isdigit():
-            sums[:, SUITS.index(n[-1])] += p[:, j]
-    return sums.max(axis=1) / np.maximum(sums.sum(axis=1), 1e-12)
+    return suit_sums(p, names).max(axis=1)
