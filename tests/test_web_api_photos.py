@@ -938,6 +938,60 @@ def test_the_showdown_not_yet_settled_is_kept_for_every_phone(tmp_path) -> None:
     assert store.counts(t["id"])["hands"] == 1
 
 
+def _bottom_seat_colour(jpeg: bytes) -> int:
+    """The seat whose colour (`SEAT_COLOURS`) the annotated copy of a `showdown_photo` draws
+    most along its bottom edge, where the cards of the seat at that edge lie."""
+    from scorer.vision.annotate import SEAT_COLOURS
+
+    img = Image.open(io.BytesIO(jpeg)).convert("RGB")
+    w, h = img.size
+    raw = img.crop((0, int(h * 0.85), w, h)).tobytes()
+    edge = list(zip(raw[0::3], raw[1::3], raw[2::3], strict=True))
+    near = [sum(1 for px in edge if max(abs(a - b) for a, b in zip(px, colour, strict=True)) < 40)
+            for colour in SEAT_COLOURS]
+    assert max(near) > 100, near  # the boxes are there
+    return near.index(max(near))
+
+
+def test_a_photo_seated_again_has_its_annotated_copy_drawn_with_the_new_seats(tmp_path) -> None:
+    """The annotated copy (the history's photo) labels each card with its seat, in its
+    seat's colour. The photo seated from another seat (`/shown` with another `bottom`) has
+    it drawn again from the photo and the scan kept, not read again: the cards at its bottom
+    edge in the colour of the seat there now. The copy is kept (drawn once), and served with
+    an ETag: a 304 while it stands, the new copy once it is seated again."""
+    from web.testing import FakeRecognizer as Reader
+
+    reader = Reader(DEAL)
+    app = create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True, "RECOGNIZER": reader})
+    client = app.test_client()
+    t = client.post("/api/tables", json={}).json
+    t["auth"] = {"Authorization": f"Bearer {t['token']}"}
+    store = app.extensions["mus_store"]
+    up = _upload(client, t, "?bottom=0").json
+    url, pid = f"{up['annotated_url']}?token={t['watch_token']}", up["photo_id"]
+    first = client.get(url)
+    assert first.status_code == 200 and first.mimetype == "image/jpeg" and "no-cache" in first.headers["Cache-Control"]
+    assert _bottom_seat_colour(first.data) == 0
+    assert client.get(url, headers={"If-None-Match": first.headers["ETag"]}).status_code == 304
+    _to_showdown(client, t)
+    turned = [DEAL[(s + 2) % 4] for s in range(4)]  # taken with seat 2 at the bottom edge
+    assert _post(client, t, "shown", hands=turned, photo_id=pid, bottom=2).status_code == 200
+    again = client.get(url, headers={"If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 200 and again.headers["ETag"] != first.headers["ETag"]
+    assert _bottom_seat_colour(again.data) == 2
+    assert Image.open(io.BytesIO(again.data)).size == Image.open(io.BytesIO(first.data)).size
+    assert reader.calls == 1  # drawn from the scan kept, not read again
+    kept, _, _ = store.annotated_photo(t["id"], pid)
+    assert kept == again.data  # kept: drawn once
+    assert client.get(url, headers={"If-None-Match": again.headers["ETag"]}).status_code == 304
+    # a copy drawn from a scan seated again meanwhile is not kept over the next one's
+    assert _post(client, t, "shown", hands=DEAL, photo_id=pid, bottom=0).status_code == 200
+    assert store.set_annotated(t["id"], pid, again.data, store.annotated_photo(t["id"], pid)[2] + " ") is False
+    assert store.annotated_photo(t["id"], pid)[0] is None
+    back = client.get(url)
+    assert _bottom_seat_colour(back.data) == 0 and back.data == first.data
+
+
 def test_the_photo_seated_from_another_seat_is_seated_again_where_it_is_kept(tmp_path) -> None:
     """`bottom` other than the one the photo was read with: every card, hand and warning
     seat of its showdown's scans turns with it (the seats follow from the bottom edge,

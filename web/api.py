@@ -621,10 +621,43 @@ def _photo_links(table_id: str, out: dict[str, Any]) -> dict[str, Any]:
 
 def _photo_response(table_id: str, photo_id: str, annotated: bool) -> Response:
     _table(table_id, write=False)
-    mime, data = _store().photo(table_id, photo_id, annotated)
+    if annotated:
+        # drawn again where the photo is seated again (`set_shown`): the same address, its
+        # copy checked each time (a 304 while it stands)
+        resp = Response(_annotated(table_id, photo_id), mimetype="image/jpeg")
+        resp.headers["Cache-Control"] = "private, no-cache"
+        resp.add_etag()
+        return resp.make_conditional(request)
+    mime, data = _store().photo(table_id, photo_id)
     resp = Response(data, mimetype=mime)
     resp.headers["Cache-Control"] = "private, max-age=86400, immutable"
     return resp
+
+
+def _annotated(table_id: str, photo_id: str) -> bytes:
+    """The photo's annotated copy, as stored; where it has none (seated again since it was
+    drawn: its seats, colours and hands are the scan's now), drawn from the photo and its
+    scan as stored, on a scan worker (the cards are not read again), and kept."""
+    jpeg, data, scan = _store().annotated_photo(table_id, photo_id)
+    if jpeg is not None:
+        return jpeg
+    from scorer import vision
+
+    read = json.loads(scan or "null") or {"cards": [], "hands": None, "warnings": []}
+    try:
+        jpeg = in_scan_slot(_draw_annotated, open_upload(data or b""), read)
+    except (ApiError, vision.ImageError):  # not a photo that can be drawn on (never here: it was read)
+        raise ApiError(404, "not_found", f"no annotated copy of photo {photo_id!r} at this table", None) from None
+    _store().set_annotated(table_id, photo_id, jpeg, scan)
+    return jpeg
+
+
+def _draw_annotated(photo: Any, scan: dict[str, Any]) -> bytes:
+    """On a scan worker: the annotated copy of a photo, as an upload draws it (`_read_photo`)."""
+    from scorer import vision
+
+    image = photo.decode(_reduction(photo, ANNOTATED_SIDE))
+    return vision.annotate(image, scan, max_side=ANNOTATED_SIDE, full=photo.size)
 
 
 @bp.get("/tables/<table_id>/photos/<photo_id>/scan")

@@ -434,7 +434,8 @@ def document() -> dict[str, Any]:
             "At the showdown only (else 422 illegal on phase, reason no_showdown_yet); the state's current.shown "
             "says it to every phone. Nothing said or settled changes; four empty hands and no photo empty it. "
             "A bottom other than the photos were read with seats their stored scans again (each seat s read "
-            "goes to s + new bottom - old bottom, mod 4); their annotated copies keep the seats first read.")},
+            "goes to s + new bottom - old bottom, mod 4); their annotated copies are drawn again with the "
+            "new seats when next fetched (the cards are not read again).")},
         "/api/tables/{table_id}/showdown": {"post": _write(
             "Settle the hand with the cards shown; the next hand starts", "ShowdownWrite")},
         "/api/tables/{table_id}/photos": {"post": {
@@ -468,6 +469,9 @@ def document() -> dict[str, Any]:
                 "scan": _ref("Scan")}}, "the showdown's photos and their scans")} | _errors(401, 403, 404)}},
         "/api/tables/{table_id}/photos/{photo_id}/annotated": {"get": {
             "summary": "The photo with boxes, card names and seats", "parameters": [TABLE_ID, PHOTO_ID, TOKEN_Q],
+            "description": "The seats are those its scan says now: a photo seated again (`/shown` with another "
+                           "bottom) is drawn again when next fetched. `Cache-Control: no-cache` with an `ETag`: "
+                           "`If-None-Match` gets a 304 while the copy stands.",
             "security": SECURE,
             "responses": {"200": {"description": "JPEG", "content": {"image/jpeg": {}}}} | _errors(401, 403, 404)}},
         "/api/tables/{table_id}/events": {"get": {

@@ -471,6 +471,36 @@ class TableStore:
             raise StoreError(404, "not_found", f"no photo {photo_id!r} at this table", None)
         return ("image/jpeg" if annotated else row["mime"]), bytes(row["blob"])
 
+    def annotated_photo(self, table_id: str, photo_id: str) -> tuple[bytes | None, bytes | None, str | None]:
+        """A photo's annotated copy: `(JPEG, None, None)`; where it has none (its seats
+        changed since it was drawn, `set_shown`, or none was ever drawn), `(None, the
+        photo, its scan as stored)` to draw one from and keep (`set_annotated`). A 404
+        `not_found` for no such photo at the table."""
+        row = self.db.reader().execute(
+            "SELECT annotated, CASE WHEN annotated IS NULL THEN data END AS data, scan FROM photos"
+            " WHERE id = ? AND table_id = ?", (photo_id, table_id)
+        ).fetchone()
+        if row is None:
+            raise StoreError(404, "not_found", f"no photo {photo_id!r} at this table", None)
+        if row["annotated"] is not None:
+            return bytes(row["annotated"]), None, None
+        return None, bytes(row["data"]), row["scan"]
+
+    def set_annotated(self, table_id: str, photo_id: str, jpeg: bytes, scan: str | None) -> bool:
+        """Keep `jpeg` as the annotated copy of a photo that has none, drawn from its scan
+        `scan` as stored (`annotated_photo`): not where that scan changed meanwhile (seated
+        again once more: the next copy is drawn from the new one). Whether it was kept (a
+        read-only database, or a full disk, keeps nothing: the copy is drawn again)."""
+        if self.db.readonly:
+            return False
+        try:
+            with self.db.write() as conn:
+                cur = conn.execute("UPDATE photos SET annotated = ? WHERE id = ? AND table_id = ?"
+                                   " AND annotated IS NULL AND scan IS ?", (jpeg, photo_id, table_id, scan))
+        except sqlite3.OperationalError:
+            return False
+        return cur.rowcount == 1
+
     # -- creating ------------------------------------------------------------------
     def create(self, body: Any, hands: list[dict[str, Any]] | None = None, strict: bool = False) -> Runtime:
         """A new table from `{teams, players, rules, esku}`, with settled `hands` records
@@ -626,8 +656,10 @@ class TableStore:
                 header = out["header"]
                 conn.execute("UPDATE tables SET header = ? WHERE id = ?", (_dumps(header), rt.id))
                 match = out["match"]
-            for pid, scan in out.get("photos", {}).items():  # photos seated again (`set_shown`)
-                conn.execute("UPDATE photos SET scan = ? WHERE id = ? AND table_id = ?", (_dumps(scan), pid, rt.id))
+            for pid, scan in out.get("photos", {}).items():  # photos seated again (`set_shown`): their
+                # annotated copies, labelled with the seats first read, are drawn again when next asked for
+                conn.execute("UPDATE photos SET scan = ?, annotated = NULL WHERE id = ? AND table_id = ?",
+                             (_dumps(scan), pid, rt.id))
             if undone:
                 current["undone"] = [list(u) for u in undone]
             cur = conn.execute(
@@ -762,8 +794,9 @@ class TableStore:
         bottom edge is the seat `bottom`: every phone at the table, and a page reloaded,
         opens the showdown with them (`current.shown`). A `bottom` other than the one the
         photos were read with seats their cards again, a rotation (`rotate_scan`): their
-        stored scans say the new seats. Only at the showdown; nothing said or settled
-        changes. Four empty hands and no photo empty it."""
+        stored scans say the new seats, and their annotated copies are dropped, drawn again
+        with them when next asked for (`annotated_photo`). Only at the showdown; nothing
+        said or settled changes. Four empty hands and no photo empty it."""
 
         def change(rt: Runtime) -> dict[str, Any]:
             live = _require_live(rt)
