@@ -8,6 +8,7 @@ Run: `python -m pytest tests -q -k browser`. Without Chromium these tests skip, 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -1247,6 +1248,76 @@ def test_a_seat_chosen_while_the_photo_is_read_seats_its_cards_from_there(browse
         scan = api.http.get(f"{api.base}/api/tables/{api.id}/photos/{shown['photo_id']}/scan").json()
         assert scan["photos"][0]["scan"]["bottom"] == 2 and scan["scan"]["hands"] == turned
         assert page.is_checked("#bottom-seat input[value='2']")
+
+
+def test_a_seat_chosen_while_a_stale_showdown_write_is_merged_seats_both_phones_cards(browser, tmp_path):
+    """Another phone names a card first: this phone's card named is refused as stale (409),
+    and while the page reads the table again to merge the two, 'Foto hecha desde' is changed
+    to Iker. The merge keeps both cards, the other phone's seated from Iker as this phone's
+    are: the page, the server (bottom 2, the photo's scan seated from Iker) and a phone
+    opened then all show the same hands."""
+    with at_the_showdown(browser, tmp_path, FakeRecognizer(HANDS)) as (page, api, photo, srv):
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        until(page, "window.musTable.state.current.shown?.photo_id")
+        deaf(page)
+        page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        refused, held = [], []
+        page.on("response", lambda r: r.url.endswith("/shown") and r.status == 409 and refused.append(r.url))
+
+        def reread(route):  # the read that follows the refusal, held back: the merge under way
+            if refused and not held and route.request.method == "GET":
+                held.append(route)
+            else:
+                route.fallback()
+
+        page.route(re.compile(r".*/api/tables/[^/?]+$"), reread)
+        # the other phone says Maite's unsure 5c is the 6c (seated from Ane, as the photo was read)
+        shown = api.state()["current"]["shown"]
+        hands = [row[:] for row in shown["hands"]]
+        hands[3][1] = "6c"
+        api.post("shown", {"hands": hands, "photo_id": shown["photo_id"], "bottom": 0})
+        # this phone, deaf to it, names Bixente's last card the 3b: refused as stale
+        page.click(".card-slot[data-seat='1'][data-slot='3']")
+        page.click("#picker .pick[data-card='3b']")
+        while not held:
+            page.wait_for_timeout(50)
+        page.click("#bottom-seat label:has-text('Iker')")
+        assert page.is_checked("#bottom-seat input[value='2']")
+        held[0].fallback()
+        # seated from Iker: seat s's cards are those read at seat s - 2, with both cards named
+        want = [HANDS[(s + 2) % 4][:] for s in range(4)]
+        want[1][1] = "6c"  # Maite's place read from Ane is Bixente's from Iker
+        want[3][3] = "3b"  # Bixente's from Ane, Maite's from Iker
+        until(page, "window.musTable.state.current.shown?.bottom === 2"
+                    f" && JSON.stringify(window.musTable.state.current.shown.hands) === '{json.dumps(want, separators=(',', ':'))}'",
+              timeout=10000)
+        assert refused, "this phone's write was not refused as stale: the test proves nothing"
+        kept = api.state()["current"]["shown"]
+        assert kept["hands"] == want and kept["bottom"] == 2
+        scan = api.http.get(f"{api.base}/api/tables/{api.id}/photos/{kept['photo_id']}/scan").json()
+        assert scan["photos"][0]["scan"]["bottom"] == 2
+        assert scan["scan"]["hands"] == [HANDS[(s + 2) % 4] for s in range(4)]
+        names = TABLE["players"]
+        labels = [f"{names[s]} {i + 1}: " for s in range(4) for i in range(4)]
+        until(page, f"document.querySelector(\".card-slot[data-seat='1'][data-slot='1']\").getAttribute('aria-label') === '{labels[5]}6 de copas'")
+        slots = page.eval_on_selector_all(".card-slot", SLOTS)
+        assert [label.split(": ")[0] + ": " for label in slots] == labels
+        assert slots[15] == "Maite 4: 3 de bastos" and slots[0] == "Ane 1: 7 de oros"
+        assert page.is_checked("#bottom-seat input[value='2']")
+        low = page.evaluate("[...document.querySelectorAll('#photo-boxes .seat-label')]"
+                            ".sort((a, b) => b.getBBox().y - a.getBBox().y)[0].textContent")
+        assert low == "Iker"
+        other = phone(browser)
+        try:
+            b = other.new_page()
+            b.goto(api.url())
+            b.wait_for_selector("#photo-boxes g.box >> nth=15")
+            until(b, "document.querySelector('.card-slot').getAttribute('aria-label') === 'Ane 1: 7 de oros'")
+            assert b.eval_on_selector_all(".card-slot", SLOTS) == slots
+            assert b.is_checked("#bottom-seat input[value='2']")
+        finally:
+            other.close()
 
 
 def test_a_tap_while_a_card_named_is_on_its_way_is_sent_after_it(browser, tmp_path):
