@@ -211,6 +211,19 @@ def deaf(page) -> None:
     page.reload()
 
 
+def stale_tap(page, api: Api, elsewhere, tap: str) -> str:
+    """`page` opens the table and goes deaf (`deaf`); another phone then changes the table
+    (`elsewhere()`, on the API) and the page taps `tap`, a write now stale (409): the
+    notice the page shows."""
+    page.goto(api.url())
+    deaf(page)
+    page.wait_for_selector(".act[data-act=paso]")
+    elsewhere()
+    page.click(tap)
+    page.wait_for_selector("#toast.show")
+    return page.inner_text("#toast")
+
+
 def test_a_stale_tap_says_what_the_other_phone_recorded(server, browser):
     """A tap sent against a table another phone changed meanwhile (409 stale_version):
     the notice says, in the page's language, what the other phone recorded (a mus, an
@@ -219,24 +232,14 @@ def test_a_stale_tap_says_what_the_other_phone_recorded(server, browser):
     fr_ctx, eu_ctx = phone(browser, "fr"), phone(browser, "eu")
     fr, eu = fr_ctx.new_page(), eu_ctx.new_page()
     try:
-        fr.goto(api.url())
-        deaf(fr)
-        fr.wait_for_selector(".act[data-act=paso]")
-        api.post("mus", {})
-        fr.click(".act[data-act=paso]")
-        fr.wait_for_selector("#toast.show")
-        assert fr.inner_text("#toast") == "Mus déjà noté ; votre « Passe » n'a pas été noté."
+        said = stale_tap(fr, api, lambda: api.post("mus", {}), ".act[data-act=paso]")
+        assert said == "Mus déjà noté ; votre « Passe » n'a pas été noté."
         until(fr, "window.musTable.state.current.mus_rounds === 1")
         assert api.state()["current"]["log"] == []
 
         api.act("paso")
-        eu.goto(api.url())
-        deaf(eu)
-        eu.wait_for_selector(".act[data-act=paso]")
-        api.post("undo", {})
-        eu.click("#btn-undo")
-        eu.wait_for_selector("#toast.show")
-        assert eu.inner_text("#toast") == "Beste mugikor batek azkena desegin du; zure «Desegin» ez da idatzi."
+        said = stale_tap(eu, api, lambda: api.post("undo", {}), "#btn-undo")
+        assert said == "Beste mugikor batek azkena desegin du; zure «Desegin» ez da idatzi."
         assert api.state()["current"]["log"] == [] and api.state()["current"]["mus_rounds"] == 1
     finally:
         fr_ctx.close()
