@@ -174,7 +174,7 @@ def test_explain_says_when_the_cards_were_not_shown() -> None:
     """Cards not shown: the count from the cards is skipped (engine README ruling 11), and
     the explanation says so instead of printing only the line's header; what was settled at
     the table (a deje) is still told."""
-    hidden = {"esku": 0, "hands": None, "declared": {"pares": [False] * 4, "juego": [False] * 4}}
+    hidden = {"esku": 0, "hands": [None] * 4, "declared": {"pares": [False] * 4, "juego": [False] * 4}}
     proc = settle("--explain", stdin=json.dumps(hidden))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ["# line 1", "Cards not shown: nothing was counted from them"]

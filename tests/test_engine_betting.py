@@ -421,3 +421,39 @@ def test_paso_after_a_bet_by_the_last_to_answer_refuses_it():
     hand = act(hand, "paso")  # the last of team 1 to answer passes too: refused
     assert hand.phase == "chica" and hand.score == (1, 0)
     assert hand.events[-1]["why"] == "deje: envido refused"
+
+
+def test_a_mas_without_n_is_refused():
+    """HAND-RECORD.md gives a default `n` (2) to `envido` only: "`mas` (raise by `n`)". A
+    `mas` without it is refused, live and in a record, naming `n` and quoting the action."""
+    hand = act(start(), "envido")
+    with pytest.raises(MalformedError) as err:
+        hand.apply({"seat": 1, "act": "mas"})
+    assert err.value.field == "n"
+    assert str(err.value) == ("n: missing in {'seat': 1, 'act': 'mas'}: 'mas' names the stones it raises by "
+                              "(only 'envido' defaults to 2)")
+    assert act(hand, ("mas", 2), "quiero").state.done[0].stake == 4
+    record = {"esku": 0, "hands": HANDS,
+              "bets": {"grande": [{"seat": 0, "act": "envido"}, {"seat": 1, "act": "mas"}, {"seat": 2, "act": "quiero"}]}}
+    with pytest.raises(MalformedError, match=r"^bets\.grande\[1\]\.n: missing in"):
+        settle(record)
+    record["bets"]["grande"][1]["n"] = 2
+    assert settle(record)["lances"]["grande"]["stake"] == 4
+    assert act(start(), "paso", "envido").state.lance.stake == 2
+
+
+def test_to_record_writes_a_hands_rules_only():
+    record = start(games_per_vaca=2, vacas_to_win=2, kings=4).to_record()
+    assert record["rules"] == {"kings": 4, "target": 40, "real31": False}
+
+
+def test_to_record_in_a_declaration_round_writes_no_null():
+    """Mid-declaration, the seats still to declare are written as their cards hold (what a
+    null meant); with one of them not shown, the round's list is left out."""
+    hand = act(start(), *["paso"] * 8)
+    hand = hand.apply({"seat": 0, "act": "declare", "pares": False})  # seat 0 holds a pair of reyes
+    with_cards = hand.to_record(HANDS)
+    assert with_cards["declared"] == {"pares": [False, True, False, True]}  # 1 and 2 are ases
+    assert settle(with_cards) == settle({**with_cards, "declared": {"pares": [False, None, None, None]}})
+    assert "declared" not in hand.to_record()
+    assert "declared" not in hand.to_record([HANDS[0], HANDS[1], None, HANDS[3]])

@@ -185,3 +185,66 @@ def test_a_records_bets_name_only_bets() -> None:
             settle({**hand, "bets": {"grande": [{"seat": 0, "act": act, "pares": True}]}})
         assert str(err.value) == (f"bets.grande[0].act: '{act}' is not an action "
                                   "(paso, envido, mas, ordago, quiero, no_quiero)")
+
+
+# -- only what HAND-RECORD.md defines, in and out --------------------------------------------
+NOT_SHOWN_DECLARED = {"pares": [True, True, True, False], "juego": [False, True, False, False]}
+
+
+@pytest.mark.parametrize("declared", [NOT_SHOWN_DECLARED, ...])
+def test_a_record_without_hands_is_refused_naming_hands(declared):
+    """`hands` has no default (HAND-RECORD.md: "A seat whose cards were not shown is null"):
+    left out, the record is refused on `hands`, with or without its declarations (it was
+    settled to [0, 0] with every best null, or refused on `declared.pares[0]`)."""
+    record = with_("declared", declared)
+    del record["hands"]
+    with pytest.raises(MalformedError) as err:
+        settle(record)
+    assert err.value.field == "hands"
+    assert str(err.value) == "hands: missing; a seat whose cards were not shown is null"
+    with pytest.raises(MalformedError, match=r"^hands: null is not a list of four hands"):
+        settle(with_("hands", None))
+    shown_none = settle(with_("hands", [None] * 4))  # four nulls: what a missing `hands` was taken for
+    assert shown_none["score"] == [13, 37] and shown_none["lances"]["grande"]["best"] is None
+
+
+@pytest.mark.parametrize("key,value", [("games_per_vaca", 2), ("vacas_to_win", 3), ("games_per_vaca", 1)])
+def test_a_hands_rules_hold_no_match_length(key, value):
+    """`games_per_vaca` and `vacas_to_win` belong in a mus-match/1 header's rules: in a
+    hand's `rules` they are refused, naming the key, even at their default."""
+    with pytest.raises(MalformedError) as err:
+        settle(with_("rules", {"kings": 8, key: value}))
+    assert err.value.field == f"rules.{key}" and err.value.value == value
+    assert str(err.value) == (f"rules.{key}: {key!r}: {value} belongs in the mus-match/1 header's rules, "
+                              "not a hand's (kings, target, real31)")
+
+
+def test_a_hand_record_writes_only_a_hands_rules():
+    assert parse_hand(EXAMPLE).to_json()["rules"] == {"kings": 8, "target": 40, "real31": False}
+    record = parse_hand(with_("rules", {"kings": 4, "real31": True})).to_json()
+    assert record["rules"] == {"kings": 4, "target": 40, "real31": True}
+    assert settle(record) == settle(with_("rules", {"kings": 4, "real31": True}))
+
+
+def test_a_declaration_null_is_read_and_written_as_the_cards_hold():
+    """A seat's `null` in `declared` (HAND-RECORD.md does not define it) is still read, as
+    what its cards hold (web imports stored such records as they came, and exported them:
+    ruling 15), but never written: `to_json` says what the cards hold, the same settlement."""
+    record = with_("declared.pares", [True, None, False, None])
+    parsed = parse_hand(record)
+    assert parsed.declared["pares"] == (True, None, False, None)
+    written = parsed.to_json()
+    assert written["declared"] == {"pares": [True, True, False, True], "juego": [False, True, False, False]}
+    assert settle(written) == settle(record) == settle(EXAMPLE)
+
+
+def test_a_declaration_null_of_a_lance_never_reached_is_left_out():
+    """A grande envido refused ends the game (target 40, at 39): the declarations are never
+    reached, and a null for a seat not shown cannot be told, so the list is left out."""
+    record = {"esku": 0, "score": [39, 0], "hands": [None] * 4,
+              "declared": {"pares": [None, True, None, False], "juego": [True, False, True, False]},
+              "bets": {"grande": [{"seat": 0, "act": "envido"}, {"seat": 1, "act": "no_quiero"}]}}
+    written = parse_hand(record).to_json()
+    assert written["declared"] == {"juego": [True, False, True, False]}
+    assert settle(written) == settle(record)
+    assert settle(written)["game_over"] is True

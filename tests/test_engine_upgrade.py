@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from scorer.engine import IllegalError, LiveHand, Rules, settle
-from scorer.engine.upgrade import log_refusals, record_refusals
+from scorer.engine.upgrade import log_refusals, record_defined, record_refusals
 
 EXAMPLE = json.loads((Path(__file__).resolve().parents[1] / "examples" / "hand.json").read_text())
 
@@ -71,3 +71,22 @@ def test_a_refusal_with_no_partner_left_to_answer_stays_the_teams():
     log = [{"seat": 0, "act": "paso"}, {"seat": 1, "act": "paso"}, {"seat": 2, "act": "envido", "n": 2},
            {"seat": 3, "act": "no_quiero"}, {"seat": 1, "act": "no_quiero"}]
     assert [a["act"] for a in log_refusals(rules, 0, (0, 0), log)] == ["paso", "paso", "envido", "paso", "no_quiero"]
+
+
+def test_a_record_the_engine_took_before_it_kept_to_the_contract_is_said_in_its_words():
+    """Stored imports could leave out `hands`, raise with a bare `mas` (2) and declare
+    `null` (what the seat's cards hold): `record_defined` says them so, the same settlement
+    as the engine gave them then (each read here as it was)."""
+    no_hands = {k: v for k, v in EXAMPLE.items() if k != "hands"}
+    assert record_defined(no_hands)["hands"] == [None] * 4
+    assert settle(record_defined(no_hands)) == settle({**EXAMPLE, "hands": [None] * 4})
+    assert record_defined({**EXAMPLE, "hands": None})["hands"] == [None] * 4
+    bare = copy.deepcopy(EXAMPLE)
+    bare["bets"]["grande"][2] = {"seat": 2, "act": "mas"}
+    assert record_defined(bare)["bets"]["grande"][2] == {"seat": 2, "act": "mas", "n": 2}
+    assert settle(record_defined(bare))["lances"]["grande"]["stake"] == 4
+    nulls = {**EXAMPLE, "declared": {"pares": [None, True, None, True], "juego": [False, None, False, None]}}
+    assert record_defined(nulls)["declared"] == EXAMPLE["declared"]
+    assert settle(record_defined(nulls)) == settle(nulls) == settle(EXAMPLE)
+    assert record_defined(EXAMPLE) is EXAMPLE
+    assert record_defined("x") == "x"

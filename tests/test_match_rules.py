@@ -203,8 +203,11 @@ def test_match_records_carry_a_hands_rules_and_refuse_others() -> None:
     m = Match(Rules(games_per_vaca=2, vacas_to_win=1))
     m.play({**strong(0), "rules": {"kings": 8, "games_per_vaca": 2}})  # the match's own: fine
     assert m.history[-1]["record"]["rules"] == {"kings": 8, "target": 40, "real31": False}
-    with pytest.raises(IllegalError, match=r"^rules\.games_per_vaca: 3 differs from the match rules \(2\)"):
+    with pytest.raises(IllegalError, match=r"^rules\.games_per_vaca: 3 differs from the match rules \(2\); "
+                       r"games_per_vaca belongs in the mus-match/1 header's rules, not a hand's$"):
         m.play({**strong(1), "rules": {"games_per_vaca": 3}})
+    with pytest.raises(IllegalError, match=r"^rules\.vacas_to_win: 2 differs .*header's rules"):
+        m.play({**strong(1), "rules": {"vacas_to_win": 2}})
     with pytest.raises(MalformedError, match=r"^rules\.kigns: 'kigns' is not a rule"):
         m.play({**strong(1), "rules": {"kigns": 8}})
     assert len(m.history) == 1
@@ -355,3 +358,30 @@ def test_a_live_hand_record_plays_in_the_match() -> None:
     settlement = m.play(record)  # its score, rules and esku agree with the match's: accepted
     assert settlement["score"] == [22, 2] and settlement["disputes"] == []
     assert m.state()["esku"] == 2
+
+
+def test_a_match_file_exported_before_with_every_rule_in_its_lines_is_read() -> None:
+    """Until the records carried a hand's rules only, the web export (and `Match.to_lines`)
+    wrote all the table's rules in every hand line, the match's length included, equal to
+    the header's: such a file is still read (ruling 17), the length left out of the records
+    and of a new export; a line whose length differs from the header's is refused."""
+    rules = Rules(games_per_vaca=2, vacas_to_win=1).to_json()
+    header = {"format": "mus-match/1", "rules": rules, "teams": ["A", "B"], "players": ["a", "b", "c", "d"], "esku": 0}
+    old = [json.dumps(header), *(json.dumps({**strong(0), "esku": e, "rules": rules}) for e in (0, 1))]
+    m = Match.from_lines(old)
+    assert [e["record"]["rules"] for e in m.history] == [{"kings": 8, "target": 40, "real31": False}] * 2
+    assert all("rules" not in json.loads(line) for line in m.to_lines()[1:])
+    differs = [*old, json.dumps({**strong(0), "rules": {**rules, "vacas_to_win": 3}})]
+    with pytest.raises(IllegalError, match=r"^line 4: rules\.vacas_to_win: 3 differs from the match rules \(1\); "
+                       r"vacas_to_win belongs in the mus-match/1 header's rules"):
+        Match.from_lines(differs)
+
+
+def test_a_match_line_without_hands_or_with_a_bare_mas_is_refused() -> None:
+    header = json.dumps({"format": "mus-match/1", "rules": {}, "esku": 0})
+    line = {k: v for k, v in strong(0).items() if k != "hands"}
+    with pytest.raises(MalformedError, match=r"^line 2: hands: missing; a seat whose cards were not shown is null$"):
+        Match.from_lines([header, json.dumps(line)])
+    bare = strong(0, grande=[{"seat": 0, "act": "envido"}, {"seat": 1, "act": "mas"}, {"seat": 2, "act": "quiero"}])
+    with pytest.raises(MalformedError, match=r"^line 2: bets\.grande\[1\]\.n: missing in"):
+        Match.from_lines([header, json.dumps(bare)])

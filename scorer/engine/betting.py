@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 from .cards import parse_hands
 from .errors import IllegalError, MalformedError, MusError, short
+from .evaluate import hand_values
 from .rules import Rules, check_esku, check_score
 
 LANCES = ("grande", "chica", "pares", "juego", "punto")
@@ -62,6 +63,9 @@ class Action(NamedTuple):
             if "n" in obj:
                 raise MalformedError("n", f"'n' is for 'envido' and 'mas', not {act!r}", obj["n"])
             return Action(seat, act)
+        if act == "mas" and "n" not in obj:  # HAND-RECORD.md: "`mas` (raise by `n`)"; only envido has a default
+            raise MalformedError("n", f"missing in {short(obj, 60)}: 'mas' names the stones it raises by "
+                                 "(only 'envido' defaults to 2)", None)
         n = obj.get("n", 2)
         least = 2 if act == "envido" else 1
         if type(n) is not int or not least <= n <= MAX_BET:
@@ -484,11 +488,13 @@ class LiveHand:
                 declared.setdefault(action.claim, [None] * 4)[action.seat] = action.holds
             else:
                 bets.setdefault(phase, []).append(action.to_json())
-        if hands is not None:
-            parse_hands(hands)
+        shown = parse_hands(hands)
+        if any(None in said for said in declared.values()):  # a declaration round under way
+            from .record import written_declared  # record imports this module
+            declared = written_declared(declared, hand_values(shown, s.rules.kings, s.rules.real31))
         record: dict[str, Any] = {
             "format": "mus-hand/1",
-            "rules": s.rules.to_json(),
+            "rules": s.rules.hand_json(),
             "esku": s.esku,
             "score": list(s.start),
             "hands": [None if h is None else list(h) for h in hands] if hands is not None else [None] * 4,

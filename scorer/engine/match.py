@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from .errors import IllegalError, MalformedError, MusError, json_problem, said
+from .record import MATCH_RULES
 from .rules import Rules
 from .settle import settle
 
@@ -108,7 +109,13 @@ class Match:
                 if key not in mine:
                     raise MalformedError(f"rules.{key}", f"{key!r} is not a rule (known: {', '.join(mine)})", key)
                 if value != mine[key]:
-                    raise IllegalError(f"rules.{key}", f"{value!r} differs from the match rules ({mine[key]!r})", value)
+                    where = (f"; {key} belongs in the {MATCH_FORMAT} header's rules, not a hand's"
+                             if key in MATCH_RULES else "")
+                    raise IllegalError(f"rules.{key}", f"{value!r} differs from the match rules ({mine[key]!r}){where}",
+                                       value)
+        # a hand's rules only (HAND-RECORD.md "A hand"); the match's length, which the web
+        # export wrote in every line until the engine's records carried a hand's rules only,
+        # is taken where it is the header's (engine README ruling 17) and left out
         record["rules"] = self.rules.hand_json()
         if hand.get("esku") is None:
             # HAND-RECORD.md "A match": the esku turns each hand, and a line may still name

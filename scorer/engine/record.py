@@ -33,13 +33,14 @@ class HandRecord:
         """The record as a `mus-hand/1` dict."""
         out: dict[str, Any] = {
             "format": FORMAT,
-            "rules": self.rules.to_json(),
+            "rules": self.rules.hand_json(),
             "esku": self.esku,
             "score": list(self.score),
             "hands": [None if h is None else [str(c) for c in h] for h in self.hands],
         }
-        if self.declared:
-            out["declared"] = {k: list(v) for k, v in self.declared.items()}
+        declared = written_declared(self.declared, self.values)
+        if declared:
+            out["declared"] = declared
         if self.bets:
             out["bets"] = {k: [a.to_json() for a in v] for k, v in self.bets.items()}
         return out
@@ -55,17 +56,53 @@ def parse_hand(obj: Any) -> HandRecord:
     fmt = obj.get("format", FORMAT)
     if fmt != FORMAT:
         raise MalformedError("format", f"{fmt!r} is not {FORMAT!r}", fmt)
-    rules = Rules.from_json(obj.get("rules"))
+    rules = _hand_rules(obj.get("rules"))
     if "esku" not in obj:
         raise MalformedError("esku", "'esku' is missing: the seat that speaks first", None)
     esku = check_esku(obj["esku"])
     score = check_score(obj.get("score", (0, 0)), rules)
-    hands = parse_hands(obj.get("hands"))
+    if obj.get("hands") is None:
+        raise MalformedError("hands", "missing; a seat whose cards were not shown is null" if "hands" not in obj
+                             else "null is not a list of four hands; a seat whose cards were not shown is null", None)
+    hands = parse_hands(obj["hands"])
     values = hand_values(hands, rules.kings, rules.real31)
     declared = _parse_declared(obj.get("declared"))
     state = HandState.begin(rules, esku, score)
     bets = _replay(state, declared, _parse_bets(obj.get("bets")), values)
     return HandRecord(rules, esku, score, hands, declared, bets, values, state)
+
+
+MATCH_RULES = ("games_per_vaca", "vacas_to_win")  # the match's length: a mus-match/1 header's rules only
+
+
+def _hand_rules(obj: Any) -> Rules:
+    """A hand's `rules`: `kings`, `target`, `real31` (HAND-RECORD.md "A hand")."""
+    if isinstance(obj, dict):
+        for key in MATCH_RULES:
+            if key in obj:
+                raise MalformedError(f"rules.{key}", f"{key!r}: {short(obj[key], 40)} belongs in the mus-match/1 "
+                                     "header's rules, not a hand's (kings, target, real31)", obj[key])
+    return Rules.from_json(obj)
+
+
+def written_declared(declared: dict[str, tuple[bool | None, ...]] | dict[str, list[bool | None]],
+                     values: tuple[HandValue | None, ...]) -> dict[str, list[bool]]:
+    """`declared` as a record writes it (HAND-RECORD.md defines no null): a seat's null (no
+    declaration recorded) is what its cards hold, as the engine reads it; a list with a null
+    for a seat whose cards are not shown is left out (a record the engine settles has none
+    in a lance it reached: its lance was not reached, so leaving it out changes nothing)."""
+    out = {}
+    for claim, said in declared.items():
+        if None not in said:
+            out[claim] = list(said)
+        elif all(h is not None or values[s] is not None for s, h in enumerate(said)):
+            out[claim] = [h if h is not None else _holds(claim, values[s]) for s, h in enumerate(said)]
+    return out
+
+
+def _holds(claim: str, value: HandValue | None) -> bool:
+    assert value is not None
+    return bool(value.pares_kind if claim == "pares" else value.juego)
 
 
 def _parse_declared(obj: Any) -> dict[str, tuple[bool | None, ...]]:
@@ -123,7 +160,7 @@ def _declarations(claim: str, declared: dict, values: tuple[HandValue | None, ..
                     f"seat {seat}'s {claim} is unknown: no declaration recorded and no cards shown", None,
                     key="claim_unknown", params={"seat": seat, "lance": claim},
                 )
-            holds = bool(value.pares_kind if claim == "pares" else value.juego)
+            holds = _holds(claim, value)
         out.append(holds)
     return tuple(out)
 

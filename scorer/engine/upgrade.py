@@ -1,4 +1,4 @@
-"""Records and live logs written before a `no_quiero` bound the whole team, read as they meant.
+"""Records and live logs written before the engine's rules or words changed, read as they meant.
 
 Until the forty-third session a `no_quiero` facing a bet counted for the player who said it
 alone: while the partner was still to answer, the partner could accept, raise or refuse
@@ -6,6 +6,11 @@ too. Now (RULES.md "Betting inside a lance", seed 004 art. 10) a `no_quiero` is 
 refusal and a `paso` facing a bet is "for my part". Such an old refusal, said while the
 partner still had to answer, is therefore a `paso` in today's words: rewritten so, every
 stored hand settles and replays exactly as it did.
+
+Until the engine refused what HAND-RECORD.md does not define, a record could leave out
+`hands`, raise with a `mas` without `n` (taken as 2) or leave a seat's declaration `null`
+(what its cards hold); the web import stored such a record as it came. `record_defined`
+says it in the contract's words, with the same settlement.
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from .betting import LiveHand
+from .errors import MusError
+from .record import parse_hand, written_declared
 from .rules import Rules
 
 
@@ -59,4 +66,35 @@ def log_refusals(rules: Rules | dict[str, Any] | None, esku: int, score: tuple[i
             action = {**action, "act": "paso"}
         hand = hand.apply(action)
         out.append(action)
+    return out
+
+
+def _bare_mas(action: Any) -> bool:
+    return isinstance(action, dict) and action.get("act") == "mas" and "n" not in action
+
+
+def record_defined(record: Any) -> Any:
+    """`record` (a `mus-hand/1` dict, with a hand's rules) in what HAND-RECORD.md defines,
+    meaning what the engine took it to mean when it accepted more: `hands` missing or
+    `null` is four seats not shown, a `mas` without `n` raises by 2, and a seat's `null` in
+    `declared` is what its cards hold (`written_declared`: a list where that cannot be told
+    is of a lance the hand never reached, and is left out). The same object when there is
+    nothing to change; a record the engine refuses otherwise keeps its `declared`."""
+    if not isinstance(record, dict):
+        return record
+    out = record
+    if out.get("hands") is None:
+        out = {**out, "hands": [None] * 4}
+    bets = out.get("bets")
+    if isinstance(bets, dict) and any(isinstance(acts, list) and any(map(_bare_mas, acts)) for acts in bets.values()):
+        out = {**out, "bets": {lance: [{**a, "n": 2} if _bare_mas(a) else a for a in acts]
+                               if isinstance(acts, list) else acts for lance, acts in bets.items()}}
+    declared = out.get("declared")
+    if isinstance(declared, dict) and any(isinstance(said, list) and None in said for said in declared.values()):
+        try:
+            parsed = parse_hand(out)
+        except MusError:
+            return out
+        written = written_declared(parsed.declared, parsed.values)
+        out = {**out, "declared": written} if written else {k: v for k, v in out.items() if k != "declared"}
     return out
