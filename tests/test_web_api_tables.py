@@ -1797,3 +1797,65 @@ def damage_second_half(path) -> None:
     data = path.read_bytes()
     half = len(data) // 2
     path.write_bytes(data[:half] + random.Random(3).randbytes(len(data) - half))
+
+
+# -- records in the contract's words (HAND-RECORD.md defines no missing `hands`, bare `mas`, null declaration)
+NO_HANDS = {k: v for k, v in IMPORTED.items() if k != "hands"}
+BARE_MAS = {**IMPORTED, "bets": {**IMPORTED["bets"], "grande": [
+    {"seat": 0, "act": "envido", "n": 3}, {"seat": 1, "act": "mas"}, {"seat": 2, "act": "quiero"}]}}
+NULL_SAID = {**IMPORTED, "declared": {"pares": [True, None, False, None], "juego": [False, True, None, False]}}
+
+
+@pytest.mark.parametrize("old,meant", [
+    (NO_HANDS, {**IMPORTED, "hands": [None] * 4}),
+    ({**IMPORTED, "hands": None}, {**IMPORTED, "hands": [None] * 4}),
+    (BARE_MAS, {**BARE_MAS, "bets": {**BARE_MAS["bets"], "grande": [
+        {"seat": 0, "act": "envido", "n": 3}, {"seat": 1, "act": "mas", "n": 2}, {"seat": 2, "act": "quiero"}]}}),
+    (NULL_SAID, IMPORTED),
+], ids=["no_hands", "hands_null", "bare_mas", "null_declared"])
+def test_a_hand_imported_before_as_it_came_loads_in_the_contracts_words(tmp_path, old, meant) -> None:
+    """The import stored a hand line as it came, and the engine took a missing `hands`, a
+    `mas` without `n` and a declaration null then: such a stored hand loads, is answered and
+    exported in the contract's words with what the engine took it to mean (the same
+    settlement), and the export imports again."""
+    c1, t, another_app = on_a_database_file(tmp_path)
+    to_showdown(c1, t)
+    showdown(c1, t)
+    with c1.application.extensions["mus_store"].db.write() as conn:
+        conn.execute("UPDATE hands SET record = ? WHERE table_id = ?",
+                     (json.dumps({**old, "rules": engine.Rules().to_json(), "score": [0, 0]}), t["id"]))
+    c2 = another_app()
+    s = state(c2, t)
+    expected = {**meant, "rules": {"kings": 8, "target": 40, "real31": False}, "score": [0, 0]}
+    assert s["hands"][0]["record"] == expected
+    assert s["score"] == engine.settle(expected)["score"]
+    lines = c2.get(f"/api/tables/{t['id']}/export", headers=t["auth"]).data.decode()
+    assert json.loads(lines.splitlines()[1]) == {k: v for k, v in expected.items() if k not in ("rules", "score")}
+    r = c2.post("/api/tables/import", data=lines.encode(), content_type="application/jsonl")
+    assert r.status_code == 201, r.json
+
+
+@pytest.mark.parametrize("line,field,says", [
+    (NO_HANDS, "line 2: hands", "line 2: hands: missing; a seat whose cards were not shown is null"),
+    (BARE_MAS, "line 2: bets.grande[1].n", "line 2: bets.grande[1].n: missing in {'seat': 1, 'act': 'mas'}"),
+    ({**IMPORTED, "rules": {"games_per_vaca": 1}}, "line 2: rules.games_per_vaca",
+     "line 2: rules.games_per_vaca: 1 differs from the match rules (2); games_per_vaca belongs in the mus-match/1"),
+])
+def test_an_import_refuses_what_the_contract_does_not_define(client, line, field, says) -> None:
+    head = {"format": "mus-match/1", "rules": MATCH_RULES, "teams": ["A", "B"], "players": ["P0", "P1", "P2", "P3"]}
+    text = "".join(json.dumps(x) + "\n" for x in (head, line))
+    r = client.post("/api/tables/import", data=text.encode(), content_type="application/jsonl")
+    err = assert_error(r, 422, "invalid", field)
+    assert err["message"].startswith(says)
+
+
+def test_an_import_stores_a_declaration_null_as_the_cards_hold(client) -> None:
+    """A declaration null is still read (ruling 15: exports of hands imported before can
+    carry it), but stored, answered and exported as what the seat's cards hold; a line with
+    the header's own match length is read, the length left to the header."""
+    t = import_match(client, NULL_SAID, {**IMPORTED, "rules": MATCH_RULES})
+    s = state(client, t)
+    assert [h["record"]["declared"] for h in s["hands"]] == [IMPORTED["declared"]] * 2
+    assert [h["record"]["rules"] for h in s["hands"]] == [HAND_RULES] * 2
+    lines = client.get(f"/api/tables/{t['id']}/export", headers=t["auth"]).data.decode().splitlines()
+    assert [json.loads(x)["declared"] for x in lines[1:]] == [IMPORTED["declared"]] * 2

@@ -251,7 +251,8 @@ SCHEMAS: dict[str, Any] = {
     "Action": {"type": "object", "required": ["seat", "act"], "properties": {
         "seat": _whole({"type": "integer", "minimum": 0, "maximum": 3}),
         "act": {"enum": ["paso", "envido", "mas", "ordago", "quiero", "no_quiero", "declare"]},
-        "n": _whole({"type": "integer", "minimum": 1, "maximum": 1000}), "pares": {"type": "boolean"},
+        "n": _whole({"type": "integer", "minimum": 1, "maximum": 1000,
+                     "description": "stones: an envido's defaults to 2; a mas names its own"}), "pares": {"type": "boolean"},
         "juego": {"type": "boolean"}}},
     "Write": {"type": "object", "required": ["client_id", "version"], "properties": {
         "client_id": {**CLIENT_ID, "description": "new for each request: "

@@ -26,7 +26,7 @@ def _binding_refusals(conn: sqlite3.Connection) -> None:
     settles and replays as it did (`scorer.engine.upgrade`). A row that does not replay is
     left as it was."""
     from scorer import engine
-    from scorer.engine.upgrade import log_refusals, record_refusals
+    from scorer.engine.upgrade import log_refusals, record_defined, record_refusals
     from scorer.storage.tables import _match_for, _without_score
 
     for table in conn.execute("SELECT id, header, current FROM tables").fetchall():
@@ -42,7 +42,7 @@ def _binding_refusals(conn: sqlite3.Connection) -> None:
                 if record is not stored or new_log != log:
                     conn.execute("UPDATE hands SET record = ?, log = ? WHERE table_id = ? AND n = ?",
                                  (json.dumps(record), json.dumps(new_log), table["id"], row["n"]))
-                match.play(_without_score(record))
+                match.play(_without_score(record_defined(record)))  # an import stored as it came
             current = json.loads(table["current"])
             state = match.state()
             if state["winner"] is None and current.get("log"):

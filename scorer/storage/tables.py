@@ -29,6 +29,7 @@ from scorer import engine
 from scorer.engine.errors import KEYS as ENGINE_KEYS
 from scorer.engine.errors import SEAT_PARAMS, short
 from scorer.engine.standings import invisible, team_key
+from scorer.engine.upgrade import record_defined
 from scorer.storage.db import Database
 
 MAX_NAME = 40
@@ -429,6 +430,9 @@ class TableStore:
             record = _with_hand_rules(json.loads(h["record"]), rules)
             if record.get("esku") is None:  # an import stored its null before the forty-fifth session
                 record["esku"] = match.state()["esku"]
+            # an import stored its line as it came: said in the contract's words (no `hands`,
+            # a `mas` without `n`, a declaration null: what the engine took them to mean)
+            record = record_defined(record)
             match.play(_without_score(record))
             hands.append(
                 {"n": h["n"], "record": record, "settlement": json.loads(h["settlement"]), "photo_id": h["photo_id"]}
@@ -530,6 +534,7 @@ class TableStore:
             if full.get("esku") is None:  # left out or null: the turn's (HAND-RECORD.md "A match")
                 full["esku"] = st["esku"]
             full["score"] = list(st["score"])
+            full = record_defined(full)  # a declaration null (what the seat's cards hold) said so
             settlement = match.play(_without_score(full))
             hands.append({"n": i, "record": full, "settlement": settlement, "photo_id": None})
             logs.append(([], 0))
