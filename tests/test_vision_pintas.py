@@ -147,6 +147,11 @@ def test_the_weight_comes_from_the_classifiers_json(tmp_path, monkeypatch) -> No
     meta.write_text(json.dumps({"names": ["1o", "1c"], "pintas_weight": 9}))
     with pytest.raises(ModelError, match="pintas_weight"):
         Models(tmp_path)
+    meta.write_text(json.dumps({"names": ["1o", "1c"], "pintas_ace_weight": 2}))
+    assert (Models(tmp_path).pintas_weight, Models(tmp_path).pintas_ace_weight) == (0, 2)
+    meta.write_text(json.dumps({"names": ["1o", "1c"], "pintas_ace_weight": -1}))
+    with pytest.raises(ModelError, match="pintas_ace_weight"):
+        Models(tmp_path)
 
 
 class _Unsure:
@@ -159,6 +164,7 @@ class _Unsure:
 
     def __init__(self, weight: float) -> None:
         self.pintas_weight = weight
+        self.pintas_ace_weight = 0.0
 
     def classify(self, batch: np.ndarray) -> np.ndarray:
         return np.tile(np.array([0.3, 0.25, 0.25, 0.15, 0.05], np.float32), (len(batch), 1))
@@ -178,3 +184,50 @@ def test_classify_corners_folds_the_pintas_where_the_json_asks(weight: float) ->
     names = _Unsure.names
     assert names[int(p[1].argmax())] == "5o"  # no card: untouched
     assert names[int(p[0].argmax())] == ("5b" if weight else "5o"), p[0]
+
+
+class _SureAce(_Unsure):
+    """Reads every corner the ace of oros, at `sure` (the rest of the suits alike)."""
+
+    names = ["1o", "1c", "1e", "1b", "other"]
+
+    def __init__(self, weight: float, ace_weight: float, sure: float) -> None:
+        self.pintas_weight, self.pintas_ace_weight, self.sure = weight, ace_weight, sure
+
+    def classify(self, batch: np.ndarray) -> np.ndarray:
+        rest = (1 - self.sure) / 4
+        return np.tile(np.array([self.sure, rest, rest, rest, rest], np.float32), (len(batch), 1))
+
+
+@pytest.mark.parametrize(("weight", "ace_weight", "sure", "read"), [
+    (0.5, 0.0, 0.95, "1o"), (0.0, 2.0, 0.95, "1b"), (0.5, 2.0, 0.95, "1b"), (0.5, 2.0, 0.998, "1o")])
+def test_a_corner_read_an_ace_has_its_pintas_read_where_the_json_gives_an_ace_weight(
+        weight: float, ace_weight: float, sure: float, read: str) -> None:
+    """A corner read the ace of oros, on a card drawn with bastos' breaks: at 0.95 it is
+    too sure of its suit for the plain weight (`BELOW`), not for an ace weight
+    (`ACE_BELOW`), and the breaks move it to bastos; at 0.998 it is read as it was."""
+    from scorer.vision.pipeline import classify_corners
+
+    img = Image.fromarray(photo(5.0, BASTOS).astype(np.uint8))
+    origin, width = pintas.placed(CORNER, 5.0)
+    card = (origin[0] - 10, origin[1] - 5, origin[0] + width + 10, origin[1] + width / pintas.CARD_ASPECT + 10)
+    p = classify_corners(_SureAce(weight, ace_weight, sure), img, (1.0, 1.0), [(CORNER, 0, False)], [card])
+    assert _SureAce.names[int(p[0].argmax())] == read, p[0]
+
+
+@pytest.mark.parametrize("shape", [(48, 320), (48, 113), (7, 5), (1, 9), (20, 3)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_paper_level_is_numpys_90th_percentile_exactly(shape: tuple[int, int], dtype: type) -> None:
+    a = (np.random.default_rng(shape[0] * 1000 + shape[1]).random(shape) * 255).astype(dtype)
+    got, want = pintas._percentile90(a), np.percentile(a, 90, axis=0)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_the_coarse_search_scores_its_short_strip_as_the_whole_strip() -> None:
+    """The slope search samples only the columns its score reads (`COARSE`): each angle's
+    score is the one the whole strip gives, to the bit."""
+    gray = photo(5.0, BASTOS)
+    for deg in pintas.ANGLES[::4]:
+        whole = pintas.line_score(pintas.strip_at(gray, CORNER, float(deg)), 0.3)
+        short = pintas.line_score(pintas.strip_at(gray, CORNER, float(deg), pintas.COARSE), 0.3)
+        assert short == whole, deg

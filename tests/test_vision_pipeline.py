@@ -30,7 +30,7 @@ class Oracle:
 
     det_size, cls_size, names = 320, 64, NAMES
     index = suit = None  # no rank reader, no court suit reader
-    pintas_weight = 0.0  # no suit from the frame line
+    pintas_weight = pintas_ace_weight = 0.0  # no suit from the frame line
 
     def __init__(self, scene, monkeypatch: pytest.MonkeyPatch) -> None:
         self.cards = [(tuple(c["box"]), c["card"]) for c in scene.cards]

@@ -12,6 +12,7 @@ fitted as a line") has how it was measured. numpy only.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -53,11 +54,24 @@ STARTS = 3
 """The coarse search's best slopes (4 degrees apart or more) each fitted as a line."""
 
 
-def darkness(gray: np.ndarray) -> np.ndarray:
+def _percentile90(a: np.ndarray) -> np.ndarray:
+    """`np.percentile(a, 90, axis=0)` (linear), by one partition: its overhead is most of
+    the time on a strip's few dozen rows."""
+    n = a.shape[0]
+    pos = 0.9 * (n - 1)
+    lo = int(pos)
+    hi = min(lo + 1, n - 1)
+    part = np.partition(a, (lo, hi), axis=0)
+    low, high, t = part[lo], part[hi], pos - lo
+    return high - (high - low) * (1 - t) if t >= 0.5 else low + (high - low) * t  # as numpy's lerp
+
+
+def darkness(gray: np.ndarray, k: int | None = None) -> np.ndarray:
     """(paper - gray) / paper, clipped to 0..1, the paper each column's 90th percentile
-    smoothed along u by a running median (glare and shading change along a side)."""
-    paper = np.percentile(gray, 90, axis=0)
-    k = max(3, len(paper) // 20)
+    smoothed along u by a running median (glare and shading change along a side) `k`
+    columns each way (a twentieth of the strip's when not given)."""
+    paper = _percentile90(gray)
+    k = max(3, len(paper) // 20) if k is None else k
     padded = np.pad(paper, k, mode="edge")
     paper = np.median(np.lib.stride_tricks.sliding_window_view(padded, 2 * k + 1), axis=1) + 1e-3
     return np.clip((paper - gray) / paper, 0.0, 1.0)
@@ -136,19 +150,31 @@ def side_map(origin: np.ndarray, theta: float, width: float, v0: float) -> np.nd
     return to_img @ np.array([[su, 0, su / 2], [0, sv, sv / 2 + v0 * height], [0, 0, 1]])
 
 
-def sample(gray: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """The NV x NU strip whose pixel (x, y) is `gray` at `m` @ (x, y, 1) (an affine map),
-    bilinear, the border repeated."""
-    ys, xs = np.mgrid[0:NV, 0:NU].astype(np.float64)
+@functools.cache
+def _grid(cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """The strip's sample rows and columns (NV x `cols`, float64), made once."""
+    ys, xs = np.mgrid[0:NV, 0:cols].astype(np.float64)
+    ys.flags.writeable = xs.flags.writeable = False
+    return ys, xs
+
+
+def sample(gray: np.ndarray, m: np.ndarray, cols: int = NU) -> np.ndarray:
+    """The NV x `cols` strip whose pixel (x, y) is `gray` at `m` @ (x, y, 1) (an affine
+    map), bilinear, the border repeated."""
+    ys, xs = _grid(cols)
     px = m[0, 0] * xs + m[0, 1] * ys + m[0, 2]
     py = m[1, 0] * xs + m[1, 1] * ys + m[1, 2]
     h, w = gray.shape
     px, py = np.clip(px, 0, w - 1), np.clip(py, 0, h - 1)
     x0, y0 = np.minimum(px.astype(np.int64), w - 2 if w > 1 else 0), np.minimum(py.astype(np.int64), h - 2 if h > 1 else 0)
     fx, fy = px - x0, py - y0
-    x1, y1 = np.minimum(x0 + 1, w - 1), np.minimum(y0 + 1, h - 1)
-    top = gray[y0, x0] * (1 - fx) + gray[y0, x1] * fx
-    bottom = gray[y1, x0] * (1 - fx) + gray[y1, x1] * fx
+    flat = gray.ravel()
+    i00 = y0 * w + x0
+    i01 = i00 + (w > 1)
+    i10 = i00 + (w if h > 1 else 0)
+    i11 = i10 + (w > 1)
+    top = flat.take(i00) * (1 - fx) + flat.take(i01) * fx
+    bottom = flat.take(i10) * (1 - fx) + flat.take(i11) * fx
     return (top * (1 - fy) + bottom * fy).astype(np.float32)
 
 
@@ -165,15 +191,24 @@ def placed(corner: Box, deg: float) -> tuple[np.ndarray, float]:
     return origin, width
 
 
-def strip_at(gray: np.ndarray, corner: Box, deg: float) -> np.ndarray:
-    """The strip along the side at slope `deg` from the patch box `corner`."""
+def strip_at(gray: np.ndarray, corner: Box, deg: float, cols: int = NU) -> np.ndarray:
+    """The strip along the side at slope `deg` from the patch box `corner` (its first
+    `cols` columns)."""
     origin, width = placed(corner, deg)
-    return sample(gray, side_map(origin, math.radians(deg), width, -0.02))
+    return sample(gray, side_map(origin, math.radians(deg), width, -0.02), cols)
+
+
+SMOOTH = NU // 20
+"""The running median's reach (columns each way) in `darkness` for a whole strip."""
+COARSE = int(0.3 * NU) + SMOOTH + 1
+"""The columns the coarse slope search samples: its score reads u up to 0.3, and the
+paper's running median there needs `SMOOTH` more (so it scores as the whole strip would)."""
 
 
 def line_score(strip: np.ndarray, reach: float) -> float:
-    """How clearly a thin line runs along the strip over u = SOLID[0]..reach (its best row)."""
-    r = ridge(darkness(strip))
+    """How clearly a thin line runs along the strip over u = SOLID[0]..reach (its best row;
+    the strip may be the first columns of a whole one)."""
+    r = ridge(darkness(strip, SMOOTH))
     a, b = int(SOLID[0] * NU), max(int(SOLID[0] * NU) + 8, int(reach * NU))
     return float(r[:, a:b].mean(axis=1).max())
 
@@ -239,7 +274,8 @@ def side_strip(gray: np.ndarray, corner: Box, cards: list[Box], own: int | None,
     the first 0.3 of the side; with `fit`, from the `STARTS` best the frame line is fitted
     along the seen side and the clearest fit kept. Returns the strip, how far the side is
     seen (card widths) and the slope (degrees)."""
-    scored = sorted(((line_score(strip_at(gray, corner, float(d)), 0.3), float(d)) for d in angles), reverse=True)
+    scored = sorted(((line_score(strip_at(gray, corner, float(d), COARSE), 0.3), float(d)) for d in angles),
+                    reverse=True)
     deg = scored[0][1]
     if fit:
         starts = [deg]
@@ -262,6 +298,10 @@ GATE = 0.8
 BELOW = 0.9
 """Only a corner whose suit (the classifier's probabilities summed by suit) is less sure
 than this has its pintas read."""
+ACE_BELOW = 0.99
+"""... and a corner read an ace, less sure than this, where the json gives an ace weight
+(an ace's corner shows little of its suit, and a deck never seen leaves the classifier
+unsure of it: on (b) it never reached 0.97; on a deck it knows, 0.99 and over)."""
 
 
 def _rot_box(box: Box, size: tuple[int, int], turns: int) -> tuple[Box, tuple[int, int]]:

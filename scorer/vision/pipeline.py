@@ -59,6 +59,7 @@ from scorer.vision.model import (
     letterbox,
     nms,
     postprocess,
+    rank_of,
     to_tensor,
 )
 
@@ -379,6 +380,7 @@ TTA = ((0.0, 0.0, 1.0), (-0.07, -0.07, 1.0), (0.07, 0.07, 1.0), (0.07, -0.07, 1.
        (0.0, 0.0, 1.15), (0.0, 0.0, 0.87))  # (dx, dy of the box side, scale): corner crops read and averaged
 TTA_BELOW = 0.97  # a corner read less sure than this from its box is read again through `TTA`
 COURT_MASS = 0.2  # a corner read a court card (10, 11, 12) this likely has its suit read again
+ACE_MASS = 0.5  # a corner read an ace this likely has its pintas read where the json gives an ace weight
 ALTS = 3  # names kept per read, best first
 
 
@@ -445,19 +447,26 @@ def classify_corners(models: Models, image: Image.Image, scale: tuple[float, flo
                 models, image, scale, [crops[i] for i in court], TTA[:1], models.suit_size)
             p[court] = combine_suits(p[court], models.names, models.read_suits(batch), models.suits,
                                      models.suit_weight)
-    if models.pintas_weight and cards and on_card:
+    if (models.pintas_weight or models.pintas_ace_weight) and cards and on_card:
         sure = pintas.suit_sureness(p[on_card], models.names)
-        unsure = [i for i, v in zip(on_card, sure, strict=True) if v < pintas.BELOW]
-        if unsure:
+        aces = p[:, [j for j, n in enumerate(models.names) if rank_of(n) == "1"]].sum(axis=1) >= ACE_MASS
+        weights = {i: models.pintas_ace_weight if models.pintas_ace_weight and aces[i] else models.pintas_weight
+                   for i, v in zip(on_card, sure, strict=True)
+                   if (models.pintas_ace_weight and aces[i] and v < pintas.ACE_BELOW)
+                   or (models.pintas_weight and v < pintas.BELOW)}
+        if weights:
             fx, fy = scale
             gray = np.asarray(image.convert("L"), np.float32)
             seen = [(c[0] / fx, c[1] / fy, c[2] / fx, c[3] / fy) for c in cards]
-            lls = []
-            for i in unsure:
-                b, turns, far = crops[i]
-                box = (b[0] / fx, b[1] / fy, b[2] / fx, b[3] / fy)
-                lls.append(pintas.corner_suit(gray, box, seen, owner(b, cards), (turns + (2 if far else 0)) % 4))
-            p[unsure] = pintas.fold(p[unsure], models.names, lls, models.pintas_weight)
+            for w in set(weights.values()):
+                rows = [i for i, v in weights.items() if v == w]
+                lls = []
+                for i in rows:
+                    b, turns, far = crops[i]
+                    box = (b[0] / fx, b[1] / fy, b[2] / fx, b[3] / fy)
+                    lls.append(pintas.corner_suit(gray, box, seen, owner(b, cards),
+                                                  (turns + (2 if far else 0)) % 4))
+                p[rows] = pintas.fold(p[rows], models.names, lls, w)
     return p
 
 
