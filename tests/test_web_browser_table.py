@@ -325,15 +325,15 @@ def test_photo_upload_correct_a_card_and_settle(server, browser, recognizer, tmp
 
 
 @contextmanager
-def at_the_showdown(browser, tmp_path: Path, reader: FakeRecognizer) -> Iterator[tuple]:
+def at_the_showdown(browser, tmp_path: Path, reader: FakeRecognizer, lang: str = "es") -> Iterator[tuple]:
     """A server reading photos with `reader`, a table at its showdown, a phone on its page
-    and a photo of the cards to give it: (page, api, photo, server)."""
+    (in `lang`) and a photo of the cards to give it: (page, api, photo, server)."""
     srv = LiveServer({"RECOGNIZER": reader})
     api = Api(srv.url)
     api.to_showdown()
     photo = tmp_path / "showdown.jpg"
     photo.write_bytes(showdown_photo(HANDS, bottom=0))
-    ctx = phone(browser)
+    ctx = phone(browser, lang)
     page = ctx.new_page()
     try:
         page.goto(api.url())
@@ -1321,6 +1321,44 @@ def test_a_seat_chosen_while_a_stale_showdown_write_is_merged_seats_both_phones_
             assert b.is_checked("#bottom-seat input[value='2']")
         finally:
             other.close()
+
+
+@pytest.mark.parametrize(("lang", "notice"), [
+    ("es", "Otro móvil ha elegido «Foto hecha desde Maite»; se queda esa."),
+    ("fr", "Un autre téléphone a choisi « Photo prise depuis Maite » ; c'est ce choix qui est gardé."),
+])
+def test_a_seat_another_phone_chose_meanwhile_is_kept_and_named(browser, tmp_path, lang, notice):
+    """Two phones change 'Foto hecha desde' to different seats at once: this phone's
+    (Iker) is refused as stale (409), the other's (Maite) stays, and the notice names the
+    seat the other phone chose, in the page's language (not the notice for a card another
+    phone put at the same place)."""
+    from web import i18n
+
+    for code in i18n.LANGS:  # every language says it in its own words, naming the seat
+        text = i18n._TABLES[code]["show.merge_seat_lost"]
+        assert "{player}" in text and (code == "en" or text != i18n.EN["show.merge_seat_lost"]), code
+    with at_the_showdown(browser, tmp_path, FakeRecognizer(HANDS), lang) as (page, api, photo, srv):
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        until(page, "window.musTable.state.current.shown?.photo_id")
+        deaf(page)
+        page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        refused = []
+        page.on("response", lambda r: r.url.endswith("/shown") and r.status == 409 and refused.append(r.url))
+        # the other phone chooses Maite (seat 3): the places seated again from her seat
+        shown = api.state()["current"]["shown"]
+        assert shown["bottom"] == 0
+        from_maite = [shown["hands"][(s + 1) % 4] for s in range(4)]
+        api.post("shown", {"hands": from_maite, "photo_id": shown["photo_id"], "bottom": 3})
+        # this phone, deaf to it, chooses Iker (seat 2): refused as stale, then merged
+        page.click("#bottom-seat label:has-text('Iker')")
+        page.wait_for_selector("#toast.show")
+        assert page.inner_text("#toast") == notice
+        assert refused, "this phone's write was not refused as stale: the test proves nothing"
+        until(page, "window.musTable.state.current.shown?.bottom === 3")
+        until(page, "document.querySelector(\"#bottom-seat input[value='3']\").checked")
+        kept = api.state()["current"]["shown"]
+        assert kept["bottom"] == 3 and kept["hands"] == from_maite
 
 
 def test_a_tap_while_a_card_named_is_on_its_way_is_sent_after_it(browser, tmp_path):

@@ -752,8 +752,11 @@ function rebaseShown(server) {
     lost = true;
     return ov;
   };
-  // the places compared as seated from the seat kept (a seat chosen again turns them all)
-  const bottom = pick(m.bottom, b.bottom ?? m.bottom, o.bottom ?? m.bottom);
+  // the places compared as seated from the seat kept (a seat chosen again turns them all);
+  // a seat chosen here and another there: the other's stays, and the page names it
+  const [bb, ob] = [b.bottom ?? m.bottom, o.bottom ?? m.bottom];
+  const seatLost = m.bottom !== bb && m.bottom !== ob && ob !== bb;
+  const bottom = seatLost ? ob : pick(m.bottom, bb, ob);
   for (const x of [b, o, m]) {
     const turn = (bottom - (x.bottom ?? m.bottom) + 4) % 4;
     x.hands = [0, 1, 2, 3].map((s) => x.hands[(s - turn + 4) % 4]);
@@ -779,7 +782,8 @@ function rebaseShown(server) {
   adoptShown(merged);
   show.synced = synced;
   show.unsent = shownKey(merged) !== synced;
-  if (lost) toast(t("show.merge_lost"), "warn", 5000);
+  const said = [seatLost && t("show.merge_seat_lost", { player: playerName(bottom) }), lost && t("show.merge_lost")];
+  if (seatLost || lost) toast(said.filter(Boolean).join(" "), "warn", 5000);
 }
 
 // Another phone's showdown (or this one's before a reload): its photo and cards, as kept.
