@@ -472,6 +472,61 @@ def test_links_name_the_lan_address_only_where_the_server_listens_there(tmp_path
         assert other["join_url"].startswith(f"http://{LAN}:37059/t/"), other
 
 
+LAN6 = "2001:db8::2"  # this machine's IPv6 address on the network, as the pages would find it
+
+
+@pytest.mark.parametrize(("listening", "came_to", "host"), [
+    (["::1"], "[::1]:37059", "[::1]:37059"),  # `serve --host ::1`: the loopback one, in brackets
+    (None, "[::1]:37059", "[::1]:37059"),
+    (["::"], "[::1]:37059", f"[{LAN6}]:37059"),  # `serve --host ::`: every IPv6 address
+    (["::"], "[::1]", f"[{LAN6}]"),  # no port: none added
+    (["::", "0.0.0.0"], "[::1]:37059", f"[{LAN6}]:37059"),
+    ([LAN6], "[::1]:37059", f"[{LAN6}]:37059"),
+    (["0.0.0.0"], "[::1]:37059", f"{LAN}:37059"),  # IPv4 only: its LAN address, as before
+    (["::"], f"[{LAN6}]:37059", f"[{LAN6}]:37059"),  # reached at its IPv6 address: that one
+    (["::"], "[2001:db8::9]:37059", "[2001:db8::9]:37059"),
+])
+def test_links_to_an_ipv6_address_are_in_brackets(tmp_path, monkeypatch, listening, came_to, host):
+    """A page or the API reached at [::1]:PORT (or another IPv6 address) links an address
+    in brackets (http://[::1]:PORT/...), never a bare one; where the server listens on
+    every IPv6 address, the links name this machine's IPv6 address on the network, where
+    phones reach it, as `serve` prints it."""
+    from web import pages
+
+    monkeypatch.setattr(pages, "_lan_address", lambda: LAN)
+    monkeypatch.setattr(pages, "_lan_address6", lambda: LAN6)
+    config = {"DATABASE": str(tmp_path / "mus.db"), "TESTING": True}
+    if listening is not None:
+        config["LISTEN_ADDRESSES"] = listening
+    app = create_app(config)
+    with app.test_client() as client:
+        base = f"http://{came_to}"
+        table = client.post("/api/tables", json={}, base_url=base).get_json()
+        tid = table["id"]
+        assert table["join_url"] == f"http://{host}/t/{tid}?token={table['token']}", table
+        assert table["watch_url"] == f"http://{host}/w/{tid}?token={table['watch_token']}", table
+        links = _boot(client.get(f"/t/{tid}?token={table['token']}", base_url=base).get_data(as_text=True))["links"]
+        assert links["join"] == table["join_url"] and links["watch"] == table["watch_url"], links
+        svg = client.get(f"/t/{tid}/qr.svg?token={table['token']}&for=join", base_url=base).get_data(as_text=True)
+        assert f"<title>{table['join_url']}</title>" in svg
+        club = client.post("/api/tournaments", json={"name": "Liga"}, base_url=base).get_json()
+        assert club["watch_url"] == f"http://{host}/c/{club['id']}?token={club['watch_token']}", club
+
+
+def test_no_ipv6_network_leaves_the_loopback_link(tmp_path, monkeypatch):
+    """`serve --host ::` on a machine with no IPv6 address on a network: a page reached at
+    [::1] keeps that address (bracketed), not the IPv4 LAN one, where nothing listens."""
+    from scorer.commands import serve
+    from web import pages
+
+    monkeypatch.setattr(pages, "_lan_address", lambda: LAN)
+    monkeypatch.setattr(serve, "lan_address6", lambda: "::1")  # what serve finds with none
+    app = create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True, "LISTEN_ADDRESSES": ["::"]})
+    with app.test_client() as client:
+        table = client.post("/api/tables", json={}, base_url="http://[::1]:8000").get_json()
+        assert table["join_url"].startswith("http://[::1]:8000/t/"), table
+
+
 def test_a_public_url_names_every_link_of_the_pages_and_the_api(tmp_path, monkeypatch):
     """`PUBLIC_URL` (`serve --public-url`): the pages' links and QR codes and the API's
     links all name it, its path kept, whatever address the request came to."""

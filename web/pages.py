@@ -167,6 +167,15 @@ def _lan_address() -> str | None:
     return None if addr.startswith("127.") else addr
 
 
+def _lan_address6() -> str | None:
+    """This machine's IPv6 address on the network, one a phone can open (not link-local
+    nor loopback: `mus-scorer serve`'s, no packet sent), or None."""
+    from scorer.commands.serve import lan_address6
+
+    found = lan_address6()
+    return None if found == "::1" else found
+
+
 def _loopback(host: str) -> bool:
     """Whether `host` (a URL's host name) is this machine only: localhost, 127.x, ::1."""
     if host.lower() == "localhost":
@@ -179,10 +188,11 @@ def _loopback(host: str) -> bool:
 
 def _listens_on(address: str) -> bool:
     """Whether the server listens on `address`: `LISTEN_ADDRESSES` (set by `mus-scorer
-    serve`, its sockets' addresses) holds it or 0.0.0.0 (every IPv4 address). Unset (the
-    app served some other way), nothing is known, so no."""
+    serve`, its sockets' addresses) holds it, or 0.0.0.0 (every IPv4 address) for an IPv4
+    one, :: (every IPv6 address) for an IPv6 one. Unset (the app served some other way),
+    nothing is known, so no."""
     listening = current_app.config.get("LISTEN_ADDRESSES") or ()
-    return "0.0.0.0" in listening or address in listening
+    return ("::" if ":" in address else "0.0.0.0") in listening or address in listening
 
 
 def public_base() -> str:
@@ -190,14 +200,17 @@ def public_base() -> str:
     link a page or the API gives: `PUBLIC_URL` where set (`serve --public-url`); else this
     request's scheme and host, a loopback host replaced by this machine's LAN address only
     where the server listens there too (`_listens_on`), so that no link names an address
-    where nothing answers."""
+    where nothing answers: for ::1 its IPv6 address on the network first (`serve --host ::`),
+    else its IPv4 one. An IPv6 address in brackets."""
     base = current_app.config.get("PUBLIC_URL")
     if base:
         return base.rstrip("/")
     parts = urlsplit(request.host_url)
-    netloc = parts.netloc
-    if _loopback(parts.hostname or "") and (lan := _lan_address()) and _listens_on(lan):
-        netloc = lan + (f":{parts.port}" if parts.port else "")
+    netloc, host = parts.netloc, parts.hostname or ""
+    if _loopback(host):
+        found = (_lan_address6(), _lan_address()) if ":" in host else (_lan_address(),)
+        if lan := next((a for a in found if a and _listens_on(a)), None):
+            netloc = (f"[{lan}]" if ":" in lan else lan) + (f":{parts.port}" if parts.port else "")
     return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
