@@ -206,6 +206,82 @@ def test_serve_refuses_a_body_over_its_limit_in_the_json_shape_before_reading_it
     s.rest()
 
 
+def stream_chunked(base: str, head: str, most: int) -> tuple[int, dict[str, str], bytes, bool]:
+    """Send the request line and headers `head`, then a body chunked in 64 KB chunks, up to
+    `most` bytes, as long as the server reads it and has not answered; then end the body (if
+    nothing was answered yet) and read the answer until the server closes: its status,
+    headers, body, and whether it answered before the body ended."""
+    import select
+    import socket
+    from urllib.parse import urlsplit
+
+    where = urlsplit(base)
+    chunk = b"x" * 65536
+    frame = b"%x\r\n%s\r\n" % (len(chunk), chunk)
+    with socket.create_connection((where.hostname, where.port), timeout=30) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536)
+        sock.sendall(head.encode("latin-1") + b"Transfer-Encoding: chunked\r\n\r\n")
+        sent, early, pending = 0, False, b""
+        while sent < most or pending:
+            readable, writable, _ = select.select([sock], [sock], [], 30)  # (30 s: a server stuck fails here)
+            assert readable or writable, f"the server neither reads nor answers, {sent} bytes sent"
+            if readable:
+                early = True
+                break
+            if not pending:
+                pending, sent = frame, sent + len(chunk)
+            try:
+                pending = pending[sock.send(pending):]
+            except (BrokenPipeError, ConnectionResetError):  # it answered and closed meanwhile
+                early = True
+                break
+        if not early:
+            sock.sendall(b"0\r\n\r\n")
+        got = b""
+        try:
+            while data := sock.recv(65536):
+                got += data
+        except ConnectionResetError:  # the rest of the body, unread, resets the connection
+            pass
+    top, _, body = got.partition(b"\r\n\r\n")
+    status_line, *lines = top.decode("latin-1").split("\r\n")
+    headers = {name.strip().lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
+    return int(status_line.split()[1]), headers, body, early
+
+
+def test_serve_stops_reading_a_chunked_body_past_the_largest_upload(serve) -> None:
+    """A body sent chunked (no Content-Length to refuse it by) is read only until it passes
+    the largest upload the server takes there (a photo with its form: 25 MB and 64 KB),
+    not up to waitress's limit for any request (101 MB): then a 413 in the app's JSON shape
+    under /api/, naming that limit, answered while the body is still being sent. The
+    server serves on; a deck's upload (four photos) may still be longer."""
+    from web import DEFAULTS
+    from web.api import FORM_HEADROOM
+
+    limit = DEFAULTS["MAX_CONTENT_LENGTH"] + FORM_HEADROOM
+    s = serve()
+    t = requests.post(f"{s.base}/api/tables", json={}, timeout=5).json()
+    status, headers, body, early = stream_chunked(
+        s.base, f"POST /api/tables/{t['id']}/photos?token={t['token']} HTTP/1.1\r\nHost: x\r\n"
+                "Connection: close\r\nContent-Type: multipart/form-data; boundary=b\r\n", 3 * limit)
+    assert early, "the server read the whole body (3 times the limit) before answering"
+    assert status == 413, body
+    assert headers["content-type"] == "application/json" and headers["cache-control"] == "no-store"
+    error = json.loads(body)["error"]
+    assert error["code"] == "too_large" and error["field"] is None, error
+    assert f"sent chunked, is larger than the server's limit of {limit} bytes" in error["message"], error
+    # a deck's four photos: past a photo's limit, the body is read whole and the app answers it
+    status, _, body, early = stream_chunked(
+        s.base, "POST /api/decks HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                "Content-Type: multipart/form-data; boundary=b\r\n",
+        limit + 4 * 2**20)
+    assert not early and status == 401 and json.loads(body)["error"]["code"] == "admin_key_required", body
+    state = requests.get(f"{s.base}/api/tables/{t['id']}?token={t['token']}", timeout=5)
+    assert state.status_code == 200 and state.json()["version"] == 1
+    s.proc.send_signal(signal.SIGTERM)
+    s.rest()
+
+
 def test_serve_create_limit_sets_how_many_tables_an_address_creates(serve) -> None:
     s = serve("--create-limit", "2")
     assert all(requests.post(f"{s.base}/api/tables", json={}, timeout=5).status_code == 201 for _ in range(2))

@@ -65,6 +65,8 @@ STATES = (*RUNNING, "ready", "failed", "interrupted")
 """A deck's job, from posted to done (the OpenAPI document lists them from here)."""
 PHOTO_LIMIT = 25 * 1024 * 1024
 """Bytes per photo (25 MB); the request may carry four."""
+UPLOAD_LIMIT = len(SUITS) * PHOTO_LIMIT + 64 * 1024
+"""Bytes a deck's upload (POST /api/decks) may carry: its four photos and the form's fields."""
 _ID = re.compile(r"^[a-z0-9]{12}$")
 NICE = 10
 """How much lower the job runs than the server (`nice`), so that the tables' photos come first."""
@@ -763,7 +765,7 @@ def create_deck() -> Response:
     why = unavailable()
     if why:
         raise ApiError(503, "teaching_unavailable", why, None)
-    request.max_content_length = len(SUITS) * PHOTO_LIMIT + 64 * 1024
+    request.max_content_length = UPLOAD_LIMIT
     name = (request.form.get("name") or "").strip() or "Club deck"
     if len(name) > 40:
         raise ApiError(400, "invalid", f"name: at most 40 characters, got {len(name)}", "name")

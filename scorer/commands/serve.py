@@ -10,6 +10,7 @@ import socket
 import sqlite3
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -237,21 +238,59 @@ def proxy_settings(address: str | None) -> dict[str, Any]:
             "clear_untrusted_proxy_headers": True}
 
 
-def api_error_channel() -> type:
+def chunked_limits(app: Any) -> Callable[[str], int | None]:
+    """The most bytes a request's body sent chunked (no Content-Length) may carry, by its
+    path: the largest upload the app takes there, a deck's four photos at /api/decks
+    (`web.decks.UPLOAD_LIMIT`), else a photo with its form (`MAX_CONTENT_LENGTH` and
+    `web.api.FORM_HEADROOM`); None (no photo limit): waitress's own."""
+    from web.api import FORM_HEADROOM
+    from web.decks import UPLOAD_LIMIT
+
+    photo = app.config.get("MAX_CONTENT_LENGTH")
+    anywhere = int(photo) + FORM_HEADROOM if photo else None
+
+    def limit(path: str) -> int | None:
+        return UPLOAD_LIMIT if path.rstrip("/") == "/api/decks" else anywhere
+
+    return limit
+
+
+def api_error_channel(chunked_limit: Callable[[str], int | None] | None = None) -> type:
     """waitress's connection class, its own refusals of a request under /api/ answered in
     the app's one JSON error shape (`web.errors`) rather than in waitress's plain text;
     a page's stay as waitress writes them.
 
     waitress reads a request's whole body before the app is called, so no app nor WSGI
     middleware sees a body over `max_request_body_size`: waitress refuses it itself (413),
-    from its Content-Length as soon as the headers are in (a chunked one once past the
-    limit), never reading the body, and this answers that refusal."""
+    from its Content-Length as soon as the headers are in, never reading the body, and
+    this answers that refusal. A body sent chunked has no length to refuse it by: it is
+    read until it passes `chunked_limit(path)` (its bytes unchunked; None: until it passes
+    `max_request_body_size`), then refused so, the rest unread."""
     import json
 
     from waitress.channel import HTTPChannel
+    from waitress.parser import HTTPRequestParser
     from waitress.task import ErrorTask
+    from waitress.utilities import RequestEntityTooLarge
 
     from web.errors import HTTP_CODES, error_body
+
+    class LimitedParser(HTTPRequestParser):
+        body_limit: int | None = None  # a chunked body's, by its path
+
+        def parse_header(self, header_plus: bytes) -> None:
+            super().parse_header(header_plus)
+            if self.chunked and chunked_limit is not None:
+                self.body_limit = chunked_limit(self.path or "")
+
+        def received(self, data: bytes) -> int:
+            consumed = super().received(data)
+            body = self.body_rcv
+            if (self.body_limit is not None and self.chunked and body is not None and self.error is None
+                    and len(body) > self.body_limit):
+                self.error = RequestEntityTooLarge(f"exceeds max_body of {self.body_limit}")
+                self.completed = True
+            return consumed
 
     class ApiErrorTask(ErrorTask):
         def execute(self) -> None:
@@ -260,7 +299,10 @@ def api_error_channel() -> type:
                 return super().execute()
             status = error.code
             code = HTTP_CODES.get(status, error.reason.lower().replace(" ", "_"))
-            if status == 413:
+            if status == 413 and getattr(self.request, "body_limit", None) is not None:
+                message = (f"the request body, sent chunked, is larger than the server's limit of "
+                           f"{self.request.body_limit} bytes for {path}")
+            elif status == 413:
                 limit = self.channel.server.adj.max_request_body_size - 1  # waitress refuses from the limit on
                 length = self.request.content_length  # 0 where it was sent chunked
                 message = (f"the request body{f' ({length} bytes)' if length else ''} is larger than the "
@@ -277,6 +319,7 @@ def api_error_channel() -> type:
 
     class ApiErrorChannel(HTTPChannel):
         error_task_class = ApiErrorTask
+        parser_class = LimitedParser
 
     return ApiErrorChannel
 
@@ -339,7 +382,7 @@ def _serve(args: argparse.Namespace, sockets: list[socket.socket]) -> int:
     from scorer.storage import SchemaError, default_db_path
     from scorer.storage.db import damaged, not_a_database
     from web import create_app
-    from web.decks import PHOTO_LIMIT, SUITS
+    from web.decks import UPLOAD_LIMIT
 
     db = os.path.abspath(args.db) if args.db else str(default_db_path())
     if why := not_a_database(db, new_ok=True):
@@ -382,9 +425,10 @@ def _serve(args: argparse.Namespace, sockets: list[socket.socket]) -> int:
             # waitress reads a whole body before the app sees it: bound that, leaving the app's
             # own 413 for bodies up to twice its limit (and for the four photos of a deck being
             # taught, up to 25 MB each); past it waitress refuses from the headers, in the
-            # same JSON shape under /api/ (api_error_channel)
+            # same JSON shape under /api/ (api_error_channel; a chunked body, with no length
+            # to refuse it by, once past the largest upload its path takes: chunked_limits)
             max_request_body_size=max(2 * int(app.config["MAX_CONTENT_LENGTH"] or 25 * 1024 * 1024),
-                                      len(SUITS) * PHOTO_LIMIT + 1024 * 1024),
+                                      UPLOAD_LIMIT + 1024 * 1024),
             **proxy_settings(args.trusted_proxy),
         )
     except (OSError, ValueError) as exc:  # the sockets cannot listen
@@ -394,7 +438,7 @@ def _serve(args: argparse.Namespace, sockets: list[socket.socket]) -> int:
         app.extensions["mus_teacher"].stop()
         app.extensions["mus_store"].db.close()
         return 2
-    channel = api_error_channel()
+    channel = api_error_channel(chunked_limits(app))
     for listener in list(listeners.values()):
         if isinstance(listener, BaseWSGIServer):
             listener.channel_class = channel
