@@ -231,3 +231,48 @@ def test_the_coarse_search_scores_its_short_strip_as_the_whole_strip() -> None:
         whole = pintas.line_score(pintas.strip_at(gray, CORNER, float(deg)), 0.3)
         short = pintas.line_score(pintas.strip_at(gray, CORNER, float(deg), pintas.COARSE), 0.3)
         assert short == whole, deg
+
+
+class _Fixed(_Unsure):
+    """Reads every corner `row` over `names`, with the pintas weights given."""
+
+    def __init__(self, names: list[str], row: list[float], weight: float, ace_weight: float) -> None:
+        self.names, self.row = names, np.array(row, np.float32)
+        self.pintas_weight, self.pintas_ace_weight = weight, ace_weight
+
+    def classify(self, batch: np.ndarray) -> np.ndarray:
+        return np.tile(self.row, (len(batch), 1))
+
+
+def _read_on_bastos(models: _Fixed) -> str:
+    from scorer.vision.pipeline import classify_corners
+
+    img = Image.fromarray(photo(5.0, BASTOS).astype(np.uint8))
+    origin, width = pintas.placed(CORNER, 5.0)
+    card = (origin[0] - 10, origin[1] - 5, origin[0] + width + 10, origin[1] + width / pintas.CARD_ASPECT + 10)
+    p = classify_corners(models, img, (1.0, 1.0), [(CORNER, 0, False)], [card])
+    return models.names[int(p[0].argmax())]
+
+
+def test_an_ace_unsure_enough_for_both_weights_is_folded_at_the_ace_weight() -> None:
+    """An ace of oros read at 0.85 (under both thresholds) on bastos' breaks: a plain
+    weight of 0.01 alone could not move it; the ace weight 2 does."""
+    row = [0.85, 0.05, 0.05, 0.04, 0.01]
+    aces = ["1o", "1c", "1e", "1b", "other"]
+    assert _read_on_bastos(_Fixed(aces, row, 0.01, 0.0)) == "1o"
+    assert _read_on_bastos(_Fixed(aces, row, 0.01, 2.0)) == "1b"
+
+
+def test_a_card_not_read_an_ace_is_left_to_the_plain_weight() -> None:
+    """A 5 of oros read at 0.95 on bastos' breaks, with only an ace weight given: not
+    read again (it is no ace, and the plain step is off); at 0.85 with the plain weight, it is."""
+    fives = ["5o", "5c", "5e", "5b", "other"]
+    assert _read_on_bastos(_Fixed(fives, [0.95, 0.02, 0.01, 0.01, 0.01], 0.0, 4.0)) == "5o"
+    assert _read_on_bastos(_Fixed(fives, [0.85, 0.05, 0.05, 0.04, 0.01], 0.5, 0.0)) == "5b"
+
+
+def test_the_score_refuses_a_strip_too_short_for_its_reach() -> None:
+    strip = pintas.strip_at(photo(5.0, BASTOS), CORNER, 5.0, pintas.COARSE)
+    assert pintas.line_score(strip, pintas.COARSE_REACH) > 0
+    with pytest.raises(ValueError, match="too short"):
+        pintas.line_score(strip, 0.6)

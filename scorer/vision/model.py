@@ -286,8 +286,8 @@ class Models:
         # unless the classifier's json gives `pintas_weight`
         self.pintas_weight = _json_number(self.model_dir / NAMES_FILE, "pintas_weight", 0.0, 0, 4)
         # an ace's suit, which a deck's big central emblem sets apart and its corner hardly does:
-        # where the json gives `pintas_ace_weight`, every corner read as an ace has its pintas
-        # read (sure of its suit or not), at that weight
+        # where the json gives `pintas_ace_weight`, a corner read as an ace has its pintas read
+        # at that weight where its suit is under `pintas.ACE_BELOW` (0.99, not 0.9)
         self.pintas_ace_weight = _json_number(self.model_dir / NAMES_FILE, "pintas_ace_weight", 0.0, 0, 4)
         # the classifier's columns of the court cards, whose suit the suit reader reads again
         self.court = np.array([j for j, n in enumerate(self.names) if rank_of(n) in COURT_RANKS], np.int64)

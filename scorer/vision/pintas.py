@@ -200,16 +200,29 @@ def strip_at(gray: np.ndarray, corner: Box, deg: float, cols: int = NU) -> np.nd
 
 SMOOTH = NU // 20
 """The running median's reach (columns each way) in `darkness` for a whole strip."""
-COARSE = int(0.3 * NU) + SMOOTH + 1
-"""The columns the coarse slope search samples: its score reads u up to 0.3, and the
-paper's running median there needs `SMOOTH` more (so it scores as the whole strip would)."""
+COARSE_REACH = 0.3
+"""The share of the side the coarse slope search scores."""
+
+
+def _score_cols(reach: float) -> tuple[int, int]:
+    """The columns `line_score` reads for a side seen to `reach`."""
+    a = int(SOLID[0] * NU)
+    return a, max(a + 8, int(reach * NU))
+
+
+COARSE = _score_cols(COARSE_REACH)[1] + SMOOTH + 1
+"""The columns the coarse slope search samples: those its score reads, and the `SMOOTH`
+more the paper's running median there needs (so it scores as the whole strip would)."""
 
 
 def line_score(strip: np.ndarray, reach: float) -> float:
     """How clearly a thin line runs along the strip over u = SOLID[0]..reach (its best row;
-    the strip may be the first columns of a whole one)."""
+    the strip may be the first columns of a whole one, as long as `reach` reads in them
+    with the running median's reach to spare)."""
+    a, b = _score_cols(reach)
+    if strip.shape[1] < min(NU, b + SMOOTH + 1):
+        raise ValueError(f"a strip of {strip.shape[1]} columns is too short to score to u {reach}")
     r = ridge(darkness(strip, SMOOTH))
-    a, b = int(SOLID[0] * NU), max(int(SOLID[0] * NU) + 8, int(reach * NU))
     return float(r[:, a:b].mean(axis=1).max())
 
 
@@ -274,7 +287,7 @@ def side_strip(gray: np.ndarray, corner: Box, cards: list[Box], own: int | None,
     the first 0.3 of the side; with `fit`, from the `STARTS` best the frame line is fitted
     along the seen side and the clearest fit kept. Returns the strip, how far the side is
     seen (card widths) and the slope (degrees)."""
-    scored = sorted(((line_score(strip_at(gray, corner, float(d), COARSE), 0.3), float(d)) for d in angles),
+    scored = sorted(((line_score(strip_at(gray, corner, float(d), COARSE), COARSE_REACH), float(d)) for d in angles),
                     reverse=True)
     deg = scored[0][1]
     if fit:

@@ -426,7 +426,9 @@ def classify_corners(models: Models, image: Image.Image, scale: tuple[float, flo
     (`combine`), and where a court suit reader is shipped, the suit of each corner read a
     court card read again from its crop (`combine_suits`); and where the classifier's json
     gives a `pintas_weight`, the suit of each corner on a card (of `cards`) less sure of its
-    suit than `pintas.BELOW` read again from its frame line's breaks (`pintas.fold`)."""
+    suit than `pintas.BELOW` read again from its frame line's breaks (`pintas.fold`); where
+    it gives a `pintas_ace_weight`, a corner read an ace (`ACE_MASS`) less sure than
+    `pintas.ACE_BELOW` too, folded at that weight instead."""
     if not crops:
         return np.zeros((0, len(models.names)), np.float32)
     first = _crops(models, image, scale, crops, TTA[:1])
