@@ -992,6 +992,83 @@ def test_a_photo_seated_again_has_its_annotated_copy_drawn_with_the_new_seats(tm
     assert _bottom_seat_colour(back.data) == 0 and back.data == first.data
 
 
+def _seated_again(tmp_path, monkeypatch, hold: float = 0.0):
+    """A table with a photo seated again from seat 2 (its annotated copy to be drawn anew),
+    its watch link, and the drawings of annotated copies counted (each held `hold` s)."""
+    import threading
+    import time
+
+    from web import api
+    from web.testing import FakeRecognizer as Reader
+
+    app = create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True, "RECOGNIZER": Reader(DEAL)})
+    client = app.test_client()
+    t = client.post("/api/tables", json={}).json
+    t["auth"] = {"Authorization": f"Bearer {t['token']}"}
+    up = _upload(client, t, "?bottom=0").json
+    _to_showdown(client, t)
+    turned = [DEAL[(s + 2) % 4] for s in range(4)]
+    assert _post(client, t, "shown", hands=turned, photo_id=up["photo_id"], bottom=2).status_code == 200
+    drawn: list[int] = []
+    lock, draw = threading.Lock(), api._draw_annotated
+
+    def counted(photo, scan):
+        with lock:
+            drawn.append(scan["bottom"])
+        time.sleep(hold)
+        return draw(photo, scan)
+
+    monkeypatch.setattr(api, "_draw_annotated", counted)
+    return app, t, up, f"{up['annotated_url']}?token={t['watch_token']}", drawn
+
+
+def test_an_annotated_copy_asked_for_at_once_is_drawn_once(tmp_path, monkeypatch) -> None:
+    """Phones and watchers that ask at once for the annotated copy of a photo seated again
+    wait for the one drawing it: the photo is decoded once on the scan workers, not once
+    each (their slots are the uploads')."""
+    import threading
+
+    app, t, up, url, drawn = _seated_again(tmp_path, monkeypatch, hold=0.3)
+    start, got = threading.Barrier(6), []
+
+    def ask() -> None:
+        client = app.test_client()
+        start.wait(10)
+        r = client.get(url)
+        got.append((r.status_code, r.data))
+
+    threads = [threading.Thread(target=ask) for _ in range(6)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(30)
+    assert len(got) == 6 and {status for status, _ in got} == {200} and len({data for _, data in got}) == 1
+    assert drawn == [2], drawn
+    assert not app.extensions["mus_annotated"]._drawing  # nothing left behind
+
+
+def test_an_annotated_copy_that_cannot_be_stored_is_kept_in_memory_until_seated_again(tmp_path, monkeypatch) -> None:
+    """Where the copy drawn again cannot be stored (a read-only database, a full disk:
+    `set_annotated` False), it is kept in memory, not drawn again for every request (a
+    watcher's GET or HEAD); seated again, it is drawn anew from the new seats."""
+    app, t, up, url, drawn = _seated_again(tmp_path, monkeypatch)
+    store = app.extensions["mus_store"]
+    monkeypatch.setattr(store, "set_annotated", lambda *args: False)
+    client = app.test_client()
+    first = client.get(url)
+    assert first.status_code == 200 and _bottom_seat_colour(first.data) == 2
+    again = client.get(url)
+    assert again.status_code == 200 and again.data == first.data
+    assert client.head(url).status_code == 200
+    assert client.get(url, headers={"If-None-Match": first.headers["ETag"]}).status_code == 304
+    assert drawn == [2], drawn
+    assert store.annotated_photo(t["id"], up["photo_id"])[0] is None  # not stored: kept in memory
+    assert _post(client, t, "shown", hands=DEAL, photo_id=up["photo_id"], bottom=0).status_code == 200
+    back = client.get(url)
+    assert back.status_code == 200 and _bottom_seat_colour(back.data) == 0 and drawn == [2, 0]
+    assert client.get(url).data == back.data and drawn == [2, 0]
+
+
 def test_the_photo_seated_from_another_seat_is_seated_again_where_it_is_kept(tmp_path) -> None:
     """`bottom` other than the one the photo was read with: every card, hand and warning
     seat of its showdown's scans turns with it (the seats follow from the bottom edge,

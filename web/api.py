@@ -17,8 +17,10 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -634,22 +636,86 @@ def _photo_response(table_id: str, photo_id: str, annotated: bool) -> Response:
     return resp
 
 
+class AnnotatedCopies:
+    """The annotated copies being drawn again (`_annotated`), one at a time for each photo:
+    the phones and watchers that ask for one at once wait for the one drawing it rather
+    than each decoding the photo again on the two scan workers; and the last `most` drawn
+    that could not be stored (a read-only database, a full disk), each with the scan it
+    was drawn from, so that it is not drawn again for every request (a photo seated again
+    has another scan: its copy is drawn anew)."""
+
+    def __init__(self, most: int = 8) -> None:
+        self.most = most
+        self._lock = threading.Lock()
+        self._drawing: dict[tuple[str, str], list[Any]] = {}  # (table, photo) -> [its lock, how many use it]
+        self._kept: OrderedDict[tuple[str, str], tuple[str | None, bytes]] = OrderedDict()
+
+    @contextmanager
+    def one_at_a_time(self, table_id: str, photo_id: str) -> Iterator[None]:
+        """Held while no other request draws this photo's copy (the others wait)."""
+        key = (table_id, photo_id)
+        with self._lock:
+            entry = self._drawing.setdefault(key, [threading.Lock(), 0])
+            entry[1] += 1
+        try:
+            with entry[0]:
+                yield
+        finally:
+            with self._lock:
+                entry[1] -= 1
+                if not entry[1]:
+                    del self._drawing[key]
+
+    def kept(self, table_id: str, photo_id: str, scan: str | None) -> bytes | None:
+        """The copy kept here of this photo, where it was drawn from the scan `scan`."""
+        with self._lock:
+            got = self._kept.get((table_id, photo_id))
+            if got is None or got[0] != scan:
+                return None
+            self._kept.move_to_end((table_id, photo_id))
+            return got[1]
+
+    def keep(self, table_id: str, photo_id: str, scan: str | None, jpeg: bytes) -> None:
+        with self._lock:
+            self._kept[(table_id, photo_id)] = (scan, jpeg)
+            self._kept.move_to_end((table_id, photo_id))
+            while len(self._kept) > self.most:
+                self._kept.popitem(last=False)
+
+
+def _kept_copy(copies: AnnotatedCopies, table_id: str, photo_id: str) -> tuple[bytes | None, bytes | None, str | None]:
+    """`(the annotated copy, None, None)` where one is kept, in the database or in
+    `copies`; else `(None, the photo, its scan as stored)` to draw it from."""
+    jpeg, data, scan = _store().annotated_photo(table_id, photo_id)
+    if jpeg is None:
+        jpeg = copies.kept(table_id, photo_id, scan)
+    return (jpeg, None, None) if jpeg is not None else (None, data, scan)
+
+
 def _annotated(table_id: str, photo_id: str) -> bytes:
     """The photo's annotated copy, as stored; where it has none (seated again since it was
     drawn: its seats, colours and hands are the scan's now), drawn from the photo and its
-    scan as stored, on a scan worker (the cards are not read again), and kept."""
-    jpeg, data, scan = _store().annotated_photo(table_id, photo_id)
+    scan as stored, on a scan worker (the cards are not read again), and kept: in the
+    database, else (it cannot be written) in memory (`AnnotatedCopies`). Requests for it at
+    once wait for the one drawing it."""
+    copies: AnnotatedCopies = current_app.extensions["mus_annotated"]
+    jpeg = _kept_copy(copies, table_id, photo_id)[0]  # (the photo not held while waiting)
     if jpeg is not None:
         return jpeg
-    from scorer import vision
+    with copies.one_at_a_time(table_id, photo_id):
+        jpeg, data, scan = _kept_copy(copies, table_id, photo_id)  # drawn meanwhile, by the one before?
+        if jpeg is not None:
+            return jpeg
+        from scorer import vision
 
-    read = json.loads(scan or "null") or {"cards": [], "hands": None, "warnings": []}
-    try:
-        jpeg = in_scan_slot(_draw_annotated, open_upload(data or b""), read)
-    except (ApiError, vision.ImageError):  # not a photo that can be drawn on (never here: it was read)
-        raise ApiError(404, "not_found", f"no annotated copy of photo {photo_id!r} at this table", None) from None
-    _store().set_annotated(table_id, photo_id, jpeg, scan)
-    return jpeg
+        read = json.loads(scan or "null") or {"cards": [], "hands": None, "warnings": []}
+        try:
+            jpeg = in_scan_slot(_draw_annotated, open_upload(data or b""), read)
+        except (ApiError, vision.ImageError):  # not a photo that can be drawn on (never here: it was read)
+            raise ApiError(404, "not_found", f"no annotated copy of photo {photo_id!r} at this table", None) from None
+        if not _store().set_annotated(table_id, photo_id, jpeg, scan):
+            copies.keep(table_id, photo_id, scan, jpeg)
+        return jpeg
 
 
 def _draw_annotated(photo: Any, scan: dict[str, Any]) -> bytes:
@@ -1014,6 +1080,7 @@ def init_app_state(app: Any, store: TableStore, hub: Hub) -> None:
     app.extensions["mus_hub"] = hub
     app.extensions["mus_creations"] = SlidingWindow()  # who created what when (`creation_limited`)
     app.extensions["mus_scan_lock"] = threading.Lock()
+    app.extensions["mus_annotated"] = AnnotatedCopies()  # drawn again one at a time; kept where not stored
     app.extensions["mus_scan_workers"] = ThreadPoolExecutor(max(1, int(app.config.get("SCAN_CONCURRENCY", 2))),
                                                             thread_name_prefix=SCAN_THREAD)
     app.extensions.setdefault("mus_recognizer", None)
