@@ -90,3 +90,26 @@ def test_a_record_the_engine_took_before_it_kept_to_the_contract_is_said_in_its_
     assert settle(record_defined(nulls)) == settle(nulls) == settle(EXAMPLE)
     assert record_defined(EXAMPLE) is EXAMPLE
     assert record_defined("x") == "x"
+
+
+def test_a_whole_list_null_or_a_declared_null_is_said_in_the_contracts_words():
+    """HAND-RECORD.md defines no null in `declared`: neither a seat's, nor a whole list's,
+    nor `declared` itself. The engine reads a list null (and `declared` null) as what the
+    cards hold; `record_defined` leaves such a list out, and `declared` when nothing is
+    left, with the same settlement (ruling 15)."""
+    list_null = {**EXAMPLE, "declared": {"pares": EXAMPLE["declared"]["pares"], "juego": None}}
+    assert record_defined(list_null)["declared"] == {"pares": EXAMPLE["declared"]["pares"]}
+    assert settle(record_defined(list_null)) == settle(list_null)
+    both_null = {**EXAMPLE, "declared": {"pares": None, "juego": None}}
+    assert "declared" not in record_defined(both_null)
+    declared_null = {**EXAMPLE, "declared": None}
+    defined = record_defined(declared_null)
+    assert "declared" not in defined
+    assert settle(defined) == settle(declared_null)
+    assert defined == {k: v for k, v in EXAMPLE.items() if k != "declared"}
+    # a list null and a seat null in one record: both said so
+    mixed = {**EXAMPLE, "declared": {"pares": [None, True, None, True], "juego": None}}
+    assert record_defined(mixed)["declared"] == {"pares": EXAMPLE["declared"]["pares"]}
+    # a record the engine refuses otherwise (a list null where a seat's cards are not shown) keeps it
+    unknown = {**EXAMPLE, "hands": [None, *EXAMPLE["hands"][1:]], "declared": {"pares": None}}
+    assert record_defined(unknown) is unknown

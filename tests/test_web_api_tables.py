@@ -1859,3 +1859,20 @@ def test_an_import_stores_a_declaration_null_as_the_cards_hold(client) -> None:
     assert [h["record"]["rules"] for h in s["hands"]] == [HAND_RULES] * 2
     lines = client.get(f"/api/tables/{t['id']}/export", headers=t["auth"]).data.decode().splitlines()
     assert [json.loads(x)["declared"] for x in lines[1:]] == [IMPORTED["declared"]] * 2
+
+
+def test_an_import_stores_a_whole_list_null_or_declared_null_in_the_contracts_words(client) -> None:
+    """A whole declaration list null, and `declared` null, are read as the cards hold (ruling
+    15), but neither is stored nor exported: the list is left out, and `declared` with it
+    when nothing is left."""
+    list_null = {**IMPORTED, "declared": {"pares": IMPORTED["declared"]["pares"], "juego": None}}
+    declared_null = {**IMPORTED, "declared": None}
+    t = import_match(client, list_null, declared_null)
+    s = state(client, t)
+    assert s["hands"][0]["record"]["declared"] == {"pares": IMPORTED["declared"]["pares"]}
+    assert "declared" not in s["hands"][1]["record"]
+    text = client.get(f"/api/tables/{t['id']}/export", headers=t["auth"]).data.decode()
+    assert "null" not in "".join(text.splitlines()[1:])
+    lines = [json.loads(x) for x in text.splitlines()[1:]]
+    assert lines[0]["declared"] == {"pares": IMPORTED["declared"]["pares"]}
+    assert "declared" not in lines[1]

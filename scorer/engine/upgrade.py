@@ -8,9 +8,10 @@ partner still had to answer, is therefore a `paso` in today's words: rewritten s
 stored hand settles and replays exactly as it did.
 
 Until the engine refused what HAND-RECORD.md does not define, a record could leave out
-`hands`, raise with a `mas` without `n` (taken as 2) or leave a seat's declaration `null`
-(what its cards hold); the web import stored such a record as it came. `record_defined`
-says it in the contract's words, with the same settlement.
+`hands`, raise with a `mas` without `n` (taken as 2) or leave a declaration `null` (a
+seat's, a whole list or `declared` itself: what the cards hold); the web import stored such
+a record as it came. `record_defined` says it in the contract's words, with the same
+settlement.
 """
 
 from __future__ import annotations
@@ -73,13 +74,22 @@ def _bare_mas(action: Any) -> bool:
     return isinstance(action, dict) and action.get("act") == "mas" and "n" not in action
 
 
+def _declared_null(declared: Any) -> bool:
+    """Whether `declared` holds a null HAND-RECORD.md does not define: itself, a whole
+    list, or a seat's in a list."""
+    return declared is None or isinstance(declared, dict) and any(
+        said is None or isinstance(said, list) and None in said for said in declared.values())
+
+
 def record_defined(record: Any) -> Any:
     """`record` (a `mus-hand/1` dict, with a hand's rules) in what HAND-RECORD.md defines,
     meaning what the engine took it to mean when it accepted more: `hands` missing or
     `null` is four seats not shown, a `mas` without `n` raises by 2, and a seat's `null` in
     `declared` is what its cards hold (`written_declared`: a list where that cannot be told
-    is of a lance the hand never reached, and is left out). The same object when there is
-    nothing to change; a record the engine refuses otherwise keeps its `declared`."""
+    is of a lance the hand never reached, and is left out); a whole list `null` is left out
+    (what the cards hold, as a missing list), and `declared` itself when it is `null` or
+    nothing is left of it. The same object when there is nothing to change; a record the
+    engine refuses otherwise keeps its `declared`."""
     if not isinstance(record, dict):
         return record
     out = record
@@ -89,8 +99,7 @@ def record_defined(record: Any) -> Any:
     if isinstance(bets, dict) and any(isinstance(acts, list) and any(map(_bare_mas, acts)) for acts in bets.values()):
         out = {**out, "bets": {lance: [{**a, "n": 2} if _bare_mas(a) else a for a in acts]
                                if isinstance(acts, list) else acts for lance, acts in bets.items()}}
-    declared = out.get("declared")
-    if isinstance(declared, dict) and any(isinstance(said, list) and None in said for said in declared.values()):
+    if "declared" in out and _declared_null(out["declared"]):
         try:
             parsed = parse_hand(out)
         except MusError:
