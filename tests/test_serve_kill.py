@@ -251,10 +251,11 @@ def stream_chunked(base: str, head: str, most: int) -> tuple[int, dict[str, str]
 
 def test_serve_stops_reading_a_chunked_body_past_the_largest_upload(serve) -> None:
     """A body sent chunked (no Content-Length to refuse it by) is read only until it passes
-    the largest upload the server takes there (a photo with its form: 25 MB and 64 KB),
-    not up to waitress's limit for any request (101 MB): then a 413 in the app's JSON shape
-    under /api/, naming that limit, answered while the body is still being sent. The
-    server serves on; a deck's upload (four photos) may still be longer."""
+    the largest upload the server takes there (a photo with its form: 25 MB and 64 KB; a
+    JSON write, 256 KB; a match file imported, 4 MB), not up to waitress's limit for any
+    request (101 MB): then a 413 in the app's JSON shape under /api/, naming that limit,
+    answered while the body is still being sent. The server serves on; a deck's upload
+    (four photos) may still be longer."""
     from web import DEFAULTS
     from web.api import FORM_HEADROOM
 
@@ -270,6 +271,21 @@ def test_serve_stops_reading_a_chunked_body_past_the_largest_upload(serve) -> No
     error = json.loads(body)["error"]
     assert error["code"] == "too_large" and error["field"] is None, error
     assert f"sent chunked, is larger than the server's limit of {limit} bytes" in error["message"], error
+    # a JSON write's path, and an import's, take far less than a photo: read until past theirs
+    # (under a photo's limit, so read whole were it a photo's)
+    for path, most in ((f"/api/tables/{t['id']}/actions?token={t['token']}", DEFAULTS["JSON_MAX_BYTES"]),
+                       ("/api/tables/import", DEFAULTS["IMPORT_MAX_BYTES"]),
+                       (f"/api/tables/{t['id']}/import?token={t['token']}&client_id=c&version=1",
+                        DEFAULTS["IMPORT_MAX_BYTES"])):
+        status, headers, body, early = stream_chunked(
+            s.base, f"POST {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                    "Content-Type: application/json\r\n", 16 * 2**20)
+        assert early, f"{path}: the server read the whole body (16 MB) before answering"
+        assert status == 413 and headers["content-type"] == "application/json", (path, body)
+        error = json.loads(body)["error"]
+        assert error["code"] == "too_large", error
+        assert f"sent chunked, is larger than the server's limit of {most} bytes for {path.split('?')[0]}" \
+            in error["message"], error
     # a deck's four photos: past a photo's limit, the body is read whole and the app answers it
     status, _, body, early = stream_chunked(
         s.base, "POST /api/decks HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
@@ -280,6 +296,35 @@ def test_serve_stops_reading_a_chunked_body_past_the_largest_upload(serve) -> No
     assert state.status_code == 200 and state.json()["version"] == 1
     s.proc.send_signal(signal.SIGTERM)
     s.rest()
+
+
+def test_a_chunked_body_is_cut_off_at_the_largest_upload_its_path_takes(tmp_path) -> None:
+    """`serve.chunked_limits`, path by path: a photo's upload and /api/scan a photo with
+    its form; the imports a match file; /api/decks four photos; any other path (a JSON
+    write, a read, a page) a JSON write's body. The import's and JSON's within
+    MAX_CONTENT_LENGTH, as the app takes them; no photo limit, none for a photo."""
+    from scorer.commands.serve import chunked_limits
+    from web import DEFAULTS, create_app
+    from web.api import FORM_HEADROOM
+    from web.decks import UPLOAD_LIMIT
+
+    photo, json_max, import_max = DEFAULTS["MAX_CONTENT_LENGTH"], DEFAULTS["JSON_MAX_BYTES"], DEFAULTS["IMPORT_MAX_BYTES"]
+    limit = chunked_limits(create_app({"DATABASE": str(tmp_path / "a.db"), "TESTING": True}))
+    for path in ("/api/tables/abc/photos", "/api/tables/abc/photos/", "/api/scan"):
+        assert limit(path) == photo + FORM_HEADROOM, path
+    for path in ("/api/tables/import", "/api/tables/abc/import"):
+        assert limit(path) == import_max, path
+    assert limit("/api/decks") == limit("/api/decks/") == UPLOAD_LIMIT
+    for path in ("/api/tables", "/api/tables/abc/actions", "/api/tables/abc/shown", "/api/tournaments/x/teams",
+                 "/api/tables/abc/photos/p/annotated", "/api/decks/d/use", "/api/scans", "/t/abc", "/", ""):
+        assert limit(path) == json_max, path
+    small = chunked_limits(create_app({"DATABASE": str(tmp_path / "b.db"), "TESTING": True,
+                                       "MAX_CONTENT_LENGTH": 100_000}))
+    assert small("/api/scan") == 100_000 + FORM_HEADROOM
+    assert small("/api/tables/import") == small("/api/tables") == 100_000
+    unlimited = chunked_limits(create_app({"DATABASE": str(tmp_path / "c.db"), "TESTING": True,
+                                           "MAX_CONTENT_LENGTH": None}))
+    assert unlimited("/api/scan") is None and unlimited("/api/tables") == json_max
 
 
 def test_serve_create_limit_sets_how_many_tables_an_address_creates(serve) -> None:

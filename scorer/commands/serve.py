@@ -240,17 +240,33 @@ def proxy_settings(address: str | None) -> dict[str, Any]:
 
 def chunked_limits(app: Any) -> Callable[[str], int | None]:
     """The most bytes a request's body sent chunked (no Content-Length) may carry, by its
-    path: the largest upload the app takes there, a deck's four photos at /api/decks
-    (`web.decks.UPLOAD_LIMIT`), else a photo with its form (`MAX_CONTENT_LENGTH` and
-    `web.api.FORM_HEADROOM`); None (no photo limit): waitress's own."""
+    path: the largest upload the app takes there. A photo with its form at the photo
+    uploads (`POST /api/tables/{id}/photos`, `/api/scan`: `MAX_CONTENT_LENGTH` and
+    `web.api.FORM_HEADROOM`; None, no photo limit: waitress's own); a match file at the
+    imports (`/api/tables/import`, `/api/tables/{id}/import`: `IMPORT_MAX_BYTES`); a deck's
+    four photos at `/api/decks` (`web.decks.UPLOAD_LIMIT`); anywhere else a JSON write
+    (`JSON_MAX_BYTES`), the most any other route reads. The import's and JSON's are within
+    `MAX_CONTENT_LENGTH`, as the app takes them (`web.api._limit`)."""
+    import re
+
     from web.api import FORM_HEADROOM
     from web.decks import UPLOAD_LIMIT
 
     photo = app.config.get("MAX_CONTENT_LENGTH")
-    anywhere = int(photo) + FORM_HEADROOM if photo else None
+
+    def within(key: str) -> int:
+        return min(int(app.config[key]), int(photo)) if photo else int(app.config[key])
+
+    limits: list[tuple[re.Pattern[str], int | None]] = [
+        (re.compile(r"/api/(tables/[^/]+/photos|scan)"), int(photo) + FORM_HEADROOM if photo else None),
+        (re.compile(r"/api/tables/([^/]+/)?import"), within("IMPORT_MAX_BYTES")),
+        (re.compile(r"/api/decks"), UPLOAD_LIMIT),
+    ]
+    json_limit = within("JSON_MAX_BYTES")
 
     def limit(path: str) -> int | None:
-        return UPLOAD_LIMIT if path.rstrip("/") == "/api/decks" else anywhere
+        path = path.rstrip("/")
+        return next((most for pattern, most in limits if pattern.fullmatch(path)), json_limit)
 
     return limit
 
