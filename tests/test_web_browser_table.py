@@ -1228,6 +1228,17 @@ def test_a_photo_taken_from_another_seat_is_seated_again_without_a_new_photo(bro
         assert api.state()["hands"][0]["record"]["hands"] == HANDS
 
 
+def held_back(page, held: list, what: str, timeout: float = 8000) -> None:
+    """Wait until a route has held back a request (`held`, filled by its handler as the
+    page's events are dispatched): a failure naming `what` past `timeout` ms, not a wait
+    until CI's own timeout where the request never goes."""
+    deadline = time.monotonic() + timeout / 1000
+    while not held:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout:.0f} ms for {what} to be sent: it was not")
+        page.wait_for_timeout(50)
+
+
 def test_a_seat_chosen_while_the_photo_is_read_seats_its_cards_from_there(browser, tmp_path):
     """'Foto hecha desde' changed to Iker while the photo (sent from Ane's seat) is on its
     way: its cards are seated from Iker once read, and the server keeps the same seat and
@@ -1237,8 +1248,7 @@ def test_a_seat_chosen_while_the_photo_is_read_seats_its_cards_from_there(browse
         held = []
         page.route(re.compile(r".*/api/tables/[^/]+/photos\?.*"), lambda route: held.append(route))
         page.set_input_files("#photo-input", str(photo))
-        while not held:  # the upload sent, its answer held back
-            page.wait_for_timeout(50)
+        held_back(page, held, "the photo's upload")  # the upload sent, its answer held back
         page.click("#bottom-seat label:has-text('Iker')")
         assert page.is_checked("#bottom-seat input[value='2']")
         held[0].continue_()
@@ -1283,8 +1293,7 @@ def test_a_seat_chosen_while_a_stale_showdown_write_is_merged_seats_both_phones_
         # this phone, deaf to it, names Bixente's last card the 3b: refused as stale
         page.click(".card-slot[data-seat='1'][data-slot='3']")
         page.click("#picker .pick[data-card='3b']")
-        while not held:
-            page.wait_for_timeout(50)
+        held_back(page, held, "the read of the table after the write refused as stale")
         page.click("#bottom-seat label:has-text('Iker')")
         assert page.is_checked("#bottom-seat input[value='2']")
         held[0].fallback()
@@ -1370,8 +1379,7 @@ def test_a_tap_while_a_card_named_is_on_its_way_is_sent_after_it(browser, tmp_pa
         page.route(re.compile(r".*/api/tables/[^/]+/shown$"), lambda route: held.append(route))
         page.click(".card-slot[data-seat='0'][data-slot='0']")
         page.click("#picker .pick[data-card='12o']")
-        while not held:  # the card on its way, its answer held back
-            page.wait_for_timeout(50)
+        held_back(page, held, "the card named (/shown)")  # the card on its way, its answer held back
         page.click("#btn-undo")
         held[0].continue_()
         until(page, f"window.musTable.state.current.log.length === {said - 1}")
