@@ -154,3 +154,19 @@ def test_a_bad_line_names_the_file(tmp_path: Path) -> None:
     path.write_text("\n".join([*lines[:2], lines[2][:-1], *lines[3:]]) + "\n")  # line 3 cut short
     proc = replay(str(path))
     assert proc.returncode == 1 and proc.stderr.startswith(f"mus-scorer replay: {path}: line 3: not JSON"), proc.stderr
+
+
+def test_replay_json_writes_no_declaration_null() -> None:
+    """A line's declaration `null` is read as the cards hold (engine README ruling 15), but a
+    row's `record` says it in the contract's words: no null in `declared`."""
+    header = {"format": "mus-match/1", "teams": ["A", "B"], "players": ["Ane", "Bixente", "Iker", "Maite"]}
+    hands = [["12o", "12c", "12e", "12b"], ["1o", "1c", "1e", "1b"], ["11o", "11c", "11e", "11b"],
+             ["4o", "4c", "4e", "4b"]]
+    lines = [header, {"hands": hands, "declared": {"pares": [True, None, True, None], "juego": None}},
+             {"hands": hands, "esku": 0, "declared": None}]
+    proc = replay("--json", "-", stdin="".join(json.dumps(x) + "\n" for x in lines))
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert rows[0]["record"]["declared"] == {"pares": [True, True, True, True]}
+    assert "declared" not in rows[1]["record"] and rows[1]["record"]["esku"] == 0
+    assert all(None not in said for row in rows for said in row["record"].get("declared", {}).values())

@@ -385,3 +385,28 @@ def test_a_match_line_without_hands_or_with_a_bare_mas_is_refused() -> None:
     bare = strong(0, grande=[{"seat": 0, "act": "envido"}, {"seat": 1, "act": "mas"}, {"seat": 2, "act": "quiero"}])
     with pytest.raises(MalformedError, match=r"^line 2: bets\.grande\[1\]\.n: missing in"):
         Match.from_lines([header, json.dumps(bare)])
+
+
+NULL_DECLARED = {"hands": [KINGS, ASES, HORSES, FOURS],
+                 "declared": {"pares": [True, None, True, None], "juego": None}}
+
+
+def test_a_matchs_records_and_lines_carry_no_declaration_null() -> None:
+    """A line's declaration `null` (a seat's, a whole list, `declared` itself) is read as the
+    cards hold (ruling 15) but never written: the record a match keeps, `to_lines` and the
+    replay's rows say it in the contract's words (the same settlement); a line's own
+    `esku` stays."""
+    m = Match(Rules())
+    first = m.play(NULL_DECLARED)
+    m.play({**strong(1, esku=3), "declared": None})
+    records = [e["record"] for e in m.history]
+    assert records[0]["declared"] == {"pares": [True, True, True, True]}
+    assert "declared" not in records[1] and records[1]["esku"] == 3
+    assert first == Match(Rules()).play({"hands": NULL_DECLARED["hands"]})
+    lines = m.to_lines()
+    assert all("null" not in line for line in lines[1:])
+    assert [json.loads(line).get("declared") for line in lines[1:]] == [{"pares": [True] * 4}, None]
+    assert json.loads(lines[2])["esku"] == 3
+    assert Match.from_lines(lines).state() == m.state()
+    rows = replay_match(lines_of(HEADER, NULL_DECLARED))
+    assert rows[0]["record"]["declared"] == {"pares": [True] * 4}

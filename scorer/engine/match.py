@@ -14,9 +14,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from .errors import IllegalError, MalformedError, MusError, json_problem, said
-from .record import MATCH_RULES
+from .record import MATCH_RULES, parse_hand
 from .rules import Rules
-from .settle import settle
+from .settle import settlement as settlement_of
 
 __all__ = ["Match", "iter_match", "replay_match"]
 
@@ -127,11 +127,14 @@ class Match:
         """Settle one hand of the match (a `mus-hand/1` without score) and advance the match.
 
         Returns the hand's `mus-settlement/1`. Raises `MusError`, changing nothing, on bad
-        input or when the match is over.
+        input or when the match is over. The record kept (`history`, `to_lines`, the
+        replay's rows) is the hand in the contract's words (`HandRecord.to_json`): a
+        declaration `null` the line may carry (engine README ruling 15) is written as the
+        cards hold, an envido names its `n`; it settles the same.
         """
-        record = self._record_for(hand)
-        settlement = settle(record)
-        self._advance(record, settlement)
+        parsed = parse_hand(self._record_for(hand))
+        settlement = settlement_of(parsed)
+        self._advance(parsed.to_json(), settlement)
         return settlement
 
     def copy(self) -> Match:
