@@ -14,6 +14,7 @@ import pytest
 
 from scorer.engine.errors import IllegalError, MalformedError, MusError
 from scorer.engine.match import Match, replay_match
+from scorer.engine.record import parse_hand
 from scorer.engine.rules import Rules
 from scorer.engine.standings import standings
 
@@ -410,3 +411,38 @@ def test_a_matchs_records_and_lines_carry_no_declaration_null() -> None:
     assert Match.from_lines(lines).state() == m.state()
     rows = replay_match(lines_of(HEADER, NULL_DECLARED))
     assert rows[0]["record"]["declared"] == {"pares": [True] * 4}
+
+
+@pytest.mark.parametrize("rules,field,value", [
+    ({"target": 40.0}, "rules.target", "40.0"),
+    ({"kings": 8.0}, "rules.kings", "8.0"),
+    ({"real31": 0}, "rules.real31", "0"),
+    ({"games_per_vaca": True}, "rules.games_per_vaca", "True"),
+    ({"vacas_to_win": 1.0}, "rules.vacas_to_win", "1.0"),
+    ({"kings": None}, "rules.kings", "None"),
+])
+def test_a_lines_rules_of_the_wrong_type_are_malformed_not_equal(rules, field, value) -> None:
+    """A line's rules are checked as a hand's are (a hand record refuses 40.0, True for 1, 0
+    for false) before they are compared with the header's: 1.0 == 1 in Python, not in a
+    record. A wrong type is a `MalformedError` naming the key and quoting the value; a
+    well-typed value other than the header's still "differs" (`IllegalError`)."""
+    m = Match(Rules(games_per_vaca=1, vacas_to_win=1, real31=False))
+    with pytest.raises(MalformedError) as err:
+        m.play({**strong(0), "rules": rules})
+    assert err.value.field == field and str(err.value).startswith(f"{field}: {value} is not ")
+    assert "differs" not in str(err.value) and m.hands == 0
+    if field in ("rules.kings", "rules.target", "rules.real31"):  # a hand record says the same of its own rules
+        with pytest.raises(MalformedError, match=rf"^{field.replace('.', '[.]')}: {value} is not "):
+            parse_hand({**strong(0), "esku": 0, "rules": rules})
+    with pytest.raises(MalformedError, match=rf"^line 2: {field.replace('.', '[.]')}: {value} is not "):
+        Match.from_lines(lines_of({**HEADER, "rules": m.rules.to_json()}, {**strong(0), "rules": rules}))
+
+
+def test_a_lines_well_typed_rule_other_than_the_headers_differs() -> None:
+    m = Match(Rules(target=40, real31=False))
+    with pytest.raises(IllegalError, match=r"^rules\.target: 30 differs from the match rules \(40\)$"):
+        m.play({**strong(0), "rules": {"target": 30}})
+    with pytest.raises(IllegalError, match=r"^rules\.real31: True differs from the match rules \(False\)$"):
+        m.play({**strong(0), "rules": {"real31": True}})
+    m.play({**strong(0), "rules": {"target": 40, "real31": False, "kings": 8}})
+    assert m.hands == 1

@@ -1840,6 +1840,9 @@ def test_a_hand_imported_before_as_it_came_loads_in_the_contracts_words(tmp_path
     (BARE_MAS, "line 2: bets.grande[1].n", "line 2: bets.grande[1].n: missing in {'seat': 1, 'act': 'mas'}"),
     ({**IMPORTED, "rules": {"games_per_vaca": 1}}, "line 2: rules.games_per_vaca",
      "line 2: rules.games_per_vaca: 1 differs from the match rules (2); games_per_vaca belongs in the mus-match/1"),
+    ({**IMPORTED, "rules": {"target": 30.0}}, "line 2: rules.target", "line 2: rules.target: 30.0 is not one of"),
+    ({**IMPORTED, "rules": {"vacas_to_win": True}}, "line 2: rules.vacas_to_win",
+     "line 2: rules.vacas_to_win: True is not a whole number"),
 ])
 def test_an_import_refuses_what_the_contract_does_not_define(client, line, field, says) -> None:
     head = {"format": "mus-match/1", "rules": MATCH_RULES, "teams": ["A", "B"], "players": ["P0", "P1", "P2", "P3"]}

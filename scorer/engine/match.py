@@ -105,9 +105,14 @@ class Match:
             given = hand["rules"]
             if not isinstance(given, dict):
                 raise MalformedError("rules", f"{given!r} is not an object", given)
-            for key, value in given.items():
+            for key in given:
                 if key not in mine:
                     raise MalformedError(f"rules.{key}", f"{key!r} is not a rule (known: {', '.join(mine)})", key)
+            # each value checked as a rule first, as a hand's rules are (typed: 1.0, True and 0
+            # are no 1 or false; MalformedError naming the key and quoting the value), then
+            # compared with the match's: a well-typed other value differs (IllegalError)
+            Rules.from_json({**mine, **given})
+            for key, value in given.items():
                 if value != mine[key]:
                     where = (f"; {key} belongs in the {MATCH_FORMAT} header's rules, not a hand's"
                              if key in MATCH_RULES else "")
