@@ -449,11 +449,37 @@ def test_to_record_writes_a_hands_rules_only():
 
 def test_to_record_in_a_declaration_round_writes_no_null():
     """Mid-declaration, the seats still to declare are written as their cards hold (what a
-    null meant); with one of them not shown, the round's list is left out."""
+    null meant, and what HAND-RECORD.md says a declaration not recorded is: "matched the
+    cards"); the declarations made are kept as said."""
     hand = act(start(), *["paso"] * 8)
     hand = hand.apply({"seat": 0, "act": "declare", "pares": False})  # seat 0 holds a pair of reyes
     with_cards = hand.to_record(HANDS)
     assert with_cards["declared"] == {"pares": [False, True, False, True]}  # 1 and 2 are ases
     assert settle(with_cards) == settle({**with_cards, "declared": {"pares": [False, None, None, None]}})
-    assert "declared" not in hand.to_record()
-    assert "declared" not in hand.to_record([HANDS[0], HANDS[1], None, HANDS[3]])
+    hidden_declarer = hand.to_record([None, *HANDS[1:]])  # the seat that declared need not be shown
+    assert hidden_declarer["declared"] == {"pares": [False, True, False, True]}
+
+
+@pytest.mark.parametrize("shown,seat", [(None, 1), ([HANDS[0], HANDS[1], None, HANDS[3]], 2),
+                                        ([None, None, HANDS[2], HANDS[3]], 1)])
+def test_to_record_refuses_a_declaration_round_it_cannot_write(shown, seat):
+    """Mid-declaration, a seat still to declare whose cards are not shown cannot be written:
+    HAND-RECORD.md has no null for "not said yet", and leaving the round out would lose the
+    declarations made and, a missing list meaning "matched the cards", say that a shown seat
+    that declared against its cards (seat 0: no pares, holding reyes) declared what they
+    hold. `to_record` refuses it as `settle` refuses such a record (`claim_unknown`, the
+    first such seat); the live hand's `log` keeps every declaration."""
+    hand = act(start(), *["paso"] * 8)
+    hand = hand.apply({"seat": 0, "act": "declare", "pares": False})
+    with pytest.raises(MalformedError) as err:
+        hand.to_record(shown)
+    assert err.value.field == f"declared.pares[{seat}]" and err.value.key == "claim_unknown"
+    assert err.value.params == {"seat": seat, "lance": "pares"}
+    assert str(err.value).startswith(f"declared.pares[{seat}]: seat {seat} has not declared pares yet and its cards "
+                                     "are not shown")
+    assert hand.log[-1] == {"seat": 0, "act": "declare", "pares": False}
+    # once the round is over, every seat's declaration is known: written whatever is shown
+    done = hand
+    for s, holds in ((1, True), (2, False), (3, True)):
+        done = done.apply({"seat": s, "act": "declare", "pares": holds})
+    assert done.to_record(shown)["declared"]["pares"] == [False, True, False, True]

@@ -479,7 +479,15 @@ class LiveHand:
         return LiveHand.replay(s.rules, s.esku, s.start, self.log[:-1])
 
     def to_record(self, hands: list[list[str] | None] | None = None) -> dict[str, Any]:
-        """The `mus-hand/1` record of what was said, with `hands` (or none shown)."""
+        """The `mus-hand/1` record of what was said, with `hands` (or none shown).
+
+        Mid-declaration (engine README ruling 15), a seat still to declare is written as its
+        cards hold (HAND-RECORD.md: a declaration not recorded "matched the cards"), the
+        declarations made as said. Where such a seat is not shown, the round cannot be
+        written (the contract has no null, and a list left out would lose the declarations
+        made and say they matched the cards): `MalformedError` on `declared.<claim>[seat]`
+        (`claim_unknown`, the first such seat), as `settle` refuses that record; `log`
+        keeps every declaration."""
         s = self.state
         declared: dict[str, list[bool | None]] = {}
         bets: dict[str, list[dict[str, Any]]] = {}
@@ -490,6 +498,15 @@ class LiveHand:
                 bets.setdefault(phase, []).append(action.to_json())
         shown = parse_hands(hands)
         if any(None in said for said in declared.values()):  # a declaration round under way
+            for claim, said in declared.items():
+                unknown = [seat for seat in range(4) if said[seat] is None and shown[seat] is None]
+                if unknown:
+                    raise MalformedError(
+                        f"declared.{claim}[{unknown[0]}]",
+                        f"seat {unknown[0]} has not declared {claim} yet and its cards are not shown: a "
+                        "mus-hand/1 record (no null) cannot hold the declarations made in this round", None,
+                        key="claim_unknown", params={"seat": unknown[0], "lance": claim},
+                    )
             from .record import written_declared  # record imports this module
             declared = written_declared(declared, hand_values(shown, s.rules.kings, s.rules.real31))
         record: dict[str, Any] = {
