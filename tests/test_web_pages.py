@@ -433,6 +433,22 @@ def test_the_history_says_the_disputes_in_words_where_the_count_in_words_is_miss
 LAN = "192.0.2.2"  # this machine's LAN address, as the pages would find it
 
 
+def _links_name(client, base: str, host: str) -> dict:
+    """A table's and a tournament's links, QR codes and page, asked for at `base`, all name
+    `host`; returns the tournament."""
+    table = client.post("/api/tables", json={}, base_url=base).get_json()
+    tid = table["id"]
+    assert table["join_url"] == f"http://{host}/t/{tid}?token={table['token']}", table
+    assert table["watch_url"] == f"http://{host}/w/{tid}?token={table['watch_token']}", table
+    links = _boot(client.get(f"/t/{tid}?token={table['token']}", base_url=base).get_data(as_text=True))["links"]
+    assert links["join"] == table["join_url"] and links["watch"] == table["watch_url"], links
+    svg = client.get(f"/t/{tid}/qr.svg?token={table['token']}&for=join", base_url=base).get_data(as_text=True)
+    assert f"<title>{table['join_url']}</title>" in svg
+    club = client.post("/api/tournaments", json={"name": "Liga"}, base_url=base).get_json()
+    assert club["watch_url"] == f"http://{host}/c/{club['id']}?token={club['watch_token']}", club
+    return club
+
+
 @pytest.mark.parametrize(("listening", "host"), [
     (["127.0.0.1"], "127.0.0.1:37059"),  # `serve --host 127.0.0.1`: nothing answers on the LAN
     (["::1"], "127.0.0.1:37059"),
@@ -453,16 +469,7 @@ def test_links_name_the_lan_address_only_where_the_server_listens_there(tmp_path
     app = create_app(config)
     with app.test_client() as client:
         base = "http://127.0.0.1:37059"
-        table = client.post("/api/tables", json={}, base_url=base).get_json()
-        tid = table["id"]
-        assert table["join_url"] == f"http://{host}/t/{tid}?token={table['token']}", table
-        assert table["watch_url"] == f"http://{host}/w/{tid}?token={table['watch_token']}", table
-        links = _boot(client.get(f"/t/{tid}?token={table['token']}", base_url=base).get_data(as_text=True))["links"]
-        assert links["join"] == table["join_url"] and links["watch"] == table["watch_url"], links
-        svg = client.get(f"/t/{tid}/qr.svg?token={table['token']}&for=join", base_url=base).get_data(as_text=True)
-        assert f"<title>{table['join_url']}</title>" in svg
-        club = client.post("/api/tournaments", json={"name": "Liga"}, base_url=base).get_json()
-        assert club["watch_url"] == f"http://{host}/c/{club['id']}?token={club['watch_token']}", club
+        club = _links_name(client, base, host)
         page = client.get(f"/c/{club['id']}?token={club['token']}", base_url=base).get_data(as_text=True)
         assert f'href="{club["watch_url"]}"' in page
         svg = client.get(f"/c/{club['id']}/qr.svg?token={club['token']}", base_url=base).get_data(as_text=True)
@@ -501,16 +508,7 @@ def test_links_to_an_ipv6_address_are_in_brackets(tmp_path, monkeypatch, listeni
     app = create_app(config)
     with app.test_client() as client:
         base = f"http://{came_to}"
-        table = client.post("/api/tables", json={}, base_url=base).get_json()
-        tid = table["id"]
-        assert table["join_url"] == f"http://{host}/t/{tid}?token={table['token']}", table
-        assert table["watch_url"] == f"http://{host}/w/{tid}?token={table['watch_token']}", table
-        links = _boot(client.get(f"/t/{tid}?token={table['token']}", base_url=base).get_data(as_text=True))["links"]
-        assert links["join"] == table["join_url"] and links["watch"] == table["watch_url"], links
-        svg = client.get(f"/t/{tid}/qr.svg?token={table['token']}&for=join", base_url=base).get_data(as_text=True)
-        assert f"<title>{table['join_url']}</title>" in svg
-        club = client.post("/api/tournaments", json={"name": "Liga"}, base_url=base).get_json()
-        assert club["watch_url"] == f"http://{host}/c/{club['id']}?token={club['watch_token']}", club
+        _links_name(client, base, host)
 
 
 def test_no_ipv6_network_leaves_the_loopback_link(tmp_path, monkeypatch):
