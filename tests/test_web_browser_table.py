@@ -1185,6 +1185,27 @@ def test_a_showdown_write_with_no_answer_stays_on_the_phone_and_is_sent_again(br
             other.close()
 
 
+def _lowest_seat_label(page) -> str:
+    """The seat name drawn lowest on the photo (beside the cards at its bottom edge)."""
+    return page.evaluate("[...document.querySelectorAll('#photo-boxes .seat-label')]"
+                         ".sort((a, b) => b.getBBox().y - a.getBBox().y)[0].textContent")
+
+
+def _another_phone_shows(browser, api, slots: list[str], bottom: int) -> None:
+    """A phone opening the table now shows the photo's 16 boxes, the card slots `slots`
+    and the photo taken from seat `bottom`."""
+    other = phone(browser)
+    try:
+        b = other.new_page()
+        b.goto(api.url())
+        b.wait_for_selector("#photo-boxes g.box >> nth=15")
+        until(b, f"document.querySelector('.card-slot').getAttribute('aria-label') === {json.dumps(slots[0])}")
+        assert b.eval_on_selector_all(".card-slot", SLOTS) == slots
+        assert b.is_checked(f"#bottom-seat input[value='{bottom}']")
+    finally:
+        other.close()
+
+
 def test_a_photo_taken_from_another_seat_is_seated_again_without_a_new_photo(browser, tmp_path):
     """The photo was taken from Iker's seat, the page left at Ane's: every hand is read at the
     wrong seat. The hands contradict what was declared at pares and juego, and seated from
@@ -1205,24 +1226,13 @@ def test_a_photo_taken_from_another_seat_is_seated_again_without_a_new_photo(bro
         slots = page.eval_on_selector_all(".card-slot", SLOTS)
         assert page.locator("#photo-warnings .seat-hint").count() == 0 and reader.calls == 1
         # the name beside the cards at the photo's bottom edge is Iker's now
-        low = page.evaluate("[...document.querySelectorAll('#photo-boxes .seat-label')]"
-                            ".sort((a, b) => b.getBBox().y - a.getBBox().y)[0].textContent")
-        assert low == "Iker"
+        assert _lowest_seat_label(page) == "Iker"
         until(page, "window.musTable.state.current.shown?.bottom === 2")
         shown = api.state()["current"]["shown"]
         assert shown["hands"] == HANDS
         scan = api.http.get(f"{api.base}/api/tables/{api.id}/photos/{shown['photo_id']}/scan").json()
         assert scan["photos"][0]["scan"]["bottom"] == 2 and scan["scan"]["hands"] == HANDS
-        other = phone(browser)
-        try:
-            b = other.new_page()
-            b.goto(api.url())
-            b.wait_for_selector("#photo-boxes g.box >> nth=15")
-            until(b, "document.querySelector('.card-slot').getAttribute('aria-label') === 'Ane 1: Rey de oros'")
-            assert b.eval_on_selector_all(".card-slot", SLOTS) == slots
-            assert b.is_checked("#bottom-seat input[value='2']")
-        finally:
-            other.close()
+        _another_phone_shows(browser, api, slots, bottom=2)
         page.click("#btn-settle")
         until(page, "window.musTable.state.hands.length === 1")
         assert api.state()["hands"][0]["record"]["hands"] == HANDS
@@ -1317,19 +1327,8 @@ def test_a_seat_chosen_while_a_stale_showdown_write_is_merged_seats_both_phones_
         assert [label.split(": ")[0] + ": " for label in slots] == labels
         assert slots[15] == "Maite 4: 3 de bastos" and slots[0] == "Ane 1: 7 de oros"
         assert page.is_checked("#bottom-seat input[value='2']")
-        low = page.evaluate("[...document.querySelectorAll('#photo-boxes .seat-label')]"
-                            ".sort((a, b) => b.getBBox().y - a.getBBox().y)[0].textContent")
-        assert low == "Iker"
-        other = phone(browser)
-        try:
-            b = other.new_page()
-            b.goto(api.url())
-            b.wait_for_selector("#photo-boxes g.box >> nth=15")
-            until(b, "document.querySelector('.card-slot').getAttribute('aria-label') === 'Ane 1: 7 de oros'")
-            assert b.eval_on_selector_all(".card-slot", SLOTS) == slots
-            assert b.is_checked("#bottom-seat input[value='2']")
-        finally:
-            other.close()
+        assert _lowest_seat_label(page) == "Iker"
+        _another_phone_shows(browser, api, slots, bottom=2)
 
 
 @pytest.mark.parametrize(("lang", "notice"), [
