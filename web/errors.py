@@ -64,17 +64,29 @@ def _short(text: str, limit: int) -> str:
     return f"{text[:limit - tail]}… ({len(text)} characters in all) …{text[-tail:]}"
 
 
+def _short_param(text: str, limit: int) -> str:
+    """A reason's param (a name someone typed), cut as `_short` cuts, its start and its end
+    `limit` characters together, but joined by an ellipsis alone: the page puts it in a
+    sentence of its own language (`why.<reason>`), where English words would stand out
+    ("« ÊÊÊ…ÊÊÊ » dépasse 40 caractères")."""
+    if len(text) <= limit:
+        return text
+    tail = limit * 3 // 8
+    return f"{text[:limit - tail - 1]}…{text[-tail:]}"
+
+
 def error_body(status: int, code: str, message: str, field: str | None = None,
                problems: list[StoreError] | None = None, reason: str | None = None,
                params: dict[str, Any] | None = None) -> dict[str, Any]:
     """The one JSON error shape; a message (or field) that quotes a huge input is cut in its
     middle (`_short`); `problems` (several inputs refused at once) each in the same shape;
-    `reason` and `params` where the refusal has them (a page says it in its language)."""
+    `reason` and `params` where the refusal has them (a page says it in its language; a
+    long param is cut with an ellipsis alone, no English words: `_short_param`)."""
     body = {"status": status, "code": code, "message": _short(message, MAX_MESSAGE),
             "field": None if field is None else _short(field, MAX_FIELD)}
     if reason:
         body["reason"] = reason
-        body["params"] = {k: _short(v, MAX_FIELD) if isinstance(v, str) else v for k, v in (params or {}).items()}
+        body["params"] = {k: _short_param(v, MAX_FIELD) if isinstance(v, str) else v for k, v in (params or {}).items()}
     if problems:
         body["problems"] = [error_body(p.status, p.code, p.message, p.field)["error"] for p in problems]
     return {"error": body}

@@ -225,7 +225,9 @@ SCHEMAS: dict[str, Any] = {
             "params": {"type": "object", "description": "the values `reason` speaks of: `name`, `same`, "
                        "`limit`, `max` (names); `lance`, `act`, `card` as the records write them, `rank`, "
                        "`count`, `team`, `given` and `score` (two numbers), `text`; `seat`, `speaker`, "
-                       "`refuser` (0..3), each with its player's name beside it (`seat_name`, ...)"},
+                       "`refuser` (0..3), each with its player's name beside it (`seat_name`, ...); a text longer "
+                       "than 100 characters is cut in its middle with an ellipsis alone (`start…end`, no words: "
+                       "a page says it in its own language)"},
             "problems": {"type": "array", "description": "where several inputs are refused at once (a deck's "
                          "photos): each one's refusal, in this same shape; the error itself is the first's, its "
                          "message naming them all", "items": {"type": "object", "properties": {
