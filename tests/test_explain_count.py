@@ -54,7 +54,10 @@ def test_spanish_vocabulary() -> None:
 
 def test_basque_vocabulary() -> None:
     out = lines("eu")
-    assert out[1].startswith("Pareak: enbido, tira: deje")
+    # the refusal is "tira", and what it pays is said without the Spanish "deje"
+    assert out[1].startswith("Pareak: enbido, tira: Ane eta Iker irabazle, +1")
+    assert "deje" not in " ".join(out)
+    assert out[0].startswith("Kartak: Ane E-E-5-1")  # Basque figures: sota S, zaldia Z, errege E
     assert out[2].startswith("Handia: enbido, 3 gehiago, iduki: Ane irabazle")
     assert "hamarreko" in out[2]
     assert out[3].startswith("Txikia: denak paso")
@@ -63,10 +66,12 @@ def test_basque_vocabulary() -> None:
 
 def test_french_vocabulary() -> None:
     out = lines("fr")
-    assert out[2].startswith("Grand: envido, 3 de plus, tenu: Ane gagne avec R-R-5-1")
-    assert "hamarrekos" in out[2]
-    assert out[3].startswith("Petit: tout le monde passe: Maite gagne avec 1-1-5-6")
-    assert out[-1].startswith("Manche à Bixente et Maite")
+    # French typography: a space before the colon; the amarrakos as the rulebooks say them,
+    # with the stones named; a game of 40 is a "jeu" (the rulebooks' "manche" is a vaca)
+    assert out[2] == "Grand : envido, 3 de plus, tenu : Ane gagne avec R-R-5-1, +5 → 18–37 (3 hamarrekos et 3 pierres)"
+    assert out[3].startswith("Petit : tout le monde passe : Maite gagne avec 1-1-5-6")
+    assert out[-1] == "Bixente et Maite gagnent le jeu, 19–41"
+    assert not any("manche" in line or re.search(r"\S:", line) for line in out), out
 
 
 def test_team_names_when_given() -> None:
@@ -130,8 +135,8 @@ def test_ordago_without_an_event_still_told() -> None:
          "Disputa: Iker dijo juego sin tenerlo"),
         ("eu", "Jokoa: aitorpen faltsua, apustuak baliogabe: Beltzak irabazle: Bixente 31",
          "Auzia: Iker: jokoa baduela esan du"),
-        ("fr", "Jeu: fausse annonce, paris annulés : Beltzak marquent: Bixente 31",
-         "Litige: Iker a annoncé jeu à tort"),
+        ("fr", "Jeu : fausse annonce, paris annulés : Beltzak marquent : Bixente 31",
+         "Litige : Iker a annoncé jeu à tort"),
     ],
 )
 def test_false_juego_declaration(lang: str, juego: str, dispute: str) -> None:
@@ -184,7 +189,8 @@ def test_kings_4_keeps_threes_and_twos() -> None:
 @pytest.mark.parametrize(
     ("stones", "lang", "text"),
     [(23, "en", "4 amarrakos 3"), (10, "en", "2 amarrakos"), (3, "en", "3"), (5, "es", "1 amarraco"),
-     (0, "en", "nothing"), (37, "eu", "7 hamarreko eta 2"), (41, "fr", "8 hamarrekos 1")],
+     (0, "en", "nothing"), (37, "eu", "7 hamarreko eta 2"), (41, "fr", "8 hamarrekos et 1 pierre"),
+     (12, "fr", "2 hamarrekos et 2 pierres"), (6, "fr", "1 hamarreko et 1 pierre")],
 )
 def test_amarrakos_words(stones: int, lang: str, text: str) -> None:
     assert amarrakos_words(stones, lang) == text
@@ -239,7 +245,7 @@ def test_players_must_be_four() -> None:
     [("en", "Pares: tira 1 to Beltzak: a combination not declared, +1 → 5–5"),
      ("es", "Pares: tira de 1 para Beltzak por no declarar, +1 → 5–5"),
      ("eu", "Pareak: tira 1, Beltzak irabazle (aitortu gabea), +1 → 5–5"),
-     ("fr", "Paires: tira de 1 pour Beltzak (combinaison non annoncée), +1 → 5–5")],
+     ("fr", "Paires : tira de 1 pour Beltzak (combinaison non annoncée), +1 → 5–5")],
 )
 def test_undeclared_pares_gives_the_opponents_a_tira(lang: str, text: str) -> None:
     record = copy.deepcopy(RECORD)
@@ -288,16 +294,19 @@ def _two_false_pares():
             "aurkariek beren pareak kontatzen dituzte",
       "Bixente: pareak badituela esan du, baina ez ditu (klub-araudia 13a. art.): jasota soilik; "
       "eskutik lehen kontraesanak erabakitzen du"),
-     ("fr", "Ane a annoncé des paires à tort (règlement de club art. 13a): paris aux paires annulés; "
+     ("fr", "Ane a annoncé des paires à tort (règlement de club art. 13a) : paris aux paires annulés ; "
             "les adversaires comptent leurs paires",
-      "Bixente a annoncé des paires à tort (règlement de club art. 13a): simplement signalé; "
+      "Bixente a annoncé des paires à tort (règlement de club art. 13a) : simplement signalé ; "
       "la première contradiction depuis l'esku fait foi")],
 )
 def test_each_dispute_says_what_it_did_in_the_readers_language(lang: str, effective: str, reported: str) -> None:
+    from scorer.engine.explain import words
+
     record, settlement = _two_false_pares()
     out = explain(settlement, record, PLAYERS, lang, TEAMS)
-    disputes = [line.split(": ", 1)[1] for line in out if line.split(": ", 1)[0] in ("Dispute", "Disputa", "Auzia",
-                                                                                     "Litige")]
+    colon = words(lang)["colon"]  # French: " : "
+    disputes = [line.split(colon, 1)[1] for line in out if line.split(colon, 1)[0] in ("Dispute", "Disputa", "Auzia",
+                                                                                       "Litige")]
     assert disputes[:2] == [effective, reported], out
 
 
@@ -358,10 +367,12 @@ def test_a_dispute_in_a_sentence_is_the_count_lines(lang: str) -> None:
 
     record, settlement = _two_false_pares()
     out = explain(settlement, record, PLAYERS, lang, TEAMS)
-    said = [f"{words(lang)['dispute']}: {dispute_text(d, PLAYERS, lang)}" for d in settlement["disputes"]]
+    colon = words(lang)["colon"]  # French: " : "
+    said = [f"{words(lang)['dispute']}{colon}{dispute_text(d, PLAYERS, lang)}" for d in settlement["disputes"]]
     assert said and out[-len(said):] == said
     other = dispute_text({"seat": 1, "lance": "juego", "kind": "new_kind"}, PLAYERS, lang)
     assert other == words(lang)["dispute_other"].format(p="Bixente", l=words(lang)["juego"].lower())
-    assert dispute_text({"seat": 2, "message": "declared juego without it"}, PLAYERS, lang) == "Iker: declared juego without it"
+    assert dispute_text({"seat": 2, "message": "declared juego without it"}, PLAYERS, lang) == \
+        f"Iker{colon}declared juego without it"
     for seat in (True, 4, -1, "1", None):
         assert dispute_text({"seat": seat, "lance": "pares", "kind": "undeclared"}, PLAYERS, lang).startswith("?")

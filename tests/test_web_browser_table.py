@@ -21,6 +21,7 @@ import pytest
 pytestmark = pytest.mark.browser
 
 from scorer.engine.explain import dispute_text, rule_text  # noqa: E402
+from scorer.engine.explain import words as engine_words  # noqa: E402
 from web.testing import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -936,6 +937,7 @@ def test_a_screen_reader_hears_the_games_and_the_vacas(server, browser):
         for card in cards:
             said = card.aria_snapshot()
             assert "Games 0 of 2" in said and "Vacas 0 of 1" in said, said
+            assert "0 stones of 40" in said and "/40" not in said, said  # the score and its target, in words
         assert "Games" not in page.inner_text("#sr-status")  # nothing changed yet
         api.act("ordago")
         api.act("quiero")
@@ -1673,7 +1675,8 @@ def test_a_dispute_is_said_in_words_in_the_pages_language(server, browser):
             assert page.inner_text("#settlement .disputes h3") == title
             assert len(below) == len(disputes) and below[0].startswith(words), below
             # the rule named as the engine's count in words names it: the rulebook, never "seed 002"
-            assert f"{words} ({rule_text(disputes[0]['rule'], lang)}): " in below[0] and "seed" not in below[0], below
+            colon = engine_words(lang)["colon"]  # French: " : "
+            assert f"{words} ({rule_text(disputes[0]['rule'], lang)}){colon}" in below[0] and "seed" not in below[0], below
             # and what it did: the sentence the count in words says, word for word
             assert below == [dispute_text(d, TABLE["players"], lang) for d in disputes], below
             assert "{" not in page.inner_text("#settlement")

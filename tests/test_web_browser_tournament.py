@@ -341,7 +341,7 @@ def test_a_bracket_of_three_from_the_form_shows_its_bye_and_the_ties_fit_a_phone
 def test_a_team_typed_twice_is_told_in_the_pages_language(server, browser) -> None:  # noqa: F811
     tour, organiser = new_tournament(server.url, "Liga")
     for lang, said in (("es", "«gorriak» y «Gorriak» son el mismo equipo"),
-                       ("eu", "«gorriak» eta «Gorriak» talde bera dira")):
+                       ("eu", "«gorriak» eta «Gorriak» bikote bera dira")):
         ctx = phone(browser, lang)
         page = ctx.new_page()
         try:

@@ -264,7 +264,7 @@ def test_history_sheet_and_the_count_in_words(client, table):
 
 
 @pytest.mark.parametrize(("lang", "said"), [("en", "Thu Dec 31, 2026"), ("es", "jue 31 dic 2026"),
-                                            ("eu", "2026 abe 31, og"), ("fr", "jeu. 31 déc. 2026")])
+                                            ("eu", "2026 abe. 31, og."), ("fr", "jeu. 31 déc. 2026")])
 def test_the_sheet_prints_the_day_the_table_was_opened_and_its_id(client, table, lang, said):
     import time
 
@@ -281,7 +281,7 @@ def test_the_sheet_prints_the_day_the_table_was_opened_and_its_id(client, table,
     assert i18n.t(lang, "sheet.date") in meta and i18n.t(lang, "table.title") in meta and tid in meta
 
 
-@pytest.mark.parametrize(("lang", "said"), [("en", "Thu Dec 31"), ("es", "jue 31 dic"), ("eu", "abe 31, og"),
+@pytest.mark.parametrize(("lang", "said"), [("en", "Thu Dec 31"), ("es", "jue 31 dic"), ("eu", "abe. 31, og."),
                                             ("fr", "jeu. 31 déc.")])
 def test_a_date_in_each_language(lang: str, said: str) -> None:
     from web import i18n
@@ -416,7 +416,7 @@ def test_the_history_says_the_disputes_in_words_where_the_count_in_words_is_miss
     import web.pages
     from scorer.engine.explain import words
 
-    counted = re.findall(rf"<li>{words(lang)['dispute']}: (.*?)</li>",
+    counted = re.findall(rf"<li>{words(lang)['dispute']}{words(lang)['colon']}(.*?)</li>",
                          _history_of_one_hand(client, lang, pares=[True, True, True, False]))
     monkeypatch.setattr(web.pages, "explain_lines", lambda *args: [])
     page = _history_of_one_hand(client, lang, pares=[True, True, True, False])

@@ -531,11 +531,7 @@ def _card_namer():
     lang = current_lang()
 
     def name(card: str | None) -> str:
-        if not card:
-            return "?"
-        rank, suit = (card[:-1], card[-1]) if card[-1] in "ocebOCEB" else (card, "")
-        r = i18n.t(lang, f"rank.{rank}")
-        return i18n.t(lang, "card.of", rank=r, suit=i18n.t(lang, f"suit.{suit.lower()}")) if suit else r
+        return i18n.card_name(lang, card)
 
     return name
 

@@ -34,22 +34,23 @@ def _hand_line(row: dict[str, Any], match: Match, lang: str) -> str:
     from scorer.engine.explain import format_score, words
 
     w = words(lang)
+    sc = w["semicolon"]  # "; ", in French " ; "
     record, settlement, state = row["record"], row["settlement"], row["state"]
-    text = f"{w['hand'].format(n=row['hand'])}, {w['esku'].format(p=match.players[record['esku']])}: "
+    text = f"{w['hand'].format(n=row['hand'])}, {w['esku'].format(p=match.players[record['esku']])}{w['colon']}"
     text += format_score(settlement["score"])
     if settlement.get("game_over"):
         t = settlement["winner"]
         team = match.teams[t]
-        text += f"; {w['game_won'].format(t=team)}"
+        text += f"{sc}{w['game_won'].format(t=team)}"
         if state["games"] == [0, 0]:  # the game completed a vaca
-            text += f"; {w['vaca_won'].format(t=team)}, {w['vacas']} {format_score(state['vacas'])}"
+            text += f"{sc}{w['vaca_won'].format(t=team)}, {w['vacas']} {format_score(state['vacas'])}"
         else:
             text += f", {w['games']} {format_score(state['games'])}"
         if state["winner"] is not None:
-            text += f"; {w['match_won'].format(t=team)}"
+            text += f"{sc}{w['match_won'].format(t=team)}"
     for t in (0, 1):
         if state["adentro"][t]:
-            text += f"; {w['adentro'].format(t=match.teams[t], s=state['score'][t])}"
+            text += f"{sc}{w['adentro'].format(t=match.teams[t], s=state['score'][t])}"
     return text
 
 

@@ -44,7 +44,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "unfinished_1": "1 partida sin terminar: {m}", "unfinished_n": "{n} partidas sin terminar: {m}",
     },
     "eu": {
-        "rank": "Postua", "team": "Taldea", "played": "Jokatuak", "won": "Irabaziak", "lost": "Galduak",
+        "rank": "Postua", "team": "Bikotea", "played": "Jokatuak", "won": "Irabaziak", "lost": "Galduak",
         "vacas_won": "Bakak irabazi", "vacas_won_in_lost": "Galduetan", "vacas_lost": "Bakak galdu",
         "stones": "Harriak", "head_to_head": "Aurrez aurre",
         "group": "{name} multzoa", "all": "Partida guztiak",

@@ -56,6 +56,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "stake_bonus": "{s} + bonus {b}",
         "pareja": "pareja {x}", "medias": "medias {x}", "duples": "duples {x}",
         "amarrakos": "{a} amarrakos", "amarrako": "1 amarrako", "stones": "{s}", "amarr_stones": "{a} {s}",
+        "amarr_stone": "{a} {s}",  # one stone left over (French: "et 1 pierre")
         "zero": "nothing",
         "cards": "Cards",
         "cards_hidden": "Cards not shown: nothing was counted from them",
@@ -67,6 +68,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "dispute": "Dispute",
         "and": "and",
         "seat": "seat {n}",
+        "colon": ": ", "semicolon": "; ",
         "hand": "Hand {n}", "esku": "esku {p}",
         "game_won": "game to {t}", "vaca_won": "vaca to {t}", "match_won": "{t} win the match",
         "games": "games", "vacas": "vacas", "winner": "Winner: {t}, {v}",
@@ -95,6 +97,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "stake_bonus": "{s} y {b} de tanteo",
         "pareja": "pareja {x}", "medias": "medias {x}", "duples": "duples {x}",
         "amarrakos": "{a} amarracos", "amarrako": "1 amarraco", "stones": "{s}", "amarr_stones": "{a} y {s}",
+        "amarr_stone": "{a} y {s}",
         "zero": "nada",
         "cards": "Cartas",
         "cards_hidden": "Cartas no enseñadas: no se ha contado nada de ellas",
@@ -106,6 +109,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "dispute": "Disputa",
         "and": "y",
         "seat": "asiento {n}",
+        "colon": ": ", "semicolon": "; ",
         "hand": "Jugada {n}", "esku": "mano {p}",
         "game_won": "juego para {t}", "vaca_won": "vaca para {t}", "match_won": "{t} ganan la partida",
         "games": "juegos", "vacas": "vacas", "winner": "Ganadores: {t}, {v}",
@@ -128,12 +132,13 @@ _WORDS: dict[str, dict[str, str]] = {
         "all_passed": "denak paso",
         "wins_with": "{p} irabazle, {x}",
         "scores": "{t} irabazle",
-        "deje": "deje, {t} irabazle",
+        "deje": "{t} irabazle",
         "only_team": "{t} bakarrik",
         "refused_bonus": "tira ondoren, {t}: berea",
         "stake_bonus": "{s} eta {b} saria",
         "pareja": "parea {x}", "medias": "mediak {x}", "duples": "doblak {x}",
         "amarrakos": "{a} hamarreko", "amarrako": "hamarreko bat", "stones": "{s}", "amarr_stones": "{a} eta {s}",
+        "amarr_stone": "{a} eta {s}",
         "zero": "ezer ez",
         "cards": "Kartak",
         "cards_hidden": "Kartak ez dira erakutsi: haietatik ez da ezer kontatu",
@@ -145,6 +150,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "dispute": "Auzia",
         "and": "eta",
         "seat": "{n}. jokalaria",
+        "colon": ": ", "semicolon": "; ",
         "hand": "{n}. eskua", "esku": "esku {p}",
         "game_won": "jokoa, {t} irabazle", "vaca_won": "baka, {t} irabazle", "match_won": "partida, {t} irabazle",
         "games": "jokoak", "vacas": "bakak", "winner": "Irabazleak: {t}, {v}",
@@ -170,24 +176,26 @@ _WORDS: dict[str, dict[str, str]] = {
         "scores": "{t} marquent",
         "deje": "refus pour {t}",
         "only_team": "seuls {t} ont {l}",
-        "refused_bonus": "{t} comptent leur jeu après le refus",
+        "refused_bonus": "{t} comptent leurs combinaisons après le refus",
         "stake_bonus": "{s} et {b} de prime",
         "pareja": "paire {x}", "medias": "mediak {x}", "duples": "doubles {x}",
-        "amarrakos": "{a} hamarrekos", "amarrako": "1 hamarreko", "stones": "{s}", "amarr_stones": "{a} {s}",
+        "amarrakos": "{a} hamarrekos", "amarrako": "1 hamarreko", "stones": "{s}",
+        "amarr_stones": "{a} et {s} pierres", "amarr_stone": "{a} et 1 pierre",
         "zero": "rien",
         "cards": "Cartes",
         "cards_hidden": "Cartes non montrées : rien n'a été compté sur elles",
         "cards_some_hidden": "Cartes non montrées : {p} : ce qui en dépend n'a pas été compté",
-        "ordago_won": "{p} gagne l'hordago avec {x} : la manche à {t}",
-        "ordago_won_team": "l'hordago et la manche à {t}",
-        "game_over": "Manche à {t}, {score}",
+        "ordago_won": "{p} gagne l'hordago avec {x} : {t} gagnent le jeu",
+        "ordago_won_team": "{t} gagnent l'hordago et le jeu",
+        "game_over": "{t} gagnent le jeu, {score}",
         "adentro": "{t} adentro ({s})",
         "dispute": "Litige",
         "and": "et",
         "seat": "joueur {n}",
-        "hand": "Tour {n}", "esku": "esku {p}",
-        "game_won": "manche à {t}", "vaca_won": "vaca à {t}", "match_won": "{t} gagnent la partie",
-        "games": "manches", "vacas": "vacas", "winner": "Vainqueurs : {t}, {v}",
+        "colon": " : ", "semicolon": " ; ",  # French typography: a space before, as in the pages' strings
+        "hand": "Donne {n}", "esku": "esku {p}",
+        "game_won": "jeu à {t}", "vaca_won": "manche à {t}", "match_won": "{t} gagnent la partie",
+        "games": "jeux", "vacas": "manches", "winner": "Vainqueurs : {t}, {v}",
     },
 }
 
@@ -290,17 +298,18 @@ _EFFECT_WORDS: dict[str, dict[str, str]] = {
         "score_tira": "les adversaires marquent la tira (1)",
         "score_two": "les adversaires marquent 2 (la tira et le point)",
         "tira_besides_juego": "les adversaires marquent la tira en plus de leur jeu",
-        "ordago_annulled": "l'hordago accepté ({o}) est annulé avec eux : la manche continue",
+        "ordago_annulled": "l'hordago accepté ({o}) est annulé avec eux : le jeu continue",
         "reported": "simplement signalé",
         "first_rules": "la première contradiction depuis l'esku fait foi",
-        "annulling_rules": "la contradiction de {p}, qui annule l'hordago, fait foi",
-        "ordago_decides": "l'hordago accepté ({o}) décide de la manche, et seules les combinaisons montrées y comptent",
+        "annulling_rules": "la contradiction commise par {p}, qui annule l'hordago, fait foi",
+        "ordago_decides": "l'hordago accepté ({o}) décide du jeu, et seules les combinaisons montrées y comptent",
         "flagged": "simplement signalé : pas d'autre effet que celui de la fausse annonce",
     },
 }
 
-# Figures as players name them (rank 10 sota, 11 caballo, 12 rey).
-_FIGURES = {"en": "SCR", "es": "SCR", "eu": "SCR", "fr": "VCR"}
+# Figures as players name them (rank 10 sota, 11 caballo, 12 rey; Basque sota, zaldia,
+# errege; French valet, cavalier, roi).
+_FIGURES = {"en": "SCR", "es": "SCR", "eu": "SZE", "fr": "VCR"}
 
 _LANCES = ("grande", "chica", "pares", "juego", "punto")
 
@@ -353,7 +362,7 @@ def rule_text(rule: str, lang: str = "en") -> str:
         def book(m: re.Match[str]) -> str:
             name = w.get(f"rule_book_{m.group(1)}")
             return w["rule_art"].format(b=name, n=m.group(2)) if name else m.group(0)
-        return _RULE_REF.sub(book, text.replace(", seed ", "; seed "))
+        return _RULE_REF.sub(book, text.replace(", seed ", f"{w['semicolon']}seed "))
 
     if not isinstance(rule, str):
         return str(rule)
@@ -367,13 +376,16 @@ def rule_text(rule: str, lang: str = "en") -> str:
 
 
 def amarrakos_words(stones: int, lang: str = "en") -> str:
-    """23 -> "4 amarrakos 3"; 10 -> "2 amarrakos"; 3 -> "3"."""
+    """23 -> "4 amarrakos 3"; 10 -> "2 amarrakos"; 3 -> "3" (French: "4 hamarrekos et 3 pierres",
+    one stone as `amarr_stone` where a language has it: "1 hamarreko et 1 pierre")."""
     w = words(lang)
     a, s = divmod(stones, 5)
     if a == 0:
         return w["stones"].format(s=s) if s else w["zero"]
     am = w["amarrako"] if a == 1 else w["amarrakos"].format(a=a)
-    return w["amarr_stones"].format(a=am, s=s) if s else am
+    if not s:
+        return am
+    return w["amarr_stone" if s == 1 else "amarr_stones"].format(a=am, s=s)
 
 
 def format_score(score: Sequence[int]) -> str:
@@ -474,6 +486,7 @@ def explain(
     shown (what needed them was not counted), the end of the game, adentro, and each dispute.
     """
     w = words(lang)
+    c = w["colon"]  # ": ", in French " : "
     if not players:
         players = [w["seat"].format(n=s) for s in range(4)]
     if len(players) != 4 or (teams is not None and len(teams) != 2):
@@ -488,7 +501,7 @@ def explain(
 
     shown = [f"{players[s]} {_cards_text(h, kings, lang)}" for s, h in enumerate(hands) if h]
     if shown:
-        lines.append(f"{w['cards']}: " + ", ".join(shown))
+        lines.append(f"{w['cards']}{c}" + ", ".join(shown))
 
     def tname(team: int) -> str:
         return _team_name(team, players, teams, lang)
@@ -538,7 +551,7 @@ def explain(
         seen.add(lance)
         with_holders = lance in ("pares", "juego") and (hands[team] or hands[team + 2])
         if why.startswith("deje") or (status == "refused" and first and lance in bets):
-            body = f"{said}: {w['deje'].format(t=tname(team))}"
+            body = f"{said}{c}{w['deje'].format(t=tname(team))}"
         elif why.startswith(("false ", "undeclared ")):  # a declaration the cards contradict
             detail = why.partition("): ")[2]  # "tira 1, seat 1 medias, seat 3 pareja"
             tira = re.search(r"\btira (\d+)", detail)
@@ -550,11 +563,11 @@ def explain(
                 if with_holders and "seat" in detail:
                     parts.append(holders(lance, team))
                 if parts:
-                    body += ": " + ", ".join(parts)
+                    body += c + ", ".join(parts)
         elif lance == ordago:
-            body = f"{said}: {ordago_body(lance, info, team)}"
+            body = f"{said}{c}{ordago_body(lance, info, team)}"
         elif status == "accepted":
-            body = f"{said}: " + (winner_with(lance, info) or w["scores"].format(t=tname(team)))
+            body = f"{said}{c}" + (winner_with(lance, info) or w["scores"].format(t=tname(team)))
             stake = info.get("stake", 0)
             bonus = event.get("stones", 0) - stake
             if lance in ("pares", "juego") and bonus > 0 and stake:
@@ -562,21 +575,21 @@ def explain(
         elif status == "uncontested":
             body = w["only_team"].format(t=tname(team), l=w[lance].lower())
             if with_holders:
-                body += f": {holders(lance, team)}"
+                body += f"{c}{holders(lance, team)}"
         elif status == "refused" and lance == "punto":
             body = w["punto_refused"].format(t=tname(team))
         elif status == "refused":
             body = w["refused_bonus"].format(t=tname(team))
             if with_holders:
-                body += f": {holders(lance, team)}"
+                body += f"{c}{holders(lance, team)}"
         else:  # all passed
-            body = f"{w['all_passed']}: " + (winner_with(lance, info) or w["scores"].format(t=tname(team)))
+            body = f"{w['all_passed']}{c}" + (winner_with(lance, info) or w["scores"].format(t=tname(team)))
             if with_holders and len(held(lance, team)) > 1:  # the partner's bonus counts too
                 body += f" ({holders(lance, team)})"
-        lines.append(f"{head}: {body}, {tail(event)}")
+        lines.append(f"{head}{c}{body}, {tail(event)}")
 
     if ordago is not None and ordago not in seen and settlement.get("winner") in (0, 1):
-        lines.append(f"{w[ordago]}: {_bets_text(bets.get(ordago) or [], lang)}: "
+        lines.append(f"{w[ordago]}{c}{_bets_text(bets.get(ordago) or [], lang)}{c}"
                      f"{ordago_body(ordago, lances[ordago], settlement['winner'])}")
 
     hidden = [players[s] for s in range(4) if s >= len(hands) or not hands[s]]
@@ -592,7 +605,7 @@ def explain(
         adentro = settlement.get("adentro") or [s >= target - 5 for s in score]
         lines.extend(w["adentro"].format(t=tname(t), s=score[t]) for t in (0, 1) if adentro[t])
     for dispute in settlement.get("disputes") or []:
-        lines.append(f"{w['dispute']}: {dispute_text(dispute, players, lang)}")
+        lines.append(f"{w['dispute']}{c}{dispute_text(dispute, players, lang)}")
     return lines
 
 
@@ -614,6 +627,7 @@ def dispute_text(dispute: Any, players: Sequence[str], lang: str = "en") -> str:
     if not isinstance(dispute, dict):
         return str(dispute)
     w = words(lang)
+    c = w["colon"]  # ": ", in French " : "
     lance, kind = dispute.get("lance"), dispute.get("kind")
     who = _name(players, dispute.get("seat"))
     if lance in _LANCES:
@@ -622,12 +636,12 @@ def dispute_text(dispute: Any, players: Sequence[str], lang: str = "en") -> str:
         key = next((k for k in keys if k in w), "dispute_other")
         text = w[key].format(p=who, l=w[lance].lower())
     else:
-        text = f"{who}: {dispute.get('message') or kind or ''}".rstrip(": ")
+        text = f"{who}{c}{dispute.get('message') or kind or ''}".rstrip(": ")
     if dispute.get("rule"):
         text += f" ({rule_text(dispute['rule'], lang)})"
     effect = _effect_text(dispute.get("effect"), players, lang)
     if effect:
-        text += f": {effect}"
+        text += f"{c}{effect}"
     return text
 
 
@@ -661,4 +675,4 @@ def _effect_text(effect: Any, players: Sequence[str], lang: str) -> str:
         lance = fields.get("o")
         said.append(table[key].format(o=w[lance].lower() if lance in _LANCES else lance or "",
                                       p=_name(players, int(fields["s"])) if "s" in fields else ""))
-    return "; ".join(said)
+    return w["semicolon"].join(said)

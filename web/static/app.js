@@ -1,6 +1,6 @@
 // The table page (players and spectators): score, the drawn table, the lance being
 // said, showdown with photo and card picker, the count, live updates.
-import { api, ApiError, t, toast, h, svg, icon, cardName, newClientId, rememberTable } from "./common.js";
+import { api, ApiError, t, plural, toast, h, svg, icon, cardName, newClientId, rememberTable } from "./common.js";
 import { disputeText } from "./dispute.js";
 
 const BOOT = JSON.parse(document.getElementById("boot").textContent);
@@ -362,15 +362,16 @@ function renderScore() {
   const vtw = rules().vacas_to_win || 3;
   for (const tm of [0, 1]) {
     const s = sc[tm] || 0;
-    const a = Math.floor(s / 5);
     const adentro = state.adentro && state.adentro[tm];
     box.append(h("article", { class: `team-card team-${tm}${adentro ? " is-adentro" : ""}${state.winner === tm ? " is-winner" : ""}`, dataset: { team: tm } },
       h("header", {},
         h("h2", { class: `team-name${wholeNames.has(tm) ? " is-whole" : ""}`, title: teamName(tm), onclick: () => showWholeName(tm) }, teamName(tm)),
         h("p", { class: "team-players" }, `${playerName(tm)} · ${playerName(tm + 2)}`)),
-      h("p", { class: "team-score", "aria-label": t("score.amarrakos_stones", { a, s: s % 5 }) },
-        h("span", { class: "big-num" }, String(s)),
-        h("span", { class: "of" }, `/${target()}`)),
+      // a screen reader hears the score and the target in words ("12 pierres sur 40"), not "12/40"
+      h("p", { class: "team-score" },
+        h("span", { class: "big-num", "aria-hidden": "true" }, String(s)),
+        h("span", { class: "of", "aria-hidden": "true" }, `/${target()}`),
+        h("span", { class: "sr-only" }, t(plural("score.of_target", s), { n: s, target: target() }))),
       tokens(s),
       h("p", { class: "team-meta" },
         gpv > 1 ? h("span", { class: "meta" }, pips((state.games || [0, 0])[tm], gpv, "games", true)) : null,

@@ -11,6 +11,15 @@ export function t(key, values) {
   return text;
 }
 
+// A count's key in the page's language: `key` + "_one" where the language says that count
+// in the singular and the strings have such a key (French 0 and 1, English 1: "1 stone of
+// 40", "0 pierre sur 40"), else `key`.
+export function plural(key, n) {
+  let form = "other";
+  try { form = new Intl.PluralRules(document.documentElement.lang || undefined).select(n); } catch (e) { /* no Intl */ }
+  return form === "one" && `${key}_one` in STRINGS ? `${key}_one` : key;
+}
+
 // Basque case endings, written after a placeholder with both forms ("{name}(e)k",
 // "{team}(r)entzat"), chosen by the name's last letter as web/i18n.py basque_suffix does:
 // after a vowel -k, -rentzat (Anek); after a consonant -ek, -entzat (Mirenek), an r doubled
@@ -183,13 +192,16 @@ export function icon(name, cls = "ico") {
   return svg("svg", { class: cls, "aria-hidden": "true" }, svg("use", { href: `#i-${name}` }));
 }
 
-// Card names: "12o" -> "Rey de oros".
+// Card names: "12o" -> "Rey de oros"; a suit with words of its own (`card.of_<suit>`: the
+// French "As d'épées", not "de épées") says them (as web/i18n.py card_name).
 export function cardName(card) {
   if (!card) return "?";
   const m = /^(\d+)([ocebOCEB]?)$/.exec(card);
   if (!m) return card;
   const rank = t(`rank.${m[1]}`);
-  return m[2] ? t("card.of", { rank, suit: t(`suit.${m[2].toLowerCase()}`) }) : rank;
+  if (!m[2]) return rank;
+  const suit = m[2].toLowerCase();
+  return t(`card.of_${suit}` in STRINGS ? `card.of_${suit}` : "card.of", { rank, suit: t(`suit.${suit}`) });
 }
 
 // What this phone opened before, newest first (eight at most), under a localStorage key.

@@ -2,12 +2,15 @@
 // held what, the rule applied and what it did. The same composition as the engine's
 // scorer/engine/explain.py dispute_text (the count in words, the history page, the CLI),
 // from the same words (the engine's tables, in the page's strings: lance.*, dispute.*,
-// rule.*, effect.*) and the same patterns (its grammar(), in the page's boot), so that
+// rule.*, effect.*, punct.*) and the same patterns (its grammar(), in the page's boot), so that
 // the page says word for word what they say; tests/test_web_browser_table.py holds them
 // to it in every language.
 import { t } from "./common.js";
 
 const has = (key) => t(key) !== key;
+// ": " and "; ", in French " : " and " ; " (the engine's words, as its sentences join their parts)
+const colon = () => (has("punct.colon") ? t("punct.colon") : ": ");
+const semicolon = () => (has("punct.semicolon") ? t("punct.semicolon") : "; ");
 // Python's named group `(?P<name>` is `(?<name>` here; the grammar keeps to what both read alike
 const jsPattern = (pattern) => pattern.replaceAll("(?P<", "(?<");
 const whole = (pattern) => new RegExp(`^(?:${jsPattern(pattern)})$`);
@@ -26,11 +29,11 @@ export function disputeText(d, { players = [], lang = "en", grammar }) {
     const key = keys.find(has) ?? "dispute.other";
     text = t(key, { p: who, l: t(`lance.${d.lance}`).toLowerCase() });
   } else {
-    text = `${who}: ${d.message || d.kind || ""}`.replace(/[: ]+$/, "");
+    text = `${who}${colon()}${d.message || d.kind || ""}`.replace(/[: ]+$/, "");
   }
   if (d.rule) text += ` (${ruleText(d.rule, grammar)})`;
   const effect = effectText(d.effect, players, lang, grammar);
-  if (effect) text += `: ${effect}`;
+  if (effect) text += `${colon()}${effect}`;
   return text;
 }
 
@@ -38,7 +41,7 @@ export function disputeText(d, { players = [], lang = "en", grammar }) {
 // ruling (as X)" and "X, over Y" in words; anything else as given.
 export function ruleText(rule, grammar) {
   if (typeof rule !== "string") return String(rule ?? "");
-  const refs = (text) => text.replaceAll(", seed ", "; seed ").replace(new RegExp(jsPattern(grammar.rule_ref), "g"),
+  const refs = (text) => text.replaceAll(", seed ", `${semicolon()}seed `).replace(new RegExp(jsPattern(grammar.rule_ref), "g"),
     (m, book, n) => (has(`rule.book_${book}`) ? t("rule.art", { b: t(`rule.book_${book}`), n }) : m));
   const app = whole(grammar.rule_app).exec(rule);
   if (app) return t("rule.app", { r: refs(app[1]) });
@@ -56,7 +59,7 @@ function effectText(effect, players, lang, grammar) {
   return facts.map(([key, fields]) => t(`effect.${key}`, {
     o: grammar.lances.includes(fields.o) ? t(`lance.${fields.o}`).toLowerCase() : (fields.o ?? ""),
     p: "s" in fields ? name(players, Number(fields.s)) : "",
-  })).join("; ");
+  })).join(semicolon());
 }
 
 function effectFacts(effect, grammar) {

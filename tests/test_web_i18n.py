@@ -1,0 +1,215 @@
+"""The pages' words in each language, held to what a French and a Basque reader expect:
+no English inside another language's sentence, one word per concept (French: a game of 40
+is a "jeu", a vaca a "manche", the match a "partie", a lance a "phase", the órdago
+"hordago", as the French rulebooks say them), French elision and typography, Basque words
+for what Spanish words stood in for (lance, deje), Euskaltzaindia's abbreviations.
+
+Each check scans every string of its language (the pages' tables and the engine's count
+in words), so that a string added later with the same mistake fails here too.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from scorer.engine import settle
+from scorer.engine.explain import amarrakos_words, effect_words, explain, words
+from web import create_app, i18n
+
+pytestmark = pytest.mark.webapi
+
+
+def every_string(lang: str) -> dict[str, str]:
+    """Every string a reader of `lang` is shown: the pages' table and the engine's words."""
+    engine = {f"engine.{k}": v for k, v in words(lang).items()}
+    effects = {f"effect.{k}": v for k, v in effect_words(lang).items()}
+    return {**i18n._TABLES[lang], **engine, **effects}
+
+
+# -- 1. a long name quoted in another language's sentence ----------------------------------
+
+@pytest.fixture()
+def client(tmp_path):
+    return create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True}).test_client()
+
+
+@pytest.fixture()
+def tournament(client) -> dict[str, Any]:
+    r = client.post("/api/tournaments", json={"name": "Liga"})
+    assert r.status_code == 201, r.json
+    return {**r.json, "auth": {"Authorization": f"Bearer {r.json['token']}"}}
+
+
+def test_a_long_team_name_is_quoted_short_without_english_words(client, tournament) -> None:
+    """A 200-character team name: the refusal's `name` param is cut in its middle with an
+    ellipsis alone (both ends show), so that the page's sentence in any language has no
+    English in it ("(200 characters in all)" was said in French and Basque too)."""
+    long = "Ê" * 100 + "x" * 100
+    r = client.put(f"/api/tournaments/{tournament['id']}/teams", headers=tournament["auth"],
+                   json={"teams": ["Gorriak", long]})
+    err = r.json["error"]
+    assert (r.status_code, err["reason"]) == (422, "name_too_long"), err
+    name = err["params"]["name"]
+    assert len(name) <= 100 and name.startswith("ÊÊÊ") and name.endswith("xxx") and name.count("…") == 1, name
+    assert not re.search(r"[A-Za-z]{3,}", name.replace("x", "")), name  # no words, in no language
+    for lang in i18n.LANGS:
+        said = i18n.t(lang, "why.name_too_long", **err["params"])
+        assert name in said and "in all" not in said, (lang, said)
+        assert lang == "en" or "characters" not in said, (lang, said)
+    assert i18n.t("fr", "why.name_too_long", **err["params"]) == f"« {name} » dépasse 40 caractères"
+
+
+# -- 2. French: one word per concept, as the rulebooks say them ------------------------------
+
+GAME_KEYS = ("new.target", "score.games", "score.games_of", "score.games_both", "score.game_won", "score.new_game",
+             "score.chart", "sheet.game", "err.game_over",
+             "engine.game_over", "engine.game_won", "engine.games", "engine.ordago_won", "engine.ordago_won_team",
+             "effect.ordago_annulled", "effect.ordago_decides")
+VACA_KEYS = ("score.vacas", "score.vacas_of", "score.vacas_both", "score.vaca_won", "new.vacas_to_win", "sheet.vtw",
+             "sheet.vtw_one", "tour.col.vacas", "tour.tie.vacas_lost", "tour.tie.vacas_won_in_lost",
+             "engine.vaca_won", "engine.vacas")
+
+
+def test_french_says_jeu_for_a_game_and_manche_for_a_vaca() -> None:
+    """The rulebooks: "La partie se divise en manches, jeux et points. Chaque manche est
+    composée par divers jeux" (seed 001, its option "Jeux par manche"); "3 manches
+    gagnantes" (seed 002). A game of 40 is a "jeu", a vaca a "manche", never the other way
+    round, and the match a "partie"; "vaca" is no French word."""
+    fr = every_string("fr")
+    for key in GAME_KEYS:
+        assert "manche" not in fr[key].lower() and "jeu" in fr[key].lower(), (key, fr[key])
+    for key in VACA_KEYS:
+        assert "manche" in fr[key].lower() and "vaca" not in fr[key].lower(), (key, fr[key])
+    assert not [k for k, v in fr.items() if re.search(r"\bvacas?\b", re.sub(r"\{\w+\}", "", v), re.I)]
+    assert fr["score.match_won"] == "{team} gagnent la partie !"
+    assert fr["new.games_per_vaca"] == "Jeux par manche" and fr["sheet.gpv"] == "{n} jeux par manche"
+
+
+def test_the_french_sheet_tells_a_game_from_the_juego_column() -> None:
+    """The sheet's game divider is not the bare word heading its Jeu column (the lance)."""
+    divider = i18n.t("fr", "sheet.game", n=1)
+    assert divider != i18n.t("fr", "lance.juego") and not re.fullmatch(r"Jeu \d+", divider), divider
+    assert i18n.t("fr", "score.game_won", team="Urdinak") == "Urdinak gagnent le jeu"
+
+
+# -- 3. French grammar and typography --------------------------------------------------------
+
+def test_french_elides_de_and_que_before_a_vowel() -> None:
+    """No "de épées", "ce que Ane": before a vowel (or a name, which may begin with one)
+    French elides; a name is written where no elision is needed. (A suit is named by
+    `card.of` or, for épées, `card.of_e`.)"""
+    for key, text in every_string("fr").items():
+        assert not re.search(r"\b(de|que) +([aeiouyéèêàâîôûAEIOUYÉÈÊÀÂÎÔÛ]|\{(player|name|p|seat_name|team|"
+                             r"speaker_name|refuser_name|ahead|behind)\})", text), (key, text)
+
+
+@pytest.mark.parametrize(("card", "name"), [("1e", "As d'épées"), ("11e", "Cavalier d'épées"),
+                                            ("10e", "Valet d'épées"), ("12o", "Roi de deniers"),
+                                            ("1b", "As de bâtons"), ("7", "7")])
+def test_a_french_card_name_elides_before_epees(card: str, name: str) -> None:
+    assert i18n.card_name("fr", card) == name
+    assert i18n.card_name("es", "1e") == "As de espadas" and i18n.card_name("en", "1e") == "As of espadas"
+
+
+def test_french_puts_a_space_before_its_colons_and_semicolons() -> None:
+    """French typography: "Score : 12 – 1", as every page string has it; the count in words
+    ("Cartes : …", "Paires : envido, refusé : refus pour Urdinak") and the champion's banner
+    ("Troisième place : Berdeak") too. (Not a lone ':' inside a placeholder or a clock.)"""
+    for key, text in every_string("fr").items():
+        assert not re.search(r"[^\s{]:(?!\d)|[^\s];", text), (key, text)
+    assert i18n.t("fr", "tour.third_place_is", team="Berdeak") == "Troisième place : Berdeak"
+    out = explain(*_hand(), ["Ane", "Bixente", "Iker", "Maite"], "fr", ["Urdinak", "Gorriak"])
+    assert out[0].startswith("Cartes : Ane ") and out[1].startswith("Paires : envido, refusé : refus pour Urdinak")
+    assert all(not re.search(r"\S[:;] ", line) for line in out), out
+
+
+def _hand() -> tuple[dict, dict]:
+    record = {"format": "mus-hand/1", "rules": {"kings": 8, "target": 40}, "esku": 0, "score": [13, 32],
+              "hands": [["12o", "12c", "5e", "1b"], ["6o", "6c", "1e", "7b"], ["11o", "11c", "7e", "6b"],
+                        ["4c", "5o", "2c", "7o"]],
+              "bets": {"pares": [{"seat": 0, "act": "envido"}, {"seat": 1, "act": "no_quiero"}]}}
+    return settle(record), record
+
+
+def test_french_names_the_stones_after_the_hamarrekos() -> None:
+    """"(1 hamarreko 1)" left the last number unsaid: French says "et 1 pierre" (Spanish
+    "y", Basque "eta" say it by their grammar)."""
+    assert amarrakos_words(6, "fr") == "1 hamarreko et 1 pierre"
+    assert amarrakos_words(12, "fr") == "2 hamarrekos et 2 pierres"
+    assert amarrakos_words(10, "fr") == "2 hamarrekos"
+    assert amarrakos_words(12, "es") == "2 amarracos y 2"
+
+
+def test_the_score_is_said_with_its_target_in_every_language() -> None:
+    """The scoreboard's words for a screen reader ("12/40" on screen): the score and the
+    target, a singular where the language has one (the page picks `_one` by
+    Intl.PluralRules: French 0 and 1, English and Spanish 1)."""
+    said = {lang: (i18n.t(lang, "score.of_target", n=12, target=40), i18n.t(lang, "score.of_target_one", n=1, target=40))
+            for lang in i18n.LANGS}
+    assert said["fr"] == ("12 pierres sur 40", "1 pierre sur 40") and i18n.t("fr", "score.of_target_one", n=0,
+                                                                               target=40) == "0 pierre sur 40"
+    assert said["es"] == ("12 piedras de 40", "1 piedra de 40")
+    assert said["en"] == ("12 stones of 40", "1 stone of 40")
+    assert said["eu"] == ("12 harri, 40 behar", "Harri 1, 40 behar")
+    for lang in i18n.LANGS:
+        assert "amarrakos_stones" not in str(i18n._TABLES[lang])
+        assert "amarrakos" not in " ".join(said[lang]) and "12" in said[lang][0] and "40" in said[lang][0]
+    assert i18n.t("fr", "score.amarrakos") == "hamarrekos"  # the rulebooks' spelling, as the count in words
+
+
+# -- 4. French: the rulebooks' words ----------------------------------------------------------
+
+def test_french_says_the_rulebooks_words() -> None:
+    """"hordago" (seeds 001, 002, 004; not the Spanish "órdago"), a "phase" for a lance
+    (seeds 000, 001: "les 4 phases"), the French suits everywhere (the deck page as the
+    card picker), valet/cavalier/roi for sota/caballo/rey; undo is "Défaire", not
+    "Annuler" (which reads as Cancel)."""
+    fr = every_string("fr")
+    for key, text in fr.items():
+        text = re.sub(r"\{\w+\}", "", text)  # a placeholder's name is no word shown
+        assert not re.search(r"órdago|\blances?\b|\boros\b|\bcopas\b|\bespadas\b|\bbastos\b|\bsota\b|\bcaballo\b|"
+                             r"\brey\b|amarrako", text, re.I), (key, text)
+    assert fr["act.ordago"] == "Hordago" and fr["engine.ordago"] == "hordago"
+    assert [fr[f"decks.suit_{s}"] for s in ("oros", "copas", "espadas", "bastos")] == \
+        [fr[f"suit.{s}"].capitalize() for s in "oceb"]
+    assert fr["table.undo"] == "Défaire" and "annul" not in fr["err.nothing_to_undo"] + fr["err.hand_started"]
+    assert fr["show.cancel"] == "Annuler"  # a real cancel stays one
+
+
+# -- 5. Basque ---------------------------------------------------------------------------------
+
+def test_basque_says_its_own_words() -> None:
+    """No Spanish "lance" (a "jokaldi") nor "deje"; one word for a pair-team ("bikote",
+    as the tournament pages say it); the figures as Basque names them (sota, zaldia,
+    errege: S, Z, E), not Spanish C and R."""
+    eu = every_string("eu")
+    for key, text in eu.items():
+        text = re.sub(r"\{\w+\}", "", text)  # a placeholder's name is no word shown
+        assert not re.search(r"\blance|\bdeje\b|\btalde", text, re.I), (key, text)
+    assert eu["act.paso_mine_hint"].startswith("«Nere gatik tira»: zu jokaldi honetatik kanpo zaude,")
+    assert eu["new.team"] == "{n}. bikotea" and eu["tour.col.team"] == "Bikotea"
+    out = explain(*_hand(), ["Ane", "Bixente", "Iker", "Maite"], "eu", ["Urdinak", "Gorriak"])
+    assert out[0] == "Kartak: Ane E-E-5-1, Bixente 7-6-6-1, Iker Z-Z-7-6, Maite 7-5-4-1", out
+    assert out[1].startswith("Pareak: enbido, tira: Urdinak irabazle, +1"), out
+
+
+def test_basque_counts_a_table_in_a_tournament_intransitively() -> None:
+    """"Mahai hau … txapelketan zenbatuko da" (a table counts: izan), not "Mahai honek …
+    zenbatuko du"."""
+    eu = i18n._TABLES["eu"]
+    assert i18n.t("eu", "tour.counts_in", name="Liga") == "Mahai hau Liga txapelketan zenbatuko da."
+    assert i18n.t("eu", "tour.counts_in_now", name="Liga") == "Mahai hau Liga txapelketan zenbatzen da."
+    for key, text in eu.items():
+        assert not re.search(r"\bhonek\b[^.]*\bzenbat|\bkontatzen d(u|ute)\b", text), (key, text)
+
+
+def test_basque_abbreviates_the_days_and_months_as_euskaltzaindia() -> None:
+    """Astelehena al., asteartea ar., asteazkena az., osteguna og., ostirala or., larunbata
+    lr. (not "ol"), igandea ig.; the months urt. … abe., each with its full stop."""
+    assert i18n.t("eu", "date.weekdays").split(",") == ["al.", "ar.", "az.", "og.", "or.", "lr.", "ig."]
+    assert i18n.t("eu", "date.months").split(",") == ["urt.", "ots.", "mar.", "api.", "mai.", "eka.", "uzt.", "abu.",
+                                                      "ira.", "urr.", "aza.", "abe."]
+    assert i18n.short_date("eu", "2026-01-03") == "urt. 3, lr."
