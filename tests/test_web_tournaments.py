@@ -1293,3 +1293,34 @@ def test_a_bracket_seed_is_checked_against_the_standings_where_no_teams_were_ent
     assert enrol(client, tournament, imported(client, ["Gorriak", "Horiak"], [0, 0])).status_code == 201
     r = client.put(ko, headers=tournament["auth"], json={"teams": ["horiak", "Gorriaks", "Urdinak"]})
     assert r.status_code == 200 and r.json["knockout"]["unknown_teams"] == ["Gorriaks", "Urdinak"]
+
+
+# -- long team names: whole at a table, read whole on the tournament page ----------------------
+LONG = ["Peña Gorriak de Donostiako Taldea", "x" * 40]  # 33 and 40 characters: a league's longest
+assert 29 <= len(LONG[0]) <= 40
+
+
+def test_the_tournament_pages_buttons_and_columns_say_what_they_are(client, tournament) -> None:
+    """To a screen reader the buttons repeated on each row name their match ("Open the
+    table: Gorriak – Urdinak"), the one-letter columns say their words, and a team's name
+    cut short with "…" has its whole name in a title."""
+    base = f"/api/tournaments/{tournament['id']}"
+    teams = [LONG[0], "Urdinak", "Berdeak"]
+    assert client.put(f"{base}/teams", headers=tournament["auth"], json={"teams": teams}).status_code == 200
+    played = imported(client, [LONG[0], "Urdinak"], [0, 0])
+    assert enrol(client, tournament, played).status_code == 201
+    for lang, open_, watch, remove, played_col in (
+            ("fr", "Ouvrir la table : ", "Voir la table : ", "Retirer du tournoi : ", "Parties jouées"),
+            ("en", "Open the table: ", "Watch the table: ", "Take out of the tournament: ", "Matches played")):
+        html = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang={lang}").get_data(as_text=True)
+        opens = re.findall(r'class="btn btn-ghost no-print open-fixture" href="[^"]+" aria-label="([^"]+)"', html)
+        assert len(opens) == len(set(opens)) == 2, opens  # the two pairings yet to play, each its own name
+        for label in opens:
+            a, b = label.removeprefix(open_).split(" – ")
+            assert label.startswith(open_) and {a, b} < set(teams) and {a, b} != {LONG[0], "Urdinak"}, label
+        assert f'aria-label="{watch}{LONG[0]} – Urdinak"' in html
+        assert f'aria-label="{remove}{LONG[0]} – Urdinak"' in html
+        assert f'<th scope="col" aria-label="{played_col}"><abbr title="{played_col}">' in html
+        assert html.count("<abbr title=") == 3  # played, won, lost
+        assert f'<th scope="row" class="team-col" title="{LONG[0]}">' in html
+        assert html.count(f'title="{LONG[0]}"') >= 4  # the standings, the fixture, the match (both sides)
