@@ -377,3 +377,81 @@ def test_a_bracket_drawn_with_a_mistyped_team_is_warned_of_on_the_page(server, b
         assert tournament_api(server.url, tour).json()["knockout"]["unknown_teams"] == ["Gorriaks"]
     finally:
         ctx.close()
+
+
+def test_a_fixture_of_long_names_opens_its_table_with_them_whole_and_counts(server, browser) -> None:  # noqa: F811
+    """A league's teams may have names of 40 characters: "Open the table" on its fixture
+    (its accessible name naming the match) fills the new table with them whole, and the
+    match played there ticks the fixture, no team unknown."""
+    import requests
+
+    teams = ["Peña Gorriak de Donostiako Taldea", "Urdinak Elkarte Gastronomikoa Bilbao"]  # 33 and 36
+    assert all(29 <= len(t) <= 40 for t in teams)
+    tour, organiser = new_tournament(server.url, "Liga")
+    requests.put(f"{server.url}/api/tournaments/{tour['id']}/teams", json={"teams": teams},
+                 headers={"Authorization": f"Bearer {tour['token']}"}).raise_for_status()
+    ctx = phone(browser, "fr")
+    page = ctx.new_page()
+    try:
+        page.goto(organiser)
+        opener = page.get_by_role("link", name=f"Ouvrir la table : {teams[0]} – {teams[1]}")
+        assert opener.count() == 1
+        opener.click()
+        page.wait_for_selector("#tournament-note")
+        assert [page.input_value(f"input[name=team{k}]") for k in (0, 1)] == teams
+        page.select_option("select[name=vacas_to_win]", "1")
+        table_id, table_token = open_the_table(page)
+        http, base = seat_1_wins_an_ordago(server.url, table_id, table_token)
+        assert http.get(base).json()["teams"] == teams
+        state = tournament_api(server.url, tour).json()
+        (game,) = [g for games in state["fixtures"] for g in games]
+        assert game["table"] == table_id and game["finished"] and game["winner"] == teams[1]
+        assert state["matches"][0]["unknown_teams"] == []
+        page.goto(organiser)
+        assert page.locator(".unknown-team").count() == 0
+        assert page.locator("#fixtures .fixture.is-finished").count() == 1
+        # the one-letter columns say their words; a name cut short with "…" has it whole in a title
+        assert page.get_attribute("#standings th[scope=col] abbr", "title") == "Parties jouées"
+        assert page.get_by_role("columnheader", name="Parties gagnées").count() == 1
+        for where in ("#standings th[scope=row]", "#fixtures strong.tc", "#matches strong.tc"):
+            assert page.locator(where).first.get_attribute("title") == page.locator(where).first.text_content()
+        assert page.get_by_role("button", name=f"Retirer du tournoi : {teams[0]} – {teams[1]}").count() == 1
+        assert page.get_by_role("link", name=f"Voir la table : {teams[0]} – {teams[1]}").count() == 1
+    finally:
+        ctx.close()
+
+
+def test_the_new_table_form_says_a_name_too_long_or_of_spaces_alone(server, browser) -> None:  # noqa: F811
+    """A name typed past the limit is not cut short by the field: the form says it is too
+    long, as the league's form does, beside the field marked; a team's name of spaces
+    alone is refused by name, never silently the default team. An empty team field opens
+    the table with its default, the placeholder it shows."""
+    from web import i18n
+
+    ctx = phone(browser, "fr")
+    page = ctx.new_page()
+    try:
+        page.goto(f"{server.url}/")
+        long = "Équipe du club de mus de Saint-Jean-de-Luz"  # 42 characters
+        assert len(long) == 42
+        page.fill("input[name=team0]", long)
+        assert page.input_value("input[name=team0]") == long  # whole, not cut
+        page.click("#new-table button[type=submit]")
+        page.wait_for_selector("#new-table-error:not([hidden])")
+        said = i18n.t("fr", "why.name_too_long", name=long, limit=40)
+        assert page.inner_text("#new-table-error") == said[0].upper() + said[1:] + "."
+        assert page.get_attribute("input[name=team0]", "aria-invalid") == "true"
+        assert page.evaluate("document.activeElement.name") == "team0"
+        page.fill("input[name=team0]", "Gorriak")
+        page.fill("input[name=team1]", "   ")
+        page.click("#new-table button[type=submit]")
+        until(page, "document.activeElement.name === 'team1'")
+        assert page.inner_text("#new-table-error") == "Un nom est vide."
+        assert page.get_attribute("input[name=team1]", "aria-invalid") == "true"
+        assert "/t/" not in page.url
+        page.fill("input[name=team1]", "")
+        assert page.get_attribute("input[name=team1]", "placeholder") == "Bleus"
+        open_the_table(page)
+        until(page, "window.musTable && window.musTable.state.teams.join() === 'Gorriak,Bleus'")
+    finally:
+        ctx.close()

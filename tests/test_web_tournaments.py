@@ -1300,6 +1300,58 @@ LONG = ["Peña Gorriak de Donostiako Taldea", "x" * 40]  # 33 and 40 characters:
 assert 29 <= len(LONG[0]) <= 40
 
 
+def test_a_fixture_of_long_names_opens_its_table_with_the_names_whole_and_counts(client, tournament) -> None:
+    """A league takes names of 40 characters; its fixture's table takes them whole (the
+    page neither cuts them nor caps the fields below the league's limit), and its match
+    counts in the pairing, no team unknown."""
+    base = f"/api/tournaments/{tournament['id']}"
+    assert client.put(f"{base}/teams", headers=tournament["auth"], json={"teams": LONG}).status_code == 200
+    html = client.get(f"/c/{tournament['id']}?token={tournament['token']}").get_data(as_text=True)
+    link = re.search(r'class="btn btn-ghost no-print open-fixture" href="([^"]+)"', html).group(1).replace("&amp;", "&")
+    page = client.get(link).get_data(as_text=True)
+    fields = {k: re.search(rf'<input name="team{k}"[^>]*>', page).group(0) for k in (0, 1)}
+    for k, field in fields.items():
+        assert f'value="{LONG[k]}"' in field and "maxlength" not in field, field
+    table = client.post("/api/tables", json={"teams": LONG, "rules": {"vacas_to_win": 1}})
+    assert table.status_code == 201
+    assert client.get(f"/api/tables/{table.json['id']}?token={table.json['token']}").json["teams"] == LONG
+    r = enrol(client, tournament, table.json)
+    assert r.status_code == 201 and r.json["matches"][0]["unknown_teams"] == []
+    (game,) = [g for games in r.json["fixtures"] for g in games]
+    assert game["table"] == table.json["id"]
+
+
+def test_a_tables_names_are_as_long_as_a_leagues_spaces_around_aside(client) -> None:
+    """The table's limit is the league's (`MAX_NAME`), counted alike: on the name as it
+    shows, the spaces around it aside; one character more is refused by name."""
+    from scorer.storage.tables import MAX_NAME
+    from scorer.storage.tournaments import _team_names
+
+    assert MAX_NAME == 40 and _team_names(["  " + "x" * 40 + "  "]) == ["x" * 40]
+    r = client.post("/api/tables", json={"teams": ["  " + "x" * 40 + "  ", "B"]})
+    assert r.status_code == 201, r.json
+    assert client.get(f"/api/tables/{r.json['id']}?token={r.json['token']}").json["teams"] == ["x" * 40, "B"]
+    r = client.post("/api/tables", json={"teams": ["A", "y" * 41]})
+    err = r.json["error"]
+    assert (r.status_code, err["field"], err["reason"]) == (422, "teams[1]", "name_too_long"), err
+    assert err["params"] == {"name": "y" * 41, "limit": 40}
+
+
+def test_the_new_table_form_cuts_no_name(client) -> None:
+    """No name field of the new table's form nor of a table's "edit the names" has a
+    maxlength, which cuts a name typed or pasted past it without a word: the server says
+    a name too long is (as the league's form has it said). An empty team field shows its
+    default as a placeholder."""
+    page = client.get("/?lang=fr").get_data(as_text=True)
+    form = page[page.index('id="new-table"'):page.index("</form>", page.index('id="new-table"'))]
+    assert "maxlength" not in form
+    assert re.search(r'<input name="team0"[^>]*placeholder="Rouges"', form)
+    t = client.post("/api/tables", json={}).json
+    table = client.get(f"/t/{t['id']}?token={t['token']}").get_data(as_text=True)
+    rename = table[table.index('id="rename-form"'):table.index("</form>", table.index('id="rename-form"'))]
+    assert 'name="team0"' in rename and "maxlength" not in rename
+
+
 def test_the_tournament_pages_buttons_and_columns_say_what_they_are(client, tournament) -> None:
     """To a screen reader the buttons repeated on each row name their match ("Open the
     table: Gorriak – Urdinak"), the one-letter columns say their words, and a team's name

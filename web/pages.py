@@ -270,7 +270,9 @@ def new_table():
         known = current_app.extensions["mus_tournaments"].state(row["id"])["standings"]
         tournament = {"id": row["id"], "name": row["name"], "token": row["token"],
                       "teams": sorted(r["team"] for r in known)}
-    prefill = [request.args.get(f"team{k}", "").strip()[:24] if tournament else "" for k in (0, 1)]
+    # a fixture's names whole: a name longer than a team's may be is said so when the table is
+    # asked for (as the league's form says it), never cut here to some other team's name
+    prefill = [request.args.get(f"team{k}", "").strip() if tournament else "" for k in (0, 1)]
     return _render("new.html", page="new", seats=SEATS, tournament=tournament, prefill=prefill,
                    boot=Markup(_script_json({"tournament": tournament})))
 

@@ -254,9 +254,9 @@ def _check_names(obj: Any, key: str, n: int, default: list[str]) -> list[str]:
         if not shown.strip("\u200d"):
             raise StoreError(422, "invalid", f"{key}[{i}]: expected a name, not blank nor only invisible characters, got {name!r}",
                              f"{key}[{i}]", "blank_name")
-        if len(name) > MAX_NAME:
+        if len(shown) > MAX_NAME:  # counted as a league counts its teams' names: what shows, spaces around aside
             raise StoreError(422, "invalid", f"{key}[{i}]: longer than {MAX_NAME} characters", f"{key}[{i}]",
-                             "name_too_long", {"name": name, "limit": MAX_NAME})
+                             "name_too_long", {"name": shown, "limit": MAX_NAME})
         out.append(shown)
     return out
 

@@ -4,10 +4,14 @@ import { api, t, toast, h, rememberTable, recentTables, recentTournaments, fileE
 const form = document.getElementById("new-table");
 const errorBox = form.querySelector(".form-error");
 
+// A field's name: an empty field takes its default (shown as its placeholder); a name of
+// spaces alone goes as typed, for the server to refuse it by name as the league's form
+// does (never silently the default); a name longer than the server takes goes whole, for
+// it to say so (the field has no maxlength to cut it silently).
 function value(name) {
   const el = form.elements[name];
-  const v = (el.value || "").trim();
-  return v || el.dataset.default || "";
+  const raw = el.value || "";
+  return raw.trim() || (raw ? raw : el.dataset.default || "");
 }
 
 function tableUrl(created) {
