@@ -1352,6 +1352,29 @@ def test_the_new_table_form_cuts_no_name(client) -> None:
     assert 'name="team0"' in rename and "maxlength" not in rename
 
 
+def test_a_tournaments_new_table_offers_the_teams_entered_before_any_match(client, tournament) -> None:
+    """The new table's list of names holds the league's teams as entered, before any of
+    them played, the final stage's, and the teams of matches played under another name;
+    one of each team (case and accents aside), as entered."""
+    base = f"/api/tournaments/{tournament['id']}"
+    new_table = f"/?tournament={tournament['id']}&ttoken={tournament['token']}"
+    assert client.put(f"{base}/teams", headers=tournament["auth"],
+                      json={"teams": ["Urdinak", "Gorriak", "Berdeak"]}).status_code == 200
+
+    def offered() -> list[str]:
+        html = client.get(new_table).get_data(as_text=True)
+        found = re.search(r'<datalist id="known-teams">(.*?)</datalist>', html)
+        assert found and html.count('list="known-teams"') == 2, html
+        return re.findall(r'<option value="([^"]*)">', found.group(1))
+
+    assert offered() == ["Berdeak", "Gorriak", "Urdinak"]
+    assert enrol(client, tournament, imported(client, ["gorriák", "Txuriak"], [0])).status_code == 201
+    assert offered() == ["Berdeak", "Gorriak", "Txuriak", "Urdinak"]  # Gorriak as entered; Txuriak played
+    assert client.put(f"{base}/knockout", headers=tournament["auth"],
+                      json={"teams": ["Gorriak", "Horiak"]}).status_code == 200
+    assert "Horiak" in offered()
+
+
 def test_the_tournament_pages_buttons_and_columns_say_what_they_are(client, tournament) -> None:
     """To a screen reader the buttons repeated on each row name their match ("Open the
     table: Gorriak – Urdinak"), the one-letter columns say their words, and a team's name

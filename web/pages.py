@@ -43,7 +43,7 @@ from flask import (
 from markupsafe import Markup
 
 from scorer.engine.explain import dispute_text, grammar
-from scorer.engine.standings import tie_breaks
+from scorer.engine.standings import team_key, tie_breaks
 from scorer.storage.tables import MAX_PHOTOS
 from scorer.vision.image import MAX_PIXELS
 from scorer.vision.layout import LOW_CONFIDENCE
@@ -267,14 +267,25 @@ def new_table():
         row, err = _tournament_or_error(request.args["tournament"], request.args.get("ttoken"), organiser=True)
         if err:
             return err
-        known = current_app.extensions["mus_tournaments"].state(row["id"])["standings"]
-        tournament = {"id": row["id"], "name": row["name"], "token": row["token"],
-                      "teams": sorted(r["team"] for r in known)}
+        state = current_app.extensions["mus_tournaments"].state(row["id"])
+        tournament = {"id": row["id"], "name": row["name"], "token": row["token"], "teams": _known_teams(state)}
     # a fixture's names whole: a name longer than a team's may be is said so when the table is
     # asked for (as the league's form says it), never cut here to some other team's name
     prefill = [request.args.get(f"team{k}", "").strip() if tournament else "" for k in (0, 1)]
     return _render("new.html", page="new", seats=SEATS, tournament=tournament, prefill=prefill,
                    boot=Markup(_script_json({"tournament": tournament})))
+
+
+def _known_teams(state: dict[str, Any]) -> list[str]:
+    """The team names a tournament's new table offers (its datalist): the teams the organiser
+    entered (the league's, its groups', the final stage's) as entered, then those that played
+    under another spelling, one of each name (`engine.team_key`), in alphabetical order."""
+    entered = [*(state.get("teams") or []), *((state.get("knockout") or {}).get("teams") or [])]
+    played = [r["team"] for r in state.get("standings") or []]
+    known: dict[str, str] = {}
+    for name in (*entered, *played):
+        known.setdefault(team_key(name), name)
+    return sorted(known.values(), key=lambda name: (name.casefold(), name))
 
 
 @bp.get("/manifest.webmanifest")
