@@ -952,6 +952,46 @@ def test_a_screen_reader_hears_the_games_and_the_vacas(server, browser):
         ctx.close()
 
 
+def test_a_closed_end_of_game_dialog_stays_closed_on_that_phone(server, browser):
+    """The dialog that ends a game, closed, stays closed on that phone: in a new tab, or
+    the page opened again, until another game ends (remembered by table and game in
+    localStorage, the newest 50 kept); another table's game still shows its own."""
+    rules = {"kings": 8, "target": 40, "games_per_vaca": 2, "vacas_to_win": 1}
+
+    def game_won() -> Api:
+        api = Api(server.url, {**TABLE, "rules": rules})
+        api.act("ordago")
+        api.act("quiero")
+        api.post("showdown", {"hands": HANDS})  # Ane's three kings win the órdago: a game, not the match
+        return api
+
+    def shows_the_dialog(page, url: str) -> bool:
+        page.goto(url)
+        page.wait_for_selector("#live[data-state=live]")
+        until(page, "window.musTable.state.hands.length === 1")
+        page.wait_for_timeout(300)
+        return page.evaluate("document.getElementById('endgame').open")
+
+    api, other = game_won(), game_won()
+    ctx = phone(browser, "en")
+    try:
+        page = ctx.new_page()
+        # a phone that saw many tables: 60 games remembered before, the oldest first
+        page.goto(server.url + "/")
+        page.evaluate("""() => localStorage.setItem('mus-scorer.endgame', JSON.stringify(
+            Object.fromEntries(Array.from({length: 60}, (_, i) => [`old${i}:1:40-0`, i + 1]))))""")
+        assert shows_the_dialog(page, api.url())
+        page.click("#endgame-close")
+        assert not page.evaluate("document.getElementById('endgame').open")
+        assert not shows_the_dialog(page, api.url())  # the page opened again
+        assert not shows_the_dialog(ctx.new_page(), api.url())  # a new tab
+        kept = json.loads(page.evaluate("localStorage.getItem('mus-scorer.endgame')"))
+        assert len(kept) == 50 and any(k.startswith(f"{api.id}:") for k in kept) and "old0:1:40-0" not in kept
+        assert shows_the_dialog(ctx.new_page(), other.url())  # another table: its own dialog
+    finally:
+        ctx.close()
+
+
 def test_no_page_breaks_the_content_security_policy(server, browser):
     """Every page of a table, in a real browser, under the server's CSP: the browser
     reports no refused script, style or image, and the print button still prints."""

@@ -1514,17 +1514,38 @@ function legend() {
 
 // ------------------------------------------------------------------ end of game / match
 
-const DISMISSED = `mus-scorer.endgame.${BOOT.table_id}`;
+// The games whose dialog was closed on this phone, by table and game, in localStorage: a
+// dialog closed stays closed in a new tab, or the page opened again (the newest
+// DISMISSED_KEEP kept, so the list does not grow with every table this phone saw).
+const DISMISSED = "mus-scorer.endgame";
+const DISMISSED_KEEP = 50;
+function dismissedGames() {
+  try {
+    const seen = JSON.parse(localStorage.getItem(DISMISSED));
+    return seen && typeof seen === "object" && !Array.isArray(seen) ? seen : {};
+  } catch (e) {
+    return {};
+  }
+}
+function dismissGame(game) {
+  const seen = dismissedGames();
+  seen[game] = Date.now();
+  const kept = Object.entries(seen).sort((a, b) => b[1] - a[1]).slice(0, DISMISSED_KEEP);
+  try { localStorage.setItem(DISMISSED, JSON.stringify(Object.fromEntries(kept))); } catch (e) { /* private mode, full */ }
+}
 function renderEndgame() {
   const hands = state.hands || [];
   const last = lastHand();
   const s = last?.settlement;
   const dlg = $("endgame");
   const matchOver = matchWon();
-  if (!s || !s.game_over) { if (dlg.open) dlg.close(); return; }
+  // the game's end undone: the dialog goes, and is not taken as closed by whoever read it
+  if (!s || !s.game_over) { if (dlg.open) { dlg.onclose = null; dlg.close(); } return; }
   if (current().log?.length) return;
-  const key = `${hands.length}`;
-  if (sessionStorage.getItem(DISMISSED) === key && !matchOver) return;
+  // this table's game, by the hand that ended it and the score it ended on (a game ended
+  // again after an undo, another way, is another)
+  const game = `${BOOT.table_id}:${hands.length}:${(s.score || []).join("-")}`;
+  if (game in dismissedGames()) return;
   if (dlg.open) return;
   const w = s.winner;
   const body = $("endgame-body");
@@ -1536,7 +1557,7 @@ function renderEndgame() {
     h("div", { class: "endgame-vacas" }, [0, 1].map((tm) => h("p", { class: `team-${tm}` }, h("span", {}, teamName(tm)), pips((state.vacas || [0, 0])[tm], rules().vacas_to_win || 3, "vacas")))),
     chartSvg(gameSeries(hands.length)), legend()].filter(Boolean));
   $("endgame-close").textContent = matchOver ? t("inv.close") : t("score.new_game");
-  dlg.onclose = () => sessionStorage.setItem(DISMISSED, key);
+  dlg.onclose = () => dismissGame(game);
   dlg.showModal();
 }
 
