@@ -52,7 +52,7 @@ def test_replay_json_explain() -> None:
     proc = replay(str(SAMPLE), "--json", "--explain", "--lang", "fr")
     assert proc.returncode == 0, proc.stderr
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
-    assert rows[0]["explain"][0].startswith("Cartes : Ane ")
+    assert rows[0]["explain"][0].startswith("Cartes\u00a0: Ane ")  # a no-break space before the colon
     assert rows[-1]["explain"][-1].startswith("Beltzak gagnent le jeu")
 
 

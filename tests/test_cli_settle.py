@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from scorer.engine import settle as settle_in_process
+from scorer.engine.explain import french_spacing
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -154,7 +155,8 @@ def test_missing_file() -> None:
         ("en", "Grande: envido, 3 more, quiero: seat 0 wins with R-R-5-1, +5 → 18–37 (3 amarrakos 3)"),
         ("es", "Grande: envido, 3 más, quiero: gana asiento 0 con R-R-5-1, +5 → 18–37 (3 amarracos y 3)"),
         ("eu", "Handia: enbido, 3 gehiago, iduki: 0. jokalaria irabazle, E-E-5-1, +5 → 18–37 (3 hamarreko eta 3)"),
-        ("fr", "Grand : envido, 3 de plus, tenu : joueur 0 gagne avec R-R-5-1, +5 → 18–37 (3 hamarrekos et 3 pierres)"),
+        ("fr", french_spacing("Grand : envido, 3 de plus, tenu : joueur 0 gagne avec R-R-5-1, +5 → 18–37 "
+                              "(3 hamarrekos et 3 pierres)")),
     ],
 )
 def test_explain(lang: str, expected: str) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from scorer.engine import settle
-from scorer.engine.explain import LANGS, amarrakos_words, explain, rule_text
+from scorer.engine.explain import LANGS, amarrakos_words, explain, french_spacing, rule_text
 
 PLAYERS = ["Ane", "Bixente", "Iker", "Maite"]
 TEAMS = ["Txuriak", "Beltzak"]
@@ -66,10 +66,12 @@ def test_basque_vocabulary() -> None:
 
 def test_french_vocabulary() -> None:
     out = lines("fr")
-    # French typography: a space before the colon; the amarrakos as the rulebooks say them,
-    # with the stones named; a game of 40 is a "jeu" (the rulebooks' "manche" is a vaca)
-    assert out[2] == "Grand : envido, 3 de plus, tenu : Ane gagne avec R-R-5-1, +5 → 18–37 (3 hamarrekos et 3 pierres)"
-    assert out[3].startswith("Petit : tout le monde passe : Maite gagne avec 1-1-5-6")
+    # French typography: a no-break space before the colon; the amarrakos as the rulebooks
+    # say them, with the stones named; a game of 40 is a "jeu" (the rulebooks' "manche" is a vaca)
+    assert out[2] == french_spacing("Grand : envido, 3 de plus, tenu : Ane gagne avec R-R-5-1, +5 → 18–37 "
+                                    "(3 hamarrekos et 3 pierres)")
+    assert out[2].startswith("Grand\u00a0: envido")
+    assert out[3].startswith(french_spacing("Petit : tout le monde passe : Maite gagne avec 1-1-5-6"))
     assert out[-1] == "Bixente et Maite gagnent le jeu, 19–41"
     assert not any("manche" in line or re.search(r"\S:", line) for line in out), out
 
@@ -135,8 +137,8 @@ def test_ordago_without_an_event_still_told() -> None:
          "Disputa: Iker dijo juego sin tenerlo"),
         ("eu", "Jokoa: aitorpen faltsua, apustuak baliogabe: Beltzak irabazle: Bixente 31",
          "Auzia: Iker: jokoa baduela esan du"),
-        ("fr", "Jeu : fausse annonce, paris annulés : Beltzak marquent : Bixente 31",
-         "Litige : Iker a annoncé jeu à tort"),
+        ("fr", french_spacing("Jeu : fausse annonce, paris annulés : Beltzak marquent : Bixente 31"),
+         french_spacing("Litige : Iker a annoncé jeu à tort")),
     ],
 )
 def test_false_juego_declaration(lang: str, juego: str, dispute: str) -> None:
@@ -245,7 +247,7 @@ def test_players_must_be_four() -> None:
     [("en", "Pares: tira 1 to Beltzak: a combination not declared, +1 → 5–5"),
      ("es", "Pares: tira de 1 para Beltzak por no declarar, +1 → 5–5"),
      ("eu", "Pareak: tira 1, Beltzak irabazle (aitortu gabea), +1 → 5–5"),
-     ("fr", "Paires : tira de 1 pour Beltzak (combinaison non annoncée), +1 → 5–5")],
+     ("fr", french_spacing("Paires : tira de 1 pour Beltzak (combinaison non annoncée), +1 → 5–5"))],
 )
 def test_undeclared_pares_gives_the_opponents_a_tira(lang: str, text: str) -> None:
     record = copy.deepcopy(RECORD)
@@ -294,17 +296,17 @@ def _two_false_pares():
             "aurkariek beren pareak kontatzen dituzte",
       "Bixente: pareak badituela esan du, baina ez ditu (klub-araudia 13a. art.): jasota soilik; "
       "eskutik lehen kontraesanak erabakitzen du"),
-     ("fr", "Ane a annoncé des paires à tort (règlement de club art. 13a) : paris aux paires annulés ; "
-            "les adversaires comptent leurs paires",
-      "Bixente a annoncé des paires à tort (règlement de club art. 13a) : simplement signalé ; "
-      "la première contradiction depuis l'esku fait foi")],
+     ("fr", french_spacing("Ane a annoncé des paires à tort (règlement de club art. 13a) : paris aux paires annulés ; "
+                           "les adversaires comptent leurs paires"),
+      french_spacing("Bixente a annoncé des paires à tort (règlement de club art. 13a) : simplement signalé ; "
+                     "la première contradiction depuis l'esku fait foi"))],
 )
 def test_each_dispute_says_what_it_did_in_the_readers_language(lang: str, effective: str, reported: str) -> None:
     from scorer.engine.explain import words
 
     record, settlement = _two_false_pares()
     out = explain(settlement, record, PLAYERS, lang, TEAMS)
-    colon = words(lang)["colon"]  # French: " : "
+    colon = words(lang)["colon"]  # French: " : ", a no-break space before the colon
     disputes = [line.split(colon, 1)[1] for line in out if line.split(colon, 1)[0] in ("Dispute", "Disputa", "Auzia",
                                                                                        "Litige")]
     assert disputes[:2] == [effective, reported], out
@@ -367,7 +369,7 @@ def test_a_dispute_in_a_sentence_is_the_count_lines(lang: str) -> None:
 
     record, settlement = _two_false_pares()
     out = explain(settlement, record, PLAYERS, lang, TEAMS)
-    colon = words(lang)["colon"]  # French: " : "
+    colon = words(lang)["colon"]  # French: " : ", a no-break space before the colon
     said = [f"{words(lang)['dispute']}{colon}{dispute_text(d, PLAYERS, lang)}" for d in settlement["disputes"]]
     assert said and out[-len(said):] == said
     other = dispute_text({"seat": 1, "lance": "juego", "kind": "new_kind"}, PLAYERS, lang)

@@ -20,7 +20,7 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-from scorer.engine.explain import dispute_text, rule_text  # noqa: E402
+from scorer.engine.explain import dispute_text, french_spacing, rule_text  # noqa: E402
 from scorer.engine.explain import words as engine_words  # noqa: E402
 from web.testing import (  # noqa: E402
     CHROMIUM,
@@ -234,7 +234,7 @@ def test_a_stale_tap_says_what_the_other_phone_recorded(server, browser):
     fr, eu = fr_ctx.new_page(), eu_ctx.new_page()
     try:
         said = stale_tap(fr, api, lambda: api.post("mus", {}), ".act[data-act=paso]")
-        assert said == "Mus déjà noté ; votre « Passe » n'a pas été noté."
+        assert said == french_spacing("Mus déjà noté ; votre « Passe » n'a pas été noté.")
         until(fr, "window.musTable.state.current.mus_rounds === 1")
         assert api.state()["current"]["log"] == []
 
@@ -343,6 +343,35 @@ def at_the_showdown(browser, tmp_path: Path, reader: FakeRecognizer, lang: str =
     finally:
         ctx.close()
         srv.stop()
+
+
+def test_a_card_places_label_joins_player_and_card_with_the_languages_colon(server, browser):
+    """A card place's name for a screen reader ("Ane 1: As de espadas") joins the player
+    and the card with the page's colon (punct.colon, as a dispute's sentence): in French
+    "Ane 1 : As d'épées", the space a no-break one that a narrow screen never breaks at,
+    not the English ": "."""
+    api = Api(server.url)
+    api.to_showdown()
+    slot = ".card-slot[data-seat='0'][data-slot='0']"
+    label = f"document.querySelector(\"{slot}\").getAttribute('aria-label')"
+    for lang, empty, named in (("fr", "Ane 1\u00a0: —", "Ane 1\u00a0: As d'épées"),
+                               ("es", "Ane 1: —", "Ane 1: As de espadas"),
+                               ("en", "Ane 1: —", "Ane 1: As of espadas")):
+        assert named == f"Ane 1{engine_words(lang)['colon']}{named.split(': ', 1)[1]}"
+        ctx = phone(browser, lang)
+        page = ctx.new_page()
+        try:
+            page.goto(api.url())
+            page.wait_for_selector("#showdown:not([hidden])")
+            if lang == "fr":  # the first phone names the card; the others see it named
+                assert page.get_attribute(slot, "aria-label") == empty
+                page.click(slot)
+                page.click("#picker .pick[data-card='1e']")
+            until(page, f"{label} === {json.dumps(named)}")
+            assert all(re.fullmatch(rf"(Ane|Bixente|Iker|Maite) [1-4]{engine_words(lang)['colon']}\S.*", text)
+                       for text in page.eval_on_selector_all(".card-slot", SLOTS)), lang
+        finally:
+            ctx.close()
 
 
 def test_a_second_photo_reads_what_the_first_missed(browser, tmp_path):
@@ -1375,7 +1404,7 @@ def test_a_seat_chosen_while_a_stale_showdown_write_is_merged_seats_both_phones_
 
 @pytest.mark.parametrize(("lang", "notice"), [
     ("es", "Otro móvil ha elegido «Foto hecha desde Maite»; se queda esa."),
-    ("fr", "Un autre téléphone a choisi « Photo prise depuis Maite » ; c'est ce choix qui est gardé."),
+    ("fr", french_spacing("Un autre téléphone a choisi « Photo prise depuis Maite » ; c'est ce choix qui est gardé.")),
 ])
 def test_a_seat_another_phone_chose_meanwhile_is_kept_and_named(browser, tmp_path, lang, notice):
     """Two phones change 'Foto hecha desde' to different seats at once: this phone's
@@ -1801,7 +1830,7 @@ def test_for_my_part_is_offered_in_the_pages_language(server, browser):
     api = Api(server.url)
     api.act("envido", n=2)
     for lang, label, hint in (("eu", "Nere gatik tira", "«Tira» bikote osoarena da"),
-                              ("fr", "Pas pour moi", "« Je laisse » refuse pour vous deux"),
+                              ("fr", "Pas pour moi", french_spacing("« Je laisse » refuse pour vous deux")),
                               ("en", "Not for me", "“No quiero” refuses for you both"),
                               ("es", "Para mí no", "«No quiero» rechaza por los dos")):
         ctx = phone(browser, lang)

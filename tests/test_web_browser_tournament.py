@@ -16,6 +16,7 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
+from scorer.engine.explain import french_spacing  # noqa: E402
 from tests.test_web_browser_table import _need_browser, browser, phone  # noqa: E402, F401 (browser: a fixture)
 from web.testing import LiveServer, until  # noqa: E402
 
@@ -394,7 +395,7 @@ def test_a_fixture_of_long_names_opens_its_table_with_them_whole_and_counts(serv
     page = ctx.new_page()
     try:
         page.goto(organiser)
-        opener = page.get_by_role("link", name=f"Ouvrir la table : {teams[0]} – {teams[1]}")
+        opener = page.get_by_role("link", name=french_spacing(f"Ouvrir la table : {teams[0]} – {teams[1]}"), exact=True)
         assert opener.count() == 1
         opener.click()
         page.wait_for_selector("#tournament-note")
@@ -415,8 +416,8 @@ def test_a_fixture_of_long_names_opens_its_table_with_them_whole_and_counts(serv
         assert page.get_by_role("columnheader", name="Parties gagnées").count() == 1
         for where in ("#standings th[scope=row]", "#fixtures strong.tc", "#matches strong.tc"):
             assert page.locator(where).first.get_attribute("title") == page.locator(where).first.text_content()
-        assert page.get_by_role("button", name=f"Retirer du tournoi : {teams[0]} – {teams[1]}").count() == 1
-        assert page.get_by_role("link", name=f"Voir la table : {teams[0]} – {teams[1]}").count() == 1
+        assert page.get_by_role("button", name=french_spacing(f"Retirer du tournoi : {teams[0]} – {teams[1]}"), exact=True).count() == 1
+        assert page.get_by_role("link", name=french_spacing(f"Voir la table : {teams[0]} – {teams[1]}"), exact=True).count() == 1
     finally:
         ctx.close()
 

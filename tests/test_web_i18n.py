@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from scorer.engine import settle
-from scorer.engine.explain import amarrakos_words, effect_words, explain, words
+from scorer.engine.explain import NBSP, amarrakos_words, effect_words, explain, french_spacing, words
 from web import create_app, i18n
 
 pytestmark = pytest.mark.webapi
@@ -59,7 +59,7 @@ def test_a_long_team_name_is_quoted_short_without_english_words(client, tourname
         said = i18n.t(lang, "why.name_too_long", **err["params"])
         assert name in said and "in all" not in said, (lang, said)
         assert lang == "en" or "characters" not in said, (lang, said)
-    assert i18n.t("fr", "why.name_too_long", **err["params"]) == f"« {name} » dépasse 40 caractères"
+    assert i18n.t("fr", "why.name_too_long", **err["params"]) == french_spacing(f"« {name} » dépasse 40 caractères")
 
 
 # -- 2. French: one word per concept, as the rulebooks say them ------------------------------
@@ -84,7 +84,7 @@ def test_french_says_jeu_for_a_game_and_manche_for_a_vaca() -> None:
     for key in VACA_KEYS:
         assert "manche" in fr[key].lower() and "vaca" not in fr[key].lower(), (key, fr[key])
     assert not [k for k, v in fr.items() if re.search(r"\bvacas?\b", re.sub(r"\{\w+\}", "", v), re.I)]
-    assert fr["score.match_won"] == "{team} gagnent la partie !"
+    assert fr["score.match_won"] == f"{{team}} gagnent la partie{NBSP}!"
     assert fr["new.games_per_vaca"] == "Jeux par manche" and fr["sheet.gpv"] == "{n} jeux par manche"
 
 
@@ -120,10 +120,48 @@ def test_french_puts_a_space_before_its_colons_and_semicolons() -> None:
     ("Troisième place : Berdeak") too. (Not a lone ':' inside a placeholder or a clock.)"""
     for key, text in every_string("fr").items():
         assert not re.search(r"[^\s{]:(?!\d)|[^\s];", text), (key, text)
-    assert i18n.t("fr", "tour.third_place_is", team="Berdeak") == "Troisième place : Berdeak"
+    assert i18n.t("fr", "tour.third_place_is", team="Berdeak") == french_spacing("Troisième place : Berdeak")
     out = explain(*_hand(), ["Ane", "Bixente", "Iker", "Maite"], "fr", ["Urdinak", "Gorriak"])
-    assert out[0].startswith("Cartes : Ane ") and out[1].startswith("Paires : envido, refusé : refus pour Urdinak")
+    assert out[0].startswith(french_spacing("Cartes : Ane ")) and \
+        out[1].startswith(french_spacing("Paires : envido, refusé : refus pour Urdinak"))
     assert all(not re.search(r"\S[:;] ", line) for line in out), out
+
+
+# What a French line may break before: a plain space before : ; ? ! » or after «.
+_BREAKABLE = re.compile(r"(?<=\S) +[:;?!»]|« +|(?<=\S)[\u202f\u2009][:;?!»]|«[\u202f\u2009]")
+
+
+def _french_disputes_hand() -> tuple[dict, dict]:
+    """A hand whose count says a dispute (a false pares, its rule and what it did) besides
+    the lances, so that every mark the count joins its parts with is said."""
+    record = {"esku": 0, "score": [0, 0], "hands": [h.split() for h in
+                                                    ("1o 4c 5e 6b", "12o 11c 4e 7b", "10o 11e 5c 7c", "1c 6e 7e 4o")],
+              "declared": {"pares": [True, True, False, False]},
+              "bets": {"pares": [{"seat": 0, "act": "envido"}, {"seat": 1, "act": "quiero"}]}}
+    return settle(record), record
+
+
+def test_french_puts_a_no_break_space_before_its_marks() -> None:
+    """French puts a space before ':', ';', '?', '!' and inside « »; a plain one lets a
+    360-pixel phone wrap "Qui est la main" from its "?". Every French string (the pages'
+    table, what the page is sent, the engine's words) and the count in words the engine
+    says in French have a no-break space (U+00A0) there, none a plain or another one."""
+    for key, text in {**every_string("fr"), **i18n.strings("fr")}.items():
+        assert not _BREAKABLE.search(text), (key, text)
+    assert i18n.t("fr", "esku.who") == "Qui est la main\u00a0?"
+    assert i18n.t("fr", "set.score_after", a=12, b=1) == "Score\u00a0: 12 – 1"
+    assert i18n.t("fr", "why.named_twice", name="Gorriak") == "«\u00a0Gorriak\u00a0» figure deux fois"
+    assert i18n.strings("fr")["punct.colon"] == "\u00a0: " and i18n.strings("fr")["punct.semicolon"] == "\u00a0; "
+    for settlement, record in (_hand(), _french_disputes_hand()):
+        out = explain(settlement, record, ["Ane", "Bixente", "Iker", "Maite"], "fr", ["Urdinak", "Gorriak"])
+        assert not any(_BREAKABLE.search(line) for line in out), out
+        assert all(NBSP + ":" in line for line in out), out
+    out = explain(*_french_disputes_hand(), ["Ane", "Bixente", "Iker", "Maite"], "fr", ["Urdinak", "Gorriak"])
+    assert any(NBSP + ";" in line for line in out), out  # a dispute's facts, joined
+    for lang in ("es", "eu", "en"):  # their own typography: no space before a colon
+        assert not [k for k, v in {**every_string(lang), **i18n.strings(lang)}.items() if NBSP in v], lang
+        assert explain(*_hand(), ["Ane", "Bixente", "Iker", "Maite"], lang)[0].startswith(
+            {"es": "Cartas: ", "eu": "Kartak: ", "en": "Cards: "}[lang])
 
 
 def _hand() -> tuple[dict, dict]:

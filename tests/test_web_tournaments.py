@@ -949,6 +949,8 @@ def test_a_table_added_after_the_draw_is_the_brackets_or_a_friendly_never_the_le
     assert page.count('<span class="stage stage-friendly">Friendly</span> · ') == 2  # on each of the two
     assert page.count('<p class="hint friendly-note"><span class="stage stage-friendly">Friendly</span>: a table opened '
                       'after the bracket was made that is not (yet) one of its pairings: it counts in no standings.</p>') == 1
+    fr = client.get(f"/c/{tournament['id']}?token={tournament['watch_token']}&lang=fr").get_data(as_text=True)
+    assert '<span class="stage stage-friendly">Amical</span>\u00a0: une table ouverte après' in fr  # French's colon
     # the other semi-final won by Urdinak: the early final is the final now; the standings never moved
     semi2 = imported(client, ["Urdinak", "Horiak"], [0, 0])
     assert enrol(client, tournament, semi2).status_code == 201

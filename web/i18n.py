@@ -14,6 +14,7 @@ import re
 import unicodedata
 
 from scorer.engine.explain import effect_words as engine_effect_words
+from scorer.engine.explain import french_spacing
 from scorer.engine.explain import grammar as engine_grammar
 from scorer.engine.explain import words as engine_words
 
@@ -1427,6 +1428,9 @@ EU: dict[str, str] = {
     "tour.tie.shared": "{ahead} eta {behind}: postu bera, irizpide guztietan berdin.",
 }
 
+# Written with plain spaces before ':', ';', '?', '!' and '»' and after '«'; each becomes a
+# no-break space (U+00A0, french_spacing, at the end of the table) so that a line never
+# breaks before the mark on a narrow phone.
 FR: dict[str, str] = {
     "app.name": "Marqueur de mus",
     "app.tagline": "Comptez le mus à votre table : un téléphone note ce qui se dit, tous voient les pierres.",
@@ -1890,6 +1894,7 @@ FR: dict[str, str] = {
     "tour.tie.head_to_head": "{ahead} devant {behind} : plus de victoires dans les confrontations entre équipes à égalité ({a}–{b}).",
     "tour.tie.shared": "{ahead} et {behind} partagent la place : à égalité sur tous les critères.",
 }
+FR = {key: french_spacing(text) for key, text in FR.items()}
 
 _TABLES = {"en": EN, "es": ES, "eu": EU, "fr": FR}
 
@@ -1906,7 +1911,8 @@ def _engine_words(lang: str) -> dict[str, str]:
         **{f"lance.{lance}": w[lance] for lance in engine_grammar()["lances"]},
         **{key.replace("_", ".", 1): text for key, text in w.items() if key.startswith(("dispute_", "rule_"))},
         **{f"effect.{key}": text for key, text in engine_effect_words(lang).items()},
-        # ": " and "; ", in French " : " and " ; " (a dispute's sentence, web/static/dispute.js)
+        # ": " and "; ", in French " : " and " ; " with a no-break space (a dispute's sentence,
+        # web/static/dispute.js; the card buttons' labels, web/static/app.js)
         "punct.colon": w["colon"], "punct.semicolon": w["semicolon"],
     }
 

@@ -34,7 +34,7 @@ def _hand_line(row: dict[str, Any], match: Match, lang: str) -> str:
     from scorer.engine.explain import format_score, words
 
     w = words(lang)
-    sc = w["semicolon"]  # "; ", in French " ; "
+    sc = w["semicolon"]  # "; ", in French " ; " with a no-break space
     record, settlement, state = row["record"], row["settlement"], row["state"]
     text = f"{w['hand'].format(n=row['hand'])}, {w['esku'].format(p=match.players[record['esku']])}{w['colon']}"
     text += format_score(settlement["score"])

@@ -27,8 +27,8 @@ from typing import Any
 from .cards import Card
 from .evaluate import PARES_NAMES, HandValue, evaluate
 
-__all__ = ["LANGS", "explain", "format_score", "amarrakos_words", "dispute_text", "effect_words", "grammar",
-           "rule_text", "words"]
+__all__ = ["LANGS", "NBSP", "explain", "format_score", "amarrakos_words", "dispute_text", "effect_words",
+           "french_spacing", "grammar", "rule_text", "words"]
 
 LANGS = ("en", "es", "eu", "fr")
 
@@ -192,12 +192,26 @@ _WORDS: dict[str, dict[str, str]] = {
         "dispute": "Litige",
         "and": "et",
         "seat": "joueur {n}",
-        "colon": " : ", "semicolon": " ; ",  # French typography: a space before, as in the pages' strings
+        "colon": " : ", "semicolon": " ; ",  # French typography: a (no-break, below) space before
         "hand": "Donne {n}", "esku": "esku {p}",
         "game_won": "jeu à {t}", "vaca_won": "manche à {t}", "match_won": "{t} gagnent la partie",
         "games": "jeux", "vacas": "manches", "winner": "Vainqueurs : {t}, {v}",
     },
 }
+
+NBSP = "\u00a0"
+_FRENCH_SPACE = re.compile(r" (?=[:;?!»])|(?<=«) ")
+
+
+def french_spacing(text: str) -> str:
+    """French typography with a no-break space: the space written before ':', ';', '?',
+    '!' and '»' and after '«' becomes U+00A0, so that a narrow screen never breaks a line
+    there ("Score : 12 – 1", "Qui est la main ?", "« Passe »"). The French word tables
+    (these and web/i18n.py's) are written with plain spaces and pass through it."""
+    return _FRENCH_SPACE.sub(NBSP, text)
+
+
+_WORDS["fr"] = {key: french_spacing(text) for key, text in _WORDS["fr"].items()}
 
 # What a dispute did, clause by clause. The engine says it in English for machines
 # (settle.py's `effect`: clauses joined by "; "); these read each clause as a fact, so
@@ -306,6 +320,7 @@ _EFFECT_WORDS: dict[str, dict[str, str]] = {
         "flagged": "simplement signalé : pas d'autre effet que celui de la fausse annonce",
     },
 }
+_EFFECT_WORDS["fr"] = {key: french_spacing(text) for key, text in _EFFECT_WORDS["fr"].items()}
 
 # Figures as players name them (rank 10 sota, 11 caballo, 12 rey; Basque sota, zaldia,
 # errege; French valet, cavalier, roi).
@@ -486,7 +501,7 @@ def explain(
     shown (what needed them was not counted), the end of the game, adentro, and each dispute.
     """
     w = words(lang)
-    c = w["colon"]  # ": ", in French " : "
+    c = w["colon"]  # ": ", in French " : " with a no-break space
     if not players:
         players = [w["seat"].format(n=s) for s in range(4)]
     if len(players) != 4 or (teams is not None and len(teams) != 2):
@@ -627,7 +642,7 @@ def dispute_text(dispute: Any, players: Sequence[str], lang: str = "en") -> str:
     if not isinstance(dispute, dict):
         return str(dispute)
     w = words(lang)
-    c = w["colon"]  # ": ", in French " : "
+    c = w["colon"]  # ": ", in French " : " with a no-break space
     lance, kind = dispute.get("lance"), dispute.get("kind")
     who = _name(players, dispute.get("seat"))
     if lance in _LANCES:
@@ -636,7 +651,7 @@ def dispute_text(dispute: Any, players: Sequence[str], lang: str = "en") -> str:
         key = next((k for k in keys if k in w), "dispute_other")
         text = w[key].format(p=who, l=w[lance].lower())
     else:
-        text = f"{who}{c}{dispute.get('message') or kind or ''}".rstrip(": ")
+        text = f"{who}{c}{dispute.get('message') or kind or ''}".rstrip(f": {NBSP}")
     if dispute.get("rule"):
         text += f" ({rule_text(dispute['rule'], lang)})"
     effect = _effect_text(dispute.get("effect"), players, lang)

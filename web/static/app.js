@@ -1,6 +1,6 @@
 // The table page (players and spectators): score, the drawn table, the lance being
 // said, showdown with photo and card picker, the count, live updates.
-import { api, ApiError, t, plural, toast, h, svg, icon, cardName, newClientId, rememberTable } from "./common.js";
+import { api, ApiError, t, plural, colon, toast, h, svg, icon, cardName, newClientId, rememberTable } from "./common.js";
 import { disputeText } from "./dispute.js";
 
 const BOOT = JSON.parse(document.getElementById("boot").textContent);
@@ -1094,8 +1094,9 @@ function renderHands() {
     const row = h("div", { class: `hand-row team-${team(seat)}`, role: "group", "aria-label": playerName(seat) },
       h("span", { class: "hand-who" }, playerName(seat)));
     show.slots[seat].forEach((card, i) => {
+      // "Ane 1: As de espadas", in French "Ane 1 : As d'épées" (the language's colon)
       const unsure = Boolean(card) && show.unsure.has(slotKey([seat, i]));
-      row.append(h("button", { type: "button", class: `card-slot${unsure ? " unsure" : ""}`, dataset: { seat, slot: i }, "aria-label": `${playerName(seat)} ${i + 1}: ${card ? cardName(card) : "—"}${unsure ? ` · ${t("show.to_check")}` : ""}`, onclick: () => pickForSlot(seat, i) }, miniCard(card)));
+      row.append(h("button", { type: "button", class: `card-slot${unsure ? " unsure" : ""}`, dataset: { seat, slot: i }, "aria-label": `${playerName(seat)} ${i + 1}${colon()}${card ? cardName(card) : "—"}${unsure ? ` · ${t("show.to_check")}` : ""}`, onclick: () => pickForSlot(seat, i) }, miniCard(card)));
     });
     grid.append(row);
   }

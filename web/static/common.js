@@ -11,6 +11,12 @@ export function t(key, values) {
   return text;
 }
 
+// The marks between a text's parts in the page's language: ": " and "; ", in French " : "
+// and " ; " with a no-break space (the engine's words, punct.colon and punct.semicolon in
+// the page's strings), so that a French line never breaks before the mark.
+export const colon = () => (STRINGS["punct.colon"] ?? ": ");
+export const semicolon = () => (STRINGS["punct.semicolon"] ?? "; ");
+
 // A count's key in the page's language: `key` + "_one" where the language says that count
 // in the singular and the strings have such a key (French 0 and 1, English 1: "1 stone of
 // 40", "0 pierre sur 40"), else `key`.

@@ -5,12 +5,11 @@
 // rule.*, effect.*, punct.*) and the same patterns (its grammar(), in the page's boot), so that
 // the page says word for word what they say; tests/test_web_browser_table.py holds them
 // to it in every language.
-import { t } from "./common.js";
+// ": " and "; ", in French with a no-break space before the mark: the engine's words, as its
+// sentences join their parts (common.js colon, semicolon)
+import { t, colon, semicolon } from "./common.js";
 
 const has = (key) => t(key) !== key;
-// ": " and "; ", in French " : " and " ; " (the engine's words, as its sentences join their parts)
-const colon = () => (has("punct.colon") ? t("punct.colon") : ": ");
-const semicolon = () => (has("punct.semicolon") ? t("punct.semicolon") : "; ");
 // Python's named group `(?P<name>` is `(?<name>` here; the grammar keeps to what both read alike
 const jsPattern = (pattern) => pattern.replaceAll("(?P<", "(?<");
 const whole = (pattern) => new RegExp(`^(?:${jsPattern(pattern)})$`);
@@ -29,7 +28,7 @@ export function disputeText(d, { players = [], lang = "en", grammar }) {
     const key = keys.find(has) ?? "dispute.other";
     text = t(key, { p: who, l: t(`lance.${d.lance}`).toLowerCase() });
   } else {
-    text = `${who}${colon()}${d.message || d.kind || ""}`.replace(/[: ]+$/, "");
+    text = `${who}${colon()}${d.message || d.kind || ""}`.replace(/[: \u00a0]+$/, "");
   }
   if (d.rule) text += ` (${ruleText(d.rule, grammar)})`;
   const effect = effectText(d.effect, players, lang, grammar);
