@@ -88,10 +88,14 @@ def test_french_says_jeu_for_a_game_and_manche_for_a_vaca() -> None:
     assert fr["new.games_per_vaca"] == "Jeux par manche" and fr["sheet.gpv"] == "{n} jeux par manche"
 
 
-def test_the_french_sheet_tells_a_game_from_the_juego_column() -> None:
-    """The sheet's game divider is not the bare word heading its Jeu column (the lance)."""
-    divider = i18n.t("fr", "sheet.game", n=1)
-    assert divider != i18n.t("fr", "lance.juego") and not re.fullmatch(r"Jeu \d+", divider), divider
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_the_sheet_tells_a_game_from_the_juego_column(lang: str) -> None:
+    """The sheet's game divider is not the bare word heading its Juego column (the lance)
+    followed by a number: "Jeu nº 1", "Juego n.º 1" (Basque "1. jokoa" is an ordinal,
+    "the first game"; English says "Game 1" beside "Juego")."""
+    divider, juego = i18n.t(lang, "sheet.game", n=1), i18n.t(lang, "lance.juego")
+    assert divider != juego and not re.fullmatch(rf"{juego} \d+", divider, re.I), (lang, divider)
+    assert i18n.t("fr", "sheet.game", n=1) == "Jeu nº 1" and i18n.t("es", "sheet.game", n=1) == "Juego n.º 1"
     assert i18n.t("fr", "score.game_won", team="Urdinak") == "Urdinak gagnent le jeu"
 
 

@@ -249,6 +249,9 @@ def test_history_sheet_and_the_count_in_words(client, table):
     assert "Es mano Ane" in h and "Mano: " not in h  # not "Mano 1 · Mano: Ane": mano is both the hand and its esku
     s = client.get(f"/t/{tid}/sheet?token={tok}").get_data(as_text=True)
     assert "@media print" not in s and "sheet-table" in s and "Txuriak" in s
+    # the game's divider beside the Juego column (the lance) is no bare "Juego 1"
+    assert '<th colspan="7" class="game-divider">Juego n.º 1' in s and '<th scope="col">Juego</th>' in s
+    assert "Juego 1<" not in s and "Juego 1 ·" not in s and '<th scope="col">N.º</th>' in s
     games = client.get(f"/api/tables/{tid}?token={tok}").get_json()["rules"].get("games_per_vaca") or 1
     en = client.get(f"/t/{tid}/sheet?token={tok}&lang=en").get_data(as_text=True)
     assert ("one game a vaca" if games == 1 else f"{games} games a vaca") in en and "(s)" not in en
