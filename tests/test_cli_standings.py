@@ -291,3 +291,11 @@ def test_a_hand_document_is_said_to_be_one_naming_the_file(tmp_path: Path) -> No
     assert proc.stderr == ("mus-scorer standings: examples/hand.json is a mus-hand/1 document; standings reads "
                            "mus-match/1 JSON Lines (one object per line); use `mus-scorer settle examples/hand.json` "
                            "for a hand\n"), proc.stderr
+
+
+def test_the_french_footer_keeps_its_colon_with_its_word(tmp_path: Path) -> None:
+    """French sets a no-break space before ':' (as the web app's French does), so the footer
+    naming the unfinished matches never wraps before its colon."""
+    out = standings(*map(str, club(tmp_path)), "--lang", "fr").stdout
+    assert "partie non terminée\u00a0: " in out, out
+    assert " : " not in out

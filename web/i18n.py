@@ -1649,7 +1649,7 @@ FR: dict[str, str] = {
     "err.unauthorized": "Ce lien n'a pas de clé valide. Scannez à nouveau le QR code de la table.",
     "err.forbidden": "Ce lien permet seulement de regarder.",
     "err.stale_version": "Un autre téléphone a modifié la table avant vous.",
-    "err.stale_revision": "Un autre téléphone a modifié le tournoi avant vous : il s’affiche ici maintenant. Renvoyez le vôtre pour le remplacer.",
+    "err.stale_revision": "Un autre téléphone a modifié le tournoi avant vous : il s'affiche ici maintenant. Renvoyez le vôtre pour le remplacer.",
     "err.client_id_reused": "L'identifiant de cette requête a déjà servi pour une autre : rechargez la table et réessayez.",
     "err.illegal": "Ce n'est pas permis maintenant.",
     "err.malformed": "La requête n'a pas été comprise.",

@@ -55,7 +55,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "vacas_won": "Manches gagnées", "vacas_won_in_lost": "Dans les perdues", "vacas_lost": "Manches perdues",
         "stones": "Pierres", "head_to_head": "Confrontations",
         "group": "Groupe {name}", "all": "Toutes les parties",
-        "unfinished_1": "1 partie non terminée : {m}", "unfinished_n": "{n} parties non terminées : {m}",
+        "unfinished_1": "1 partie non terminée\u00a0: {m}", "unfinished_n": "{n} parties non terminées\u00a0: {m}",
     },
 }
 
