@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from scorer.engine.explain import french_spacing
 from scorer.storage.tournaments import MAX_TOURNAMENT_NAME
 from web import create_app
 
@@ -1101,8 +1102,8 @@ def test_the_standings_name_a_head_to_head_and_a_shared_place(client, tournament
         assert enrol(client, other, imported(client, teams, winners)).status_code == 201
     assert [r["team"] for r in state_of(client, other)["standings"]] == ["C", "A", "B", "D"]
     page = client.get(f"/c/{other['id']}?token={other['token']}&lang=fr").get_data(as_text=True)
-    assert ("A devant B : plus de victoires dans les confrontations entre équipes à égalité (1–0)."
-            in page)
+    assert french_spacing("A devant B : plus de victoires dans les confrontations entre équipes à égalité (1–0).") \
+        in page
 
 
 def test_an_enrolment_with_a_key_it_does_not_know_is_refused_by_name(client, tournament) -> None:
@@ -1387,7 +1388,8 @@ def test_the_tournament_pages_buttons_and_columns_say_what_they_are(client, tour
     played = imported(client, [LONG[0], "Urdinak"], [0, 0])
     assert enrol(client, tournament, played).status_code == 201
     for lang, open_, watch, remove, played_col in (
-            ("fr", "Ouvrir la table : ", "Voir la table : ", "Retirer du tournoi : ", "Parties jouées"),
+            ("fr", *map(french_spacing, ("Ouvrir la table : ", "Voir la table : ", "Retirer du tournoi : ")),
+             "Parties jouées"),
             ("en", "Open the table: ", "Watch the table: ", "Take out of the tournament: ", "Matches played")):
         html = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang={lang}").get_data(as_text=True)
         opens = re.findall(r'class="btn btn-ghost no-print open-fixture" href="[^"]+" aria-label="([^"]+)"', html)
