@@ -38,6 +38,17 @@ def test_a_card_twice_in_an_imported_file_is_said_in_spanish(server, browser, tm
         ctx.close()
 
 
+def _common_js(app, chromium, lang: str, body: str):
+    """What `body` returns, run in a phone's page of `app` (the server) in `lang` with the page's common.js as `m`."""
+    ctx = phone(chromium, lang)
+    try:
+        page = ctx.new_page()
+        page.goto(app.url + "/")
+        return page.evaluate("async () => { const m = await import('/static/common.js');" + body + "\n}")
+    finally:
+        ctx.close()
+
+
 @pytest.mark.parametrize("lang, said", [
     ("es", "Ahora se apuesta a pares, no se declara."),
     ("fr", "On mise maintenant à la phase paires, on n'annonce plus."),
@@ -45,18 +56,10 @@ def test_a_card_twice_in_an_imported_file_is_said_in_spanish(server, browser, tm
 ])
 def test_a_lance_in_a_refusal_is_said_within_the_sentence(server, browser, lang: str, said: str) -> None:  # noqa: F811
     # the page's own ApiError says a refusal's lance in lower case, inside its sentence
-    ctx = phone(browser, lang)
-    try:
-        page = ctx.new_page()
-        page.goto(server.url + "/")
-        text = page.evaluate("""async () => {
-            const m = await import('/static/common.js');
-            return new m.ApiError(422, 'illegal', 'seat: ...', 'seat', null, 'declare_in_betting',
-                                  {lance: 'pares'}).text;
-        }""")
-        assert text == said
-    finally:
-        ctx.close()
+    text = _common_js(server, browser, lang, """
+        return new m.ApiError(422, 'illegal', 'seat: ...', 'seat', null, 'declare_in_betting',
+                              {lance: 'pares'}).text;""")
+    assert text == said
 
 
 @pytest.mark.parametrize("lang", ["fr", "es", "eu", "en"])
@@ -66,21 +69,13 @@ def test_the_pages_script_says_a_score_and_a_card_as_the_server(server, browser,
     d'épées") are the server's (i18n.t, i18n.card_name)."""
     from web import i18n
 
-    ctx = phone(browser, lang)
-    try:
-        page = ctx.new_page()
-        page.goto(server.url + "/")
-        said = page.evaluate("""async () => {
-            const m = await import('/static/common.js');
-            return [[0, 1, 2, 12].map((n) => m.t(m.plural('score.of_target', n), {n, target: 40})),
-                    ['1e', '11e', '12o'].map(m.cardName)];
-        }""")
-        one = {"fr": (0, 1), "eu": (1,), "es": (1,), "en": (1,)}[lang]
-        assert said[0] == [i18n.t(lang, "score.of_target_one" if n in one else "score.of_target", n=n, target=40)
-                           for n in (0, 1, 2, 12)]
-        assert said[1] == [i18n.card_name(lang, c) for c in ("1e", "11e", "12o")]
-        if lang == "fr":
-            assert said == [["0 pierre sur 40", "1 pierre sur 40", "2 pierres sur 40", "12 pierres sur 40"],
-                            ["As d'épées", "Cavalier d'épées", "Roi de deniers"]]
-    finally:
-        ctx.close()
+    said = _common_js(server, browser, lang, """
+        return [[0, 1, 2, 12].map((n) => m.t(m.plural('score.of_target', n), {n, target: 40})),
+                ['1e', '11e', '12o'].map(m.cardName)];""")
+    one = {"fr": (0, 1), "eu": (1,), "es": (1,), "en": (1,)}[lang]
+    assert said[0] == [i18n.t(lang, "score.of_target_one" if n in one else "score.of_target", n=n, target=40)
+                       for n in (0, 1, 2, 12)]
+    assert said[1] == [i18n.card_name(lang, c) for c in ("1e", "11e", "12o")]
+    if lang == "fr":
+        assert said == [["0 pierre sur 40", "1 pierre sur 40", "2 pierres sur 40", "12 pierres sur 40"],
+                        ["As d'épées", "Cavalier d'épées", "Roi de deniers"]]

@@ -436,6 +436,14 @@ def test_the_history_says_the_disputes_in_words_where_the_count_in_words_is_miss
 LAN = "192.0.2.2"  # this machine's LAN address, as the pages would find it
 
 
+def _listening_app(tmp_path, listening: list[str] | None):
+    """An app told the addresses `serve` listens on (None: not told)."""
+    config = {"DATABASE": str(tmp_path / "mus.db"), "TESTING": True}
+    if listening is not None:
+        config["LISTEN_ADDRESSES"] = listening
+    return create_app(config)
+
+
 def _links_name(client, base: str, host: str) -> dict:
     """A table's and a tournament's links, QR codes and page, asked for at `base`, all name
     `host`; returns the tournament."""
@@ -466,11 +474,7 @@ def test_links_name_the_lan_address_only_where_the_server_listens_there(tmp_path
     from web import pages
 
     monkeypatch.setattr(pages, "_lan_address", lambda: LAN)
-    config = {"DATABASE": str(tmp_path / "mus.db"), "TESTING": True}
-    if listening is not None:
-        config["LISTEN_ADDRESSES"] = listening
-    app = create_app(config)
-    with app.test_client() as client:
+    with _listening_app(tmp_path, listening).test_client() as client:
         base = "http://127.0.0.1:37059"
         club = _links_name(client, base, host)
         page = client.get(f"/c/{club['id']}?token={club['token']}", base_url=base).get_data(as_text=True)
@@ -505,11 +509,7 @@ def test_links_to_an_ipv6_address_are_in_brackets(tmp_path, monkeypatch, listeni
 
     monkeypatch.setattr(pages, "_lan_address", lambda: LAN)
     monkeypatch.setattr(pages, "_lan_address6", lambda: LAN6)
-    config = {"DATABASE": str(tmp_path / "mus.db"), "TESTING": True}
-    if listening is not None:
-        config["LISTEN_ADDRESSES"] = listening
-    app = create_app(config)
-    with app.test_client() as client:
+    with _listening_app(tmp_path, listening).test_client() as client:
         base = f"http://{came_to}"
         _links_name(client, base, host)
 
