@@ -276,3 +276,13 @@ def test_the_score_refuses_a_strip_too_short_for_its_reach() -> None:
     assert pintas.line_score(strip, pintas.COARSE_REACH) > 0
     with pytest.raises(ValueError, match="too short"):
         pintas.line_score(strip, 0.6)
+
+
+def test_fold_takes_one_weight_per_row_as_each_row_alone() -> None:
+    names = ["5o", "5c", "5e", "5b", "other"]
+    p = np.array([[0.4, 0.3, 0.2, 0.05, 0.05], [0.4, 0.3, 0.2, 0.05, 0.05]], np.float32)
+    ll = np.array([-3.0, -1.0, -2.0, 0.0])
+    both = pintas.fold(p, names, [ll, ll], np.array([0.5, 2.0]))
+    assert np.array_equal(both[0], pintas.fold(p[:1], names, [ll], 0.5)[0])
+    assert np.array_equal(both[1], pintas.fold(p[1:], names, [ll], 2.0)[0])
+    assert not np.array_equal(both[0], both[1])

@@ -351,9 +351,12 @@ def corner_suit(gray: np.ndarray, box: Box, cards: list[Box], own: int | None, t
     return suit_loglik(got[0], extent)
 
 
-def fold(p: np.ndarray, names: list[str], logliks: list[np.ndarray | None], weight: float) -> np.ndarray:
+def fold(p: np.ndarray, names: list[str], logliks: list[np.ndarray | None],
+         weight: float | np.ndarray) -> np.ndarray:
     """Card probabilities (N, C) times the pintas' likelihood of each class's suit (to the
-    power `weight`), renormalised; classes with no suit and rows with no read keep theirs."""
+    power `weight`: one for all rows, or one per row), renormalised; classes with no suit
+    and rows with no read keep theirs."""
+    weights = np.broadcast_to(np.asarray(weight, np.float64), (len(logliks),))
     out = p.astype(np.float64).copy()
     col = [SUITS.index(n[-1]) if len(n) > 1 and n[-1] in SUITS and n[:-1].isdigit() else -1 for n in names]
     suited = np.array([c >= 0 for c in col])
@@ -361,7 +364,7 @@ def fold(p: np.ndarray, names: list[str], logliks: list[np.ndarray | None], weig
     for i, ll in enumerate(logliks):
         if ll is None:
             continue
-        factor = np.where(suited, np.exp(weight * (ll[idx] - ll.max())), 1.0)
+        factor = np.where(suited, np.exp(weights[i] * (ll[idx] - ll.max())), 1.0)
         row = out[i] * factor
         out[i] = row / max(row.sum(), 1e-12)
     return out.astype(np.float32)

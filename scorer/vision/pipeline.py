@@ -452,23 +452,23 @@ def classify_corners(models: Models, image: Image.Image, scale: tuple[float, flo
     if (models.pintas_weight or models.pintas_ace_weight) and cards and on_card:
         sure = pintas.suit_sureness(p[on_card], models.names)
         aces = p[:, [j for j, n in enumerate(models.names) if rank_of(n) == "1"]].sum(axis=1) >= ACE_MASS
-        weights = {i: models.pintas_ace_weight if models.pintas_ace_weight and aces[i] else models.pintas_weight
-                   for i, v in zip(on_card, sure, strict=True)
-                   if (models.pintas_ace_weight and aces[i] and v < pintas.ACE_BELOW)
-                   or (models.pintas_weight and v < pintas.BELOW)}
+        weights: dict[int, float] = {}
+        for i, v in zip(on_card, sure, strict=True):
+            if models.pintas_ace_weight and aces[i] and v < pintas.ACE_BELOW:
+                weights[i] = models.pintas_ace_weight
+            elif models.pintas_weight and v < pintas.BELOW:
+                weights[i] = models.pintas_weight
         if weights:
             fx, fy = scale
             gray = np.asarray(image.convert("L"), np.float32)
             seen = [(c[0] / fx, c[1] / fy, c[2] / fx, c[3] / fy) for c in cards]
-            for w in set(weights.values()):
-                rows = [i for i, v in weights.items() if v == w]
-                lls = []
-                for i in rows:
-                    b, turns, far = crops[i]
-                    box = (b[0] / fx, b[1] / fy, b[2] / fx, b[3] / fy)
-                    lls.append(pintas.corner_suit(gray, box, seen, owner(b, cards),
-                                                  (turns + (2 if far else 0)) % 4))
-                p[rows] = pintas.fold(p[rows], models.names, lls, w)
+            rows = list(weights)
+            lls = []
+            for i in rows:
+                b, turns, far = crops[i]
+                box = (b[0] / fx, b[1] / fy, b[2] / fx, b[3] / fy)
+                lls.append(pintas.corner_suit(gray, box, seen, owner(b, cards), (turns + (2 if far else 0)) % 4))
+            p[rows] = pintas.fold(p[rows], models.names, lls, np.array([weights[i] for i in rows]))
     return p
 
 
