@@ -988,6 +988,8 @@ def test_a_photo_seated_again_has_its_annotated_copy_drawn_with_the_new_seats(tm
     assert _post(client, t, "shown", hands=DEAL, photo_id=pid, bottom=0).status_code == 200
     assert store.set_annotated(t["id"], pid, again.data, store.annotated_photo(t["id"], pid)[2] + " ") is False
     assert store.annotated_photo(t["id"], pid)[0] is None
+    _, photo, scan = store.annotated_photo(t["id"], pid)
+    assert photo and store.annotated_photo(t["id"], pid, photo=False) == (None, None, scan)  # the bytes not read
     back = client.get(url)
     assert _bottom_seat_colour(back.data) == 0 and back.data == first.data
 

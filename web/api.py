@@ -683,10 +683,12 @@ class AnnotatedCopies:
                 self._kept.popitem(last=False)
 
 
-def _kept_copy(copies: AnnotatedCopies, table_id: str, photo_id: str) -> tuple[bytes | None, bytes | None, str | None]:
+def _kept_copy(copies: AnnotatedCopies, table_id: str, photo_id: str,
+               photo: bool = True) -> tuple[bytes | None, bytes | None, str | None]:
     """`(the annotated copy, None, None)` where one is kept, in the database or in
-    `copies`; else `(None, the photo, its scan as stored)` to draw it from."""
-    jpeg, data, scan = _store().annotated_photo(table_id, photo_id)
+    `copies`; else `(None, the photo, its scan as stored)` to draw it from (without
+    `photo`, its bytes not read: None)."""
+    jpeg, data, scan = _store().annotated_photo(table_id, photo_id, photo)
     if jpeg is None:
         jpeg = copies.kept(table_id, photo_id, scan)
     return (jpeg, None, None) if jpeg is not None else (None, data, scan)
@@ -699,7 +701,7 @@ def _annotated(table_id: str, photo_id: str) -> bytes:
     database, else (it cannot be written) in memory (`AnnotatedCopies`). Requests for it at
     once wait for the one drawing it."""
     copies: AnnotatedCopies = current_app.extensions["mus_annotated"]
-    jpeg = _kept_copy(copies, table_id, photo_id)[0]  # (the photo not held while waiting)
+    jpeg = _kept_copy(copies, table_id, photo_id, photo=False)[0]  # the photo read only by the one drawing
     if jpeg is not None:
         return jpeg
     with copies.one_at_a_time(table_id, photo_id):

@@ -475,20 +475,22 @@ class TableStore:
             raise StoreError(404, "not_found", f"no photo {photo_id!r} at this table", None)
         return ("image/jpeg" if annotated else row["mime"]), bytes(row["blob"])
 
-    def annotated_photo(self, table_id: str, photo_id: str) -> tuple[bytes | None, bytes | None, str | None]:
+    def annotated_photo(self, table_id: str, photo_id: str,
+                        photo: bool = True) -> tuple[bytes | None, bytes | None, str | None]:
         """A photo's annotated copy: `(JPEG, None, None)`; where it has none (its seats
         changed since it was drawn, `set_shown`, or none was ever drawn), `(None, the
-        photo, its scan as stored)` to draw one from and keep (`set_annotated`). A 404
-        `not_found` for no such photo at the table."""
+        photo, its scan as stored)` to draw one from and keep (`set_annotated`); without
+        `photo`, `(None, None, its scan)` (the photo's bytes not read). A 404 `not_found`
+        for no such photo at the table."""
         row = self.db.reader().execute(
-            "SELECT annotated, CASE WHEN annotated IS NULL THEN data END AS data, scan FROM photos"
-            " WHERE id = ? AND table_id = ?", (photo_id, table_id)
+            "SELECT annotated, CASE WHEN annotated IS NULL AND ? THEN data END AS data, scan FROM photos"
+            " WHERE id = ? AND table_id = ?", (photo, photo_id, table_id)
         ).fetchone()
         if row is None:
             raise StoreError(404, "not_found", f"no photo {photo_id!r} at this table", None)
         if row["annotated"] is not None:
             return bytes(row["annotated"]), None, None
-        return None, bytes(row["data"]), row["scan"]
+        return None, None if row["data"] is None else bytes(row["data"]), row["scan"]
 
     def set_annotated(self, table_id: str, photo_id: str, jpeg: bytes, scan: str | None) -> bool:
         """Keep `jpeg` as the annotated copy of a photo that has none, drawn from its scan
