@@ -170,3 +170,17 @@ def test_replay_json_writes_no_declaration_null() -> None:
     assert rows[0]["record"]["declared"] == {"pares": [True, True, True, True]}
     assert "declared" not in rows[1]["record"] and rows[1]["record"]["esku"] == 0
     assert all(None not in said for row in rows for said in row["record"].get("declared", {}).values())
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ('{"format": "mus-match/1", "teams": ["Txuriak', "Unterminated string starting at column 37"),
+    ('{"format": "mus-match/1", "teams": ["Tx\x01"]}', "Invalid control character at column 40"),
+    ('{"format": "mus-match/1",}', "Expecting property name enclosed in double quotes at column 26"),
+])
+def test_a_line_that_is_not_json_says_where_in_plain_words(line: str, said: str) -> None:
+    """json's own messages that end in "at" were followed by another: "Unterminated string
+    starting at at column 37"."""
+    proc = replay("-", stdin=line + "\n")
+    assert proc.returncode == 1
+    assert proc.stderr == f"mus-scorer replay: standard input: line 1: not JSON: {said}\n"
+    assert " at at " not in proc.stderr

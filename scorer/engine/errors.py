@@ -90,7 +90,9 @@ def json_problem(exc: Exception) -> str:
     """Why `json.loads` refused a text, in words: where it broke (`JSONDecodeError`), a
     number too long to read (`ValueError`) or arrays nested too deep (`RecursionError`)."""
     if isinstance(exc, json.JSONDecodeError):
-        return f"{exc.msg} at " + (f"line {exc.lineno} column {exc.colno}" if exc.lineno > 1 else f"column {exc.colno}")
+        where = f"line {exc.lineno} column {exc.colno}" if exc.lineno > 1 else f"column {exc.colno}"
+        # some of json's messages end in "at" already ("Unterminated string starting at")
+        return f"{exc.msg} {where}" if exc.msg.endswith(" at") else f"{exc.msg} at {where}"
     if isinstance(exc, RecursionError):
         return "arrays or objects nested too deep"
     return TOO_LONG
