@@ -184,3 +184,22 @@ def test_a_line_that_is_not_json_says_where_in_plain_words(line: str, said: str)
     assert proc.returncode == 1
     assert proc.stderr == f"mus-scorer replay: standard input: line 1: not JSON: {said}\n"
     assert " at at " not in proc.stderr
+
+
+def test_a_lone_surrogate_escape_is_refused_naming_the_line_and_field() -> None:
+    """JSON reads "\\ud800" as a string no UTF-8 text can hold: a team or player so named
+    was printed (a UnicodeEncodeError traceback, text and --json --explain alike) where it
+    should be refused as the line's error."""
+    header, *hands = SAMPLE.read_text(encoding="utf-8").splitlines()
+    text = "\n".join([header.replace("Txuriak", "\\ud800"), *hands[:2]]) + "\n"
+    proc = replay("-", stdin=text)
+    assert proc.returncode == 1 and proc.stdout == "" and "Traceback" not in proc.stderr
+    assert proc.stderr == "mus-scorer replay: standard input: line 1: teams[0]: a lone surrogate escape, which is not text\n"
+    proc = replay("-", "--json", "--explain", stdin=text)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert json.loads(proc.stdout) == {"format": "mus-error/1", "line": 1,
+                                       "error": "teams[0]: a lone surrogate escape, which is not text"}
+    proc = replay("-", stdin="\n".join([header, hands[0][:-1] + ', "bets\\udc80": {}}']) + "\n")
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr == ("mus-scorer replay: standard input: line 2: 'bets\\udc80': a lone surrogate escape, "
+                           "which is not text\n")

@@ -258,7 +258,9 @@ def test_a_bad_zip_is_named(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("saved", ['{"teams": ["a", "b", "c", "d"], "groups": [{"name": "A", "teams": ["A", "B"]}, '
                                    '{"name": "B", "teams": ["c", "D"]}]}', "not json", '["A"]',
-                                   '{"groups": [{"name": "A", "teams": "A,B"}]}'])
+                                   '{"groups": [{"name": "A", "teams": "A,B"}]}',
+                                   '{"teams": ["a", "b", "c", "d"], "groups": [{"name": "\\ud800", "teams": ["A", "B"]}, '
+                                   '{"name": "B", "teams": ["c", "D"]}]}'])
 def test_a_zip_in_groups_ranks_each_group_and_a_bad_tournament_json_is_passed_over(tmp_path: Path, saved) -> None:
     import zipfile
 
@@ -271,7 +273,7 @@ def test_a_zip_in_groups_ranks_each_group_and_a_bad_tournament_json_is_passed_ov
     proc = standings(str(league), "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    if saved.startswith('{"teams"'):
+    if saved.startswith('{"teams"') and "\\ud800" not in saved:  # a lone surrogate: no text, passed over
         # A beat B (A-B is group A's one match); C-D in group B is not played: only D-A, across groups
         assert [(g["name"], [(r["team"], r["won"]) for r in g["standings"]]) for g in data["groups"]] == [
             ("A", [("A", 1), ("B", 0)]), ("B", [])]
@@ -299,3 +301,21 @@ def test_the_french_footer_keeps_its_colon_with_its_word(tmp_path: Path) -> None
     out = standings(*map(str, club(tmp_path)), "--lang", "fr").stdout
     assert "partie non terminée\u00a0: " in out, out
     assert " : " not in out
+
+
+def test_a_lone_surrogate_escape_in_a_match_file_is_named_not_a_traceback(tmp_path: Path) -> None:
+    """JSON reads "\\ud800" as a string no UTF-8 text can hold: a team named so was printed
+    (a UnicodeEncodeError traceback) where it should be refused, naming the line and field."""
+    good = match_file(tmp_path / "good.jsonl", ("A", "B"), [0, 0])
+    header, *hands = good.read_text(encoding="utf-8").splitlines()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([header.replace('"A"', '"A\\ud800"'), *hands]) + "\n", encoding="utf-8")
+    for args in ([str(bad)], [str(bad), "--json"]):
+        proc = standings(*args)
+        assert proc.returncode == 1 and proc.stdout == "" and "Traceback" not in proc.stderr
+        assert proc.stderr == f"mus-scorer standings: {bad}: line 1: teams[0]: a lone surrogate escape, which is not text\n"
+    key = tmp_path / "key.jsonl"
+    key.write_text("\n".join([header, hands[0].replace('"esku"', '"esku\\udfff"', 1)]) + "\n", encoding="utf-8")
+    proc = standings(str(key))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr == f"mus-scorer standings: {key}: line 2: 'esku\\udfff': a lone surrogate escape, which is not text\n"

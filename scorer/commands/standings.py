@@ -133,9 +133,11 @@ def _league(path: str) -> tuple[list[str], list[dict[str, Any]] | None]:
             if "tournament.json" not in z.namelist() or z.getinfo("tournament.json").file_size > MAX_MEMBER:
                 return [], None
             saved = json.loads(z.read("tournament.json").decode("utf-8"))
-    except (OSError, ValueError, *UNREADABLE_MEMBER):  # the matches say what is wrong with the zip
+    except (OSError, ValueError, RecursionError, *UNREADABLE_MEMBER):  # the matches say what is wrong with the zip
         return [], None
-    saved = saved if isinstance(saved, dict) else {}
+    from scorer.engine.errors import lone_surrogate
+
+    saved = saved if isinstance(saved, dict) and lone_surrogate(saved) is None else {}  # "\ud800" prints as no text
     teams, groups = saved.get("teams"), saved.get("groups")
     if not isinstance(groups, list) or not groups or not all(
             isinstance(g, dict) and isinstance(g.get("name"), str) and _names(g.get("teams")) for g in groups):

@@ -78,6 +78,29 @@ class MusError(ValueError):
         return type(self)(field, self.reason, self.value, key=self.key, params=self.params)
 
 
+def lone_surrogate(value: Any) -> str | None:
+    """Where parsed JSON `value` holds a lone surrogate (`"\\ud800"`: an escape JSON reads,
+    which no UTF-8 text can hold, so that writing it out fails): the path to that string
+    (`teams[0]`, `""` for `value` itself), else None."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return path
+        elif isinstance(item, dict):
+            for key, v in item.items():
+                if lone_surrogate(key) is not None:  # the key itself is no text: named by its escape
+                    return f"{path}.{key!r}" if path else repr(key)
+                stack.append((v, f"{path}.{key}" if path else str(key)))
+        elif isinstance(item, list):
+            stack += [(v, f"{path}[{i}]") for i, v in enumerate(item)]
+    return None
+
+
 class MalformedError(MusError):
     """The input is not a valid record: wrong type, unknown card, missing key."""
 

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from .errors import IllegalError, MalformedError, MusError, json_problem, said
+from .errors import IllegalError, MalformedError, MusError, json_problem, lone_surrogate, said
 from .record import MATCH_RULES, parse_hand
 from .rules import Rules
 from .settle import settlement as settlement_of
@@ -268,6 +268,8 @@ def _parse_lines(lines: Iterable[str | dict[str, Any]]) -> Iterator[tuple[int, A
                 obj = json.loads(line)
             except (ValueError, RecursionError) as exc:
                 raise _at_line(MalformedError("", f"not JSON: {json_problem(exc)}"), n) from None
+            if "\\u" in line and (where := lone_surrogate(obj)) is not None:  # "\\ud800": no text holds it
+                raise _at_line(MalformedError(where, "a lone surrogate escape, which is not text"), n)
             yield n, obj
         else:
             yield n, line
