@@ -553,6 +553,31 @@ def test_export_then_import_gives_the_same_match(client, table) -> None:
     assert r3.status_code == 201
 
 
+@pytest.mark.parametrize("space", ["\u2028", "\u2029", "\x85"])
+def test_a_name_holding_a_line_separator_is_exported_and_imported_back(client, space) -> None:
+    """JSON takes U+2028, U+2029 and U+0085 unescaped in a string, and the export writes a
+    name as typed: the import split its lines at them too (str.splitlines), and refused the
+    table's own file, 'line 1: not JSON: Unterminated string'. CRLF and CR line ends still read."""
+    r = client.post("/api/tables", json={"teams": [f"Txuri{space}ak", "Beltzak"],
+                                         "players": ["Ane", f"Bix{space}ente", "Iker", "Maite"]})
+    assert r.status_code == 201, r.json
+    t = {**r.json, "auth": {"Authorization": f"Bearer {r.json['token']}"}}
+    to_showdown(client, t)
+    showdown(client, t)
+    data = client.get(f"/api/tables/{t['id']}/export", headers=t["auth"]).data
+    assert space.encode() in data  # written as typed, not escaped
+    for body in (data, data.replace(b"\n", b"\r\n"), data.replace(b"\n", b"\r")):
+        r2 = client.post("/api/tables/import", data=body, content_type="application/jsonl")
+        assert r2.status_code == 201, r2.json
+        t2 = {**r2.json, "auth": {"Authorization": f"Bearer {r2.json['token']}"}}
+        a, b = state(client, t), state(client, t2)
+        assert b["teams"] == [f"Txuri{space}ak", "Beltzak"] and b["players"][1] == f"Bix{space}ente"
+        assert [h["settlement"] for h in a["hands"]] == [h["settlement"] for h in b["hands"]]
+    r3 = client.post("/api/tables/import", data='{"format": "mus-match/1"}\n\u2028\nnot json\n'.encode(),
+                     content_type="application/jsonl")
+    assert "line 3" in assert_error(r3, 422, "invalid", "line 3")["message"]  # numbered as the file's lines
+
+
 def test_import_into_a_table_replaces_its_match(app, client, table) -> None:
     to_showdown(client, table)
     showdown(client, table)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import shutil
 import threading
 import time
@@ -838,7 +839,9 @@ def _import_lines() -> tuple[dict[str, Any], list[dict[str, Any]]]:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ApiError(400, "bad_file", "the file is not UTF-8 text", None) from None
-    lines = text.splitlines()
+    # JSON Lines end at a newline (or a CR, a Mac's); str.splitlines() also split at U+0085,
+    # U+2028 and U+2029, which JSON takes unescaped inside a string (a name exported as typed)
+    lines = re.split(r"\r\n|[\r\n]", text)
     objs: list[tuple[int, dict[str, Any]]] = []
     for i, line in enumerate(lines, start=1):
         if not line.strip():
