@@ -203,3 +203,16 @@ def test_a_lone_surrogate_escape_is_refused_naming_the_line_and_field() -> None:
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert proc.stderr == ("mus-scorer replay: standard input: line 2: 'bets\\udc80': a lone surrogate escape, "
                            "which is not text\n")
+
+
+@pytest.mark.parametrize(("line", "what"), [("null", "null"), ("[]", "an array"), ("7", "a number"),
+                                            ('"mus-match/1"', "a string")])
+def test_a_header_or_hand_that_is_not_an_object_is_named_by_its_json_type(line: str, what: str) -> None:
+    """Said 'not NoneType', 'not list', 'not int', 'not str' (Python's words) before."""
+    proc = replay("-", stdin=line + "\n")
+    assert proc.returncode == 1
+    assert proc.stderr == f"mus-scorer replay: standard input: line 1: the header is a JSON object, not {what}\n"
+    header = SAMPLE.read_text(encoding="utf-8").splitlines()[0]
+    proc = replay("-", "--json", stdin=f"{header}\n{line}\n")
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout) == {"format": "mus-error/1", "line": 2, "error": f"a hand is a JSON object, not {what}"}

@@ -231,3 +231,13 @@ def test_a_broken_pretty_hand_then_a_good_one() -> None:
     rows = out_lines(proc)
     assert [r["format"] for r in rows] == ["mus-error/1", "mus-settlement/1"]
     assert rows[1] == EXPECTED
+
+
+def test_a_line_that_is_not_an_object_is_named_by_its_json_type() -> None:
+    """A line that is JSON but no object was said in Python's words: 'not NoneType',
+    'not list', 'not float' (for NaN)."""
+    proc = settle("-", stdin="null\n[1]\n5\n\"x\"\ntrue\nNaN\n")
+    assert proc.returncode == 1
+    assert [row["error"] for row in out_lines(proc)] == [
+        f"a hand is a JSON object, not {what}" for what in
+        ("null", "an array", "a number", "a string", "true or false", "a number")]

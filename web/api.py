@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 from flask import Blueprint, Response, current_app, request, url_for
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from scorer.engine.errors import TOO_LONG, json_problem
+from scorer.engine.errors import TOO_LONG, json_problem, json_type
 from scorer.storage.tables import (
     Runtime,
     StoreError,
@@ -99,13 +99,6 @@ def _limit(key: str) -> int:
     """A route's body limit: config `key`, within the app's `MAX_CONTENT_LENGTH`."""
     cap = current_app.config.get("MAX_CONTENT_LENGTH")
     return min(int(current_app.config[key]), int(cap)) if cap else int(current_app.config[key])
-
-
-def json_type(value: Any) -> str:
-    """The JSON name of a parsed value's type: "array", "string", "null", ..."""
-    names = {list: "an array", str: "a string", bool: "true or false", int: "a number", float: "a number",
-             dict: "an object", type(None): "null"}
-    return names.get(type(value), type(value).__name__)
 
 
 MAX_DEPTH = 64  # arrays and objects inside one another in a request

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from scorer.commands._io import is_json_lines, piped, read_or_say
-from scorer.engine.errors import json_problem
+from scorer.engine.errors import json_problem, json_type
 
 ERROR_FORMAT = "mus-error/1"
 CHUNK = 4096  # lines settled (and written) at a time
@@ -164,7 +164,7 @@ def _process(items: Iterable[tuple[int, Any, str | None]], explain_lang: str | N
     for n, value, error in items:
         if error is None:
             if type(value) is not dict:
-                error = f"a hand is a JSON object, not {type(value).__name__}"
+                error = f"a hand is a JSON object, not {json_type(value)}"
             else:
                 try:
                     settlement = settle(value)

@@ -101,6 +101,14 @@ def lone_surrogate(value: Any) -> str | None:
     return None
 
 
+def json_type(value: Any) -> str:
+    """The JSON name of a parsed value's type, as a message says it: "an array", "a string",
+    "null", ... (not Python's "list", "str", "NoneType")."""
+    names = {list: "an array", str: "a string", bool: "true or false", int: "a number", float: "a number",
+             dict: "an object", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
 class MalformedError(MusError):
     """The input is not a valid record: wrong type, unknown card, missing key."""
 

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from .errors import IllegalError, MalformedError, MusError, json_problem, lone_surrogate, said
+from .errors import IllegalError, MalformedError, MusError, json_problem, json_type, lone_surrogate, said
 from .record import MATCH_RULES, parse_hand
 from .rules import Rules
 from .settle import settlement as settlement_of
@@ -84,7 +84,7 @@ class Match:
     def _record_for(self, hand: dict[str, Any]) -> dict[str, Any]:
         """The complete `mus-hand/1` record of a match line: the match's score, rules and esku."""
         if not isinstance(hand, dict):
-            raise MalformedError("", f"a hand is a JSON object, not {type(hand).__name__}", hand)
+            raise MalformedError("", f"a hand is a JSON object, not {json_type(hand)}", hand)
         if self.winner is not None:
             raise IllegalError(
                 "", f"the match is over: {self.teams[self.winner]} won {self.vacas[0]}-{self.vacas[1]}",
@@ -223,7 +223,7 @@ class Match:
     def from_header(cls, header: Any) -> Match:
         """A new match from a `mus-match/1` header object."""
         if not isinstance(header, dict):
-            raise MalformedError("", f"the header is a JSON object, not {type(header).__name__}", header)
+            raise MalformedError("", f"the header is a JSON object, not {json_type(header)}", header)
         if header.get("format") != MATCH_FORMAT:
             raise MalformedError("format", f"{header.get('format')!r} is not {MATCH_FORMAT!r}", header.get("format"))
         # An unknown key that is a known one misspelt ("team", "Players", "esk") or a rule

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from scorer import engine
+from scorer.engine.errors import json_type
 from scorer.engine.tournament import (
     GROUP_NAMES,
     bracket_pairings,
@@ -69,7 +70,7 @@ def check_name(body: Any, known: tuple[str, ...] = NAME_KEYS) -> str:
     renaming's may name its `revision` too), or a 422 that says what is wrong (as a
     table's names are checked)."""
     if not isinstance(body, dict):
-        raise StoreError(400, "bad_json", f"expected a JSON object with a name, got {type(body).__name__}")
+        raise StoreError(400, "bad_json", f"expected a JSON object with a name, got {json_type(body)}")
     check_known(body, known)
     return _tidy_name(body.get("name"), "name", MAX_TOURNAMENT_NAME)
 
@@ -84,7 +85,7 @@ def check_teams(body: Any) -> tuple[list[str], int, dict[str, Any] | None, list[
     each its own round robin: (all the teams, legs, schedule, groups). Another key than
     those and `revision` is a 422 naming it."""
     if not isinstance(body, dict):
-        raise StoreError(400, "bad_json", f"expected a JSON object with teams, got {type(body).__name__}")
+        raise StoreError(400, "bad_json", f"expected a JSON object with teams, got {json_type(body)}")
     check_known(body, TEAMS_KEYS)
     groups = None
     if "groups" in body:
