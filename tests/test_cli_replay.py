@@ -216,3 +216,13 @@ def test_a_header_or_hand_that_is_not_an_object_is_named_by_its_json_type(line: 
     proc = replay("-", "--json", stdin=f"{header}\n{line}\n")
     assert proc.returncode == 1
     assert json.loads(proc.stdout) == {"format": "mus-error/1", "line": 2, "error": f"a hand is a JSON object, not {what}"}
+
+
+def test_a_key_given_twice_is_refused_naming_it() -> None:
+    """A header's esku given twice was read as the last (3), and the replay stopped at line
+    2, 'seat 0 is out of turn': the line that was wrong was not the one named."""
+    header, *hands = SAMPLE.read_text(encoding="utf-8").splitlines()
+    proc = replay("-", stdin="\n".join([header[:-1] + ', "esku": 3}', *hands]) + "\n")
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr == ("mus-scorer replay: standard input: line 1: not JSON: the key 'esku' is given twice "
+                           "in one object\n")

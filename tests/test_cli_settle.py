@@ -241,3 +241,23 @@ def test_a_line_that_is_not_an_object_is_named_by_its_json_type() -> None:
     assert [row["error"] for row in out_lines(proc)] == [
         f"a hand is a JSON object, not {what}" for what in
         ("null", "an array", "a number", "a string", "true or false", "a number")]
+
+
+def test_a_key_given_twice_is_refused_not_read_as_the_last() -> None:
+    """json.loads keeps the last of a key given twice: `{"bets": A, "bets": B}` was settled
+    on B alone, A dropped without a word. Refused as the line's error, in JSON Lines and in
+    documents written over several lines alike; the other lines still settle."""
+    hand = json.loads((ROOT / "examples" / "hand.json").read_text(encoding="utf-8"))
+    twice = json.dumps(hand)[:-1] + ', "esku": 1}'
+    proc = settle("-", stdin=f"{json.dumps(hand)}\n{twice}\n")
+    assert proc.returncode == 1
+    rows = out_lines(proc)
+    assert rows[0]["format"] == "mus-settlement/1"
+    assert rows[1] == {"format": "mus-error/1", "line": 2,
+                       "error": "invalid JSON: the key 'esku' is given twice in one object"}
+    nested = json.dumps(hand, indent=1).replace('"act": "paso"', '"act": "paso", "act": "envido"', 1)
+    proc = settle("-", stdin=nested + "\n" + json.dumps(hand, indent=1) + "\n")
+    assert proc.returncode == 1
+    rows = out_lines(proc)
+    assert rows[0]["error"] == "invalid JSON: the key 'act' is given twice in one object"
+    assert rows[-1]["format"] == "mus-settlement/1"

@@ -198,6 +198,9 @@ def test_create_refuses_bad_json(client, data) -> None:
     (b'{"a": ' + b"[" * 2000 + b"]" * 2000 + b"}", "nested more than 64 deep"),
     (b'{"a": ' + b"[" * 64 + b"]" * 64 + b"}", "nested more than 64 deep"),
     ('{"teams": ["A", "B"]}'.encode("utf-16"), "not UTF-8"),
+    # a key twice: json.loads kept the last and dropped the first without a word
+    (b'{"teams": ["A", "B"], "teams": ["C", "D"]}', "the key 'teams' is given twice in one object"),
+    (b'{"version": 1, "action": {"seat": 0, "act": "paso", "seat": 1}}', "the key 'seat' is given twice"),
 ])
 def test_json_no_parser_should_take_is_a_400_that_says_why(app, client, table, data, said) -> None:
     before = snapshot(app, client, table)

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 from flask import Blueprint, Response, current_app, request, url_for
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from scorer.engine.errors import TOO_LONG, json_problem, json_type
+from scorer.engine.errors import JSON, TOO_LONG, DuplicateKey, json_problem, json_type
 from scorer.storage.tables import (
     Runtime,
     StoreError,
@@ -109,8 +109,8 @@ def parse_json(text: str) -> Any:
     number too long to read (`TOO_LONG`), nesting deeper than `MAX_DEPTH`, or a lone
     surrogate escape (`"\\ud800"`), which no UTF-8 text can hold."""
     try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
+        obj = JSON.decode(text)  # json.loads, but a key given twice in an object is refused
+    except (json.JSONDecodeError, DuplicateKey) as exc:
         raise ValueError(json_problem(exc)) from None
     except RecursionError:
         raise ValueError(f"arrays or objects nested more than {MAX_DEPTH} deep") from None

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from scorer.commands._io import is_json_lines, piped, read_or_say
-from scorer.engine.errors import json_problem, json_type
+from scorer.engine.errors import JSON, json_problem, json_type
 
 ERROR_FORMAT = "mus-error/1"
 CHUNK = 4096  # lines settled (and written) at a time
@@ -51,7 +51,7 @@ def _count(text: str) -> int:
 
 def _json_lines(lines: list[str], first: int = 1) -> Iterator[tuple[int, Any, str | None]]:
     """(line number, value, error) for every non-blank line; `first` numbers the first."""
-    loads = json.loads
+    loads = JSON.decode  # json.loads, but a key given twice in an object is refused
     for n, line in enumerate(lines, first):
         if not line or line.isspace():
             continue
@@ -64,7 +64,7 @@ def _json_lines(lines: list[str], first: int = 1) -> Iterator[tuple[int, Any, st
 def _documents(text: str) -> Iterator[tuple[int, Any, str | None]]:
     """JSON values one after another, each numbered by the line it starts on. After a
     syntax error the reading goes on at the next line that starts with `{`."""
-    decoder = json.JSONDecoder()
+    decoder = JSON
     pos, size = 0, len(text)
     while True:
         while pos < size and text[pos] in " \t\r\n":

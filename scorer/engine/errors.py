@@ -117,9 +117,36 @@ class IllegalError(MusError):
     """Well formed but not allowed: same card twice, action out of turn, raise with no bet."""
 
 
+class DuplicateKey(ValueError):
+    """A JSON object names one key twice (`{"bets": ..., "bets": ...}`): `json.loads` would
+    keep the last and silently drop the first, so what was meant is unknown."""
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise DuplicateKey(f"the key {short(twice)} is given twice in one object")
+    return obj
+
+
+JSON = json.JSONDecoder(object_pairs_hook=_unique)
+"""The JSON reader of records and requests: `json.loads`, but an object naming a key twice
+is refused (`DuplicateKey`, which `json_problem` says)."""
+
+
+def loads(text: str) -> Any:
+    """`text` as JSON, as `JSON` reads it (`DuplicateKey` for a key given twice in an object)."""
+    return JSON.decode(text)
+
+
 def json_problem(exc: Exception) -> str:
     """Why `json.loads` refused a text, in words: where it broke (`JSONDecodeError`), a
-    number too long to read (`ValueError`) or arrays nested too deep (`RecursionError`)."""
+    number too long to read (`ValueError`), arrays nested too deep (`RecursionError`) or a
+    key given twice in one object (`DuplicateKey`)."""
+    if isinstance(exc, DuplicateKey):
+        return str(exc)
     if isinstance(exc, json.JSONDecodeError):
         where = f"line {exc.lineno} column {exc.colno}" if exc.lineno > 1 else f"column {exc.colno}"
         # some of json's messages end in "at" already ("Unterminated string starting at")

@@ -13,7 +13,16 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from .errors import IllegalError, MalformedError, MusError, json_problem, json_type, lone_surrogate, said
+from .errors import (
+    IllegalError,
+    MalformedError,
+    MusError,
+    json_problem,
+    json_type,
+    loads,
+    lone_surrogate,
+    said,
+)
 from .record import MATCH_RULES, parse_hand
 from .rules import Rules
 from .settle import settlement as settlement_of
@@ -265,7 +274,7 @@ def _parse_lines(lines: Iterable[str | dict[str, Any]]) -> Iterator[tuple[int, A
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = loads(line)
             except (ValueError, RecursionError) as exc:
                 raise _at_line(MalformedError("", f"not JSON: {json_problem(exc)}"), n) from None
             if "\\u" in line and (where := lone_surrogate(obj)) is not None:  # "\\ud800": no text holds it
