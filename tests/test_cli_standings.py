@@ -319,3 +319,33 @@ def test_a_lone_surrogate_escape_in_a_match_file_is_named_not_a_traceback(tmp_pa
     proc = standings(str(key))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert proc.stderr == f"mus-scorer standings: {key}: line 2: 'esku\\udfff': a lone surrogate escape, which is not text\n"
+
+
+def test_a_file_name_that_is_not_utf8_is_said_not_a_traceback(tmp_path: Path) -> None:
+    """A file name byte that is not UTF-8 reaches Python as a lone surrogate ("\\udcff"):
+    printed to an output that is strictly UTF-8 (a UTF-8 locale other than C.UTF-8) it was a
+    UnicodeEncodeError traceback, in the unfinished matches' footer, --json's "file" and
+    the advice to settle a hand's file. Said with U+FFFD in its place."""
+    import os
+
+    good = match_file(tmp_path / "good.jsonl", ("A", "B"), [0])  # not finished: named in the footer
+    odd = os.fsencode(tmp_path) + b"/m\xff.jsonl"
+    os.rename(good, odd)
+    hand = os.fsencode(tmp_path) + b"/h\xff.json"
+    with open(hand, "wb") as f:
+        f.write((ROOT / "examples" / "hand.json").read_bytes())
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}  # strict, as under LANG=en_US.UTF-8
+
+    def run(*args: bytes) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable.encode(), b"-m", b"scorer", *args], capture_output=True,
+                              text=True, cwd=ROOT, timeout=60, env=env)
+
+    shown = f"{tmp_path}/m\ufffd.jsonl"
+    proc = run(b"standings", odd)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stdout.splitlines()[-1] == f"1 match not finished: A – B ({shown})"
+    proc = run(b"standings", b"--json", odd)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["matches"][0]["file"] == shown, proc.stderr
+    proc = run(b"replay", b"--json", hand)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert json.loads(proc.stdout)["error"].startswith(f"{tmp_path}/h\ufffd.json is a mus-hand/1 document")

@@ -60,8 +60,15 @@ def read_input(path: str) -> str:
 
 
 def said(path: str) -> str:
-    """FILE as the messages name it: 'standard input' for `-`."""
-    return "standard input" if path == "-" else path
+    """FILE as the messages name it: 'standard input' for `-`; a byte of its name that is
+    not UTF-8 (which Python keeps as a lone surrogate, "\\udcff", that no UTF-8 output takes)
+    as U+FFFD."""
+    if path == "-":
+        return "standard input"
+    try:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate no file name's byte gives
+        return path.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def read_or_say(command: str, path: str) -> str | None:
@@ -154,6 +161,6 @@ def not_json_lines(path: str, text: str, command: str) -> str | None:
         return f"{name} is {what}; {reads}: write its header and each hand on a line of its own"
     advice = ""
     if all(isinstance(v, dict) and v.get("format") == "mus-hand/1" for v in values):
-        settle = "mus-scorer settle" + ("" if path == "-" else f" {shlex.quote(path)}")
+        settle = "mus-scorer settle" + ("" if path == "-" else f" {shlex.quote(said(path))}")
         advice = f"; use `{settle}` for {'a hand' if len(values) == 1 else 'hands'}"
     return f"{name} is {what}; {reads}{advice}"

@@ -196,7 +196,7 @@ def _standings(args: argparse.Namespace) -> int:
             if text is not None:
                 result, code = _load(path, text)
                 if result is not None:
-                    matches.append({"file": path, **result})
+                    matches.append({"file": said(path), **result})
             status = max(status, code)
     if status:
         return status
