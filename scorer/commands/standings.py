@@ -196,7 +196,7 @@ def _standings(args: argparse.Namespace) -> int:
             if text is not None:
                 result, code = _load(path, text)
                 if result is not None:
-                    matches.append({"file": said(path), **result})
+                    matches.append({"file": path if path == "-" else said(path), **result})
             status = max(status, code)
     if status:
         return status
