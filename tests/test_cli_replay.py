@@ -226,3 +226,16 @@ def test_a_key_given_twice_is_refused_naming_it() -> None:
     assert proc.returncode == 1 and proc.stdout == ""
     assert proc.stderr == ("mus-scorer replay: standard input: line 1: not JSON: the key 'esku' is given twice "
                            "in one object\n")
+
+
+def test_lines_ended_by_a_lone_cr_are_read_as_lines() -> None:
+    """A file whose lines end in a lone CR (as old Macs wrote them, and as the web import
+    reads them) was one line to replay: 'line 1: not JSON: Extra data at column 213'."""
+    text = SAMPLE.read_text(encoding="utf-8")
+    by_lf = replay("-", "--json", stdin=text)
+    assert by_lf.returncode == 0
+    for ends in ("\r", "\r\n"):
+        proc = subprocess.run([sys.executable, "-m", "scorer", "replay", "--json", "-"],
+                              input=text.replace("\n", ends).encode("utf-8"), capture_output=True, cwd=ROOT, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.decode("utf-8") == by_lf.stdout  # the same rows, numbered by the same lines

@@ -40,9 +40,12 @@ class NotText(ValueError):
 
 
 def text_of(data: bytes) -> str:
-    """`data` as UTF-8 text, a byte-order mark dropped; `NotText` saying where it is not."""
+    """`data` as UTF-8 text, a byte-order mark dropped, its lines ended by a newline (a CRLF's
+    or a lone CR's, as old Macs wrote them, become one: JSON holds no raw CR in a string, so
+    no value changes); `NotText` saying where it is not."""
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
+        return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
     except UnicodeDecodeError as exc:
         if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
             raise NotText("UTF-16 text, not UTF-8: save it as UTF-8") from None
