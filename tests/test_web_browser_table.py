@@ -1853,3 +1853,41 @@ def test_for_my_part_is_offered_in_the_pages_language(server, browser):
                 assert page.locator(".act[data-act=no_quiero]").count() == 1
         finally:
             ctx.close()
+
+
+def test_a_double_tap_says_one_word_not_the_next_players_too(server, browser):
+    """A hurried double tap: the first tap's word is recorded and the grid redrawn for the
+    next speaker before the second tap lands, on whatever button now lies under the finger.
+    "Para mí no" tapped twice said the partner's "2 más" as well; "Deshacer" tapped twice
+    undid two words. For a moment after the grid changes its buttons take no tap, then do."""
+    api = Api(server.url)
+    ctx = phone(browser)
+    page = ctx.new_page()
+    try:
+        api.act("envido", n=2)  # Ane's envido: Bixente answers
+        page.goto(api.url())
+        page.wait_for_selector(".act-paso-mine")
+        box = page.locator(".act-paso-mine").bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + 10
+        version = api.state()["version"]
+        page.mouse.click(x, y)
+        until(page, f"window.musTable.state.version > {version}")
+        page.mouse.click(x, y)  # the double tap's second tap, on the partner's grid
+        page.wait_for_timeout(800)
+        log = api.state()["current"]["log"]
+        assert [(a["seat"], a["act"]) for a in log] == [(0, "envido"), (1, "paso")]
+        # the grid takes taps again once the moment has passed
+        page.click(".act[data-act=quiero]")
+        until(page, "window.musTable.state.current.log.length === 3")
+        assert api.state()["current"]["log"][-1] == {"seat": 3, "act": "quiero"}
+        # "Deshacer" tapped twice undoes one word
+        box = page.locator("#btn-undo").bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.wait_for_timeout(500)  # a tap of its own, not the second of the "Quiero"
+        page.mouse.click(x, y)
+        until(page, "window.musTable.state.current.log.length === 2")
+        page.mouse.click(x, y)
+        page.wait_for_timeout(800)
+        assert len(api.state()["current"]["log"]) == 2
+    finally:
+        ctx.close()

@@ -531,6 +531,27 @@ function refocusAction(grid, had) {
   (to || buttons.find((b) => b.dataset.act === had.act) || buttons[0])?.focus();
 }
 
+// A second tap of a hurried double tap, or a tap begun as another phone's word came in,
+// lands on whatever button the new speaker's grid put under the finger ("Para mí no" tapped
+// twice said the partner's "2 más"): for a moment after the grid changes to another
+// speaker, lance or hand (or a mus, an undo), its buttons and Mus and Undo take no tap
+// (aria-disabled, their look unchanged): "Deshacer" tapped twice undoes one word.
+const REARM_MS = 350;
+let gridKey = null;
+let armedAt = 0;
+let armTimer = null;
+function armGrid(grid, key) {
+  const changed = gridKey !== null && key !== gridKey;
+  gridKey = key;
+  if (!changed) return;
+  armedAt = performance.now() + REARM_MS;
+  const held = [grid, $("btn-undo"), $("btn-mus")];
+  for (const el of held) el.setAttribute("aria-disabled", "true");
+  clearTimeout(armTimer);
+  armTimer = setTimeout(() => { for (const el of held) el.removeAttribute("aria-disabled"); }, REARM_MS);
+}
+const tapGuard = (fn) => (ev) => { if (performance.now() < armedAt) { ev?.preventDefault(); return; } fn(ev); };
+
 function renderActions() {
   if (!CAN_PLAY) return;
   const cur = current();
@@ -564,6 +585,7 @@ function renderActions() {
   mine.sort((a, b) => (order[a.act] - order[b.act]) || ((a.n || 0) - (b.n || 0)) || (("pares" in a ? a.pares : a.juego) ? -1 : 1));
   grid.dataset.count = mine.length;
   grid.dataset.mode = mine.some((a) => a.act === "quiero") ? "answer" : mine.some((a) => a.act === "declare") ? "declare" : "open";
+  armGrid(grid, `${handNumber()}|${phase}|${seat}|${mine.map((a) => a.act).join(",")}|${toCards}|${cur.mus_rounds || 0}|${(cur.log || []).length}`);
   let envidoShown = false;
   for (const a of mine) {
     if (a.act === "envido") {
@@ -575,30 +597,30 @@ function renderActions() {
       envidoN = Math.min(40, Math.max(2, envidoN));
       const bet = { seat: a.seat, act: "envido", n: envidoN };
       grid.append(h("div", { class: "mas-stepper envido-stepper" },
-        h("button", { type: "button", class: "btn step", "aria-label": t("act.mas_less"), dataset: { step: "less" }, disabled: envidoN <= 2, onclick: () => { envidoN = Math.max(2, envidoN - 1); renderActions(); } }, "−"),
-        h("button", { type: "button", class: "btn act act-envido", dataset: { act: "envido", n: envidoN }, onclick: () => write("actions", { action: bet }) }, actLabel(bet)),
-        h("button", { type: "button", class: "btn step", "aria-label": t("act.mas_more"), dataset: { step: "more" }, disabled: envidoN >= 40, onclick: () => { envidoN = Math.min(40, envidoN + 1); renderActions(); } }, "+")));
+        h("button", { type: "button", class: "btn step", "aria-label": t("act.mas_less"), dataset: { step: "less" }, disabled: envidoN <= 2, onclick: tapGuard(() => { envidoN = Math.max(2, envidoN - 1); renderActions(); }) }, "−"),
+        h("button", { type: "button", class: "btn act act-envido", dataset: { act: "envido", n: envidoN }, onclick: tapGuard(() => write("actions", { action: bet })) }, actLabel(bet)),
+        h("button", { type: "button", class: "btn step", "aria-label": t("act.mas_more"), dataset: { step: "more" }, disabled: envidoN >= 40, onclick: tapGuard(() => { envidoN = Math.min(40, envidoN + 1); renderActions(); }) }, "+")));
     } else if (a.act === "declare") {
       const yes = "pares" in a ? a.pares : a.juego;
-      grid.append(h("button", { type: "button", class: `btn act act-declare ${yes ? "yes" : "no"}`, dataset: { act: "declare", value: yes ? "yes" : "no" }, onclick: () => write("actions", { action: a }) },
+      grid.append(h("button", { type: "button", class: `btn act act-declare ${yes ? "yes" : "no"}`, dataset: { act: "declare", value: yes ? "yes" : "no" }, onclick: tapGuard(() => write("actions", { action: a })) },
         yes ? t("act.declare_yes") : t("act.declare_no")));
     } else if (a.act === "mas") {
       const stepper = h("div", { class: "mas-stepper" },
-        h("button", { type: "button", class: "btn step", "aria-label": t("act.mas_less"), dataset: { step: "less" }, onclick: () => { masN = Math.max(1, masN - 1); renderActions(); } }, "−"),
-        h("button", { type: "button", class: "btn act act-mas", dataset: { act: "mas" }, onclick: () => write("actions", { action: { ...a, n: masN } }) }, t("act.mas_n", { n: masN })),
-        h("button", { type: "button", class: "btn step", "aria-label": t("act.mas_more"), dataset: { step: "more" }, onclick: () => { masN = Math.min(40, masN + 1); renderActions(); } }, "+"));
+        h("button", { type: "button", class: "btn step", "aria-label": t("act.mas_less"), dataset: { step: "less" }, onclick: tapGuard(() => { masN = Math.max(1, masN - 1); renderActions(); }) }, "−"),
+        h("button", { type: "button", class: "btn act act-mas", dataset: { act: "mas" }, onclick: tapGuard(() => write("actions", { action: { ...a, n: masN } })) }, t("act.mas_n", { n: masN })),
+        h("button", { type: "button", class: "btn step", "aria-label": t("act.mas_more"), dataset: { step: "more" }, onclick: tapGuard(() => { masN = Math.min(40, masN + 1); renderActions(); }) }, "+"));
       grid.append(stepper);
     } else if (a.act === "paso" && answering) {
-      grid.append(h("button", { type: "button", class: "btn act act-paso act-paso-mine", dataset: { act: "paso" }, title: t("act.paso_mine_hint"), "aria-describedby": "action-hint", onclick: () => write("actions", { action: a }) },
+      grid.append(h("button", { type: "button", class: "btn act act-paso act-paso-mine", dataset: { act: "paso" }, title: t("act.paso_mine_hint"), "aria-describedby": "action-hint", onclick: tapGuard(() => write("actions", { action: a })) },
         t("act.paso_mine")));
     } else {
-      grid.append(h("button", { type: "button", class: `btn act ${actionClass(a)}`, dataset: { act: a.act, n: a.n ?? null }, onclick: () => write("actions", { action: a }) },
+      grid.append(h("button", { type: "button", class: `btn act ${actionClass(a)}`, dataset: { act: a.act, n: a.n ?? null }, onclick: tapGuard(() => write("actions", { action: a })) },
         actLabel(a)));
     }
   }
   if (toCards) {
     grid.dataset.mode = "cards";
-    grid.append(h("button", { type: "button", class: "btn btn-primary act act-cards", id: "btn-to-cards", dataset: { act: "cards" }, onclick: goToCards },
+    grid.append(h("button", { type: "button", class: "btn btn-primary act act-cards", id: "btn-to-cards", dataset: { act: "cards" }, onclick: tapGuard(goToCards) },
       icon("cards"), h("span", {}, t("table.go_cards"))));
   }
   const hint = $("action-hint");
@@ -1689,8 +1711,8 @@ function renderNames() {
 // ------------------------------------------------------------------ wiring
 
 if (CAN_PLAY) {
-  $("btn-undo").addEventListener("click", () => write("undo"));
-  $("btn-mus").addEventListener("click", () => write("mus"));
+  $("btn-undo").addEventListener("click", tapGuard(() => write("undo")));
+  $("btn-mus").addEventListener("click", tapGuard(() => write("mus")));
   $("photo-input").addEventListener("change", (e) => { uploadPhoto(e.target.files[0]); e.target.value = ""; });
   $("photo-add-input").addEventListener("change", (e) => { uploadPhoto(e.target.files[0], true); e.target.value = ""; });
   $("btn-settle").addEventListener("click", () => settle(true));
