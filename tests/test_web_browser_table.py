@@ -784,7 +784,8 @@ def test_a_photo_read_this_unsure_points_to_teaching_the_deck(browser, tmp_path)
 def test_a_word_whose_answer_is_lost_is_sent_again_and_counted_once(server, browser):
     """The bar's wifi drops the answer to "envido": the server applied it, the phone heard
     nothing. The phone sends it again with the same client_id and the server answers as it
-    did the first time: one envido, not two (nor a stale-table refusal)."""
+    did the first time: one envido, not two (nor a stale-table refusal). Its notice "sending
+    it again" goes once the word is through, not seconds later over the buttons."""
     api = Api(server.url)
     ctx = phone(browser)
     page = ctx.new_page()
@@ -805,6 +806,7 @@ def test_a_word_whose_answer_is_lost_is_sent_again_and_counted_once(server, brow
         page.route(re.compile(r".*/api/tables/[^/]+/actions$"), lose_the_first_answer)
         page.click(".act[data-act=envido]")
         page.wait_for_selector("#toast.show")
+        assert "Se ha cortado la conexión" in page.inner_text("#toast")
         for _ in range(50):  # the second try goes out 0.8 s after the first was lost
             if len(seen) == 2:
                 break
@@ -815,7 +817,9 @@ def test_a_word_whose_answer_is_lost_is_sent_again_and_counted_once(server, brow
         assert len(seen) == 2 and seen[0] == seen[1]  # sent again, as the same write
         assert after["version"] == before["version"] + 1  # applied once
         assert [a["act"] for a in after["current"]["log"]] == ["envido"]
-        assert "Se ha cortado la conexión" in page.inner_text("#toast")
+        # through: "sending it again" is put away, not left over the buttons for seconds
+        until(page, "!document.getElementById('toast').classList.contains('show')", timeout=1500)
+        assert page.inner_text("#toast") == ""
     finally:
         ctx.close()
 

@@ -1,6 +1,6 @@
 // The table page (players and spectators): score, the drawn table, the lance being
 // said, showdown with photo and card picker, the count, live updates.
-import { api, ApiError, t, plural, colon, toast, h, svg, icon, cardName, newClientId, rememberTable } from "./common.js";
+import { api, ApiError, t, plural, colon, toast, untoast, h, svg, icon, cardName, newClientId, rememberTable } from "./common.js";
 import { disputeText } from "./dispute.js";
 
 const BOOT = JSON.parse(document.getElementById("boot").textContent);
@@ -80,7 +80,10 @@ const PHOTO_TIMEOUT_MS = 6 * TIMEOUT_MS;
 async function retrying(call) {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await call();
+      const answer = await call();
+      // through at last: "sending it again" no longer holds, nor covers the buttons
+      if (attempt) untoast(t("table.resending"));
+      return answer;
     } catch (e) {
       // a lost connection: no answer, or a proxy's 502-504 (an error the app itself gave,
       // with its code, is an answer: no card reader, too many streams)

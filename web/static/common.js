@@ -169,6 +169,16 @@ export function toast(text, kind = "info", ms = 2600) {
   toastTimer = setTimeout(() => { el.classList.remove("show"); el.textContent = ""; }, ms);
 }
 
+// The toast put away at once if it still says `text` (a notice the event it announced has
+// made stale: "sending it again" once the word went through).
+export function untoast(text) {
+  const el = document.getElementById("toast");
+  if (!el || el.textContent !== text) return;
+  clearTimeout(toastTimer);
+  el.classList.remove("show");
+  el.textContent = "";
+}
+
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
