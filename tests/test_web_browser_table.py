@@ -1895,3 +1895,34 @@ def test_a_double_tap_says_one_word_not_the_next_players_too(server, browser):
         assert len(api.state()["current"]["log"]) == 2
     finally:
         ctx.close()
+
+
+def test_a_name_too_long_is_said_while_it_is_typed(server, browser):
+    """A 45-character team name: the form says so under the teams as it is typed (the
+    field marked), not only once "Abrir la mesa" is tapped; a name cut back to 40 clears it.
+    The table's "Corregir los nombres" says it the same."""
+    ctx = phone(browser)
+    page = ctx.new_page()
+    try:
+        page.goto(server.url + "/")
+        assert page.is_hidden("#teams-long")
+        long = "Los Amigos de Siempre que Juegan Mus Cada Día"  # 45
+        page.locator("input[name=team1]").fill("")
+        page.locator("input[name=team1]").type(long)
+        page.wait_for_selector("#teams-long:not([hidden])")
+        assert page.inner_text("#teams-long") == "Pareja 2: demasiado largo, 45 caracteres (máximo 40)"
+        assert page.get_attribute("input[name=team1]", "aria-invalid") == "true"
+        page.fill("#player3", "ñ" * 41)
+        assert page.inner_text("#players-long") == "Jugador 4: demasiado largo, 41 caracteres (máximo 40)"
+        page.locator("input[name=team1]").fill(long[:40])
+        page.wait_for_selector("#teams-long", state="hidden")
+        assert page.get_attribute("input[name=team1]", "aria-invalid") is None
+        api = Api(server.url)
+        page.goto(api.url())
+        page.click("#open-invite")
+        page.click("#rename summary")
+        page.locator("#rename-form input[name=team0]").fill("T" * 41)
+        page.wait_for_selector("#rename-teams-long:not([hidden])")
+        assert page.inner_text("#rename-teams-long") == "Pareja 1: demasiado largo, 41 caracteres (máximo 40)"
+    finally:
+        ctx.close()

@@ -255,3 +255,11 @@ def test_basque_abbreviates_the_days_and_months_as_euskaltzaindia() -> None:
     assert i18n.t("eu", "date.months").split(",") == ["urt.", "ots.", "mar.", "api.", "mai.", "eka.", "uzt.", "abu.",
                                                       "ira.", "urr.", "aza.", "abe."]
     assert i18n.short_date("eu", "2026-01-03") == "urt. 3, lr."
+
+
+def test_a_name_too_long_is_said_live_in_every_language() -> None:
+    """The new-table form's and the rename form's live message, in each language."""
+    said = {lang: i18n.t(lang, "name.too_long_live", field="X", n=45, limit=40) for lang in i18n.LANGS}
+    assert said["es"] == "X: demasiado largo, 45 caracteres (máximo 40)"
+    assert said["fr"] == f"X{NBSP}: trop long, 45 caractères (40 au plus)"
+    assert len(set(said.values())) == len(i18n.LANGS)  # each its own words, none English by default

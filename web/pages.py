@@ -44,7 +44,7 @@ from markupsafe import Markup
 
 from scorer.engine.explain import dispute_text, grammar
 from scorer.engine.standings import team_key, tie_breaks
-from scorer.storage.tables import MAX_PHOTOS
+from scorer.storage.tables import MAX_NAME, MAX_PHOTOS
 from scorer.vision.image import MAX_PIXELS
 from scorer.vision.layout import LOW_CONFIDENCE
 from web import i18n
@@ -86,6 +86,7 @@ def _render(template: str, status: int = 200, **ctx) -> Response:
         # a dispute in a sentence: the engine's one composition (the table page's script says it the same)
         dispute_text=lambda dispute, players: dispute_text(dispute, list(players or []), lang),
         strings_json=Markup(_script_json(strings)),
+        name_max=MAX_NAME,  # a team's or player's name, said while typed past it
         **ctx,
     )
     resp = make_response(body, status)

@@ -1,6 +1,6 @@
 // The table page (players and spectators): score, the drawn table, the lance being
 // said, showdown with photo and card picker, the count, live updates.
-import { api, ApiError, t, plural, colon, toast, untoast, h, svg, icon, cardName, newClientId, rememberTable } from "./common.js";
+import { api, ApiError, t, plural, colon, toast, untoast, watchNameLengths, h, svg, icon, cardName, newClientId, rememberTable } from "./common.js";
 import { disputeText } from "./dispute.js";
 
 const BOOT = JSON.parse(document.getElementById("boot").textContent);
@@ -1656,11 +1656,13 @@ function render(prev) {
 // A typo in a team's or a player's name is fixed from the table's menu (the invite
 // dialog): the hands name seats, so every hand stays, and every page says the new names.
 const renameForm = $("rename-form");
+const checkNames = renameForm ? watchNameLengths(renameForm) : () => {};
 function fillNames() {
   if (!renameForm) return;
   (state.teams || []).forEach((name, i) => { renameForm.elements[`team${i}`].value = name; });
   (state.players || []).forEach((name, i) => { renameForm.elements[`player${i}`].value = name; });
   clearNameError();
+  checkNames();
 }
 function clearNameError() {
   $("rename-error").hidden = true;

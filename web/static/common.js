@@ -179,6 +179,42 @@ export function untoast(text) {
   el.textContent = "";
 }
 
+// A name longer than the server takes is said while it is typed, under its group of fields
+// (input[data-max], its note data-note, its words data-label), not only when the form is sent:
+// "Pareja 1: demasiado largo, 45 caracteres (máximo 40)". Counted as the server counts it,
+// in characters (code points) with the spaces around aside; the name still goes whole.
+export function watchNameLengths(form) {
+  const fields = [...form.querySelectorAll("input[data-max]")];
+  const update = () => {
+    const notes = new Map();
+    for (const el of fields) {
+      const note = document.getElementById(el.dataset.note);
+      if (!note) continue;
+      if (!notes.has(note)) notes.set(note, []);
+      const n = [...el.value.trim()].length;
+      const limit = Number(el.dataset.max);
+      const long = n > limit;
+      if (long) notes.get(note).push(t("name.too_long_live", { field: el.dataset.label, n, limit }));
+      if (long) {
+        el.setAttribute("aria-invalid", "true");
+        el.setAttribute("aria-describedby", note.id);
+        el.dataset.tooLong = "";
+      } else if ("tooLong" in el.dataset) {
+        delete el.dataset.tooLong;
+        el.removeAttribute("aria-invalid");
+        el.removeAttribute("aria-describedby");
+      }
+    }
+    for (const [note, lines] of notes) {
+      note.replaceChildren(...lines.map((line) => h("span", {}, line)));
+      note.hidden = !lines.length;
+    }
+  };
+  for (const el of fields) el.addEventListener("input", update);
+  update();
+  return update;
+}
+
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {

@@ -1,5 +1,5 @@
 // The new-table page: names, seats, rules, first esku; or import a match.
-import { api, t, toast, h, rememberTable, recentTables, recentTournaments, fileErrorText, showChosenFile } from "./common.js";
+import { api, t, toast, h, rememberTable, recentTables, recentTournaments, fileErrorText, showChosenFile, watchNameLengths } from "./common.js";
 
 const form = document.getElementById("new-table");
 const errorBox = form.querySelector(".form-error");
@@ -29,6 +29,8 @@ function keepLang(url) {
   if (!lang) return url;
   return url + (url.includes("?") ? "&" : "?") + "lang=" + encodeURIComponent(lang);
 }
+
+watchNameLengths(form);
 
 const boot = JSON.parse(document.getElementById("boot")?.textContent || "{}");
 
