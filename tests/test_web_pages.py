@@ -546,3 +546,13 @@ def test_a_public_url_names_every_link_of_the_pages_and_the_api(tmp_path, monkey
         assert club["url"] == f"https://mus.example.org/club/c/{club['id']}?token={club['token']}", club
         page = client.get(f"/c/{club['id']}?token={club['token']}").get_data(as_text=True)
         assert f'href="{club["watch_url"]}"' in page and f'data-url="{club["url"]}"' in page
+
+
+def test_the_count_keeps_its_card_runs_and_scores_whole() -> None:
+    """A line of the count: each card run and score in a nowrap span (a phone broke
+    "R-R-C-S" at its hyphens), the rest escaped as text."""
+    from web.pages import keep_runs
+
+    line = "Grande: envido 5, quiero: gana <Mikel> con R-R-C-S, +5 → 4–27 (5 amarracos y 2, klub-araudia)"
+    assert str(keep_runs(line)) == ('Grande: envido 5, quiero: gana &lt;Mikel&gt; con <span class="nw">R-R-C-S</span>, '
+                                    '+5 → <span class="nw">4–27</span> (5 amarracos y 2, klub-araudia)')

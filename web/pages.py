@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 import socket
 from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
@@ -65,6 +66,16 @@ def current_lang() -> str:
     )
 
 
+_RUN = re.compile(r"((?<![\w-])(?:\w{1,2}[-–])+\w{1,2}(?![\w-]))")  # R-R-C-S, 1-4-5-6, 4–22
+
+
+def keep_runs(line: str) -> Markup:
+    """A line of the count with its cards and scores kept whole ("R-R-C-S", "4–22") in a
+    nowrap span each: a 360-px phone broke them at their hyphens. The page's script the same."""
+    parts = _RUN.split(str(line))
+    return Markup("").join(Markup('<span class="nw">{}</span>').format(p) if i % 2 else p for i, p in enumerate(parts))
+
+
 def _render(template: str, status: int = 200, **ctx) -> Response:
     lang = current_lang()
     strings = i18n.strings(lang)
@@ -86,6 +97,7 @@ def _render(template: str, status: int = 200, **ctx) -> Response:
         # a dispute in a sentence: the engine's one composition (the table page's script says it the same)
         dispute_text=lambda dispute, players: dispute_text(dispute, list(players or []), lang),
         strings_json=Markup(_script_json(strings)),
+        keep_runs=keep_runs,
         name_max=MAX_NAME,  # a team's or player's name, said while typed past it
         **ctx,
     )

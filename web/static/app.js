@@ -1460,6 +1460,13 @@ function disputeWords() {
   return { players: state.players || [], lang: document.documentElement.lang, grammar: BOOT.dispute_grammar };
 }
 
+// A line of the count with its cards and scores kept whole ("R-R-C-S", "4–22"): a 360-px phone
+// broke them at their hyphens ("R-" at a line's end, "R-C-S" on the next).
+const RUN = /((?<![\w-])(?:\w{1,2}[-–])+\w{1,2}(?![\w-]))/;
+function keepRuns(line) {
+  return String(line).split(RUN).map((part, i) => (i % 2 ? h("span", { class: "nw" }, part) : part));
+}
+
 function renderSettlement() {
   const box = $("settlement");
   const cur = current();
@@ -1472,7 +1479,7 @@ function renderSettlement() {
   const disputes = settlement.disputes || [];
   box.replaceChildren(...[
     h("h2", {}, `${t("set.title")} · ${t("table.hand_n", { n: hand?.n ?? state.hands.length })}`),
-    h("ol", { class: "explain", role: "list" }, words ? words.map((l) => h("li", {}, l)) : eventLines(settlement)),
+    h("ol", { class: "explain", role: "list" }, words ? words.map((l) => h("li", {}, keepRuns(l))) : eventLines(settlement)),
     h("p", { class: "score-after" }, t("set.score_after", { a: sc[0], b: sc[1] })),
     // the count in words says each dispute in its place; without it (not here yet) they are said below
     !words && disputes.length ? h("div", { class: "disputes" }, h("h3", {}, t("set.disputes")),
