@@ -53,7 +53,7 @@ def test_replay_json_explain() -> None:
     assert proc.returncode == 0, proc.stderr
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
     assert rows[0]["explain"][0].startswith("Cartes\u00a0: Ane ")  # a no-break space before the colon
-    assert rows[-1]["explain"][-1].startswith("Beltzak gagnent le jeu")
+    assert rows[-1]["explain"][-1].startswith("Jeu pour Beltzak")
 
 
 @pytest.mark.parametrize(("lang", "words"), [("en", ("Grande", "Winner")), ("es", ("Grande", "Ganadores")),

@@ -72,7 +72,7 @@ def test_french_vocabulary() -> None:
                                     "(3 hamarrekos et 3 pierres)")
     assert out[2].startswith("Grand\u00a0: envido")
     assert out[3].startswith(french_spacing("Petit : tout le monde passe : Maite gagne avec 1-1-5-6"))
-    assert out[-1] == "Bixente et Maite gagnent le jeu, 19–41"
+    assert out[-1] == "Jeu pour Bixente et Maite, 19–41"
     assert not any("manche" in line or re.search(r"\S:", line) for line in out), out
 
 
@@ -133,11 +133,11 @@ def test_ordago_without_an_event_still_told() -> None:
     [
         ("en", "Juego: false declaration, the bets are void: Beltzak count: Bixente 31, +3 → 7–4",
          "Dispute: Iker declared juego without holding it (Euskal Herria championship rules art. 17"),
-        ("es", "Juego: declaración falsa, apuestas anuladas: cobran Beltzak: Bixente 31, +3",
+        ("es", "Juego: declaración falsa, apuestas anuladas: para Beltzak: Bixente 31, +3",
          "Disputa: Iker dijo juego sin tenerlo"),
         ("eu", "Jokoa: aitorpen faltsua, apustuak baliogabe: Beltzak irabazle: Bixente 31",
          "Auzia: Iker: jokoa baduela esan du"),
-        ("fr", french_spacing("Jeu : fausse annonce, paris annulés : Beltzak marquent : Bixente 31"),
+        ("fr", french_spacing("Jeu : fausse annonce, paris annulés : pour Beltzak : Bixente 31"),
          french_spacing("Litige : Iker a annoncé jeu à tort")),
     ],
 )
