@@ -329,7 +329,7 @@ def test_a_bracket_of_three_from_the_form_shows_its_bye_and_the_ties_fit_a_phone
         bye = page.locator("#knockout .bye")
         assert bye.count() == 1 and bye.is_visible()
         assert bye.locator(".team-1").inner_text() == "pase directo"
-        assert "Gorriak pasa sin jugar (pase directo)." in bye.inner_text()
+        assert "Pase directo para Gorriak, sin jugar." in bye.inner_text()
         assert page.locator("#knockout .open-fixture").count() == 1  # Urdinak–Berdeak only
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
         state = tournament_api(server.url, tour).json()

@@ -2,7 +2,8 @@
 no English inside another language's sentence, one word per concept (French: a game of 40
 is a "jeu", a vaca a "manche", the match a "partie", a lance a "phase", the órdago
 "hordago", as the French rulebooks say them), French elision and typography, Basque words
-for what Spanish words stood in for (lance, deje), Euskaltzaindia's abbreviations.
+for what Spanish words stood in for (lance, deje), Euskaltzaindia's abbreviations; a
+team's name, singular or plural, never the subject of a verb in Spanish, French or Basque.
 
 Each check scans every string of its language (the pages' tables and the engine's count
 in words), so that a string added later with the same mistake fails here too.
@@ -10,7 +11,9 @@ in words), so that a string added later with the same mistake fails here too.
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -84,7 +87,7 @@ def test_french_says_jeu_for_a_game_and_manche_for_a_vaca() -> None:
     for key in VACA_KEYS:
         assert "manche" in fr[key].lower() and "vaca" not in fr[key].lower(), (key, fr[key])
     assert not [k for k, v in fr.items() if re.search(r"\bvacas?\b", re.sub(r"\{\w+\}", "", v), re.I)]
-    assert fr["score.match_won"] == f"{{team}} gagnent la partie{NBSP}!"
+    assert fr["score.match_won"] == f"Partie pour {{team}}{NBSP}!"
     assert fr["new.games_per_vaca"] == "Jeux par manche" and fr["sheet.gpv"] == "{n} jeux par manche"
 
 
@@ -96,7 +99,7 @@ def test_the_sheet_tells_a_game_from_the_juego_column(lang: str) -> None:
     divider, juego = i18n.t(lang, "sheet.game", n=1), i18n.t(lang, "lance.juego")
     assert divider != juego and not re.fullmatch(rf"{juego} \d+", divider, re.I), (lang, divider)
     assert i18n.t("fr", "sheet.game", n=1) == "Jeu nº 1" and i18n.t("es", "sheet.game", n=1) == "Juego n.º 1"
-    assert i18n.t("fr", "score.game_won", team="Urdinak") == "Urdinak gagnent le jeu"
+    assert i18n.t("fr", "score.game_won", team="Urdinak") == "Jeu pour Urdinak"
 
 
 # -- 3. French grammar and typography --------------------------------------------------------
@@ -263,3 +266,81 @@ def test_a_name_too_long_is_said_live_in_every_language() -> None:
     assert said["es"] == "X: demasiado largo, 45 caracteres (máximo 40)"
     assert said["fr"] == f"X{NBSP}: trop long, 45 caractères (40 au plus)"
     assert len(set(said.values())) == len(i18n.LANGS)  # each its own words, none English by default
+
+
+# -- 6. A team's name is never a verb's subject ----------------------------------------------
+
+# A team's (a pair's) name in a sentence: the pages' {team}, the tie-breaks' {ahead} and
+# {behind}, the count in words' {t} (two players' names where the teams have none).
+_TEAM = r"\{(?:team|t|ahead|behind)\}"
+# Two names joined ("{ahead} y {behind} comparten"): a plural that is right.
+_JOINED = r"(?<!\} y )(?<!\} et )(?<!\} eta )"
+# The name in apposition to a noun that is the subject: "la pareja {team} no está",
+# "l'équipe {team} ne fait", "{team} bikotea … doa", "{team} bikoteak … zuen".
+_HEADED = r"(?<!pareja )(?<!équipe )"
+_NOT_HEADED_EU = r"(?! bikote)"
+# Verbs that agree with a subject right after the name (Spanish and French clitics and
+# negation between), or, in Basque (the verb last), before the clause's end; Spanish also
+# puts a subject after its verb ("cobran {t}", "la ganó {team}").
+_PLURAL = {
+    "es": (rf"{_JOINED}{_TEAM} (?:(?:no|ya|solo|también|lo|la|los|las|le|les|se) )*\w{{2,}}(?:an|en|ron)\b",
+           rf"\b\w{{2,}}(?:an|en|ron) {_TEAM}"),
+    "fr": (rf"{_JOINED}{_TEAM} (?:(?:ne|les|leur|leurs|lui|se|y|en) |[nls]')*(?:(?!\w+ment\b)\w+ent|ont|sont|font|vont)\b",),
+    "eu": (rf"{_JOINED}{_TEAM}(?:\([er]\)\w+)?[^.,:;!?()]*?\b(?:dute|dituzte|zuten|zituzten|dira|ziren|daude|zeuden|doaz|zihoazen)\b",),
+}
+_SINGULAR = {
+    "es": (rf"{_HEADED}{_TEAM} (?:(?:no|ya|solo|también|lo|la|le|se) )*"
+           r"(?:es|está|ha|va|fue|pasa|pasó|gana|ganó|tiene|cobra|cuenta|juega|queda|lleva|sigue|entra|sale)\b",
+           rf"\b(?:es|está|ha|va|fue|pasa|pasó|gana|ganó|tiene|cobra|cuenta|juega|queda|lleva|sigue) {_TEAM}"),
+    "fr": (rf"{_HEADED}{_TEAM} (?:(?:ne|le|la|lui|se|y|en) |[nls]')*"
+           r"(?:est|a|va|fait|passe|gagne|remporte|compte|marque|joue|reste|prend)\b",),
+    "eu": (rf"{_TEAM}{_NOT_HEADED_EU}(?:\([er]\)\w+)?[^.,:;!?()]*?\b(?:da|du|doa|dago|zen|zuen|ditu|zituen)\b",),
+}
+
+
+def _agreeing(lang: str, text: str) -> str | None:
+    """The words of `text` where a team's name is a verb's subject, or None."""
+    for pattern in _PLURAL.get(lang, ()) + _SINGULAR.get(lang, ()):
+        m = re.search(pattern, text)
+        if m:
+            return m.group(0)
+    return None
+
+
+@pytest.mark.parametrize(("lang", "text"), [
+    ("es", "¡{team} ganan la partida!"), ("es", "solo {t} tienen {l}"), ("es", "apuestas anuladas: cobran {t}"),
+    ("es", "{t} cobran lo suyo"), ("es", "la partida ya había terminado: la ganó {team}"),
+    ("es", "{team} pasa sin jugar"), ("es", "{team} no es una de las parejas"),
+    ("fr", "{team} gagnent la partie !"), ("fr", "seuls {t} ont {l}"), ("fr", "{t} comptent leurs combinaisons"),
+    ("fr", "la partie était finie : {team} l'a gagnée"), ("fr", "{team} passe sans jouer"),
+    ("fr", "{team} n'est pas une des équipes"),
+    ("eu", "{team} jokatu gabe doaz aurrera"), ("eu", "{team}(e)k irabazi dute"), ("eu", "{team} jokatu gabe doa"),
+    ("eu", "{team} ez da ligako bikoteetako bat"),
+])
+def test_the_team_check_sees_a_name_as_subject(lang: str, text: str) -> None:
+    """What the check below refuses: the wordings it was written for."""
+    assert _agreeing(lang, text), (lang, text)
+
+
+@pytest.mark.parametrize("lang", ["es", "fr", "eu"])
+def test_a_team_name_is_never_a_verbs_subject(lang: str) -> None:
+    """A team's name is a singular ("La Peña", "Txoko Zaharra", "Bar Manolo") as often as a
+    plural ("Los del Fondo", "Les Amis", "Gorriak"): "¡La Peña ganan la partida!", "solo La
+    Peña tienen juego" read wrong, and "Los del Fondo pasa" as wrong. So no sentence makes
+    a team's name the subject of a verb, plural or singular: it is said with "para"/"pour"
+    ("¡Partida para La Peña!", "Jeu pour Les Amis"), after a colon, or beside a noun that is
+    the subject ("la pareja {team} no está", "l'équipe {team} ne fait", "{team} bikotea …
+    doa"). Two names joined take a plural ("{ahead} y {behind} comparten"). French says no
+    "à {team}" either: "à Les Amis" is "aux Amis". (English may say "Bar Manolo win".)"""
+    subjects = {key: found for key, text in every_string(lang).items() if (found := _agreeing(lang, text))}
+    assert not subjects, (lang, subjects)
+    if lang == "fr":
+        assert not [key for key, text in every_string(lang).items() if re.search(rf"\bà {_TEAM}", text)]
+    match_won = {"es": ("La Peña", "¡Partida para La Peña!"), "fr": ("Les Amis", "Partie pour Les Amis\u00a0!"),
+                 "eu": ("La Peña", "Partida La Peñarentzat!")}[lang]
+    assert i18n.t(lang, "score.match_won", team=match_won[0]) == match_won[1]
+    record = json.loads((Path(__file__).resolve().parent.parent / "examples" / "hand.json").read_text())
+    out = explain(settle(record), record, ["Ane", "Bixente", "Iker", "Maite"], lang, ["La Peña", "Los del Fondo"])
+    only = {"es": "Juego: solo Los del Fondo con juego: ", "fr": french_spacing("Jeu : jeu seulement chez Los del Fondo : "),
+            "eu": "Jokoa: Los del Fondo bakarrik: "}[lang]  # the one team with juego, no betting
+    assert any(line.startswith(only) for line in out), out

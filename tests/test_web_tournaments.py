@@ -996,9 +996,9 @@ def test_a_bracket_of_three_plays_out_its_bye_on_the_page(client, tournament) ->
     assert semis[1]["teams"] == ["Urdinak", "Berdeak"] and not semis[1]["bye"]
     assert final[0]["teams"] == ["Gorriak", None]  # waiting for the other semi-final
     for lang, said in (("en", "Gorriak go through without playing (a bye)."),
-                       ("es", "Gorriak pasa sin jugar (pase directo)."),
-                       ("eu", "Gorriak jokatu gabe doa aurrera (txanda librea)."),
-                       ("fr", "Gorriak passe sans jouer (exempt).")):
+                       ("es", "Pase directo para Gorriak, sin jugar."),
+                       ("eu", "Gorriak bikotea jokatu gabe doa aurrera (txanda librea)."),
+                       ("fr", "Passage sans jouer pour Gorriak (exemption).")):
         page = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang={lang}").get_data(as_text=True)
         assert said in page and page.count('class="match-row fixture is-finished bye"') == 1
     page = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=en").get_data(as_text=True)
@@ -1023,9 +1023,9 @@ def test_a_match_of_a_team_not_among_the_leagues_is_marked_and_shown(client, tou
     assert r.status_code == 201  # still enrolled: the teams may be put right later
     assert {m["table"]: m["unknown_teams"] for m in r.json["matches"]} == {typo["id"]: ["Gorriaks"], fine["id"]: []}
     for lang, said in (("en", "Gorriaks is not one of the league&#39;s teams"),
-                       ("es", "Gorriaks no es una de las parejas de la liga"),
-                       ("eu", "Gorriaks ez da ligako bikoteetako bat"),
-                       ("fr", "Gorriaks n&#39;est pas une des équipes du championnat")):
+                       ("es", "La pareja Gorriaks no está en la liga"),
+                       ("eu", "Gorriaks bikotea ez da ligako bikoteetako bat"),
+                       ("fr", "L&#39;équipe Gorriaks ne fait pas partie du championnat")):
         page = client.get(f"/c/{tournament['id']}?token={tournament['watch_token']}&lang={lang}").get_data(as_text=True)
         assert page.count('class="warning unknown-team" data-team="Gorriaks"') == 1 and said in page
     # a fourth team entered in the league: no word any more
