@@ -8,7 +8,7 @@ from .betting import LANCES, PHASES, LiveHand
 from .cards import DECK, Card
 from .errors import IllegalError, MalformedError, MusError
 from .evaluate import HandValue, evaluate
-from .explain import explain
+from .explain import dispute_text, explain, grammar
 from .match import Match, replay_match
 from .record import HandRecord, parse_hand
 from .rules import Rules
@@ -28,8 +28,10 @@ __all__ = [
     "Match",
     "MusError",
     "Rules",
+    "dispute_text",
     "evaluate",
     "explain",
+    "grammar",
     "parse_hand",
     "replay_match",
     "settle",

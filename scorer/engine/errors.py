@@ -66,6 +66,11 @@ class MusError(ValueError):
         self.params = dict(params or {})
         super().__init__(f"{field}: {reason}" if field else reason)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and copy whole (a process pool sends a worker's refusal back so): the
+        class, `field`, `reason`, `value`, and every attribute (`key`, `params`, `line`)."""
+        return type(self), (self.field, self.reason, self.value), self.__dict__
+
     def under(self, prefix: str) -> MusError:
         """The same error with its field placed under `prefix` (`bets.grande[3]` + `act`)."""
         if not prefix:

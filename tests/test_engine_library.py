@@ -1,0 +1,50 @@
+"""The engine as a library: what docs/CONTRACTS.md names is importable, errors survive a
+process pool."""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+import re
+from pathlib import Path
+
+import pytest
+
+import scorer.engine as engine
+from scorer.engine import (
+    IllegalError,
+    MalformedError,
+    Match,
+    MusError,
+    settle,
+)
+
+ROOT = Path(__file__).parents[1]
+EXAMPLE = json.loads((ROOT / "examples" / "hand.json").read_text())
+
+
+def test_every_call_the_contracts_engine_section_names_is_importable_from_the_package():
+    text = (ROOT / "docs" / "CONTRACTS.md").read_text(encoding="utf-8")
+    section = text.split("## Engine (`scorer.engine`)", 1)[1].split("\n## ", 1)[0]
+    assert "Everything below is importable from `scorer.engine` directly" in section
+    names = {m.split(".")[0] for m in re.findall(r"`([A-Za-z_][\w.]*)\(", section)} - {"str"}
+    assert {"settle", "LiveHand", "dispute_text", "grammar"} <= names
+    missing = sorted(n for n in names if not hasattr(engine, n) or n not in engine.__all__)
+    assert missing == []
+
+
+def test_a_refusal_pickles_and_copies_whole():
+    """A `MusError` raised in a worker process comes back as itself (a pool pickles it)."""
+    with pytest.raises(MusError) as caught:
+        Match.from_lines(['{"format": "mus-match/1"}', json.dumps({**EXAMPLE, "score": [0, 0], "esku": 7})])
+    err = caught.value
+    for again in (pickle.loads(pickle.dumps(err)), copy.copy(err), copy.deepcopy(err)):
+        assert type(again) is type(err) is MalformedError
+        assert (again.field, again.reason, again.value, again.key, again.params, str(again)) == \
+            (err.field, err.reason, err.value, err.key, err.params, str(err))
+        assert again.line == 2 and str(again.original) == "esku: 7 is not a seat (0 to 3)"
+    with pytest.raises(IllegalError) as caught:
+        settle({**EXAMPLE, "hands": [["1o", "1o", "1c", "1e"], None, None, None]})
+    again = pickle.loads(pickle.dumps(caught.value))
+    assert type(again) is IllegalError and again.key == "card_twice" and again.params == {"card": "1o"}
