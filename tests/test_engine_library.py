@@ -1,5 +1,5 @@
 """The engine as a library: what docs/CONTRACTS.md names is importable, errors survive a
-process pool."""
+process pool, `evaluate` refuses what is no hand."""
 
 from __future__ import annotations
 
@@ -13,10 +13,13 @@ import pytest
 
 import scorer.engine as engine
 from scorer.engine import (
+    DECK,
+    Card,
     IllegalError,
     MalformedError,
     Match,
     MusError,
+    evaluate,
     settle,
 )
 
@@ -48,3 +51,31 @@ def test_a_refusal_pickles_and_copies_whole():
         settle({**EXAMPLE, "hands": [["1o", "1o", "1c", "1e"], None, None, None]})
     again = pickle.loads(pickle.dumps(caught.value))
     assert type(again) is IllegalError and again.key == "card_twice" and again.params == {"card": "1o"}
+
+
+def test_evaluate_takes_cards_or_their_names():
+    assert evaluate(["12o", "3c", "1e", "5b"]) == evaluate([Card.parse(t) for t in ("12o", "3c", "1e", "5b")])
+    assert evaluate(iter(DECK[:4])) == evaluate(DECK[:4])
+
+
+@pytest.mark.parametrize("cards,cls,field,quoted", [
+    (["1o", "2o", "3o"], IllegalError, "cards", "3 cards"),
+    (["1o", "2o", "3o", "4o", "5o"], IllegalError, "cards", "5 cards"),
+    (["1o", "2o", "8o", "4o"], MalformedError, "cards[2]", "'8o'"),
+    (["1o", "2o", 12, "4o"], MalformedError, "cards[2]", "12"),
+    (["1o", "2o", "1o", "4o"], IllegalError, "cards[2]", "'1o'"),
+    ("12o 3c 1e 5b", MalformedError, "cards", "'12o 3c 1e 5b'"),
+    (None, MalformedError, "cards", "None"),
+])
+def test_evaluate_refuses_what_is_not_four_cards(cards, cls, field, quoted):
+    with pytest.raises(cls) as err:
+        evaluate(cards)
+    assert err.value.field == field and quoted in str(err.value)
+
+
+def test_evaluate_refuses_an_unknown_deck_mode():
+    with pytest.raises(MalformedError, match=r"^kings: 6 is not one of \[4, 8\]"):
+        evaluate(DECK[:4], kings=6)
+    with pytest.raises(MalformedError, match=r"^real31: 'yes' is not true or false"):
+        evaluate(DECK[:4], real31="yes")  # type: ignore[arg-type]
+    assert evaluate(["1", "1", "1", "1"]).pares_kind == 3  # rank-only cards may repeat

@@ -15,6 +15,7 @@ from functools import cache
 from itertools import combinations_with_replacement
 
 from .cards import RANKS, Card
+from .errors import IllegalError, MalformedError, MusError, short
 
 PARES_NAMES = ("", "pareja", "medias", "duples")
 JUEGO_ORDER = (33, 34, 35, 36, 37, 40, 32, 31)  # worst to best; the real 31 comes above
@@ -102,9 +103,42 @@ def hand_values(hands: Sequence[Sequence[Card] | None], kings: int, real31: bool
                   for h in hands])
 
 
-def evaluate(cards: Iterable[Card], kings: int = 8, real31: bool = False) -> HandValue:
-    """The value in every lance of four cards."""
-    return table(kings, real31)[hand_code(tuple(cards))]
+def evaluate(cards: Iterable[Card | str], kings: int = 8, real31: bool = False) -> HandValue:
+    """The value in every lance of four cards (`Card`s or their names, `"12o"`).
+
+    `MalformedError` for what is no card or no deck mode, `IllegalError` for other than four
+    cards or the same card twice (rank-only cards may repeat)."""
+    if type(kings) is not int or kings not in (4, 8):
+        raise MalformedError("kings", f"{short(kings)} is not one of [4, 8]", kings)
+    if type(real31) is not bool:
+        raise MalformedError("real31", f"{short(real31)} is not true or false", real31)
+    try:
+        hand = tuple(cards) if not isinstance(cards, str) else None
+    except TypeError:
+        hand = None
+    if hand is None:
+        raise MalformedError("cards", f"{short(cards)} is not a list of four cards", cards)
+    if len(hand) != 4:
+        raise IllegalError("cards", f"{len(hand)} cards {short(hand)}: a hand has four", hand)
+    if type(hand[0]) is not Card or type(hand[1]) is not Card or type(hand[2]) is not Card \
+            or type(hand[3]) is not Card or len(set(hand)) < 4:
+        hand = _checked(hand)
+    return table(kings, real31)[hand_code(hand)]
+
+
+def _checked(hand: tuple[Card | str, ...]) -> tuple[Card, ...]:
+    """The four cards of `hand` as `Card`s; `MusError` on the first that is no card or is
+    a card already given."""
+    out: list[Card] = []
+    for i, item in enumerate(hand):
+        try:
+            card = item if type(item) is Card else Card.parse(item)
+        except MusError as err:
+            raise err.under(f"cards[{i}]") from None
+        if card.suit is not None and card in out:
+            raise IllegalError(f"cards[{i}]", f"{str(card)!r} is given twice: the same card twice", item)
+        out.append(card)
+    return tuple(out)
 
 
 def best_seat(values: Sequence[HandValue | None], lance: str, seats: Sequence[int]) -> int | None:
