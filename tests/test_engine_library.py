@@ -16,10 +16,13 @@ from scorer.engine import (
     DECK,
     Card,
     IllegalError,
+    LiveHand,
     MalformedError,
     Match,
     MusError,
+    Rules,
     evaluate,
+    parse_hand,
     settle,
 )
 
@@ -79,3 +82,35 @@ def test_evaluate_refuses_an_unknown_deck_mode():
     with pytest.raises(MalformedError, match=r"^real31: 'yes' is not true or false"):
         evaluate(DECK[:4], real31="yes")  # type: ignore[arg-type]
     assert evaluate(["1", "1", "1", "1"]).pares_kind == 3  # rank-only cards may repeat
+
+
+def _played() -> LiveHand:
+    hand = LiveHand.start(Rules(kings=4, target=30), 1, (4, 9))
+    for action in ({"seat": 1, "act": "envido", "n": 2}, {"seat": 2, "act": "mas", "n": 3},
+                   {"seat": 3, "act": "paso"}, {"seat": 1, "act": "quiero"}):
+        hand = hand.apply(action)
+    return hand
+
+
+def test_a_live_hand_repr_is_its_replay():
+    hand = _played()
+    text = repr(hand)
+    assert text.startswith("LiveHand.replay(Rules(kings=4, target=30, real31=False, games_per_vaca=1, "
+                           "vacas_to_win=3), 1, (4, 9), [{'seat': 1, 'act': 'envido', 'n': 2}, ")
+    assert eval(text) == hand
+    assert eval(repr(LiveHand.start(Rules(), 0, (0, 0)))) == LiveHand.start(Rules(), 0, (0, 0))
+
+
+def test_a_hand_record_repr_is_its_parse():
+    record = parse_hand(EXAMPLE)
+    assert repr(record).startswith("parse_hand({'format': 'mus-hand/1', 'rules': {'kings': 8, ")
+    assert eval(repr(record)) == record
+
+
+def test_a_match_repr_says_where_it_stands():
+    match = Match(teams=("Txuriak", "Beltzak"))
+    assert repr(match) == ("<Match 'Txuriak' v 'Beltzak': 0 hands, score [0, 0], games [0, 0], vacas [0, 0], "
+                           "esku 0>")
+    match.play({k: v for k, v in EXAMPLE.items() if k != "score"})
+    assert repr(match) == ("<Match 'Txuriak' v 'Beltzak': 1 hand, score [7, 4], games [0, 0], vacas [0, 0], "
+                           "esku 1>")

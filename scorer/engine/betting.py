@@ -411,7 +411,7 @@ class LiveHand:
         return LiveHand(HandState.begin(rules, check_esku(esku), check_score(score, rules)))
 
     @staticmethod
-    def replay(rules: Rules, esku: int, score: tuple[int, int], log: Any) -> LiveHand:
+    def replay(rules: Rules | dict[str, Any] | None, esku: int, score: tuple[int, int], log: Any) -> LiveHand:
         """The hand after every action of `log`, in order (errors name `log[i]`)."""
         if not isinstance(log, list | tuple):
             raise MalformedError("log", f"{log!r} is not a list of actions", log)
@@ -422,6 +422,11 @@ class LiveHand:
             except MusError as err:
                 raise err.under(f"log[{i}]") from None
         return hand
+
+    def __repr__(self) -> str:
+        """Reads like code: the `replay` that rebuilds this hand."""
+        s = self.state
+        return f"LiveHand.replay({s.rules!r}, {s.esku!r}, {s.start!r}, {list(self.log)!r})"
 
     @property
     def log(self) -> tuple[dict[str, Any], ...]:

@@ -59,7 +59,7 @@ class Match:
 
     def __init__(
         self,
-        rules: Any = None,
+        rules: Rules | dict[str, Any] | None = None,
         teams: Sequence[str] = ("Team 0", "Team 1"),
         players: Sequence[str] = ("P0", "P1", "P2", "P3"),
         esku: int = 0,
@@ -87,6 +87,12 @@ class Match:
         self.hands = 0
         self.game_scores: list[list[int]] = []
         self.history: list[dict[str, Any]] = []  # one {"record", "settlement"} per hand
+
+    def __repr__(self) -> str:
+        hands = f"{self.hands} hand{'' if self.hands == 1 else 's'}"
+        won = f", won by {self.teams[self.winner]!r}" if self.winner is not None else ""
+        return (f"<Match {self.teams[0]!r} v {self.teams[1]!r}: {hands}, score {self.score}, games {self.games}, "
+                f"vacas {self.vacas}, esku {self.esku}{won}>")
 
     # -- playing -------------------------------------------------------------------------
 

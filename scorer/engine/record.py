@@ -29,6 +29,10 @@ class HandRecord:
     values: tuple[HandValue | None, ...] = field(compare=False, repr=False)
     state: HandState = field(compare=False, repr=False)
 
+    def __repr__(self) -> str:
+        """Reads like code: the `parse_hand` of this record's JSON."""
+        return f"parse_hand({self.to_json()!r})"
+
     def to_json(self) -> dict[str, Any]:
         """The record as a `mus-hand/1` dict."""
         out: dict[str, Any] = {
