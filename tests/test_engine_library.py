@@ -1,5 +1,5 @@
 """The engine as a library: what docs/CONTRACTS.md names is importable, errors survive a
-process pool, `evaluate` refuses what is no hand."""
+process pool, `evaluate` refuses what is no hand, reprs read like code, cards sort."""
 
 from __future__ import annotations
 
@@ -114,3 +114,13 @@ def test_a_match_repr_says_where_it_stands():
     match.play({k: v for k, v in EXAMPLE.items() if k != "score"})
     assert repr(match) == ("<Match 'Txuriak' v 'Beltzak': 1 hand, score [7, 4], games [0, 0], vacas [0, 0], "
                            "esku 1>")
+
+
+def test_cards_sort_by_rank_then_suit():
+    hand = [Card.parse(t) for t in ("12o", "3c", "1e", "5b", "3o", "3")]
+    assert [str(c) for c in sorted(hand)] == ["1e", "3", "3o", "3c", "5b", "12o"]
+    assert sorted(DECK)[:4] == [Card(1, "o"), Card(1, "c"), Card(1, "e"), Card(1, "b")]
+    assert Card.parse("12o") > Card.parse("1b") and Card.parse("5b") >= Card.parse("5b")
+    assert max(DECK) == Card(12, "b") and min(DECK) == Card(1, "o")
+    with pytest.raises(TypeError):
+        _ = Card.parse("1o") < "2o"  # type: ignore[operator]

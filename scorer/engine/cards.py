@@ -39,6 +39,22 @@ class Card:
     def __repr__(self) -> str:
         return f"Card.parse({str(self)!r})"
 
+    def _order(self) -> tuple[int, int]:
+        """How cards sort: by rank (1 .. 12), then suit (o, c, e, b), a rank-only card first."""
+        return self.rank, -1 if self.suit is None else SUITS.index(self.suit)
+
+    def __lt__(self, other: Card) -> bool:
+        return self._order() < other._order() if type(other) is Card else NotImplemented
+
+    def __le__(self, other: Card) -> bool:
+        return self._order() <= other._order() if type(other) is Card else NotImplemented
+
+    def __gt__(self, other: Card) -> bool:
+        return self._order() > other._order() if type(other) is Card else NotImplemented
+
+    def __ge__(self, other: Card) -> bool:
+        return self._order() >= other._order() if type(other) is Card else NotImplemented
+
 
 def _not_a_card(text: Any) -> MalformedError:
     why = {"key": "not_a_card", "params": {"text": text if isinstance(text, str) else said(text)}}
