@@ -101,6 +101,14 @@ def test_a_live_hand_repr_is_its_replay():
     assert eval(repr(LiveHand.start(Rules(), 0, (0, 0)))) == LiveHand.start(Rules(), 0, (0, 0))
 
 
+def test_a_live_hand_is_hashable_as_the_immutable_value_it_is():
+    hand = _played()
+    again = LiveHand.replay(Rules(kings=4, target=30), 1, (4, 9), list(hand.log))
+    assert hash(again) == hash(hand) and {hand: "seen"}[again] == "seen"
+    assert len({hand, again, hand.undo(), hand.undo().undo().apply(hand.log[-2])}) == 2
+    assert hash(LiveHand.start(Rules(), 0, (0, 0))) != hash(LiveHand.start(Rules(), 1, (0, 0)))
+
+
 def test_a_hand_record_repr_is_its_parse():
     record = parse_hand(EXAMPLE)
     assert repr(record).startswith("parse_hand({'format': 'mus-hand/1', 'rules': {'kings': 8, ")

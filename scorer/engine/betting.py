@@ -423,6 +423,12 @@ class LiveHand:
                 raise err.under(f"log[{i}]") from None
         return hand
 
+    def __hash__(self) -> int:
+        """Hashable, as an immutable value: equal hands (the same rules, esku, score and log)
+        hash alike, so a bot may key a cache or a set by them."""
+        s = self.state
+        return hash((s.rules, s.esku, s.start, self.actions))
+
     def __repr__(self) -> str:
         """Reads like code: the `replay` that rebuilds this hand."""
         s = self.state
