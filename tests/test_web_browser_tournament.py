@@ -317,7 +317,7 @@ def test_a_bracket_of_three_from_the_form_shows_its_bye_and_the_ties_fit_a_phone
         page.goto(organiser)
         ties = page.locator("#standings .tie-breaks li")
         assert ties.count() == 2 and ties.first.is_visible()
-        assert ties.first.inner_text() == "Berdeak y Gorriak comparten el puesto: igualadas en todo."
+        assert ties.first.inner_text() == "Berdeak y Gorriak comparten el puesto: empate en todos los criterios."
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
 
         # the three of them in the bracket from the form: the top seed goes through on a bye

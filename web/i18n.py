@@ -963,7 +963,7 @@ ES: dict[str, str] = {
     "tour.tie.vacas_lost": "{ahead} por delante de {behind}: menos vacas perdidas ({a}–{b}).",
     "tour.tie.stones": "{ahead} por delante de {behind}: más piedras ({a}–{b}).",
     "tour.tie.head_to_head": "{ahead} por delante de {behind}: más victorias en los enfrentamientos entre las empatadas ({a}–{b}).",
-    "tour.tie.shared": "{ahead} y {behind} comparten el puesto: igualadas en todo.",
+    "tour.tie.shared": "{ahead} y {behind} comparten el puesto: empate en todos los criterios.",
 }
 
 EU: dict[str, str] = {
