@@ -261,6 +261,43 @@ def test_check_does_not_change_the_hand():
     assert hand.log == () and hand.to_speak == 0
 
 
+def _check_accepts(hand: LiveHand, action: object) -> bool:
+    try:
+        hand.check(action)
+    except (MalformedError, IllegalError):
+        return False
+    return True
+
+
+def test_is_legal_is_what_check_accepts_beyond_what_legal_lists():
+    """`legal()` lists envido 2, 3, 5 and mas 2 only, and never the partner's echoed
+    no_quiero: `action in hand.legal()` is no legality test; `is_legal` is."""
+    hand = start()
+    for n in (2, 4, 7, 1000):  # every size from 2 up, though legal() offers 2, 3 and 5
+        assert hand.is_legal({"seat": 0, "act": "envido", "n": n})
+    assert {"seat": 0, "act": "envido", "n": 4} not in hand.legal()
+    bet = act(hand, "envido")
+    assert bet.is_legal({"seat": 1, "act": "mas", "n": 9}) and {"seat": 1, "act": "mas", "n": 9} not in bet.legal()
+    refused = act(bet, "no_quiero")
+    echo = {"seat": 3, "act": "no_quiero"}
+    assert refused.is_legal(echo) and echo not in refused.legal()
+    for action in (
+        {"seat": 1, "act": "paso"},  # out of turn
+        {"seat": 0, "act": "quiero"},  # no bet to answer
+        {"seat": 0, "act": "envido", "n": 1},  # too small
+        {"seat": 0, "act": "envido", "n": 10**5000},  # too long to print
+        {"seat": True, "act": "paso"}, {"seat": 0, "act": "bet"}, {"act": "paso"}, "paso", None, [],
+    ):
+        assert not hand.is_legal(action), action
+    assert refused.is_legal({"seat": 3, "act": "quiero"}) is False  # a refusal binds the team
+    # is_legal agrees with check everywhere, and neither changes the hand
+    for h in (hand, bet, refused, act(refused, "paso", "paso", "paso", "paso")):
+        words = [{"seat": s, "act": a} for s in range(4) for a in ("paso", "quiero", "no_quiero", "ordago")]
+        for action in [*h.legal(), *words]:
+            assert h.is_legal(action) is _check_accepts(h, action), action
+    assert hand.log == () and hand.to_speak == 0
+
+
 def test_legal_actions():
     hand = start()
     assert hand.legal() == [

@@ -477,6 +477,15 @@ class LiveHand:
         """Raise `MalformedError` or `IllegalError` unless `action` is legal now."""
         self.state.act(action)
 
+    def is_legal(self, action: Any) -> bool:
+        """Whether `check(action)` accepts `action` (and `apply` would): any `envido` or
+        `mas` size, and a partner's echoed `no_quiero`, which `legal()` does not list."""
+        try:
+            self.state.act(action)
+        except MusError:
+            return False
+        return True
+
     def apply(self, action: Any) -> LiveHand:
         """Check `action`, then return the hand with it applied."""
         a = Action.parse(action)
