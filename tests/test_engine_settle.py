@@ -54,6 +54,22 @@ def test_settle_does_not_modify_its_input():
     assert record == EXAMPLE
 
 
+def test_settle_takes_the_hand_record_parse_hand_made():
+    """`parse_hand` gives a `HandRecord`; `settle` took only the dict (a `HandRecord` was
+    "not a hand record (a JSON object)"). It settles as the dict it was made of, as often
+    as asked, and is left as it was."""
+    from scorer.engine import parse_hand
+
+    record = parse_hand(copy.deepcopy(EXAMPLE))
+    assert settle(record) == settle(record) == EXPECTED
+    assert record.to_json() == parse_hand(copy.deepcopy(EXAMPLE)).to_json()
+    disputed = rec(["1o 1c 4e 5b", "12o 11c 7e 6b", "3o 3c 2e 7b", "10o 10c 5e 4b"],
+                   declared={"pares": [False, False, True, True]})
+    assert settle(parse_hand(disputed)) == settle(disputed)
+    with pytest.raises(MalformedError, match="is not a hand record"):
+        settle(json.dumps(EXAMPLE))  # type: ignore[arg-type]
+
+
 def rec(hands, bets=None, declared=None, score=(0, 0), esku=0, rules=None):
     out = {"format": "mus-hand/1", "esku": esku, "score": list(score), "hands": [h.split() if h else None for h in hands]}
     if bets:

@@ -13,9 +13,10 @@ from .record import HandRecord, parse_hand
 SETTLEMENT = "mus-settlement/1"
 
 
-def settle(obj: dict[str, Any]) -> dict[str, Any]:
-    """Settle a `mus-hand/1` dict into a `mus-settlement/1` dict; `MusError` on bad input."""
-    return settlement(parse_hand(obj))
+def settle(obj: dict[str, Any] | HandRecord) -> dict[str, Any]:
+    """Settle a `mus-hand/1` dict, or the `HandRecord` `parse_hand` made of one (already
+    checked), into a `mus-settlement/1` dict; `MusError` on bad input."""
+    return settlement(obj if isinstance(obj, HandRecord) else parse_hand(obj))
 
 
 @dataclass(frozen=True, slots=True)
