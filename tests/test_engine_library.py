@@ -40,6 +40,18 @@ def test_every_call_the_contracts_engine_section_names_is_importable_from_the_pa
     assert missing == []
 
 
+def test_every_key_of_a_match_state_is_in_the_contracts():
+    """`Match.state()` gave `stones` (the standings' tie-break) that the contract's list
+    of its keys left out."""
+    text = (ROOT / "docs" / "CONTRACTS.md").read_text(encoding="utf-8")
+    bullet = text.split("- `.state() -> dict`:", 1)[1].split("\n- ", 1)[0]
+    listed = set(re.findall(r'"(\w+)":', bullet))
+    match = Match()
+    match.play({k: v for k, v in EXAMPLE.items() if k != "score"})
+    assert set(match.state()) == listed
+    assert "over the whole match" in " ".join(bullet.split('"stones"', 1)[1].split())
+
+
 def test_a_refusal_pickles_and_copies_whole():
     """A `MusError` raised in a worker process comes back as itself (a pool pickles it)."""
     with pytest.raises(MusError) as caught:

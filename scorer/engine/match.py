@@ -198,7 +198,8 @@ class Match:
         return [s >= self.rules.target - 5 for s in self.score]
 
     def state(self) -> dict[str, Any]:
-        """Score, games (in the current vaca), vacas, winner, hands played, next esku, adentro."""
+        """Score, games (in the current vaca), vacas, winner, hands played, next esku, adentro,
+        the current game's scores, and the stones each team scored over the whole match."""
         return {
             "score": list(self.score),
             "games": list(self.games),
