@@ -149,8 +149,11 @@ def test_round_robin_meets_every_pair_once_and_nobody_twice_a_round(n: int) -> N
 def test_round_robin_refuses_a_team_named_twice() -> None:
     from scorer.engine import MalformedError, round_robin
 
-    with pytest.raises(MalformedError, match="names a team twice"):
-        round_robin(["A", "B", "A"])
+    with pytest.raises(MalformedError) as err:
+        round_robin(["A", "B", "C", "A"])
+    # the team and its places, not the whole list quoted
+    assert str(err.value) == "teams[3]: 'A' is named twice (teams[0] and teams[3])"
+    assert (err.value.field, err.value.value) == ("teams[3]", "A")
 
 
 @pytest.mark.parametrize("n", range(2, 9))
@@ -184,8 +187,9 @@ def test_team_key_folds_case_accents_and_spaces() -> None:
 def test_round_robin_refuses_a_team_spelt_twice() -> None:
     from scorer.engine import MalformedError, round_robin
 
-    with pytest.raises(MalformedError, match="names a team twice"):
+    with pytest.raises(MalformedError) as err:
         round_robin(["Gorriak", "Beltzak", "gorriak"])
+    assert str(err.value) == "teams[2]: 'gorriak' is 'Gorriak' again (teams[0] and teams[2])"
 
 
 def test_spellings_of_one_name_are_one_team() -> None:
@@ -254,6 +258,14 @@ def test_knockout_draw_refuses_fewer_than_two_and_a_team_twice(seeds: list[str])
 
     with pytest.raises(MalformedError, match="teams"):
         knockout_draw(seeds)
+
+
+def test_knockout_draw_names_the_team_seeded_twice() -> None:
+    from scorer.engine import MalformedError, knockout_draw
+
+    with pytest.raises(MalformedError) as err:
+        knockout_draw(["A", "B", "C", "b"])
+    assert str(err.value) == "teams[3]: 'b' is 'B' again (teams[1] and teams[3])"
 
 
 @pytest.mark.parametrize(("n", "first_round"), [

@@ -33,6 +33,17 @@ def team_key(name: str) -> str:
     return " ".join(bare.casefold().split())
 
 
+def _check_once(teams: Sequence[str]) -> None:
+    """`MalformedError` on `teams[j]` where it names again a team named at `teams[i]` (by
+    `team_key`: case, accents and spacing aside), saying which team and both places."""
+    first: dict[str, int] = {}
+    for j, name in enumerate(teams):
+        i = first.setdefault(team_key(name), j)
+        if i != j:
+            told = f"{name!r} is named twice" if teams[i] == name else f"{name!r} is {teams[i]!r} again"
+            raise MalformedError(f"teams[{j}]", f"{told} (teams[{i}] and teams[{j}])", name)
+
+
 def round_robin(teams: Sequence[str], legs: int = 1) -> list[list[tuple[str, str]]]:
     """The rounds of a league in which every team meets every other once (the circle
     method): n - 1 rounds for n teams, n rounds when n is odd (each round one team rests).
@@ -41,8 +52,7 @@ def round_robin(teams: Sequence[str], legs: int = 1) -> list[list[tuple[str, str
     order always give the same fixtures."""
     if legs not in (1, 2) or isinstance(legs, bool):
         raise MalformedError("legs", f"{legs!r} is neither 1 nor 2", legs)
-    if len({team_key(t) for t in teams}) != len(teams):
-        raise MalformedError("teams", f"{list(teams)!r} names a team twice", list(teams))
+    _check_once(teams)
     ring: list[str | None] = list(teams)
     if len(ring) % 2:
         ring.append(None)  # whoever meets None rests that round
@@ -70,8 +80,7 @@ def knockout_draw(seeds: Sequence[str]) -> list[tuple[str, str | None]]:
     n = len(seeds)
     if n < 2:
         raise MalformedError("teams", f"a knockout takes 2 teams or more, got {n}", list(seeds))
-    if len({team_key(t) for t in seeds}) != n:
-        raise MalformedError("teams", f"{list(seeds)!r} names a team twice", list(seeds))
+    _check_once(seeds)
     size = 1 << (n - 1).bit_length()  # the next power of two
     slots: list[str | None] = [*seeds, *[None] * (size - n)]
     order = [1]
