@@ -151,6 +151,21 @@ def test_only_the_right_tokens_read_or_enrol(client, tournament) -> None:
     assert client.get(path, headers=tournament["auth"]).json["matches"] == []  # nothing enrolled
 
 
+def test_enrolling_without_a_table_says_it_is_missing(client, tournament) -> None:
+    """An empty body was answered "table: None is not a table id"; a missing field says it
+    is missing, as `token` (and `client_id`, `version`, ...) do."""
+    table = imported(client, ["Gorriak", "Urdinak"], [0, 0])
+    path = f"/api/tournaments/{tournament['id']}/tables"
+    for body in ({}, {"token": table["token"]}, {"table": None, "token": table["token"]}):
+        r = client.post(path, headers=tournament["auth"], json=body)
+        assert r.status_code == 400 and r.json["error"] == {
+            "status": 400, "code": "invalid", "field": "table",
+            "message": "table: missing (the id of the table to enrol)"}, r.json
+    r = client.post(path, headers=tournament["auth"], json={"table": "", "token": table["token"]})
+    assert r.json["error"]["message"] == "table: '' is not a table id"
+    assert client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"]).json["matches"] == []
+
+
 @pytest.mark.parametrize("body", [{}, {"name": ""}, {"name": "   "}, {"name": 7}, {"name": "x" * (MAX_TOURNAMENT_NAME + 1)}])
 def test_a_tournament_needs_a_name(client, body) -> None:
     r = client.post("/api/tournaments", json=body)

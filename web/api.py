@@ -1000,6 +1000,8 @@ def add_tournament_table(tournament_id: str) -> Response:
     body = _body()
     check_known(body, ("table", "token"))
     table_id, table_token = body.get("table"), body.get("token")
+    if table_id is None:
+        raise ApiError(400, "invalid", "table: missing (the id of the table to enrol)", "table")
     if not isinstance(table_id, str) or not table_id:
         raise ApiError(400, "invalid", f"table: {table_id!r} is not a table id", "table")
     if table_token is None:
