@@ -354,6 +354,26 @@ def test_stale_version_is_409_and_changes_nothing(app, client, table) -> None:
     assert snapshot(app, client, table) == before
 
 
+def test_a_negative_version_is_malformed_not_stale(app, client, table) -> None:
+    """`"version": -1` was a 409 stale_version ("version -1 is not the table's version 2"),
+    as if another phone had moved on; no table has a negative version: it is a 400 invalid
+    naming `version`, as a version that is not a whole number is. 0 is still only stale."""
+    step(client, table)
+    before = snapshot(app, client, table)
+    s = state(client, table)
+    url, legal = f"/api/tables/{table['id']}", s["current"]["legal"][0]
+    for v in (-1, -s["version"], -10**30):
+        err = assert_error(act(client, table, v, legal), 400, "invalid", "version")
+        assert err["message"] == f"version: expected the table's version, a whole number, got {v!r}"
+        for route in ("/undo", "/mus"):
+            assert_error(client.post(url + route, headers=table["auth"], json={"client_id": cid(), "version": v}),
+                         400, "invalid", "version")
+    assert_error(client.post(f"{url}/import?client_id=neg&version=-1", headers=table["auth"], data=b""),
+                 400, "invalid", "version")
+    assert_error(act(client, table, 0, legal), 409, "stale_version", "version")
+    assert snapshot(app, client, table) == before
+
+
 @pytest.mark.parametrize(
     "body, status, field",
     [

@@ -901,9 +901,10 @@ def import_into(table_id: str) -> Response:
     check_client_id(client_id)  # empty or too long: refused before the file is read
     if raw_version is None:
         raise ApiError(400, "invalid", "version: missing (?version=)", "version")
-    version = _ascii_int(raw_version)
+    version = _ascii_int(raw_version, signed=False)
     if version is None:
-        raise ApiError(400, "invalid", f"version: expected an integer, got {raw_version!r}", "version")
+        raise ApiError(400, "invalid", f"version: expected the table's version, a whole number, got "
+                       f"{raw_version!r}", "version")
     header, records = _import_lines()
     return _answer(_store().replace(table_id, client_id, version, header, records))
 

@@ -260,8 +260,8 @@ SCHEMAS: dict[str, Any] = {
         "client_id": {**CLIENT_ID, "description": "new for each request: "
                       "the same request sent again with it is applied once (a retry); another request with it is "
                       "a 409 client_id_reused"},
-        "version": _whole({"type": "integer", "description": "the table's version this write follows (as last "
-                           "read); another one is a 409 stale_version"})}},
+        "version": _whole({"type": "integer", "minimum": 0, "description": "the table's version this write follows "
+                           "(as last read); another one is a 409 stale_version, a negative one a 400 invalid"})}},
     "ActionWrite": {"allOf": [_ref("Write"), {"type": "object", "required": ["action"],
                                               "properties": {"action": _ref("Action")}}]},
     # unevaluatedProperties (JSON Schema 2020-12, OpenAPI 3.1) closes an allOf: a key that neither
@@ -506,7 +506,8 @@ def document() -> dict[str, Any]:
                            {"name": "client_id", "in": "query", "required": True, "schema": CLIENT_ID,
                             "description": "missing, empty or over 100 characters: a 400 invalid on client_id, "
                                            "before the file is read"},
-                           {"name": "version", "in": "query", "required": True, "schema": {"type": "integer"},
+                           {"name": "version", "in": "query", "required": True,
+                            "schema": {"type": "integer", "minimum": 0},
                             "description": "the table's version, in ASCII digits (else a 400 invalid on version, "
                                            "before the file is read)"}],
             "security": SECURE, "requestBody": {"required": True, "content": jsonl},

@@ -573,8 +573,9 @@ class TableStore:
         applying anything (`replayed`); seen with another, it is a 409 (`_seen`).
         """
         client_id = check_client_id(client_id)
-        if isinstance(version, bool) or not isinstance(version, int):
-            raise StoreError(400, "invalid", f"version: expected an integer, got {version!r}", "version")
+        if isinstance(version, bool) or not isinstance(version, int) or version < 0:  # malformed, not stale
+            raise StoreError(400, "invalid", f"version: expected the table's version, a whole number, got "
+                             f"{version!r}", "version")
         digest = _digest(kind, request)
         rt = self.runtime(table_id)  # 404 before taking the lock
         with self.db.lock:
