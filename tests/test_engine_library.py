@@ -52,6 +52,20 @@ def test_every_key_of_a_match_state_is_in_the_contracts():
     assert "over the whole match" in " ".join(bullet.split('"stones"', 1)[1].split())
 
 
+def test_a_seat_out_of_range_is_said_alike_everywhere():
+    """A match's header said "not a seat 0..3", a hand and an action "not a seat (0 to 3)":
+    one wording now, the one the rest of the code (the web API's refusals) uses."""
+    header = {"format": "mus-match/1", "teams": ["A", "B"], "players": ["a", "b", "c", "d"], "esku": 4}
+    refusals = []
+    for call in (lambda: Match(esku=4), lambda: Match.from_lines([json.dumps(header)]),
+                 lambda: parse_hand({**EXAMPLE, "esku": 4}), lambda: LiveHand.start(None, 4, (0, 0)),
+                 lambda: LiveHand.start(None, 0, (0, 0)).check({"seat": 4, "act": "paso"})):
+        with pytest.raises(MalformedError) as err:
+            call()
+        refusals.append(str(getattr(err.value, "original", err.value)))
+    assert refusals == ["esku: 4 is not a seat 0..3"] * 4 + ["seat: 4 is not a seat 0..3"]
+
+
 def test_a_refusal_pickles_and_copies_whole():
     """A `MusError` raised in a worker process comes back as itself (a pool pickles it)."""
     with pytest.raises(MusError) as caught:
@@ -61,7 +75,7 @@ def test_a_refusal_pickles_and_copies_whole():
         assert type(again) is type(err) is MalformedError
         assert (again.field, again.reason, again.value, again.key, again.params, str(again)) == \
             (err.field, err.reason, err.value, err.key, err.params, str(err))
-        assert again.line == 2 and str(again.original) == "esku: 7 is not a seat (0 to 3)"
+        assert again.line == 2 and str(again.original) == "esku: 7 is not a seat 0..3"
     with pytest.raises(IllegalError) as caught:
         settle({**EXAMPLE, "hands": [["1o", "1o", "1c", "1e"], None, None, None]})
     again = pickle.loads(pickle.dumps(caught.value))

@@ -1163,7 +1163,7 @@ def test_a_long_input_quoted_in_an_error_leaves_the_reason_after_it(world) -> No
 
     for send, reason in (
         (action({long: 1, "seat": 2, "act": "paso"}), "is not a key of an action"),
-        (action({"seat": [long], "act": "paso"}), "is not a seat (0 to 3)"),
+        (action({"seat": [long], "act": "paso"}), "is not a seat 0..3"),
         (action({"seat": 2, "act": "declare", "pares": long}), "is not true or false"),
         (lambda: post(w, "post", "/api/tables", body={"rules": {long: 1}}), "unknown rule"),
         (lambda: post(w, "post", "/api/tables", body={"rules": {"kings": long}}), "is not one of [4, 8]"),

@@ -43,7 +43,7 @@ class Action(NamedTuple):
             raise MalformedError(str(key), f"{key!r} is not a key of an action", key)
         seat = obj.get("seat")
         if type(seat) is not int or not 0 <= seat <= 3:
-            raise MalformedError("seat", f"{seat!r} is not a seat (0 to 3)", seat)
+            raise MalformedError("seat", f"{seat!r} is not a seat 0..3", seat)
         act = obj.get("act")
         if act == "declare" and declare:
             claims = [k for k in ("pares", "juego") if k in obj]

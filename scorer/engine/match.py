@@ -24,7 +24,7 @@ from .errors import (
     said,
 )
 from .record import MATCH_RULES, parse_hand
-from .rules import Rules
+from .rules import Rules, check_esku
 from .settle import settlement as settlement_of
 
 __all__ = ["Match", "iter_match", "replay_match"]
@@ -72,8 +72,7 @@ class Match:
             raise MalformedError("teams", f"{teams!r} is not two team names", teams)
         if not (isinstance(players, list | tuple) and len(players) == 4 and all(isinstance(p, str) for p in players)):
             raise MalformedError("players", f"{players!r} is not four player names", players)
-        if isinstance(esku, bool) or not isinstance(esku, int) or not 0 <= esku <= 3:
-            raise MalformedError("esku", f"{esku!r} is not a seat 0..3", esku)
+        check_esku(esku)  # as a hand's esku is checked, and said
         self.rules = rules
         self.teams: tuple[str, str] = (teams[0], teams[1])
         self.players: tuple[str, str, str, str] = (players[0], players[1], players[2], players[3])

@@ -67,9 +67,9 @@ _KNOWN: dict[tuple, Rules] = {(): DEFAULT_RULES}  # rules objects already checke
 
 
 def check_esku(esku: Any) -> int:
-    """The esku seat, 0 to 3."""
+    """The esku seat, 0..3."""
     if type(esku) is not int or not 0 <= esku <= 3:
-        raise MalformedError("esku", f"{esku!r} is not a seat (0 to 3)", esku)
+        raise MalformedError("esku", f"{esku!r} is not a seat 0..3", esku)
     return esku
 
 
