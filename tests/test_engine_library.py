@@ -141,6 +141,19 @@ def test_a_hand_record_repr_is_its_parse():
     assert eval(repr(record)) == record
 
 
+@pytest.mark.parametrize("declared", [
+    {"pares": [True, None, False, True]},  # seat 1's pares not recorded: as the cards hold (ruling 15)
+    {"pares": [True, True, False, True], "juego": [None, None, None, None]},
+])
+def test_a_hand_record_repr_keeps_a_declaration_not_recorded(declared):
+    """`to_json` writes a null declaration as the cards hold, so a repr made of it parsed
+    to a record that settles alike but is not equal to this one."""
+    record = parse_hand({**EXAMPLE, "declared": declared, "bets": {}})
+    again = eval(repr(record))
+    assert again == record and again.declared == record.declared
+    assert settle(again) == settle(record)
+
+
 def test_a_match_repr_says_where_it_stands():
     match = Match(teams=("Txuriak", "Beltzak"))
     assert repr(match) == ("<Match 'Txuriak' v 'Beltzak': 0 hands, score [0, 0], games [0, 0], vacas [0, 0], "

@@ -30,8 +30,17 @@ class HandRecord:
     state: HandState = field(compare=False, repr=False)
 
     def __repr__(self) -> str:
-        """Reads like code: the `parse_hand` of this record's JSON."""
-        return f"parse_hand({self.to_json()!r})"
+        """Reads like code: the `parse_hand` of this record's JSON, its declarations as
+        parsed (a `null` kept: `to_json` writes it as the cards hold, or leaves its list
+        out, which parses to a record that settles alike but is not equal)."""
+        out = self.to_json()
+        out.pop("declared", None)
+        bets = out.pop("bets", None)
+        if self.declared:
+            out["declared"] = {claim: list(said) for claim, said in self.declared.items()}
+        if bets is not None:
+            out["bets"] = bets
+        return f"parse_hand({out!r})"
 
     def to_json(self) -> dict[str, Any]:
         """The record as a `mus-hand/1` dict."""
