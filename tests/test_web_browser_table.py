@@ -312,6 +312,7 @@ def test_photo_upload_correct_a_card_and_settle(server, browser, recognizer, tmp
         text = page.inner_text("#settlement")
         assert "Grande" in text and "Ane" in text
         until(page, "document.querySelector('#settlement .explain').textContent.includes('R-R-R-C')")
+        assert "R-R-R-C" in page.locator("#settlement .explain .nw").all_text_contents()  # kept whole (keepRuns)
         st = api.state()
         assert len(st["hands"]) == 1 and st["hands"][0]["photo_id"]
         assert [sorted(hd) for hd in st["hands"][0]["record"]["hands"]] == [sorted(hd) for hd in HANDS]

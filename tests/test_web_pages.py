@@ -556,3 +556,16 @@ def test_the_count_keeps_its_card_runs_and_scores_whole() -> None:
     line = "Grande: envido 5, quiero: gana <Mikel> con R-R-C-S, +5 → 4–27 (5 amarracos y 2, klub-araudia)"
     assert str(keep_runs(line)) == ('Grande: envido 5, quiero: gana &lt;Mikel&gt; con <span class="nw">R-R-C-S</span>, '
                                     '+5 → <span class="nw">4–27</span> (5 amarracos y 2, klub-araudia)')
+
+
+def test_the_pages_scripts_hold_no_regex_lookbehind() -> None:
+    """A regex lookbehind (`(?<!`, `(?<=`) is a syntax error to Safari before 16.4 (iOS
+    15, 16.0-16.3): it stops the whole module, so the table page did nothing at all there
+    (app.js keepRuns matched the count's card runs so). A named group `(?<name>` is fine."""
+    import re
+    from pathlib import Path
+
+    static = Path(__file__).parents[1] / "web" / "static"
+    found = [f"{js.name}:{n}" for js in sorted(static.glob("*.js"))
+             for n, line in enumerate(js.read_text(encoding="utf-8").splitlines(), 1) if re.search(r"\(\?<[=!]", line)]
+    assert found == []

@@ -1461,10 +1461,13 @@ function disputeWords() {
 }
 
 // A line of the count with its cards and scores kept whole ("R-R-C-S", "4–22"): a 360-px phone
-// broke them at their hyphens ("R-" at a line's end, "R-C-S" on the next).
-const RUN = /((?<![\w-])(?:\w{1,2}[-–])+\w{1,2}(?![\w-]))/;
+// broke them at their hyphens ("R-" at a line's end, "R-C-S" on the next). The character
+// before a run is matched (a line's start, or no letter, digit or hyphen), not looked behind
+// for: Safari before 16.4 cannot read a lookbehind, and one stops this whole script there.
+const RUN = /(^|[^\w-])((?:\w{1,2}[-–])+\w{1,2})(?![\w-])/;
 function keepRuns(line) {
-  return String(line).split(RUN).map((part, i) => (i % 2 ? h("span", { class: "nw" }, part) : part));
+  // split gives: text, the character before a run, the run, text, ...
+  return String(line).split(RUN).map((part, i) => (i % 3 === 2 ? h("span", { class: "nw" }, part) : part));
 }
 
 function renderSettlement() {
