@@ -387,7 +387,7 @@ def test_a_second_photo_reads_what_the_first_missed(browser, tmp_path):
         page.wait_for_selector("#photo-add:not([hidden])")
         assert page.locator("#photo-boxes g.box").count() == 16 and page.is_hidden("#photo-tabs")
         assert "Falta 1 carta" in page.inner_text("#missing")
-        assert "En la mano de Iker, 7 de copas quedan casi tapadas" in page.inner_text("#photo-warnings")
+        assert "En la mano de Iker, el 7 de copas queda casi tapado" in page.inner_text("#photo-warnings")
         assert page.inner_text("#photo-label") == "Repetir la foto"
         assert page.get_attribute("#photo-add-input", "capture") == "environment"
         # Maite's first card is the 4o; someone says it is the 1e (the photos will not)
@@ -1932,3 +1932,47 @@ def test_a_name_too_long_is_said_while_it_is_typed(server, browser):
         assert page.inner_text("#rename-teams-long") == "Pareja 1: demasiado largo, 41 caracteres (máximo 40)"
     finally:
         ctx.close()
+
+
+class MisreadTwice(FakeRecognizer):
+    """Reads Ane's 3e, unsure, as the 4o that Maite holds and is read sure: the card
+    comes out twice (a `duplicate` warning), the misread first in the reader's order."""
+
+    def scan(self, image, bottom: int = 0):
+        out = super().scan(image, bottom)
+        for c in out["cards"]:
+            if c["card"] == "3e":
+                c.update(card="4o", conf=0.41)
+                out["warnings"].insert(0, {"code": "low_confidence", "card": "4o", "conf": 0.41, "box": c["box"],
+                                           "others": ["3e"], "message": "4o (or 3e) read with confidence 0.41"})
+        out["hands"] = [["4o" if x == "3e" else x for x in hd] for hd in out["hands"]]
+        out["warnings"].insert(0, {"code": "duplicate", "card": "4o", "count": 2, "message": "4o was read 2 times"})
+        return out
+
+
+def test_a_card_read_twice_stays_where_it_was_read_surest(browser, tmp_path):
+    """An unseen deck's unsure misread names a card another seat holds and was read
+    sure: the sure read keeps its place and the misread's place is left empty (the hand
+    cannot be counted without it), where the misread took the card and left the sure
+    seat short, its own card greyed out in the picker. The warning names the card; the
+    misread's box names its own seat's place, offering what the reader said it may be.
+    A card named alone reads in the singular."""
+    reader = MisreadTwice(HANDS, low_conf={"7c"}, tight={"7c"})
+    with at_the_showdown(browser, tmp_path, reader) as (page, api, photo, srv):
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-add:not([hidden])")
+        slots = page.eval_on_selector_all(".card-slot", "els => els.map(e => e.getAttribute('aria-label'))")
+        assert slots[12] == "Maite 1: 4 de oros", slots  # read sure: kept
+        assert slots[3] == "Ane 4: —", slots  # the misread's place, to name
+        assert "Falta 1 carta" in page.inner_text("#missing") and page.is_disabled("#btn-settle")
+        said = page.locator("#photo-warnings li").all_text_contents()
+        assert any("El 4 de oros se ha leído dos veces" in w for w in said), said
+        assert "En la mano de Iker, el 7 de copas queda casi tapado por la carta de al lado" in page.inner_text("#photo-warnings")
+        k = page.evaluate("[...document.querySelectorAll('#photo-boxes g.box')].find(g => g.getAttribute('aria-label').startsWith('4 de oros · Ane')).dataset.k")
+        page.click(f"#photo-boxes g.box[data-k='{k}']")
+        page.wait_for_selector("#picker[open]")
+        assert page.eval_on_selector_all("#picker .pick-maybe", "els => els.map(e => e.dataset.maybe)") == ["3e"]
+        page.click("#picker .pick-maybe[data-maybe='3e']")
+        assert page.get_attribute(".card-slot[data-seat='0'][data-slot='3']", "aria-label") == "Ane 4: 3 de espadas"
+        assert page.inner_text("#missing") == "Difíciles de leer, revisa: 7 de copas"
+        assert page.is_enabled("#btn-settle")

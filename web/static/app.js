@@ -1018,8 +1018,9 @@ function renderPhoto() {
   for (const w of scan.warnings || []) {
     if (w.code === "low_confidence") continue;
     if (w.code === "seat_count" && w.count < 4) continue; // the hands below count what is missing, live
-    const key = `warn.${w.code}`;
-    const text = t(key) !== key ? t(key, { cards: (w.cards || []).map(cardName).join(", "), player: w.seat != null ? playerName(w.seat) : "", n: w.count }) : w.message;
+    // one card named: the sentence in the singular ("el 7 de copas queda casi tapado")
+    const key = Array.isArray(w.cards) ? plural(`warn.${w.code}`, w.cards.length) : `warn.${w.code}`;
+    const text = t(key) !== key ? t(key, { cards: (w.cards || []).map(cardName).join(", "), card: w.card ? cardName(w.card) : "", player: w.seat != null ? playerName(w.seat) : "", n: w.count }) : w.message;
     if (said.has(text)) continue;
     said.add(text);
     // a deck the reader never learnt: the deck page teaches it from four photos
@@ -1221,9 +1222,14 @@ function pickForSlot(seat, i) {
 }
 function pickForBox(k) {
   let slot = show.boxSlot[k];
+  const left = !slot;  // a box whose read holds no place: what the reader says it may be, offered
   if (!slot) {
-    // an unseated card: it goes to the first empty place
-    for (const s of [0, 1, 2, 3]) {
+    // a card left out (unseated, or read twice): it goes to the first empty place, in
+    // its own seat where it was read in one
+    const own = show.scan?.cards?.[k]?.seat;
+    const first = Number.isInteger(own) && own >= 0 && own < 4 ? show.slots[own].indexOf(null) : -1;
+    if (first >= 0) slot = [own, first];
+    for (const s of slot ? [] : [0, 1, 2, 3]) {
       const i = show.slots[s].indexOf(null);
       if (i >= 0) { slot = [s, i]; break; }
     }
@@ -1239,7 +1245,7 @@ function pickForBox(k) {
     // the photo's boxes were drawn again: the focus goes back to the box just named, where
     // the photo stays in view
     $("photo-boxes").querySelector(`g.box[data-k="${k}"]`)?.focus({ preventScroll: true });
-  }, show.unsure.has(slotKey(slot)) ? maybeFor(k) : []);
+  }, left || show.unsure.has(slotKey(slot)) ? maybeFor(k) : []);
 }
 
 // A phone's photo may weigh more than the server takes (25 MB; a 50 MP phone's, some 47 MB)
@@ -1349,11 +1355,16 @@ function fillFromScan(scan) {
   show.boxSlot = {};
   show.unsure = new Set();
   const cards = scan.cards || [];
+  const seated = (c) => !(c.seat === null || c.seat === undefined || c.seat < 0 || c.seat > 3);
+  // a card read twice (a `duplicate` warning: one of them is misread) goes where it was
+  // read surest: the other read, often an unsure misread, leaves its place empty to name
+  const surest = {};
+  cards.forEach((c, k) => { if (c.card && seated(c) && (surest[c.card] === undefined || (c.conf ?? 1) > (cards[surest[c.card]].conf ?? 1))) surest[c.card] = k; });
   const taken = new Set();
   cards.forEach((c, k) => {
-    if (c.seat === null || c.seat === undefined || c.seat < 0 || c.seat > 3) return;
+    if (!seated(c)) return;
     const i = show.slots[c.seat].indexOf(null);
-    if (i < 0 || taken.has(c.card)) return;
+    if (i < 0 || taken.has(c.card) || (c.card && surest[c.card] !== k)) return;
     show.slots[c.seat][i] = c.card;
     show.boxSlot[k] = [c.seat, i];
     if ((c.conf ?? 1) < LOW_CONF) show.unsure.add(slotKey([c.seat, i]));
