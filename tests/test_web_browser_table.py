@@ -1976,3 +1976,35 @@ def test_a_card_read_twice_stays_where_it_was_read_surest(browser, tmp_path):
         assert page.get_attribute(".card-slot[data-seat='0'][data-slot='3']", "aria-label") == "Ane 4: 3 de espadas"
         assert page.inner_text("#missing") == "Difíciles de leer, revisa: 7 de copas"
         assert page.is_enabled("#btn-settle")
+
+
+def test_an_unsure_card_confirmed_stays_confirmed_on_a_reload_and_another_phones_change(browser, tmp_path):
+    """Maite's 5c, read unsure, is confirmed as read (the table keeps the cards, not that
+    they were checked): the page reloaded (or back from the deck page the unfamiliar-deck
+    warning links) and a card another phone names meanwhile do not ask for it again,
+    where both flagged it "revísala" once more. Another photo asks afresh."""
+    reader = FakeRecognizer(HANDS, low_conf={"5c", "7c"})
+    maite_5c = ".card-slot[data-seat='3'][data-slot='1']"
+    with at_the_showdown(browser, tmp_path, reader) as (page, api, photo, srv):
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-add:not([hidden])")
+        assert "unsure" in page.get_attribute(maite_5c, "class")
+        page.click(maite_5c)
+        page.click("#picker .pick-maybe[data-maybe='5c']")
+        assert page.inner_text("#missing") == "Difíciles de leer, revisa: 7 de copas"
+        until(page, "window.musTable.state.current.shown !== null")
+        page.reload()
+        page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        until(page, "document.querySelector('#missing').textContent !== ''")
+        assert "unsure" not in page.get_attribute(maite_5c, "class")
+        assert page.inner_text("#missing") == "Difíciles de leer, revisa: 7 de copas"
+        # another phone names Ane's first card: this page takes it, 5c still confirmed
+        shown = api.state()["current"]["shown"]
+        hands = [list(hd) for hd in shown["hands"]]
+        hands[0][0] = "1e"
+        api.post("shown", {"hands": hands, "photo_id": shown["photo_id"], "bottom": shown["bottom"]})
+        until(page, "document.querySelector(\".card-slot[data-seat='0'][data-slot='0']\").getAttribute('aria-label').endsWith('As de espadas')")
+        assert "unsure" not in page.get_attribute(maite_5c, "class")
+        assert page.inner_text("#missing") == "Difíciles de leer, revisa: 7 de copas"
+        page.set_input_files("#photo-input", str(photo))  # a new photo: its reads are checked afresh
+        until(page, "document.querySelector(\"" + maite_5c + "\").classList.contains('unsure')", timeout=15000)

@@ -870,6 +870,20 @@ function renderShowdown() {
   if (place && !document.activeElement?.matches?.(".card-slot")) document.querySelector(`.card-slot[data-seat="${place[0]}"][data-slot="${place[1]}"]`)?.focus({ preventScroll: true });
 }
 
+// The unsure reads a person confirmed on this phone (named as read: the table keeps the
+// cards, not that they were checked), by the showdown's first photo: a reload, or a visit
+// to the deck page the unfamiliar-deck warning links, does not ask for them again.
+const CHECKED_KEY = `mus-scorer.checked.${BOOT.table_id}`;
+function checkedCards(photoId) {
+  try { const c = JSON.parse(sessionStorage.getItem(CHECKED_KEY)); return new Set(c && c.photo === photoId ? c.cards : []); } catch (e) { return new Set(); }
+}
+function rememberChecked(card) {
+  const photo = show.photos[0]?.id;
+  if (!photo || !card) return;
+  const cards = checkedCards(photo).add(card);
+  try { sessionStorage.setItem(CHECKED_KEY, JSON.stringify({ photo, cards: [...cards] })); } catch (e) { /* private mode: asked again */ }
+}
+
 // A showdown kept (another phone's, this one's before a reload, or one undone, as it was
 // settled: the players' corrections included) comes back with its photos and what they
 // read, the cards in their places, to settle or fix.
@@ -911,8 +925,9 @@ function placeOver(hands, confirmed) {
   }));
   unreadBoxes(show.scan).forEach((_, j) => { if (j < unread.length) show.boxSlot[`u${j}`] = unread[j]; });
   show.slots = hands.map((row) => row.slice());
+  const checked = checkedCards(show.photos[0]?.id);
   show.unsure = confirmed ? new Set()
-    : new Set([...show.unsure].filter((key) => { const [seat, i] = key.split(":").map(Number); return hands[seat][i] === read[seat][i]; }));
+    : new Set([...show.unsure].filter((key) => { const [seat, i] = key.split(":").map(Number); return hands[seat][i] === read[seat][i] && !checked.has(hands[seat][i]); }));
 }
 
 // The photos were taken from another seat than the one said: their cards go to the seats
@@ -1213,6 +1228,7 @@ function pickForSlot(seat, i) {
     show.picked.push({ seat, card, was: show.slots[seat][i] });
     show.slots[seat][i] = card;
     show.unsure.delete(slotKey([seat, i]));
+    rememberChecked(card);
     renderShowdown();
     saveShown();
     // the grid was rebuilt: the keyboard's focus goes back to the place just filled
@@ -1240,6 +1256,7 @@ function pickForBox(k) {
     show.slots[slot[0]][slot[1]] = card;
     show.boxSlot[k] = slot;
     show.unsure.delete(slotKey(slot));
+    rememberChecked(card);
     renderShowdown();
     saveShown();
     // the photo's boxes were drawn again: the focus goes back to the box just named, where
