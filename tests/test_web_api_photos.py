@@ -1014,11 +1014,11 @@ def _seated_again(tmp_path, monkeypatch, hold: float = 0.0):
     drawn: list[int] = []
     lock, draw = threading.Lock(), api._draw_annotated
 
-    def counted(photo, scan):
+    def counted(photo, scan, *labels):
         with lock:
             drawn.append(scan["bottom"])
         time.sleep(hold)
-        return draw(photo, scan)
+        return draw(photo, scan, *labels)
 
     monkeypatch.setattr(api, "_draw_annotated", counted)
     return app, t, up, f"{up['annotated_url']}?token={t['watch_token']}", drawn

@@ -41,6 +41,7 @@ from scorer.storage.tables import (
     same,
 )
 from scorer.storage.tournaments import TournamentStore, role_of
+from web import photo_labels
 from web.errors import ApiError, error_response
 from web.limits import SlidingWindow, client_key, retry_after
 from web.live import Hub, stream
@@ -498,9 +499,12 @@ def _recognizer() -> Any:
         return ext["mus_recognizer"]
 
 
-def _scan(data: bytes, bottom: int, annotate_side: int | None = None) -> tuple[Any, dict[str, Any], bytes | None]:
+def _scan(data: bytes, bottom: int, annotate_side: int | None = None,
+          players: list[str] | None = None) -> tuple[Any, dict[str, Any], bytes | None, str | None]:
     """Check, decode and read a photo whose bottom edge is the seat `bottom` (`_bottom`):
-    `(photo, scan, annotated JPEG or None)`; bad images are clear 4xx errors. The header
+    `(photo, scan, annotated JPEG or None, the labels it was drawn with)` (its seats named
+    `players`, `web.photo_labels`; without, the reader's labels: None); bad images are
+    clear 4xx errors. The header
     is checked first (format, megapixels, least size); the decode, the reading and the
     annotation all happen inside one of the `in_scan_slot` workers, so no more photos are
     decoded at once than there are slots."""
@@ -515,11 +519,11 @@ def _scan(data: bytes, bottom: int, annotate_side: int | None = None) -> tuple[A
                        "the card recognizer is not available on this server (no card model); type the cards instead",
                        None) from None
     try:  # bounded: decoding and reading are CPU and memory heavy
-        scan, annotated = in_scan_slot(_read_photo, recognizer, photo, bottom, annotate_side)
+        scan, annotated, labels = in_scan_slot(_read_photo, recognizer, photo, bottom, annotate_side, players)
     except vision.ImageError as exc:
         raise image_error(exc) from None
     scan = {**scan, "bottom": bottom}  # kept with the photo: its labels' seats follow from it
-    return photo, scan, annotated
+    return photo, scan, annotated, labels
 
 
 def _bottom() -> str:
@@ -540,17 +544,24 @@ def _bottom() -> str:
     return next(iter(given.values()), "0")
 
 
-def _read_photo(recognizer: Any, photo: Any, bottom: int, annotate_side: int | None) -> tuple[dict, bytes | None]:
+def _read_photo(recognizer: Any, photo: Any, bottom: int, annotate_side: int | None,
+                players: list[str] | None = None) -> tuple[dict, bytes | None, str | None]:
     """On a scan worker: the photo decoded whole, so that a damaged file is refused before
     it is read (a JPEG at the scale its annotated copy needs, the reader decoding it at its
     own scales as the command line does; another format at full size, which the reader
-    then reads), read, and annotated when `annotate_side` is given."""
+    then reads), read, and annotated when `annotate_side` is given: its seats named
+    `players`, its cards as read (a photo alone, nothing corrected yet), with the labels'
+    key (`photo_labels.key`; None drawn without `players`)."""
     from scorer import vision
 
     image = photo.decode(_reduction(photo, annotate_side))
     scan = recognizer.scan(photo if photo.format == "JPEG" else image, bottom=bottom)
-    annotated = vision.annotate(image, scan, max_side=annotate_side, full=photo.size) if annotate_side else None
-    return scan, annotated
+    if not annotate_side:
+        return scan, None, None
+    labels = photo_labels.photo_labels([scan], 0, None, players) if players else None
+    annotated = vision.annotate(image, scan, max_side=annotate_side, full=photo.size,
+                                **(photo_labels.for_annotate(labels) if labels else {}))
+    return scan, annotated, photo_labels.key(labels) if labels else None
 
 
 def _room_for(size: int) -> None:
@@ -590,12 +601,14 @@ def post_photo(table_id: str) -> Response:
     if with_id is not None:
         _store().first_photo(table_id, with_id, adding=True)  # before the work of reading it
     _room_for(len(data))
-    photo, scan, annotated = _scan(data, int(_bottom()) if bottom is None else bottom, ANNOTATED_SIDE)
+    photo, scan, annotated, labels = _scan(data, int(_bottom()) if bottom is None else bottom, ANNOTATED_SIDE,
+                                           list(rt.header["players"]))
     from scorer.vision.metadata import strip
 
     # kept without where it was taken, by which phone, when: watchers and exports see it
     kept = strip(data, photo.format, photo.orientation)
-    out, _ = _store().add_photo(table_id, client_id, MIME[photo.format], kept, annotated, scan, with_id, digest, taken)
+    out, _ = _store().add_photo(table_id, client_id, MIME[photo.format], kept, annotated, scan, with_id, digest, taken,
+                                labels)
     return _dump(_photo_links(table_id, out), 201)
 
 
@@ -616,11 +629,12 @@ def _photo_links(table_id: str, out: dict[str, Any]) -> dict[str, Any]:
 
 
 def _photo_response(table_id: str, photo_id: str, annotated: bool) -> Response:
-    _table(table_id, write=False)
+    rt = _table(table_id, write=False)
     if annotated:
-        # drawn again where the photo is seated again (`set_shown`): the same address, its
-        # copy checked each time (a 304 while it stands)
-        resp = Response(_annotated(table_id, photo_id), mimetype="image/jpeg")
+        # drawn again where the photo is seated again (`set_shown`), a card corrected or a
+        # player renamed (`_labels`): the same address, its copy checked each time (a 304
+        # while it stands)
+        resp = Response(_annotated(rt, photo_id), mimetype="image/jpeg")
         resp.headers["Cache-Control"] = "private, no-cache"
         resp.add_etag()
         return resp.make_conditional(request)
@@ -634,15 +648,15 @@ class AnnotatedCopies:
     """The annotated copies being drawn again (`_annotated`), one at a time for each photo:
     the phones and watchers that ask for one at once wait for the one drawing it rather
     than each decoding the photo again on the two scan workers; and the last `most` drawn
-    that could not be stored (a read-only database, a full disk), each with the scan it
-    was drawn from, so that it is not drawn again for every request (a photo seated again
-    has another scan: its copy is drawn anew)."""
+    that could not be stored (a read-only database, a full disk), each with the scan and
+    labels it was drawn from, so that it is not drawn again for every request (a photo
+    seated again has another scan, one corrected other labels: its copy is drawn anew)."""
 
     def __init__(self, most: int = 8) -> None:
         self.most = most
         self._lock = threading.Lock()
         self._drawing: dict[tuple[str, str], list[Any]] = {}  # (table, photo) -> [its lock, how many use it]
-        self._kept: OrderedDict[tuple[str, str], tuple[str | None, bytes]] = OrderedDict()
+        self._kept: OrderedDict[tuple[str, str], tuple[Any, bytes]] = OrderedDict()
 
     @contextmanager
     def one_at_a_time(self, table_id: str, photo_id: str) -> Iterator[None]:
@@ -660,8 +674,8 @@ class AnnotatedCopies:
                 if not entry[1]:
                     del self._drawing[key]
 
-    def kept(self, table_id: str, photo_id: str, scan: str | None) -> bytes | None:
-        """The copy kept here of this photo, where it was drawn from the scan `scan`."""
+    def kept(self, table_id: str, photo_id: str, scan: Any) -> bytes | None:
+        """The copy kept here of this photo, where it was drawn from `scan` (its scan and labels)."""
         with self._lock:
             got = self._kept.get((table_id, photo_id))
             if got is None or got[0] != scan:
@@ -669,7 +683,7 @@ class AnnotatedCopies:
             self._kept.move_to_end((table_id, photo_id))
             return got[1]
 
-    def keep(self, table_id: str, photo_id: str, scan: str | None, jpeg: bytes) -> None:
+    def keep(self, table_id: str, photo_id: str, scan: Any, jpeg: bytes) -> None:
         with self._lock:
             self._kept[(table_id, photo_id)] = (scan, jpeg)
             self._kept.move_to_end((table_id, photo_id))
@@ -677,49 +691,73 @@ class AnnotatedCopies:
                 self._kept.popitem(last=False)
 
 
-def _kept_copy(copies: AnnotatedCopies, table_id: str, photo_id: str,
+def _kept_copy(copies: AnnotatedCopies, table_id: str, photo_id: str, labels: str,
                photo: bool = True) -> tuple[bytes | None, bytes | None, str | None]:
-    """`(the annotated copy, None, None)` where one is kept, in the database or in
-    `copies`; else `(None, the photo, its scan as stored)` to draw it from (without
-    `photo`, its bytes not read: None)."""
-    jpeg, data, scan = _store().annotated_photo(table_id, photo_id, photo)
+    """`(the annotated copy, None, None)` where one drawn with `labels` is kept, in the
+    database or in `copies`; else `(None, the photo, its scan as stored)` to draw it from
+    (without `photo`, its bytes not read: None)."""
+    jpeg, data, scan = _store().annotated_photo(table_id, photo_id, photo, labels)
     if jpeg is None:
-        jpeg = copies.kept(table_id, photo_id, scan)
+        jpeg = copies.kept(table_id, photo_id, (scan, labels))
     return (jpeg, None, None) if jpeg is not None else (None, data, scan)
 
 
-def _annotated(table_id: str, photo_id: str) -> bytes:
-    """The photo's annotated copy, as stored; where it has none (seated again since it was
-    drawn: its seats, colours and hands are the scan's now), drawn from the photo and its
-    scan as stored, on a scan worker (the cards are not read again), and kept: in the
-    database, else (it cannot be written) in memory (`AnnotatedCopies`). Requests for it at
-    once wait for the one drawing it."""
+def _labels(rt: Runtime, photo_id: str) -> dict[str, list[Any]]:
+    """What the annotated copy of the photo says now (`web.photo_labels`): its seats by the
+    players' names, its cards as the table holds them, the cards of the hand settled with
+    its showdown or of the showdown being corrected (`shown`), a correction struck over
+    the read."""
+    try:
+        photos = _store().photo_set(rt.id, photo_id)
+    except StoreError:
+        raise ApiError(404, "not_found", f"no photo {photo_id!r} at this table", None) from None
+    first = photos[0][0]
+    held = next((h["record"].get("hands") for h in rt.hands if h["photo_id"] == first), None)
+    if held is None and rt.shown and rt.shown.get("photo_id") == first:
+        held = rt.shown.get("hands")
+    empty = {"cards": [], "hands": None, "warnings": []}
+    return photo_labels.photo_labels([scan or empty for _, scan in photos], [p for p, _ in photos].index(photo_id),
+                                     held, list(rt.header["players"]))
+
+
+def _annotated(rt: Runtime, photo_id: str) -> bytes:
+    """The photo's annotated copy, as stored; where it has none drawn with its labels now
+    (`_labels`: seated again since it was drawn, its seats, colours and hands are the
+    scan's now; a card corrected, a player renamed), drawn from the photo and its scan as
+    stored, on a scan worker (the cards are not read again), and kept: in the database,
+    else (it cannot be written) in memory (`AnnotatedCopies`). Requests for it at once
+    wait for the one drawing it."""
+    table_id = rt.id
     copies: AnnotatedCopies = current_app.extensions["mus_annotated"]
-    jpeg = _kept_copy(copies, table_id, photo_id, photo=False)[0]  # the photo read only by the one drawing
+    labels = _labels(rt, photo_id)
+    key = photo_labels.key(labels)
+    jpeg = _kept_copy(copies, table_id, photo_id, key, photo=False)[0]  # the photo read only by the one drawing
     if jpeg is not None:
         return jpeg
     with copies.one_at_a_time(table_id, photo_id):
-        jpeg, data, scan = _kept_copy(copies, table_id, photo_id)  # drawn meanwhile, by the one before?
+        jpeg, data, scan = _kept_copy(copies, table_id, photo_id, key)  # drawn meanwhile, by the one before?
         if jpeg is not None:
             return jpeg
         from scorer import vision
 
         read = json.loads(scan or "null") or {"cards": [], "hands": None, "warnings": []}
         try:
-            jpeg = in_scan_slot(_draw_annotated, open_upload(data or b""), read)
+            jpeg = in_scan_slot(_draw_annotated, open_upload(data or b""), read, labels)
         except (ApiError, vision.ImageError):  # not a photo that can be drawn on (never here: it was read)
             raise ApiError(404, "not_found", f"no annotated copy of photo {photo_id!r} at this table", None) from None
-        if not _store().set_annotated(table_id, photo_id, jpeg, scan):
-            copies.keep(table_id, photo_id, scan, jpeg)
+        if not _store().set_annotated(table_id, photo_id, jpeg, scan, key):
+            copies.keep(table_id, photo_id, (scan, key), jpeg)
         return jpeg
 
 
-def _draw_annotated(photo: Any, scan: dict[str, Any]) -> bytes:
-    """On a scan worker: the annotated copy of a photo, as an upload draws it (`_read_photo`)."""
+def _draw_annotated(photo: Any, scan: dict[str, Any], labels: dict[str, list[Any]] | None = None) -> bytes:
+    """On a scan worker: the annotated copy of a photo, as an upload draws it (`_read_photo`),
+    with `labels` (`web.photo_labels`)."""
     from scorer import vision
 
     image = photo.decode(_reduction(photo, ANNOTATED_SIDE))
-    return vision.annotate(image, scan, max_side=ANNOTATED_SIDE, full=photo.size)
+    return vision.annotate(image, scan, max_side=ANNOTATED_SIDE, full=photo.size,
+                           **(photo_labels.for_annotate(labels) if labels else {}))
 
 
 @bp.get("/tables/<table_id>/photos/<photo_id>/scan")
@@ -760,7 +798,7 @@ def post_scan() -> Response:
     """Read the cards in a photo (nothing stored) -> the `scan --json` object."""
     _photo_body_limit()
     _photo_form()
-    _, scan, _ = _scan(_photo_bytes(), int(_bottom()))
+    _, scan, _, _ = _scan(_photo_bytes(), int(_bottom()))
     return _dump(scan)
 
 

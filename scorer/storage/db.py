@@ -157,6 +157,12 @@ MIGRATIONS: list[str | Callable[[sqlite3.Connection], None]] = [
     UPDATE tournaments SET updated = MAX(created, COALESCE(
         (SELECT MAX(added) FROM tournament_tables tt WHERE tt.tournament_id = tournaments.id), 0));
     """,
+    # 9 -> 10: what the labels of a photo's annotated copy say (JSON: the players' names and
+    # the cards the table holds, `web.photo_labels`), so that a copy drawn with others (a
+    # card corrected since, players renamed; NULL: drawn with the reader's) is drawn again
+    """
+    ALTER TABLE photos ADD COLUMN labels TEXT;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -475,16 +475,19 @@ class TableStore:
             raise StoreError(404, "not_found", f"no photo {photo_id!r} at this table", None)
         return ("image/jpeg" if annotated else row["mime"]), bytes(row["blob"])
 
-    def annotated_photo(self, table_id: str, photo_id: str,
-                        photo: bool = True) -> tuple[bytes | None, bytes | None, str | None]:
+    def annotated_photo(self, table_id: str, photo_id: str, photo: bool = True,
+                        labels: str | None = None) -> tuple[bytes | None, bytes | None, str | None]:
         """A photo's annotated copy: `(JPEG, None, None)`; where it has none (its seats
-        changed since it was drawn, `set_shown`, or none was ever drawn), `(None, the
-        photo, its scan as stored)` to draw one from and keep (`set_annotated`); without
-        `photo`, `(None, None, its scan)` (the photo's bytes not read). A 404 `not_found`
-        for no such photo at the table."""
+        changed since it was drawn, `set_shown`, or none was ever drawn), or `labels` is
+        given and its copy was drawn with others (`web.photo_labels.key`: a card corrected,
+        a player renamed since), `(None, the photo, its scan as stored)` to draw one from
+        and keep (`set_annotated`); without `photo`, `(None, None, its scan)` (the photo's
+        bytes not read). A 404 `not_found` for no such photo at the table."""
         row = self.db.reader().execute(
-            "SELECT annotated, CASE WHEN annotated IS NULL AND ? THEN data END AS data, scan FROM photos"
-            " WHERE id = ? AND table_id = ?", (photo, photo_id, table_id)
+            "SELECT CASE WHEN ? IS NULL OR labels IS ? THEN annotated END AS annotated,"
+            " CASE WHEN (annotated IS NULL OR ? IS NOT NULL AND labels IS NOT ?) AND ? THEN data END AS data,"
+            " scan FROM photos WHERE id = ? AND table_id = ?",
+            (labels, labels, labels, labels, photo, photo_id, table_id)
         ).fetchone()
         if row is None:
             raise StoreError(404, "not_found", f"no photo {photo_id!r} at this table", None)
@@ -492,17 +495,20 @@ class TableStore:
             return bytes(row["annotated"]), None, None
         return None, None if row["data"] is None else bytes(row["data"]), row["scan"]
 
-    def set_annotated(self, table_id: str, photo_id: str, jpeg: bytes, scan: str | None) -> bool:
-        """Keep `jpeg` as the annotated copy of a photo that has none, drawn from its scan
-        `scan` as stored (`annotated_photo`): not where that scan changed meanwhile (seated
+    def set_annotated(self, table_id: str, photo_id: str, jpeg: bytes, scan: str | None,
+                      labels: str | None = None) -> bool:
+        """Keep `jpeg` as the annotated copy of a photo that has none (or one drawn with
+        other labels than `labels`), drawn from its scan `scan` as stored
+        (`annotated_photo`) with `labels`: not where that scan changed meanwhile (seated
         again once more: the next copy is drawn from the new one). Whether it was kept (a
         read-only database, or a full disk, keeps nothing: the copy is drawn again)."""
         if self.db.readonly:
             return False
         try:
             with self.db.write() as conn:
-                cur = conn.execute("UPDATE photos SET annotated = ? WHERE id = ? AND table_id = ?"
-                                   " AND annotated IS NULL AND scan IS ?", (jpeg, photo_id, table_id, scan))
+                cur = conn.execute("UPDATE photos SET annotated = ?, labels = ? WHERE id = ? AND table_id = ?"
+                                   " AND (annotated IS NULL OR labels IS NOT ?) AND scan IS ?",
+                                   (jpeg, labels, photo_id, table_id, labels, scan))
         except sqlite3.OperationalError:
             return False
         return cur.rowcount == 1
@@ -666,7 +672,7 @@ class TableStore:
                 match = out["match"]
             for pid, scan in out.get("photos", {}).items():  # photos seated again (`set_shown`): their
                 # annotated copies, labelled with the seats first read, are drawn again when next asked for
-                conn.execute("UPDATE photos SET scan = ?, annotated = NULL WHERE id = ? AND table_id = ?",
+                conn.execute("UPDATE photos SET scan = ?, annotated = NULL, labels = NULL WHERE id = ? AND table_id = ?",
                              (_dumps(scan), pid, rt.id))
             if undone:
                 current["undone"] = [list(u) for u in undone]
@@ -888,18 +894,19 @@ class TableStore:
 
     def add_photo(
         self, table_id: str, client_id: Any, mime: str, data: bytes, annotated: bytes | None, scan: dict[str, Any],
-        with_id: str | None = None, digest: str | None = None, taken: float | None = None,
+        with_id: str | None = None, digest: str | None = None, taken: float | None = None, labels: str | None = None,
     ) -> tuple[dict[str, Any], bool]:
         """Store a showdown photo with its scan; `({photo_id, scan}, replayed)`. With
         `with_id` it is another photo of the showdown that photo is of (`photo_set`).
         `digest`: the upload's `photo_digest`, where the caller has it already; `taken`:
         when its upload came (`time.time()`, before it was read; default now): it is of
-        the showdown of the hand being played then (`_settled_after`)."""
+        the showdown of the hand being played then (`_settled_after`). `labels`: those its
+        annotated copy was drawn with (`set_annotated`)."""
         self.runtime(table_id)  # 404
         if client_id is not None:
             client_id = check_client_id(client_id)
         try:
-            return self._add_photo(table_id, client_id, mime, data, annotated, scan, with_id, digest, taken)
+            return self._add_photo(table_id, client_id, mime, data, annotated, scan, with_id, digest, taken, labels)
         except sqlite3.IntegrityError:  # the table was deleted meanwhile (a prune): its photo refers to none
             if not self.exists(table_id):
                 self._gone(table_id)
@@ -908,6 +915,7 @@ class TableStore:
     def _add_photo(
         self, table_id: str, client_id: str | None, mime: str, data: bytes, annotated: bytes | None,
         scan: dict[str, Any], with_id: str | None, digest: str | None, taken: float | None = None,
+        labels: str | None = None,
     ) -> tuple[dict[str, Any], bool]:
         photo_id = new_id() + new_id()
         response = {"photo_id": photo_id, "scan": scan}
@@ -930,9 +938,9 @@ class TableStore:
                     " VALUES (?, ?, 'photo', ?, ?, ?)", (table_id, client_id, _dumps(response), now, digest),
                 )
             conn.execute(
-                "INSERT INTO photos (id, table_id, mime, data, annotated, scan, created, first_id)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (photo_id, table_id, mime, data, annotated, _dumps(scan), now, first_id),
+                "INSERT INTO photos (id, table_id, mime, data, annotated, scan, created, first_id, labels)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (photo_id, table_id, mime, data, annotated, _dumps(scan), now, first_id, labels),
             )
         return response, False
 
