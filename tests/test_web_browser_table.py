@@ -290,7 +290,8 @@ def test_photo_upload_correct_a_card_and_settle(server, browser, recognizer, tmp
         assert page.get_attribute("#picker .pick[data-card='5c']", "class").endswith("is-current")
         # the reader's read and what else it may be come first, one tap away
         assert page.eval_on_selector_all("#picker .pick-maybe", "els => els.map(e => e.dataset.maybe)") == ["5c", "6c"]
-        assert page.is_disabled("#picker .pick[data-card='12o']")  # Ane holds it
+        # Ane holds the 12o: offered, marked as hers (choosing it would move it to Maite)
+        assert page.get_attribute("#picker .pick[data-card='12o']", "aria-label") == "Rey de oros · en la mano de Ane"
         page.click("#picker .pick[data-card='5c']")
         assert "unsure" not in page.get_attribute(maite_5c, "class")
         assert not page.get_attribute(box_5c, "class").endswith(" low")
@@ -774,11 +775,14 @@ def test_a_photo_read_this_unsure_points_to_teaching_the_deck(browser, tmp_path)
     """Five cards read unsure, as an unseen deck reads: the showdown says the deck may be
     one the reader has not learnt, and links the deck page."""
     unsure = {"12o", "1o", "7o", "4o", "5c"}
-    with at_the_showdown(browser, tmp_path, FakeRecognizer(HANDS, low_conf=unsure)) as (page, _, photo, _):
+    with at_the_showdown(browser, tmp_path, FakeRecognizer(HANDS, low_conf=unsure)) as (page, api, photo, _):
         page.set_input_files("#photo-input", str(photo))
         page.wait_for_selector("#photo-warnings a.teach-deck")
         assert "5 cartas han sido difíciles de leer" in page.inner_text("#photo-warnings")
-        assert page.get_attribute("#photo-warnings a.teach-deck", "href") == "/decks"
+        from urllib.parse import urlencode  # the table it came from, to lead back to
+
+        assert page.get_attribute("#photo-warnings a.teach-deck", "href") == \
+            "/decks?" + urlencode({"from": f"/t/{api.id}?token={api.token}"})
         assert page.inner_text("#photo-warnings a.teach-deck") == "Enseñar al lector"
 
 
@@ -946,6 +950,11 @@ def test_the_keyboard_keeps_its_place_as_a_box_is_named_and_the_hand_counted(ser
         assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Sota of espadas · Iker"
         assert page.is_enabled("#btn-settle")
         page.focus("#btn-settle")
+        page.keyboard.press("Enter")  # Maite's 5c, read unsure, nobody looked at it: said first
+        until(page, "document.querySelector('#settle-warn').textContent !== ''")
+        assert page.inner_text("#settle-warn").startswith("1 card read unsure is still to check: Maite's 5 of copas.")
+        assert page.evaluate("document.activeElement.id") == "btn-settle"  # kept there: Enter again counts
+        assert page.inner_text("#btn-settle") == "Settle anyway"
         page.keyboard.press("Enter")
         until(page, "window.musTable.state.hands.length === 1")
         until(page, "document.activeElement.closest('#action-grid') !== null")
@@ -2008,3 +2017,136 @@ def test_an_unsure_card_confirmed_stays_confirmed_on_a_reload_and_another_phones
         assert page.inner_text("#missing") == "Difíciles de leer, revisa: 7 de copas"
         page.set_input_files("#photo-input", str(photo))  # a new photo: its reads are checked afresh
         until(page, "document.querySelector(\"" + maite_5c + "\").classList.contains('unsure')", timeout=15000)
+
+
+def test_a_first_tap_on_count_names_the_cards_left_to_check_and_a_second_counts(browser, tmp_path):
+    """Ane's 12o and Maite's 5c read unsure, nobody looked at them: a first tap on "Contar
+    la mano" counts nothing and says, above the button (a polite live region the button is
+    described by), how many are left and which, in the page's words; the button says
+    "Contar igualmente". A card confirmed meanwhile leaves the line; a second tap (a key
+    here) counts. With none left unchecked, one tap counts (as in the tests above)."""
+    reader = FakeRecognizer(HANDS, low_conf={"12o", "5c"})
+    with at_the_showdown(browser, tmp_path, reader) as (page, api, photo, srv):
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-add:not([hidden])")
+        assert page.inner_text("#settle-warn") == "" and page.inner_text("#btn-settle") == "Contar la mano"
+        assert page.get_attribute("#settle-warn", "aria-live") == "polite"
+        assert page.get_attribute("#btn-settle", "aria-describedby") == "settle-warn"
+        assert page.is_enabled("#btn-settle")
+        page.click("#btn-settle")
+        until(page, "document.querySelector('#settle-warn').textContent !== ''")
+        assert page.inner_text("#settle-warn") == ("Quedan 2 cartas por revisar: Rey de oros de Ane; 5 de copas de Maite. "
+                                                   "Tócalas para confirmarlas o corregirlas, o cuenta igualmente.")
+        assert page.inner_text("#btn-settle") == "Contar igualmente"
+        assert page.is_visible("#settle-warn")
+        assert api.state()["hands"] == [] and page.is_hidden("#settlement")
+        # Ane's king confirmed as read: one left, said so; the button still asks to count anyway
+        page.click(".card-slot[data-seat='0'][data-slot='0']")
+        page.click("#picker .pick-maybe[data-maybe='12o']")
+        assert page.inner_text("#settle-warn") == ("Queda 1 carta por revisar: 5 de copas de Maite. "
+                                                   "Tócala para confirmarla o corregirla, o cuenta igualmente.")
+        assert page.inner_text("#btn-settle") == "Contar igualmente"
+        page.focus("#btn-settle")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#settlement:not([hidden])")
+        assert len(api.state()["hands"]) == 1
+
+
+def test_a_count_with_cards_left_to_check_is_asked_again_in_each_language(browser, tmp_path):
+    """The line and the button in English, French (its no-break space before the colon) and
+    Basque; once the last card is confirmed, the line goes and the button says "Settle the
+    hand" again, and one tap counts."""
+    said = {"en": ("1 card read unsure is still to check: Maite's 5 of copas.", "Settle anyway", "Settle the hand"),
+            "fr": ("Il reste 1 carte à vérifier\u00a0: 5 de coupes chez Maite.", "Compter quand même", "Compter la donne"),
+            "eu": ("Karta 1 begiratzeke dago: 5 (kopak), Maite jokalariarena.", "Kontatu hala ere", "Eskua kontatu")}
+    for lang, (line, anyway, settle) in said.items():
+        with at_the_showdown(browser, tmp_path, FakeRecognizer(HANDS, low_conf={"5c"}), lang) as (page, api, photo, srv):
+            page.set_input_files("#photo-input", str(photo))
+            page.wait_for_selector("#photo-add:not([hidden])")
+            page.click("#btn-settle")
+            until(page, "document.querySelector('#settle-warn').textContent !== ''")
+            assert page.inner_text("#settle-warn").startswith(line), (lang, page.inner_text("#settle-warn"))
+            assert page.inner_text("#btn-settle") == anyway
+            page.click(".card-slot[data-seat='3'][data-slot='1']")
+            page.click("#picker .pick-maybe[data-maybe='5c']")
+            assert page.inner_text("#settle-warn") == "" and page.inner_text("#btn-settle") == settle
+            page.click("#btn-settle")
+            page.wait_for_selector("#settlement:not([hidden])")
+
+
+def test_a_card_another_seat_holds_is_offered_and_moved_in_one_pick(browser, tmp_path):
+    """Iker's fourth place is empty (his 10e found, not read): the picker offers Ane's 12o,
+    marked "en la mano de Ane", where it was greyed out. Choosing it moves it: Iker's place
+    has it, Ane's is left empty (said, and holding the count), and another phone and the
+    table see it. The 12o's box, read at Ane's, names her place left empty: the king goes
+    back in one pick. A card Iker holds himself is not offered for another of his places."""
+    reader = FakeRecognizer(HANDS, unread={"10e"})
+    ane1, iker4 = ".card-slot[data-seat='0'][data-slot='0']", ".card-slot[data-seat='2'][data-slot='3']"
+    with at_the_showdown(browser, tmp_path, reader) as (page, api, photo, srv):
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-add:not([hidden])")
+        other = phone(browser)
+        try:
+            them = other.new_page()
+            them.goto(api.url())
+            them.wait_for_selector("#showdown:not([hidden])")
+            page.click(iker4)
+            page.wait_for_selector("#picker[open]")
+            king = "#picker .pick[data-card='12o']"
+            assert page.is_enabled(king)
+            assert page.get_attribute(king, "aria-label") == "Rey de oros · en la mano de Ane"
+            assert page.get_attribute(king, "data-held") == "0" and page.inner_text(f"{king} .pick-held") == "Ane"
+            assert page.is_disabled("#picker .pick[data-card='7o']")  # Iker's own
+            assert page.get_attribute("#picker .pick[data-card='10e']", "data-held") is None
+            page.click(king)
+            assert page.get_attribute(iker4, "aria-label") == "Iker 4: Rey de oros"
+            assert page.get_attribute(ane1, "aria-label") == "Ane 1: —"
+            page.wait_for_selector("#toast.show")
+            assert page.inner_text("#toast") == "Rey de oros pasa a la mano de Iker; su sitio en la de Ane queda vacío."
+            assert page.inner_text("#missing") == "Falta 1 carta" and page.is_disabled("#btn-settle")
+            until(them, f"document.querySelector(\"{iker4}\").getAttribute('aria-label') === 'Iker 4: Rey de oros'")
+            assert them.get_attribute(ane1, "aria-label") == "Ane 1: —"
+            shown = api.state()["current"]["shown"]
+            assert shown["hands"][2][3] == "12o" and shown["hands"][0][0] is None
+            # the king's box in the photo, read at Ane's, holds no place now: it names her place left empty
+            k = page.evaluate("[...document.querySelectorAll('#photo-boxes g.box')].find(g => g.textContent === '12o').dataset.k")
+            page.click(f"#photo-boxes g.box[data-k='{k}']")
+            page.wait_for_selector("#picker[open]")
+            assert page.get_attribute(king, "aria-label") == "Rey de oros · en la mano de Iker"
+            page.click(king)
+            assert page.get_attribute(ane1, "aria-label") == "Ane 1: Rey de oros"
+            assert page.get_attribute(iker4, "aria-label") == "Iker 4: —"
+            page.click("#photo-boxes g.box[data-k='u0']")  # the unread box: Iker's empty place
+            page.click("#picker .pick[data-card='10e']")
+            until(them, f"document.querySelector(\"{iker4}\").getAttribute('aria-label') === 'Iker 4: Sota de espadas'")
+            page.click("#btn-settle")
+            page.wait_for_selector("#settlement:not([hidden])")
+            st = api.state()
+            assert [sorted(hd) for hd in st["hands"][0]["record"]["hands"]] == [sorted(hd) for hd in HANDS]
+        finally:
+            other.close()
+
+
+def test_the_deck_page_leads_back_to_the_table_that_linked_it(browser, tmp_path):
+    """"Enseñar al lector" (a deck the reader has not learnt) opens the deck page with the
+    table's own address; its "Volver a la mesa" goes back to that table, its showdown as it
+    was. Opened otherwise, or with an address that is not a table page on this server (another
+    site, `//host`, a scheme), it says "Volver a las mesas" and goes to the tables."""
+    import requests
+
+    unsure = {"12o", "1o", "7o", "4o", "5c"}
+    with at_the_showdown(browser, tmp_path, FakeRecognizer(HANDS, low_conf=unsure)) as (page, api, photo, srv):
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-warnings a.teach-deck")
+        table = page.url
+        page.click("#photo-warnings a.teach-deck")
+        page.wait_for_selector(".back-link a")
+        assert page.url.startswith(f"{srv.url}/decks?from=")
+        assert page.inner_text(".back-link a") == "Volver a la mesa"
+        page.click(".back-link a")
+        page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        assert page.url == table == api.url()
+        for query in ("", "?from=https://evil.example/t/abc", "?from=//evil.example/t/abc", "?from=/\\evil.example",
+                      "?from=javascript:alert(1)", "?from=/t/abc/../../x", "?from=/decks"):
+            html = requests.get(f"{srv.url}/decks{query}", timeout=5).text
+            assert '<a href="/">Volver a las mesas</a>' in html and "evil" not in html.split("back-link")[1], query

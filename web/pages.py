@@ -27,7 +27,7 @@ import json
 import re
 import socket
 from typing import Any
-from urllib.parse import urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from flask import (
     Blueprint,
@@ -411,10 +411,31 @@ def tournament_qr(tournament_id: str):
 
 @bp.get("/decks")
 def decks():
-    """Teach the reader a club's deck (the API asks for the admin key; the page asks for it)."""
+    """Teach the reader a club's deck (the API asks for the admin key; the page asks for it).
+    `?from=` the table page that linked here (its unfamiliar-deck warning): "Volver a la
+    mesa" goes back to it; without one, or one that is not a table page, to the tables."""
     from web.decks import SUITS
 
-    return _render("decks.html", page="decks", suits=SUITS)
+    return _render("decks.html", page="decks", suits=SUITS, back=_table_path(request.args.get("from")))
+
+
+_TABLE_PATH = re.compile(r"/[tw]/[A-Za-z0-9_-]{1,64}")
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,128}")
+
+
+def _table_path(value: str | None) -> str | None:
+    """A table page's own path on this server (`/t/<id>?token=…`, `/w/<id>?token=…`) from a
+    `from=` address, rebuilt from its parts (its token kept, nothing else); None for any other
+    address (another site's, `//host/…`, a scheme, another page): no open redirect."""
+    if not value or len(value) > 512:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme or parts.netloc or not _TABLE_PATH.fullmatch(parts.path):
+        return None
+    tokens = parse_qs(parts.query).get("token") or []
+    if len(tokens) > 1 or (tokens and not _TOKEN.fullmatch(tokens[0])):
+        return None
+    return parts.path + (f"?{urlencode({'token': tokens[0]})}" if tokens else "")
 
 
 @bp.get("/t/<table_id>")

@@ -1,6 +1,6 @@
 // The table page (players and spectators): score, the drawn table, the lance being
 // said, showdown with photo and card picker, the count, live updates.
-import { api, ApiError, t, plural, colon, toast, untoast, watchNameLengths, h, svg, icon, cardName, newClientId, rememberTable } from "./common.js";
+import { api, ApiError, t, plural, colon, semicolon, toast, untoast, watchNameLengths, h, svg, icon, cardName, newClientId, rememberTable } from "./common.js";
 import { disputeText } from "./dispute.js";
 
 const BOOT = JSON.parse(document.getElementById("boot").textContent);
@@ -1038,8 +1038,9 @@ function renderPhoto() {
     const text = t(key) !== key ? t(key, { cards: (w.cards || []).map(cardName).join(", "), card: w.card ? cardName(w.card) : "", player: w.seat != null ? playerName(w.seat) : "", n: w.count }) : w.message;
     if (said.has(text)) continue;
     said.add(text);
-    // a deck the reader never learnt: the deck page teaches it from four photos
-    const more = w.code === "unfamiliar_deck" ? [" ", h("a", { href: "/decks", class: "teach-deck" }, t("decks.teach"))] : [];
+    // a deck the reader never learnt: the deck page teaches it from four photos, and leads back here
+    const back = new URLSearchParams({ from: location.pathname + location.search });
+    const more = w.code === "unfamiliar_deck" ? [" ", h("a", { href: `/decks?${back}`, class: "teach-deck" }, t("decks.teach"))] : [];
     $("photo-warnings").append(h("li", { class: "warning" }, icon("alert"), text, ...more));
   }
   const unnamed = unreadBoxes(scan).filter((_, j) => !show.boxSlot[`u${j}`]).length;
@@ -1148,6 +1149,7 @@ function renderHands() {
   if (check.length) lines.push(t("show.check", { cards: check.map(cardName).join(", ") }));
   $("missing").textContent = lines.join(" · ");
   $("btn-settle").disabled = missing > 0;
+  renderSettleWarning();
   // the cards contradict what was declared, and would not from another seat: said before the count
   const from = missing ? null : seatFromDeclared();
   if (from !== null) {
@@ -1155,6 +1157,24 @@ function renderHands() {
       h("span", {}, t("show.seat_hint", { player: playerName(from) }), " ",
         h("button", { type: "button", class: "btn-link seat-hint-fix", onclick: () => bottomChosen(from) }, t("show.seat_hint_fix", { player: playerName(from) })))));
   }
+}
+
+// The cards read unsure that no one has confirmed or corrected yet, with their seats.
+function uncheckedCards() {
+  return [0, 1, 2, 3].flatMap((seat) => show.slots[seat].map((card, i) => (card && show.unsure.has(slotKey([seat, i])) ? { seat, card } : null))).filter(Boolean);
+}
+
+// A first tap on "Contar la mano" while cards read unsure are left unchecked does not count:
+// the line above the button says how many and which ("Quedan 2 cartas por revisar: …"), and
+// the button says "Contar igualmente"; a second tap counts. The line follows the cards
+// confirmed meanwhile, and goes, with the button's first words, once none is left.
+function renderSettleWarning() {
+  const left = uncheckedCards();
+  if (!left.length) show.settleWarned = false;
+  const warn = show.settleWarned;
+  $("settle-warn").textContent = warn ? t(plural("show.unchecked", left.length), { n: left.length,
+    cards: left.map(({ seat, card }) => t("show.unchecked_card", { card: cardName(card), player: playerName(seat) })).join(semicolon()) }) : "";
+  $("btn-settle").textContent = t(warn ? "show.settle_anyway" : "show.settle");
 }
 
 // Whether four cards hold pares, or juego (31 or more), as the engine values them: with 8
@@ -1185,8 +1205,36 @@ function seatFromDeclared() {
 // card picker
 let pickerTarget = null;
 function usedCards() { return new Set(show.slots.flat().filter(Boolean)); }
+// The seat that holds `card`, other than at `here` (a [seat, place]); null if none does.
+function heldElsewhere(card, here) {
+  for (const seat of [0, 1, 2, 3]) {
+    const i = show.slots[seat].indexOf(card);
+    if (i >= 0 && !(seat === here[0] && i === here[1])) return [seat, i];
+  }
+  return null;
+}
 
-function openPicker(currentCard, onPick, maybe = []) {
+// The card named at `slot` (a [seat, place]): a card another seat holds is moved here, and
+// its place there is left empty, not swapped with the card this place had: an empty place
+// is said ("Falta 1 carta") and holds the count until it is named, where a swap would put
+// in the other hand a card nobody said is there. Its box in the photo, read at that seat,
+// keeps no place (a tap on it names the place left empty), and the page says the move.
+function placeCard(slot, card) {
+  const [seat, i] = slot;
+  const from = card ? heldElsewhere(card, slot) : null;
+  if (from) {
+    show.slots[from[0]][from[1]] = null;
+    show.unsure.delete(slotKey(from));
+    for (const [k, s] of Object.entries(show.boxSlot)) if (slotKey(s) === slotKey(from)) delete show.boxSlot[k];
+    toast(t("show.moved", { card: cardName(card), from: playerName(from[0]), to: playerName(seat) }), "info", 4500);
+  }
+  show.picked.push({ seat, card, was: show.slots[seat][i] });
+  show.slots[seat][i] = card;
+  show.unsure.delete(slotKey(slot));
+  rememberChecked(card);
+}
+
+function openPicker(currentCard, onPick, maybe = [], here = null) {
   pickerTarget = onPick;
   const used = usedCards();
   const grid = $("picker-grid");
@@ -1204,7 +1252,14 @@ function openPicker(currentCard, onPick, maybe = []) {
     for (const r of RANKS) {
       const card = r + s;
       const isCur = card === currentCard;
-      block.append(h("button", { type: "button", class: `pick${isCur ? " is-current" : ""}`, dataset: { card }, disabled: used.has(card) && !isCur, "aria-label": cardName(card), onclick: () => choose(card) }, r));
+      // a card another seat holds is offered, marked with its seat: choosing it moves it here
+      // (one this seat holds at another place is not: a hand's order says nothing)
+      const at = used.has(card) && !isCur && here ? heldElsewhere(card, here) : null;
+      const held = at && at[0] !== here[0] ? at : null;
+      const label = held ? `${cardName(card)} · ${t("show.held_by", { player: playerName(held[0]) })}` : cardName(card);
+      block.append(h("button", { type: "button", class: `pick${isCur ? " is-current" : ""}${held ? ` held team-${team(held[0])}` : ""}`, dataset: { card, ...(held ? { held: held[0] } : {}) },
+        disabled: used.has(card) && !isCur && !held, "aria-label": label, title: held ? label : null, onclick: () => choose(card) },
+        r, held ? h("span", { class: "pick-held", "aria-hidden": "true" }, playerName(held[0])) : null));
     }
     grid.append(block);
   }
@@ -1225,16 +1280,13 @@ function maybeFor(k) {
 function pickForSlot(seat, i) {
   const k = show.unsure.has(slotKey([seat, i])) ? Object.keys(show.boxSlot).find((b) => slotKey(show.boxSlot[b]) === slotKey([seat, i])) : undefined;
   openPicker(show.slots[seat][i], (card) => {
-    show.picked.push({ seat, card, was: show.slots[seat][i] });
-    show.slots[seat][i] = card;
-    show.unsure.delete(slotKey([seat, i]));
-    rememberChecked(card);
+    placeCard([seat, i], card);
     renderShowdown();
     saveShown();
     // the grid was rebuilt: the keyboard's focus goes back to the place just filled
     document.querySelector(`.card-slot[data-seat="${seat}"][data-slot="${i}"]`)?.focus();
   },
-    k === undefined ? [] : maybeFor(k));
+    k === undefined ? [] : maybeFor(k), [seat, i]);
 }
 function pickForBox(k) {
   let slot = show.boxSlot[k];
@@ -1252,17 +1304,14 @@ function pickForBox(k) {
     if (!slot) return;
   }
   openPicker(show.slots[slot[0]][slot[1]], (card) => {
-    show.picked.push({ seat: slot[0], card, was: show.slots[slot[0]][slot[1]] });
-    show.slots[slot[0]][slot[1]] = card;
+    placeCard(slot, card);
     show.boxSlot[k] = slot;
-    show.unsure.delete(slotKey(slot));
-    rememberChecked(card);
     renderShowdown();
     saveShown();
     // the photo's boxes were drawn again: the focus goes back to the box just named, where
     // the photo stays in view
     $("photo-boxes").querySelector(`g.box[data-k="${k}"]`)?.focus({ preventScroll: true });
-  }, left || show.unsure.has(slotKey(slot)) ? maybeFor(k) : []);
+  }, left || show.unsure.has(slotKey(slot)) ? maybeFor(k) : [], slot);
 }
 
 // A phone's photo may weigh more than the server takes (25 MB; a 50 MP phone's, some 47 MB)
@@ -1422,6 +1471,11 @@ function applyPicks() {
 async function settle(withCards = true) {
   await shownSending;  // the cards on their way first: one write at a time
   if (!show) return;
+  if (withCards && !show.settleWarned && uncheckedCards().length) {
+    show.settleWarned = true;  // said first; the next tap counts
+    renderSettleWarning();
+    return;
+  }
   const body = { hands: withCards ? show.slots.map((r) => r.slice()) : [null, null, null, null] };
   if (show.photos[0]?.id) body.photo_id = show.photos[0].id;
   const keys = document.activeElement?.matches(":focus-visible");  // a keyboard's focus, in sight
