@@ -388,7 +388,7 @@ def test_a_second_photo_reads_what_the_first_missed(browser, tmp_path):
         page.wait_for_selector("#photo-add:not([hidden])")
         assert page.locator("#photo-boxes g.box").count() == 16 and page.is_hidden("#photo-tabs")
         assert "Falta 1 carta" in page.inner_text("#missing")
-        assert "En la mano de Iker, el 7 de copas queda casi tapado" in page.inner_text("#photo-warnings")
+        assert "En la mano de Iker, la carta 7 de copas queda casi tapada" in page.inner_text("#photo-warnings")
         assert page.inner_text("#photo-label") == "Repetir la foto"
         assert page.get_attribute("#photo-add-input", "capture") == "environment"
         # Maite's first card is the 4o; someone says it is the 1e (the photos will not)
@@ -1976,7 +1976,7 @@ def test_a_card_read_twice_stays_where_it_was_read_surest(browser, tmp_path):
         assert "Falta 1 carta" in page.inner_text("#missing") and page.is_disabled("#btn-settle")
         said = page.locator("#photo-warnings li").all_text_contents()
         assert any("El 4 de oros se ha leído dos veces" in w for w in said), said
-        assert "En la mano de Iker, el 7 de copas queda casi tapado por la carta de al lado" in page.inner_text("#photo-warnings")
+        assert "En la mano de Iker, la carta 7 de copas queda casi tapada por la de al lado" in page.inner_text("#photo-warnings")
         k = page.evaluate("[...document.querySelectorAll('#photo-boxes g.box')].find(g => g.getAttribute('aria-label').startsWith('4 de oros · Ane')).dataset.k")
         page.click(f"#photo-boxes g.box[data-k='{k}']")
         page.wait_for_selector("#picker[open]")

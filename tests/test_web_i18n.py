@@ -344,3 +344,18 @@ def test_a_team_name_is_never_a_verbs_subject(lang: str) -> None:
     only = {"es": "Juego: solo Los del Fondo con juego: ", "fr": french_spacing("Jeu : jeu seulement chez Los del Fondo : "),
             "eu": "Jokoa: Los del Fondo bakarrik: "}[lang]  # the one team with juego, no betting
     assert any(line.startswith(only) for line in out), out
+
+
+# ---------------------------------------------------------------- 7. one card, any gender
+
+@pytest.mark.parametrize("lang,noun", [("es", "carta "), ("fr", "carte ")])
+def test_a_warning_about_one_card_names_it_after_the_word_card(lang, noun):
+    """A card's name in Spanish and French has its own gender (el As, la Sota, le Valet, le
+    7): a warning about one card says "la carta {cards}" / "la carte {cards}" (or names it
+    after a colon), so that the article and the participle ("tapada", "cachée") agree with
+    the word card, never "el {cards} … tapado" (which read "el Sota de copas … tapado")."""
+    one = {k: v for k, v in i18n._TABLES[lang].items() if k.endswith("_one") and "{cards}" in v}
+    assert one, "no warning about one card"
+    for key, text in one.items():
+        before = text.split("{cards}")[0]
+        assert before.endswith(noun) or before.rstrip().endswith(":"), f"{lang} {key}: {text!r}"
