@@ -1975,7 +1975,7 @@ def test_a_card_read_twice_stays_where_it_was_read_surest(browser, tmp_path):
         assert slots[3] == "Ane 4: —", slots  # the misread's place, to name
         assert "Falta 1 carta" in page.inner_text("#missing") and page.is_disabled("#btn-settle")
         said = page.locator("#photo-warnings li").all_text_contents()
-        assert any("El 4 de oros se ha leído dos veces" in w for w in said), said
+        assert any("La carta 4 de oros se ha leído dos veces" in w for w in said), said
         assert "En la mano de Iker, la carta 7 de copas queda casi tapada por la de al lado" in page.inner_text("#photo-warnings")
         k = page.evaluate("[...document.querySelectorAll('#photo-boxes g.box')].find(g => g.getAttribute('aria-label').startsWith('4 de oros · Ane')).dataset.k")
         page.click(f"#photo-boxes g.box[data-k='{k}']")
