@@ -2150,3 +2150,123 @@ def test_the_deck_page_leads_back_to_the_table_that_linked_it(browser, tmp_path)
                       "?from=javascript:alert(1)", "?from=/t/abc/../../x", "?from=/decks"):
             html = requests.get(f"{srv.url}/decks{query}", timeout=5).text
             assert '<a href="/">Volver a las mesas</a>' in html and "evil" not in html.split("back-link")[1], query
+
+
+class ReadsAnotherCardLater(FakeRecognizer):
+    """From the second photo on, reads one card (`misread`: Ane's 12c) in its box and seat
+    as another (a 3o), surer than the reader's doubt (0.9)."""
+
+    def __init__(self, *args, misread: tuple[str, str] = ("12c", "3o"), **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.misread = misread
+
+    def scan(self, image, bottom: int = 0):
+        later = self.calls > 0
+        out = super().scan(image, bottom)
+        if later:
+            was, read = self.misread
+            for c in out["cards"]:
+                if c["card"] == was:
+                    c.update(card=read, conf=0.9)
+            out["warnings"] = [w for w in out["warnings"] if w.get("card") != was]
+            out["hands"] = [[read if x == was else x for x in hd] for hd in out["hands"]]
+        return out
+
+
+def _slots(page) -> list[str]:
+    """The places' names, without their "· revísala" (the class says it)."""
+    return page.eval_on_selector_all(".card-slot", "els => els.map(e => e.getAttribute('aria-label').split(' · ')[0])")
+
+
+def test_a_card_confirmed_by_hand_is_kept_over_a_later_photo(browser, tmp_path):
+    """Ane's 12c and 3e are read unsure; a person confirms the 12c as read. Another photo
+    reads a 3o in the 12c's place, surer: read together, the 3o would take the place (and
+    the confirmation, put back, took the first card still unsure, the right 3e). What a
+    person confirmed stands over any later photo, on this phone as after a reload: the 3o
+    is only said (a notice), the 3e stays as it was read, still to check."""
+    reader = ReadsAnotherCardLater(HANDS, low_conf={"12c", "3e"}, later=[{"low_conf": {"3e"}}] * 3)
+    ane = [f"Ane {i + 1}: {name}" for i, name in enumerate(["Rey de oros", "Rey de copas", "3 de espadas", "Caballo de bastos"])]
+    with at_the_showdown(browser, tmp_path, reader) as (page, api, photo, srv):
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-add:not([hidden])")
+        assert _slots(page)[:4] == ane
+        page.click(".card-slot[data-seat='0'][data-slot='1']")
+        page.click("#picker .pick-maybe[data-maybe='12c']")
+        assert page.inner_text("#missing") == "Difíciles de leer, revisa: 3 de espadas"
+        page.set_input_files("#photo-add-input", str(photo))
+        page.wait_for_selector("#photo-tabs:not([hidden]) label >> nth=1")
+        until(page, "document.querySelector('#photo-status').textContent.startsWith('16 cartas')")
+        assert _slots(page)[:4] == ane, _slots(page)
+        page.wait_for_selector("#toast.show")
+        assert page.inner_text("#toast") == ("La foto nueva lee otra carta donde Ane tiene una puesta a mano: "
+                                             "3 de oros en lugar de Rey de copas. Se queda la puesta a mano; revísala.")
+        assert not any(x.endswith("3 de oros") for x in _slots(page))
+        assert "unsure" in page.get_attribute(".card-slot[data-seat='0'][data-slot='2']", "class")
+        assert "unsure" not in page.get_attribute(".card-slot[data-seat='0'][data-slot='1']", "class")
+        assert page.inner_text("#missing") == "Difíciles de leer, revisa: 3 de espadas"
+        until(page, "JSON.stringify(window.musTable.state.current.shown?.hands?.[0]) === JSON.stringify(['12o', '12c', '3e', '11b'])")
+        # reloaded (the confirmation kept on this phone), then a third photo: still kept
+        page.reload()
+        page.wait_for_selector("#photo-tabs:not([hidden]) label >> nth=1")
+        until(page, "document.querySelector('#missing').textContent !== ''")
+        assert _slots(page)[:4] == ane, _slots(page)
+        page.set_input_files("#photo-add-input", str(photo))
+        page.wait_for_selector("#photo-tabs:not([hidden]) label >> nth=2")
+        until(page, "document.querySelector('#photo-status').textContent.startsWith('16 cartas')")
+        assert _slots(page)[:4] == ane, _slots(page)
+        assert page.inner_text("#missing") == "Difíciles de leer, revisa: 3 de espadas"
+
+
+def test_a_card_confirmed_before_a_reload_is_kept_over_the_next_photo(browser, tmp_path):
+    """The table keeps the cards, not that they were checked: a confirmation made before
+    a reload (kept on this phone) stands over the next photo as one made since."""
+    reader = ReadsAnotherCardLater(HANDS, low_conf={"12c", "3e"}, later=[{"low_conf": {"3e"}}])
+    ane = [f"Ane {i + 1}: {name}" for i, name in enumerate(["Rey de oros", "Rey de copas", "3 de espadas", "Caballo de bastos"])]
+    with at_the_showdown(browser, tmp_path, reader) as (page, api, photo, srv):
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-add:not([hidden])")
+        page.click(".card-slot[data-seat='0'][data-slot='1']")
+        page.click("#picker .pick-maybe[data-maybe='12c']")
+        until(page, "window.musTable.state.current.shown !== null")
+        page.reload()
+        page.wait_for_selector("#photo-add:not([hidden])")
+        until(page, "document.querySelector('#missing').textContent === 'Difíciles de leer, revisa: 3 de espadas'")
+        page.set_input_files("#photo-add-input", str(photo))
+        page.wait_for_selector("#photo-tabs:not([hidden]) label >> nth=1")
+        until(page, "document.querySelector('#photo-status').textContent.startsWith('16 cartas')")
+        assert _slots(page)[:4] == ane, _slots(page)
+        assert page.inner_text("#missing") == "Difíciles de leer, revisa: 3 de espadas"
+        until(page, "JSON.stringify(window.musTable.state.current.shown?.hands?.[0]) === JSON.stringify(['12o', '12c', '3e', '11b'])")
+
+
+def test_the_warnings_of_photos_read_together_are_said_once_and_only_of_cards_unsettled(browser, tmp_path):
+    """Iker's fan lies tight in both photos: the 7c, unsure in the first, the 6b, unread
+    in the first and unsure in the second. Read together, the page said one tight-fan line
+    per photo; it says one for Iker naming both, and a card a person then confirms leaves
+    it. The second photo reads a 3o where the first read Ane's 11b, both sure: the photos
+    disagree on both, but the 3o is in nobody's hand (Ane holds four): only the 11b is said,
+    until a person confirms it."""
+    reader = ReadsAnotherCardLater(HANDS, low_conf={"7c"}, tight={"7c"}, unread={"6b"}, misread=("11b", "3o"),
+                                   later=[{"low_conf": {"7c", "6b"}, "tight": {"7c", "6b"}}])
+    with at_the_showdown(browser, tmp_path, reader) as (page, api, photo, srv):
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-add:not([hidden])")
+        page.set_input_files("#photo-add-input", str(photo))
+        page.wait_for_selector("#photo-tabs:not([hidden]) label >> nth=1")
+        until(page, "document.querySelector('#photo-status').textContent.startsWith('16 cartas')")
+        said = page.locator("#photo-warnings li").all_text_contents()
+        fans = [w for w in said if "En la mano de Iker" in w]
+        assert fans == ["En la mano de Iker, 7 de copas, 6 de bastos quedan casi tapadas por la carta de al lado: abre esa mano y añade una foto."], said
+        assert "Las fotos no coinciden en la carta Caballo de bastos: revísala." in said, said
+        assert not any("3 de oros" in w for w in said), said
+        # Iker's 7c confirmed: the line names the 6b alone
+        page.click(".card-slot[data-seat='2'][data-slot='1']")
+        page.click("#picker .pick-maybe[data-maybe='7c']")
+        said = page.locator("#photo-warnings li").all_text_contents()
+        fans = [w for w in said if "En la mano de Iker" in w]
+        assert fans == ["En la mano de Iker, la carta 6 de bastos queda casi tapada por la de al lado: abre esa mano y añade una foto."], said
+        # Ane's 11b confirmed: the photos' disagreement is settled by hand, and goes
+        page.click(".card-slot[data-seat='0'][data-slot='3']")
+        page.click("#picker .pick[data-card='11b']")
+        said = page.locator("#photo-warnings li").all_text_contents()
+        assert not any("no coinciden" in w for w in said), said

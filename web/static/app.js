@@ -694,9 +694,9 @@ function showdownWanted() {
 
 function freshShow() {
   // photos: [{url, id, scan (its own read)}], the first first; scan: what they read together
-  // picked: the cards a person named, [{seat, card, was}], kept when another photo is read
+  // settled: the places ("seat:i") whose card a person named or confirmed, kept over another photo
   // synced: the showdown as the table keeps it (`shownKey`), last written or taken from it
-  return { hand: handNumber(), photos: [], shown: 0, reading: false, scan: null, picked: [], slots: [0, 1, 2, 3].map(() => [null, null, null, null]), boxSlot: {}, unsure: new Set(), bottom: show?.bottom ?? 0, synced: "null" };
+  return { hand: handNumber(), photos: [], shown: 0, reading: false, scan: null, settled: new Set(), slots: [0, 1, 2, 3].map(() => [null, null, null, null]), boxSlot: {}, unsure: new Set(), bottom: show?.bottom ?? 0, synced: "null" };
 }
 
 // ------------------------------------------------------------------ the showdown, kept for every phone
@@ -822,7 +822,7 @@ function adoptShown(shown) {
     show.scan = null;
     show.boxSlot = {};
     show.unsure = new Set();
-    show.picked = [];
+    show.settled = new Set();
   };
   if (!shown) { dropPhotos(); show.slots = hands; return; }
   // kept by a page (a showdown undone has no `bottom`: its cards were confirmed when it was settled)
@@ -912,20 +912,21 @@ async function loadPhotos(photoId, confirmed) {
 
 // The cards kept stand over what the photos read: those that differ are the players'
 // picks, and the boxes found unread name the cards put where the read left a place empty.
-// `confirmed` (a hand settled, then undone): no card is left to check.
+// Those, and the reads this phone's person confirmed, are settled by hand (kept over
+// another photo). `confirmed` (a hand settled, then undone): no card is left to check.
 function placeOver(hands, confirmed) {
   fillFromScan(show.scan);
   const read = show.slots;
-  show.picked = [];
+  const checked = checkedCards(show.photos[0]?.id);
+  show.settled = new Set();
   const unread = [];
   hands.forEach((row, seat) => row.forEach((card, i) => {
-    if (!card || card === read[seat][i]) return;
-    show.picked.push({ seat, card, was: read[seat][i] });
-    if (!read[seat][i]) unread.push([seat, i]);
+    if (!card) return;
+    if (confirmed || card !== read[seat][i] || checked.has(card)) show.settled.add(slotKey([seat, i]));
+    if (card !== read[seat][i] && !read[seat][i]) unread.push([seat, i]);
   }));
   unreadBoxes(show.scan).forEach((_, j) => { if (j < unread.length) show.boxSlot[`u${j}`] = unread[j]; });
   show.slots = hands.map((row) => row.slice());
-  const checked = checkedCards(show.photos[0]?.id);
   show.unsure = confirmed ? new Set()
     : new Set([...show.unsure].filter((key) => { const [seat, i] = key.split(":").map(Number); return hands[seat][i] === read[seat][i] && !checked.has(hands[seat][i]); }));
 }
@@ -953,8 +954,9 @@ function reseat(bottom) {
   for (const p of show.photos) p.scan = turnScan(p.scan, turn, bottom);
   show.slots = [0, 1, 2, 3].map((s) => show.slots[(s - turn + 4) % 4]);
   for (const k of Object.keys(show.boxSlot)) show.boxSlot[k] = [seat(show.boxSlot[k][0]), show.boxSlot[k][1]];
-  show.unsure = new Set([...show.unsure].map((key) => { const [s, i] = key.split(":").map(Number); return slotKey([seat(s), i]); }));
-  show.picked = show.picked.map((p) => ({ ...p, seat: seat(p.seat) }));
+  const turned = (keys) => new Set([...keys].map((key) => { const [s, i] = key.split(":").map(Number); return slotKey([seat(s), i]); }));
+  show.unsure = turned(show.unsure);
+  show.settled = turned(show.settled);
   return true;
 }
 function bottomChosen(bottom) {
@@ -1030,7 +1032,7 @@ function renderPhoto() {
     : t("show.found", { n: read });
   // the reader's warnings, each said once; "hard to read" is said per card below the hands, and goes as they are checked
   const said = new Set();
-  for (const w of scan.warnings || []) {
+  for (const w of shownWarnings(scan)) {
     if (w.code === "low_confidence") continue;
     if (w.code === "seat_count" && w.count < 4) continue; // the hands below count what is missing, live
     // one card named: the sentence in the singular ("el 7 de copas queda casi tapado")
@@ -1045,6 +1047,30 @@ function renderPhoto() {
   }
   const unnamed = unreadBoxes(scan).filter((_, j) => !show.boxSlot[`u${j}`]).length;
   if (unnamed) $("photo-warnings").append(h("li", { class: "warning" }, icon("alert"), t("show.unread", { n: unnamed })));
+}
+
+// The reader's warnings as the hands stand now. Photos read together give one per photo
+// (a tight fan in each): one per seat is said, naming their cards together. A warning
+// about cards names only those still in the hands that no person named or confirmed, and
+// goes when none is left (a card the photos disagreed on, settled by hand or in nobody's
+// hand; a duplicate read that a person has sorted out).
+function shownWarnings(scan) {
+  const inHands = new Set(show.slots.flat().filter(Boolean));
+  const byHand = new Set([...show.settled].map((key) => { const [s, i] = key.split(":").map(Number); return show.slots[s][i]; }).filter(Boolean));
+  const open = (card) => inHands.has(card) && !byHand.has(card);
+  const out = [];
+  for (const w of scan.warnings || []) {
+    if (Array.isArray(w.cards)) {
+      const cards = w.cards.filter(open);
+      if (!cards.length && w.cards.length) continue;
+      const same = out.find((x) => x.code === w.code && (x.seat ?? null) === (w.seat ?? null) && Array.isArray(x.cards));
+      if (same) { same.cards.push(...cards.filter((c) => !same.cards.includes(c))); continue; }
+      out.push({ ...w, cards });
+    } else if (w.code === "duplicate" && w.card && !open(w.card)) {
+      continue;
+    } else out.push(w);
+  }
+  return out;
 }
 
 // A card's box in the photo is some 28x41 px on a phone: each takes taps on a target at least
@@ -1225,12 +1251,13 @@ function placeCard(slot, card) {
   if (from) {
     show.slots[from[0]][from[1]] = null;
     show.unsure.delete(slotKey(from));
+    show.settled.delete(slotKey(from));
     for (const [k, s] of Object.entries(show.boxSlot)) if (slotKey(s) === slotKey(from)) delete show.boxSlot[k];
     toast(t("show.moved", { card: cardName(card), from: playerName(from[0]), to: playerName(seat) }), "info", 4500);
   }
-  show.picked.push({ seat, card, was: show.slots[seat][i] });
   show.slots[seat][i] = card;
   show.unsure.delete(slotKey(slot));
+  show.settled.add(slotKey(slot));
   rememberChecked(card);
 }
 
@@ -1370,7 +1397,7 @@ async function uploadPhoto(file, add = false) {
     for (const p of show.photos) if (p.url.startsWith("blob:")) URL.revokeObjectURL(p.url);
     show.photos = [];
     show.scan = null;
-    show.picked = [];
+    show.settled = new Set();
   }
   const mine = show;
   const entry = { url: URL.createObjectURL(file), id: null, scan: null };
@@ -1391,13 +1418,15 @@ async function uploadPhoto(file, add = false) {
     if (show !== mine || !show.photos.includes(entry)) return; // the hand moved on meanwhile
     entry.id = res.photo_id;
     entry.scan = res.scan || empty;
+    // what the page held before this photo: the places settled by hand stand over it
+    const before = { slots: show.slots.map((r) => r.slice()), settled: new Set(show.settled), scan: show.scan, boxSlot: { ...show.boxSlot } };
     show.scan = res.together?.scan || entry.scan;
     // "Foto hecha desde" changed while the photo was on its way or read: its cards were
     // seated from the seat sent, and go to the one chosen now
     const chosen = show.bottom;
     show.bottom = Number.isInteger(entry.scan.bottom) ? entry.scan.bottom : sent;
     fillFromScan(show.scan);
-    applyPicks();
+    if (add) keepSettled(before);
     show.reading = false;
     reseat(chosen);
     saveShown();  // kept for every phone
@@ -1446,25 +1475,68 @@ function fillFromScan(scan) {
   }
 }
 
-// What a person named stands over what the photos read: each picked card goes back to
-// its seat (in place of the card it replaced there, else an empty or unsure place).
-function applyPicks() {
-  const clear = (s, j) => {
-    show.slots[s][j] = null;
-    show.unsure.delete(slotKey([s, j]));
-    for (const [k, slot] of Object.entries(show.boxSlot)) if (slotKey(slot) === slotKey([s, j])) delete show.boxSlot[k];
-  };
-  for (const p of show.picked) {
-    const at = show.slots[p.seat].indexOf(p.card);
-    if (at >= 0) { show.unsure.delete(slotKey([p.seat, at])); continue; }
-    const row = show.slots[p.seat];
-    let i = p.was ? row.indexOf(p.was) : -1;
-    if (i < 0) i = row.indexOf(null);
-    if (i < 0) i = row.findIndex((_, j) => show.unsure.has(slotKey([p.seat, j])));
-    if (i < 0) continue; // four sure reads there: the photos stand, the person sees them
-    [0, 1, 2, 3].forEach((s) => { const j = show.slots[s].indexOf(p.card); if (j >= 0) clear(s, j); });
-    row[i] = p.card;
-    show.unsure.delete(slotKey([p.seat, i]));
+// What a person named or confirmed on this showdown stands over what the photos read
+// together now (`show.slots` just filled from them, `before` the page's showdown until
+// then): each place settled by hand keeps its card, and the photos fill or change only the
+// places nobody settled. Seat by seat, a card read that a settled place holds (there, or
+// where a person moved it) is that place's; the others keep the place they had where they
+// had one, then take the places left, the surest first. A read left without a place (the
+// photos read another card where a person settled one) marks that place on the photo, and
+// the page says it, unless it is the read the person already set aside there.
+function keepSettled(before) {
+  const read = show.slots, unsure = show.unsure;
+  const held = new Map();  // a card settled by hand -> its place
+  for (const key of before.settled) {
+    const [s, i] = key.split(":").map(Number);
+    if (before.slots[s][i]) held.set(before.slots[s][i], [s, i]);
+  }
+  const slots = [0, 1, 2, 3].map(() => [null, null, null, null]);
+  for (const [card, [s, i]] of held) slots[s][i] = card;
+  const settled = new Set([...held.values()].map(slotKey));
+  const to = {};  // a read's place ("seat:j") -> the place it goes to
+  const matched = new Set();  // the settled places the photos read as they hold
+  read.forEach((row, s) => row.forEach((card, j) => {
+    const at = card && held.get(card);
+    if (at) { to[slotKey([s, j])] = at; matched.add(slotKey(at)); }
+  }));
+  const differs = [];
+  for (let s = 0; s < 4; s++) {
+    const free = [0, 1, 2, 3].filter((i) => !settled.has(slotKey([s, i])));
+    const left = [0, 1, 2, 3].filter((j) => read[s][j] && !held.has(read[s][j]));
+    const put = (j, i) => { slots[s][i] = read[s][j]; to[slotKey([s, j])] = [s, i]; };
+    const rest = [];
+    for (const j of left) {  // where it was before
+      const i = free.find((x) => !slots[s][x] && before.slots[s][x] === read[s][j]);
+      if (i === undefined) rest.push(j); else put(j, i);
+    }
+    rest.sort((a, b) => unsure.has(slotKey([s, a])) - unsure.has(slotKey([s, b])));
+    const open = [0, 1, 2, 3].filter((i) => settled.has(slotKey([s, i])) && !matched.has(slotKey([s, i])));
+    for (const j of rest) {
+      const i = free.find((x) => !slots[s][x]);
+      if (i !== undefined) { put(j, i); continue; }
+      const at = open.shift();  // a settled place the photos read otherwise
+      if (at === undefined) continue;
+      to[slotKey([s, j])] = [s, at];
+      const k = Object.keys(before.boxSlot).find((b) => slotKey(before.boxSlot[b]) === slotKey([s, at]));
+      const was = k === undefined ? undefined : before.scan?.cards?.[k]?.card;
+      if (was !== read[s][j]) differs.push({ seat: s, read: read[s][j], card: slots[s][at] });
+    }
+  }
+  show.unsure = new Set(Object.entries(to).filter(([key, at]) => unsure.has(key) && !settled.has(slotKey(at))).map(([, at]) => slotKey(at)));
+  const boxSlot = {};
+  for (const [k, slot] of Object.entries(show.boxSlot)) if (to[slotKey(slot)]) boxSlot[k] = to[slotKey(slot)];
+  // a box found unread and named by hand, still unread in the photos read together
+  const named = Object.entries(before.boxSlot).filter(([k]) => k.startsWith("u"));
+  const boxes = before.scan ? unreadBoxes(before.scan) : [];
+  unreadBoxes(show.scan).forEach((u, j) => {
+    const hit = named.find(([k]) => { const b = boxes[Number(k.slice(1))]; return b && b.photo === u.photo && String(b.box) === String(u.box); });
+    if (hit && settled.has(slotKey(hit[1]))) boxSlot[`u${j}`] = hit[1];
+  });
+  show.slots = slots;
+  show.settled = settled;
+  show.boxSlot = boxSlot;
+  if (differs.length) {
+    toast(differs.map((d) => t("show.photo_differs", { player: playerName(d.seat), read: cardName(d.read), card: cardName(d.card) })).join(" "), "warn", 6000);
   }
 }
 
