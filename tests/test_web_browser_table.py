@@ -2270,3 +2270,29 @@ def test_the_warnings_of_photos_read_together_are_said_once_and_only_of_cards_un
         page.click("#picker .pick[data-card='11b']")
         said = page.locator("#photo-warnings li").all_text_contents()
         assert not any("no coinciden" in w for w in said), said
+
+
+class FiveForAne(FakeRecognizer):
+    """Reads a fifth card for Ane, unsure, first in the reader's order: a 1c lying over her
+    fan (a seat_count warning of five)."""
+
+    def scan(self, image, bottom: int = 0):
+        out = super().scan(image, bottom)
+        first = next(i for i, c in enumerate(out["cards"]) if c["seat"] == 0)
+        box = out["cards"][first]["box"]
+        out["cards"].insert(first, {"card": "1c", "conf": 0.38, "box": [box[0] + 2, box[1] + 2, box[2] + 2, box[3] + 2],
+                                    "seat": 0})
+        out["hands"][0] = ["1c", *out["hands"][0]]
+        out["warnings"].insert(0, {"code": "seat_count", "seat": 0, "count": 5, "message": "seat 0 has 5 cards, not 4"})
+        return out
+
+
+def test_a_seat_read_with_five_keeps_its_four_surest(browser, tmp_path):
+    """A seat read with five cards keeps its four surest reads: the page kept the first four
+    in the reader's order, so an unsure fifth read first pushed out Ane's sure 11b."""
+    reader = FiveForAne(HANDS)
+    with at_the_showdown(browser, tmp_path, reader) as (page, api, photo, srv):
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-add:not([hidden])")
+        slots = page.eval_on_selector_all(".card-slot[data-seat='0']", "els => els.map(e => e.getAttribute('aria-label'))")
+        assert slots == ["Ane 1: Rey de oros", "Ane 2: Rey de copas", "Ane 3: 3 de espadas", "Ane 4: Caballo de bastos"], slots

@@ -1455,9 +1455,16 @@ function fillFromScan(scan) {
   // read surest: the other read, often an unsure misread, leaves its place empty to name
   const surest = {};
   cards.forEach((c, k) => { if (c.card && seated(c) && (surest[c.card] === undefined || (c.conf ?? 1) > (cards[surest[c.card]].conf ?? 1))) surest[c.card] = k; });
+  // a seat read with more than four (photos read together, a card lying on another) keeps
+  // its four surest reads, in the reader's order: the one left out is said by `seat_count`
+  const kept = new Set();
+  for (let s = 0; s < 4; s++) {
+    cards.map((c, k) => [c, k]).filter(([c, k]) => seated(c) && c.seat === s && !(c.card && surest[c.card] !== k))
+      .sort((a, b) => (b[0].conf ?? 1) - (a[0].conf ?? 1)).slice(0, 4).forEach(([, k]) => kept.add(k));
+  }
   const taken = new Set();
   cards.forEach((c, k) => {
-    if (!seated(c)) return;
+    if (!seated(c) || !kept.has(k)) return;
     const i = show.slots[c.seat].indexOf(null);
     if (i < 0 || taken.has(c.card) || (c.card && surest[c.card] !== k)) return;
     show.slots[c.seat][i] = c.card;
