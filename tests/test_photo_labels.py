@@ -198,3 +198,21 @@ def test_the_annotated_copy_is_drawn_again_when_a_card_is_corrected_or_a_player_
     renamed = client.get(url, headers={"If-None-Match": again.headers["ETag"]})
     assert renamed.status_code == 200 and len(drawn) == 2 and drawn[1]["seats"][0] == "Bego · 1o 5o 3o 4o"
     assert "Bego · 1o 5o 3o 4o" in stored_labels()
+
+
+def test_a_card_a_second_photo_finds_is_labelled_as_held_where_the_page_put_it() -> None:
+    """Iñaki's 2c is found unread in the first photo and read in the second: the page keeps
+    1c 3c 4c where they were and puts the 2c in the place left (1c 3c 4c 2c), where the
+    photos read together list it second. Nothing was corrected: no label is struck (the
+    labels compared each read with the place at its index: 2c over 3c, 3c over 4c...)."""
+    first, second = _scan(DEAL, unread={"2c"}), _scan(DEAL)
+    held = [list(hand) for hand in DEAL]
+    held[1] = ["1c", "3c", "4c", "2c"]
+    for index in (0, 1):
+        labels = photo_labels([first, second], index, held, PLAYERS)
+        assert not any(isinstance(x, list) for x in labels["cards"] + labels["unread"]), labels
+        assert labels["seats"][1] == "Iñaki · 1c 3c 4c 2c"
+    # a card then corrected there is still said as such, at the place holding it
+    held[1][1] = "7c"
+    labels = photo_labels([first, second], 1, held, PLAYERS)
+    assert ["3c", "7c"] in labels["cards"] and sum(isinstance(x, list) for x in labels["cards"]) == 1, labels

@@ -2296,3 +2296,34 @@ def test_a_seat_read_with_five_keeps_its_four_surest(browser, tmp_path):
         page.wait_for_selector("#photo-add:not([hidden])")
         slots = page.eval_on_selector_all(".card-slot[data-seat='0']", "els => els.map(e => e.getAttribute('aria-label'))")
         assert slots == ["Ane 1: Rey de oros", "Ane 2: Rey de copas", "Ane 3: 3 de espadas", "Ane 4: Caballo de bastos"], slots
+
+
+def test_a_card_a_second_photo_finds_keeps_its_doubt_and_its_box_on_a_reload(browser, tmp_path):
+    """Bixente's 2c is found but not read in the first photo; a second reads it, unsure.
+    The page keeps the cards read before where they were (1o 4e 5b) and puts the 2c in the
+    place left; read together the photos list it second (1o 2c 4e 5b). The page compared
+    the cards kept with that read place by place: after a reload the 4e, 5b and 2c counted
+    as named by hand, the 2c no longer to check (nor asked again before counting), and its
+    box in the photo opened the 4e's place."""
+    reader = FakeRecognizer(HANDS, unread={"2c"}, later=[{"low_conf": {"2c"}}])
+    with at_the_showdown(browser, tmp_path, reader) as (page, api, photo, srv):
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-add:not([hidden])")
+        page.set_input_files("#photo-add-input", str(photo))
+        page.wait_for_selector("#photo-tabs:not([hidden]) label >> nth=1")
+        until(page, "document.querySelector('#photo-status').textContent.startsWith('16 cartas')")
+        assert page.inner_text("#missing") == "Difíciles de leer, revisa: 2 de copas"
+        until(page, "(window.musTable.state.current.shown?.hands?.[1] || []).includes('2c')")
+        bixente = api.state()["current"]["shown"]["hands"][1]
+        place = bixente.index("2c")
+        page.reload()
+        page.wait_for_selector("#photo-tabs:not([hidden]) label >> nth=1")
+        until(page, "document.querySelector('#missing').textContent !== ''")
+        assert page.inner_text("#missing") == "Difíciles de leer, revisa: 2 de copas"
+        assert "unsure" in page.get_attribute(f".card-slot[data-seat='1'][data-slot='{place}']", "class")
+        # each box of the second photo names the card at its read's place: the 2c's, the 2c
+        page.click("#photo-tabs label >> nth=1")
+        until(page, "document.querySelector('#photo-boxes g.box') !== null")
+        labels = page.eval_on_selector_all("#photo-boxes g.box", "els => els.map(e => e.getAttribute('aria-label'))")
+        names = [x.split(" · ")[0] for x in labels]
+        assert len(set(names)) == len(names) and "2 de copas · Bixente · revísala" in labels, labels

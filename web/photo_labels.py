@@ -64,6 +64,16 @@ def places(scan: dict[str, Any]) -> tuple[Places, dict[int, tuple[int, int]]]:
     return slots, where
 
 
+def align(read: list[Any], held: list[Any]) -> list[int]:
+    """A seat's places as read paired with its places held (the page's `alignRow`): a card
+    read with the place holding it in that seat (another photo keeps the cards read before
+    where they were, where the photos read together may list them in another order), the
+    other places with each other in order. `[the held place of read place j, ...]`."""
+    at: list[int | None] = [held.index(card) if card and card in held else None for card in read]
+    rest = [i for i in range(len(held)) if i not in at]
+    return [rest.pop(0) if i is None else i for i in at]
+
+
 def _unread(scan: dict[str, Any]) -> list[dict[str, Any]]:
     """The boxes found but not read, as `annotate` draws them (a warning with a box and no card)."""
     return [w for w in scan.get("warnings") or () if w.get("card") is None and w.get("box")]
@@ -88,6 +98,8 @@ def photo_labels(scans: list[dict[str, Any]], index: int, held: Any, players: li
     ok = (isinstance(held, list) and len(held) == 4
           and all(row is None or (isinstance(row, list) and len(row) == 4) for row in held))
     hands: Places = [list(row) if row is not None else [None] * 4 for row in held] if ok else read
+    # each seat's cards held, at the read's places they pair with (`align`): compared place by place
+    held_at: Places = [[hands[s][i] for i in align(read[s], hands[s])] for s in range(4)]
     labels: dict[tuple[str | None, tuple[float, ...]], Any] = {}  # (card read, box) -> label, in photo `index`
     for k, c in enumerate(together.get("cards") or ()):
         if c.get("photo", 0) != index or not c.get("box"):
@@ -95,17 +107,17 @@ def photo_labels(scans: list[dict[str, Any]], index: int, held: Any, players: li
         name, label = c.get("card"), c.get("card")
         if k in where:
             s, i = where[k]
-            now = hands[s][i]
+            now = held_at[s][i]
             if now != name:
                 label = [name, now or "?"]
         labels[name, _box(c["box"])] = label
     # the places the players filled where the read left none: the unread boxes', in order
-    filled = [(s, i) for s in range(4) for i in range(4) if hands[s][i] and not read[s][i]]
+    filled = [(s, i) for s in range(4) for i in range(4) if held_at[s][i] and not read[s][i]]
     unread: dict[tuple[float, ...], Any] = {}
     for j, w in enumerate(w for w in together.get("warnings") or () if w.get("code") == "low_confidence"
                           and w.get("card") is None and w.get("box")):
         if w.get("photo", 0) == index:
-            unread[_box(w["box"])] = hands[filled[j][0]][filled[j][1]] if j < len(filled) else "?"
+            unread[_box(w["box"])] = held_at[filled[j][0]][filled[j][1]] if j < len(filled) else "?"
     # a card another photo read surer (not in the showdown read together): as the table
     # holds the place of that name
     at = {name: (s, i) for s in range(4) for i, name in enumerate(read[s]) if name}
@@ -117,7 +129,7 @@ def photo_labels(scans: list[dict[str, Any]], index: int, held: Any, players: li
             return got
         if name not in at:
             return name or "?"
-        now = hands[at[name][0]][at[name][1]]
+        now = held_at[at[name][0]][at[name][1]]
         return name if now == name else [name, now or "?"]
 
     scan = scans[index]

@@ -914,21 +914,41 @@ async function loadPhotos(photoId, confirmed) {
 // picks, and the boxes found unread name the cards put where the read left a place empty.
 // Those, and the reads this phone's person confirmed, are settled by hand (kept over
 // another photo). `confirmed` (a hand settled, then undone): no card is left to check.
+// A card read is compared with the place that holds it in its seat (`alignRow`), not with
+// the place at its index: another photo keeps the cards read before where they were
+// (`keepSettled`), where the photos read together may list them in another order.
 function placeOver(hands, confirmed) {
   fillFromScan(show.scan);
-  const read = show.slots;
+  const read = show.slots, unsure = show.unsure;
   const checked = checkedCards(show.photos[0]?.id);
   show.settled = new Set();
+  show.unsure = new Set();
   const unread = [];
-  hands.forEach((row, seat) => row.forEach((card, i) => {
-    if (!card) return;
-    if (confirmed || card !== read[seat][i] || checked.has(card)) show.settled.add(slotKey([seat, i]));
-    if (card !== read[seat][i] && !read[seat][i]) unread.push([seat, i]);
-  }));
+  const to = {};  // a read's place ("seat:j") -> the place that holds it now
+  hands.forEach((row, seat) => {
+    const from = [];  // a place -> the read's place paired with it
+    alignRow(read[seat], row).forEach((i, j) => { from[i] = j; to[slotKey([seat, j])] = [seat, i]; });
+    row.forEach((card, i) => {
+      if (!card) return;
+      const was = read[seat][from[i]];
+      if (confirmed || card !== was || checked.has(card)) show.settled.add(slotKey([seat, i]));
+      if (card !== was && !was) unread.push([seat, i]);
+      if (!confirmed && card === was && !checked.has(card) && unsure.has(slotKey([seat, from[i]]))) show.unsure.add(slotKey([seat, i]));
+    });
+  });
+  for (const [k, slot] of Object.entries(show.boxSlot)) show.boxSlot[k] = to[slotKey(slot)] ?? slot;
   unreadBoxes(show.scan).forEach((_, j) => { if (j < unread.length) show.boxSlot[`u${j}`] = unread[j]; });
   show.slots = hands.map((row) => row.slice());
-  show.unsure = confirmed ? new Set()
-    : new Set([...show.unsure].filter((key) => { const [seat, i] = key.split(":").map(Number); return hands[seat][i] === read[seat][i] && !checked.has(hands[seat][i]); }));
+}
+
+// A seat's places as the photos read it (`read`) paired with its places now (`held`): a
+// card read goes with the place that holds it in that seat, the other places with each
+// other in order (a card named over a read, a box unread named). `at[j]`: read place j's.
+function alignRow(read, held) {
+  const at = [null, null, null, null];
+  read.forEach((card, j) => { const i = card ? held.indexOf(card) : -1; if (i >= 0) at[j] = i; });
+  const rest = [0, 1, 2, 3].filter((i) => !at.includes(i));
+  return at.map((i) => (i === null ? rest.shift() : i));
 }
 
 // The photos were taken from another seat than the one said: their cards go to the seats
