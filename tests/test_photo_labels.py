@@ -216,3 +216,14 @@ def test_a_card_a_second_photo_finds_is_labelled_as_held_where_the_page_put_it()
     held[1][1] = "7c"
     labels = photo_labels([first, second], 1, held, PLAYERS)
     assert ["3c", "7c"] in labels["cards"] and sum(isinstance(x, list) for x in labels["cards"]) == 1, labels
+
+
+def test_a_name_typed_with_combining_accents_is_written_as_its_letters() -> None:
+    """A name whose accents come as combining marks (NFD: "n" then U+0303, as some
+    keyboards and pasted text give it) was written "Begon?a": each mark, alone, is a
+    letter the font lacks. It is written as the letters it makes ("Begoña")."""
+    import unicodedata
+
+    font = annotate_mod._font(24)
+    for name in ("Begoña", "Jón Ñúñez", "Françoise"):
+        assert annotate_mod.drawable(font, unicodedata.normalize("NFD", name)) == name

@@ -136,9 +136,10 @@ def _has(font: ImageFont.FreeTypeFont | ImageFont.ImageFont, ch: str) -> bool:
 
 def drawable(font: ImageFont.FreeTypeFont | ImageFont.ImageFont, text: str) -> str:
     """`text` as `font` can write it: a letter it lacks without its accent ("ñ" as "n"
-    where the font has no "ñ"), else as "?"."""
+    where the font has no "ñ"), else as "?". Accents typed as combining marks ("n" then
+    U+0303) are joined to their letters first (NFC), not each written as "?"."""
     out = []
-    for ch in text:
+    for ch in unicodedata.normalize("NFC", text):
         if not _has(font, ch):
             bare = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
             ch = bare if bare and all(_has(font, c) for c in bare) else "?"
