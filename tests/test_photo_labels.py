@@ -227,3 +227,23 @@ def test_a_name_typed_with_combining_accents_is_written_as_its_letters() -> None
     font = annotate_mod._font(24)
     for name in ("Begoña", "Jón Ñúñez", "Françoise"):
         assert annotate_mod.drawable(font, unicodedata.normalize("NFD", name)) == name
+
+
+def test_a_seat_read_with_five_keeps_its_four_surest_as_the_page_does() -> None:
+    """A fifth read for a seat, unsure and first in the reader's order, is left out of the
+    places as the table page leaves it out (`fillFromScan` keeps the four surest)."""
+    scan = _scan(DEAL)
+    scan["cards"].insert(0, {"card": "7o", "conf": 0.38, "box": [12, 12, 82, 92], "seat": 0})
+    scan["hands"][0] = ["7o", *scan["hands"][0]]
+    assert places(scan)[0][0] == DEAL[0]
+    labels = photo_labels([scan], 0, None, PLAYERS)
+    assert labels["seats"][0] == "Begoña · 1o 2o 3o 4o"
+
+
+def test_a_hand_settled_without_cards_labels_the_photo_as_read() -> None:
+    """A hand counted "sin cartas" holds four empty hands: its photo is labelled as read,
+    not every card struck over "?"."""
+    scan = _scan(DEAL)
+    labels = photo_labels([scan], 0, [[None] * 4 for _ in range(4)], PLAYERS)
+    assert labels["cards"] == [c for hand in DEAL for c in hand]
+    assert labels["seats"][0] == "Begoña · 1o 2o 3o 4o"

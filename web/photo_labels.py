@@ -43,9 +43,15 @@ def places(scan: dict[str, Any]) -> tuple[Places, dict[int, tuple[int, int]]]:
         name = c.get("card")
         if name and _seated(c) and (name not in surest or _conf(c) > _conf(cards[surest[name]])):
             surest[name] = k
+    # a seat read with more than four keeps its four surest reads, in the reader's order
+    kept: set[int] = set()
+    for seat in range(4):
+        mine = [k for k, c in enumerate(cards) if _seated(c) and c["seat"] == seat
+                and not (c.get("card") and surest[c["card"]] != k)]
+        kept.update(sorted(mine, key=lambda k: -_conf(cards[k]))[:4])
     taken: set[Any] = set()
     for k, c in enumerate(cards):
-        if not _seated(c):
+        if not _seated(c) or k not in kept:
             continue
         row, name = slots[c["seat"]], c.get("card")
         if None not in row or name in taken or (name and surest[name] != k):
@@ -96,7 +102,8 @@ def photo_labels(scans: list[dict[str, Any]], index: int, held: Any, players: li
     together = scans[0] if len(scans) == 1 else combine(scans)
     read, where = places(together)
     ok = (isinstance(held, list) and len(held) == 4
-          and all(row is None or (isinstance(row, list) and len(row) == 4) for row in held))
+          and all(row is None or (isinstance(row, list) and len(row) == 4) for row in held)
+          and any(card for row in held if row for card in row))  # a hand settled without cards: as read
     hands: Places = [list(row) if row is not None else [None] * 4 for row in held] if ok else read
     # each seat's cards held, at the read's places they pair with (`align`): compared place by place
     held_at: Places = [[hands[s][i] for i in align(read[s], hands[s])] for s in range(4)]
