@@ -92,7 +92,7 @@ def test_evaluate_takes_cards_or_their_names():
     (["1o", "2o", "3o", "4o", "5o"], IllegalError, "cards", "5 cards"),
     (["1o", "2o", "8o", "4o"], MalformedError, "cards[2]", "'8o'"),
     (["1o", "2o", 12, "4o"], MalformedError, "cards[2]", "12"),
-    (["1o", "2o", "1o", "4o"], IllegalError, "cards[2]", "'1o'"),
+    (["1o", "2o", "1o", "4o"], IllegalError, "cards[2]", "'1o' is already at cards[0]: the same card twice"),
     ("12o 3c 1e 5b", MalformedError, "cards", "'12o 3c 1e 5b'"),
     (None, MalformedError, "cards", "None"),
 ])

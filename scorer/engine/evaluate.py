@@ -136,7 +136,8 @@ def _checked(hand: tuple[Card | str, ...]) -> tuple[Card, ...]:
         except MusError as err:
             raise err.under(f"cards[{i}]") from None
         if card.suit is not None and card in out:
-            raise IllegalError(f"cards[{i}]", f"{str(card)!r} is given twice: the same card twice", item)
+            raise IllegalError(f"cards[{i}]", f"{str(card)!r} is already at cards[{out.index(card)}]: the same card twice",
+                               item)
         out.append(card)
     return tuple(out)
 
