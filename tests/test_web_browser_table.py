@@ -2198,8 +2198,8 @@ def test_a_card_confirmed_by_hand_is_kept_over_a_later_photo(browser, tmp_path):
         until(page, "document.querySelector('#photo-status').textContent.startsWith('16 cartas')")
         assert _slots(page)[:4] == ane, _slots(page)
         page.wait_for_selector("#toast.show")
-        assert page.inner_text("#toast") == ("La foto nueva lee otra carta donde Ane tiene una puesta a mano: "
-                                             "3 de oros en lugar de Rey de copas. Se queda la puesta a mano; revísala.")
+        assert page.inner_text("#toast") == ("En la mano de Ane, la foto nueva lee 3 de oros donde se eligió Rey de copas: "
+                                             "se queda Rey de copas; revísala.")
         assert not any(x.endswith("3 de oros") for x in _slots(page))
         assert "unsure" in page.get_attribute(".card-slot[data-seat='0'][data-slot='2']", "class")
         assert "unsure" not in page.get_attribute(".card-slot[data-seat='0'][data-slot='1']", "class")
