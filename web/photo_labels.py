@@ -51,10 +51,10 @@ def places(scan: dict[str, Any]) -> tuple[Places, dict[int, tuple[int, int]]]:
         kept.update(sorted(mine, key=lambda k: -_conf(cards[k]))[:4])
     taken: set[Any] = set()
     for k, c in enumerate(cards):
-        if not _seated(c) or k not in kept:
+        if k not in kept:  # seated, its card's surest read, among its seat's four surest
             continue
         row, name = slots[c["seat"]], c.get("card")
-        if None not in row or name in taken or (name and surest[name] != k):
+        if None not in row or name in taken:
             continue
         i = row.index(None)
         row[i] = name

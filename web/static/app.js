@@ -797,7 +797,7 @@ function rebaseShown(server) {
   }
   // a card this phone put at one place and the other phone at another: the other's stays
   for (const key of ours) {
-    const [i, j] = key.split(":").map(Number);
+    const [i, j] = slotOf(key);
     const card = merged.hands[i][j];
     if (card && merged.hands.some((row, x) => row.some((c, y) => c === card && (x !== i || y !== j)))) {
       merged.hands[i][j] = o.hands[i][j];
@@ -974,7 +974,7 @@ function reseat(bottom) {
   for (const p of show.photos) p.scan = turnScan(p.scan, turn, bottom);
   show.slots = [0, 1, 2, 3].map((s) => show.slots[(s - turn + 4) % 4]);
   for (const k of Object.keys(show.boxSlot)) show.boxSlot[k] = [seat(show.boxSlot[k][0]), show.boxSlot[k][1]];
-  const turned = (keys) => new Set([...keys].map((key) => { const [s, i] = key.split(":").map(Number); return slotKey([seat(s), i]); }));
+  const turned = (keys) => new Set([...keys].map((key) => { const [s, i] = slotOf(key); return slotKey([seat(s), i]); }));
   show.unsure = turned(show.unsure);
   show.settled = turned(show.settled);
   return true;
@@ -1076,7 +1076,7 @@ function renderPhoto() {
 // hand; a duplicate read that a person has sorted out).
 function shownWarnings(scan) {
   const inHands = new Set(show.slots.flat().filter(Boolean));
-  const byHand = new Set([...show.settled].map((key) => { const [s, i] = key.split(":").map(Number); return show.slots[s][i]; }).filter(Boolean));
+  const byHand = new Set([...show.settled].map((key) => { const [s, i] = slotOf(key); return show.slots[s][i]; }).filter(Boolean));
   const open = (card) => inHands.has(card) && !byHand.has(card);
   const out = [];
   for (const w of scan.warnings || []) {
@@ -1135,6 +1135,8 @@ function tappedBox(e, k) {
 }
 
 function slotKey(slot) { return `${slot[0]}:${slot[1]}`; }
+// The [seat, place] a `slotKey` names.
+function slotOf(key) { return key.split(":").map(Number); }
 
 // The cards in the hands now, by where they came from: `read`, those the photos read
 // there (or read with no seat, placed by a person), and `byHand`, those a person set
@@ -1484,9 +1486,9 @@ function fillFromScan(scan) {
   }
   const taken = new Set();
   cards.forEach((c, k) => {
-    if (!seated(c) || !kept.has(k)) return;
+    if (!kept.has(k)) return;  // seated, its card's surest read, among its seat's four surest
     const i = show.slots[c.seat].indexOf(null);
-    if (i < 0 || taken.has(c.card) || (c.card && surest[c.card] !== k)) return;
+    if (i < 0 || taken.has(c.card)) return;
     show.slots[c.seat][i] = c.card;
     show.boxSlot[k] = [c.seat, i];
     if ((c.conf ?? 1) < LOW_CONF) show.unsure.add(slotKey([c.seat, i]));
@@ -1514,7 +1516,7 @@ function keepSettled(before) {
   const read = show.slots, unsure = show.unsure;
   const held = new Map();  // a card settled by hand -> its place
   for (const key of before.settled) {
-    const [s, i] = key.split(":").map(Number);
+    const [s, i] = slotOf(key);
     if (before.slots[s][i]) held.set(before.slots[s][i], [s, i]);
   }
   const slots = [0, 1, 2, 3].map(() => [null, null, null, null]);
