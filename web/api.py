@@ -499,6 +499,11 @@ def _recognizer() -> Any:
         return ext["mus_recognizer"]
 
 
+def _no_scan() -> dict[str, Any]:
+    """The scan of a photo stored without one: nothing read."""
+    return {"cards": [], "hands": None, "warnings": []}
+
+
 def _scan(data: bytes, bottom: int, annotate_side: int | None = None,
           players: list[str] | None = None) -> tuple[Any, dict[str, Any], bytes | None, str | None]:
     """Check, decode and read a photo whose bottom edge is the seat `bottom` (`_bottom`):
@@ -624,7 +629,7 @@ def _photo_links(table_id: str, out: dict[str, Any]) -> dict[str, Any]:
         from scorer import vision
 
         out["together"] = {"photo_ids": [p for p, _ in photos],
-                           "scan": vision.combine([scan or {"cards": [], "hands": None, "warnings": []} for _, scan in photos])}
+                           "scan": vision.combine([scan or _no_scan() for _, scan in photos])}
     return out
 
 
@@ -715,8 +720,7 @@ def _labels(rt: Runtime, photo_id: str) -> dict[str, list[Any]]:
     held = next((h["record"].get("hands") for h in rt.hands if h["photo_id"] == first), None)
     if held is None and rt.shown and rt.shown.get("photo_id") == first:
         held = rt.shown.get("hands")
-    empty = {"cards": [], "hands": None, "warnings": []}
-    return photo_labels.photo_labels([scan or empty for _, scan in photos], [p for p, _ in photos].index(photo_id),
+    return photo_labels.photo_labels([scan or _no_scan() for _, scan in photos], [p for p, _ in photos].index(photo_id),
                                      held, list(rt.header["players"]))
 
 
@@ -740,7 +744,7 @@ def _annotated(rt: Runtime, photo_id: str) -> bytes:
             return jpeg
         from scorer import vision
 
-        read = json.loads(scan or "null") or {"cards": [], "hands": None, "warnings": []}
+        read = json.loads(scan or "null") or _no_scan()
         try:
             jpeg = in_scan_slot(_draw_annotated, open_upload(data or b""), read, labels)
         except (ApiError, vision.ImageError):  # not a photo that can be drawn on (never here: it was read)
@@ -770,10 +774,9 @@ def get_photo_scan(table_id: str, photo_id: str) -> Response:
         photos = _store().photo_set(table_id, photo_id)
     except StoreError:
         raise ApiError(404, "not_found", f"no photo {photo_id!r} at this table", None) from None
-    empty = {"cards": [], "hands": None, "warnings": []}
     out = [{"photo_id": pid, "url": url_for("api.get_photo", table_id=table_id, photo_id=pid),
             "annotated_url": url_for("api.get_photo_annotated", table_id=table_id, photo_id=pid),
-            "scan": scan or empty} for pid, scan in photos]
+            "scan": scan or _no_scan()} for pid, scan in photos]
     if len(out) > 1:
         from scorer import vision
 
