@@ -481,7 +481,7 @@ class LiveHand:
         """Whether `check(action)` accepts `action` (and `apply` would): any `envido` or
         `mas` size, and a partner's echoed `no_quiero`, which `legal()` does not list."""
         try:
-            self.state.act(action)
+            self.check(action)
         except MusError:
             return False
         return True

@@ -179,15 +179,15 @@ export function untoast(text) {
   el.textContent = "";
 }
 
-// A name longer than the server takes is said while it is typed, under its group of fields
-// (input[data-max], its note data-note, its words data-label), not only when the form is sent:
-// "Pareja 1: demasiado largo, 45 caracteres (máximo 40)". Counted as the server counts it,
-// in characters (code points) with the spaces around aside; the name still goes whole.
 // A name as the server keeps it (`scorer.storage.tables.visible`): without control and
 // invisible format characters (a zero-width space, a direction mark, a soft hyphen; the
 // joiner inside an emoji stays), trimmed, so the live count says what the server counts.
 export const visibleText = (text) => text.replace(/[\p{Cc}\p{Cf}]/gu, (c) => (c === "\u200d" || /\s/.test(c) ? c : "")).trim();
 
+// A name longer than the server takes is said while it is typed, under its group of fields
+// (input[data-max], its note data-note, its words data-label), not only when the form is sent:
+// "Pareja 1: demasiado largo, 45 caracteres (máximo 40)". Counted as the server counts it,
+// in characters (code points) with the spaces around aside; the name still goes whole.
 export function watchNameLengths(form) {
   const fields = [...form.querySelectorAll("input[data-max]")];
   const update = () => {
@@ -199,8 +199,8 @@ export function watchNameLengths(form) {
       const n = [...visibleText(el.value)].length;
       const limit = Number(el.dataset.max);
       const long = n > limit;
-      if (long) notes.get(note).push(t("name.too_long_live", { field: el.dataset.label, n, limit }));
       if (long) {
+        notes.get(note).push(t("name.too_long_live", { field: el.dataset.label, n, limit }));
         el.setAttribute("aria-invalid", "true");
         el.setAttribute("aria-describedby", note.id);
         el.dataset.tooLong = "";
