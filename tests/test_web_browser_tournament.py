@@ -26,7 +26,9 @@ RRRR_HANDS = [["12o", "12c", "12e", "12b"], ["1o", "1c", "4e", "5b"], ["4o", "5o
 def open_the_table(page) -> tuple[str, str]:
     """Submit the new-table form on `page` and wait for the table: its id and players' token."""
     page.click("#new-table button[type=submit]")
-    page.wait_for_url(re.compile(r"/t/[^/?]+\?token="))
+    # A navigation that writes a new table: under a loaded CI machine it once took past the
+    # 8 s bound of other browser waits, so it gets its own.
+    page.wait_for_url(re.compile(r"/t/[^/?]+\?token="), timeout=30_000)
     return urlsplit(page.url).path.split("/")[2], parse_qs(urlsplit(page.url).query)["token"][0]
 
 
