@@ -938,6 +938,133 @@ def test_the_showdown_not_yet_settled_is_kept_for_every_phone(tmp_path) -> None:
     assert store.counts(t["id"])["hands"] == 1
 
 
+
+def _check(client, t, photo_id, seat, place, card, **extra):
+    return _post(client, t, "shown/checks", photo_id=photo_id, seat=seat, place=place, card=card, **extra)
+
+
+def test_an_unsure_read_confirmed_is_kept_for_every_phone(tmp_path) -> None:
+    """A person confirms Bixente's 2c, read unsure (`POST .../shown/checks`, a versioned
+    write): `current.shown.checked` says it to every phone and a server started again; a
+    retry answers as it was; bad input (a seat or place out of range, not a card, a card
+    not at that place, a photo not the showdown's, a stale version, a forged token) is
+    refused naming what is wrong, and nothing recorded is lost."""
+    app, client, t, reader = _two_reads_app(tmp_path)
+    first = _upload(client, t).json["photo_id"]
+    second = _upload(client, t, f"?with={first}").json["photo_id"]
+    early = _check(client, t, first, 1, 1, "2c")
+    assert early.status_code == 422 and early.json["error"]["reason"] == "no_showdown_yet"
+    assert early.json["error"]["field"] == "phase"
+    _to_showdown(client, t)
+    assert _post(client, t, "shown", hands=DEAL, photo_id=first, bottom=0).status_code == 200
+    r = _check(client, t, first, 1, 1, "2c")
+    assert r.status_code == 200, r.json
+    assert r.json["current"]["shown"] == {"hands": DEAL, "photo_id": first, "bottom": 0,
+                                          "checked": [{"seat": 1, "place": 1, "card": "2c"}]}
+    again = client.post(f"/api/tables/{t['id']}/shown/checks", headers=t["auth"],
+                        json={"client_id": f"shown/checks-{r.json['version'] - 1}", "version": r.json["version"] - 1,
+                              "photo_id": first, "seat": 1, "place": 1, "card": "2c"})
+    assert again.status_code == 200 and again.headers.get("Idempotent-Replayed") == "true"
+    assert again.json["version"] == r.json["version"]
+    # any photo of the showdown names it; the list is by seat and place, one per place
+    r = _check(client, t, second, 0, 3, "4o")
+    assert r.json["current"]["shown"]["checked"] == [{"seat": 0, "place": 3, "card": "4o"},
+                                                     {"seat": 1, "place": 1, "card": "2c"}]
+    fresh = create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True, "RECOGNIZER": reader}).test_client()
+    assert fresh.get(f"/api/tables/{t['id']}", headers=t["auth"]).json["current"]["shown"] == r.json["current"]["shown"]
+    snap = snapshot(app, client, t)
+    other = client.post("/api/tables", json={}).json
+    theirs = client.post(f"/api/tables/{other['id']}/photos", headers={"Authorization": f"Bearer {other['token']}"},
+                         data=photo_bytes(), content_type="image/jpeg").json["photo_id"]
+    for body, status, code, field, said in [
+        ({"seat": 4}, 422, "invalid", "seat", "got 4"),
+        ({"seat": True}, 422, "invalid", "seat", "got True"),
+        ({"seat": "1"}, 422, "invalid", "seat", "got '1'"),
+        ({"place": -1}, 422, "invalid", "place", "got -1"),
+        ({"place": 1.0}, 422, "invalid", "place", "got 1.0"),
+        ({"card": "8o"}, 422, "invalid", "card", "8s"),
+        ({"card": None}, 422, "invalid", "card", "None"),
+        ({"card": "3c"}, 422, "invalid", "card", "hands[1][1] holds '2c', not '3c'"),
+        ({"photo_id": "nope"}, 422, "invalid", "photo_id", "no photo 'nope'"),
+        ({"photo_id": theirs}, 422, "invalid", "photo_id", "no photo"),
+        ({"colour": "red"}, 422, "invalid", "colour", "unknown key"),
+    ]:
+        args = {"photo_id": first, "seat": 1, "place": 1, "card": "2c", **body}
+        err = assert_error(_check(client, t, **args), status, code)
+        assert err["field"] == field and said in err["message"], (body, err)
+    for key in ("photo_id", "seat", "place", "card"):
+        body = {k: v for k, v in {"photo_id": first, "seat": 1, "place": 1, "card": "2c"}.items() if k != key}
+        err = assert_error(_post(client, t, "shown/checks", **body), 400, "invalid")
+        assert err["field"] == key and "missing" in err["message"]
+    body = {"client_id": "late", "version": snap_version(client, t) - 1, "photo_id": first, "seat": 1, "place": 1,
+            "card": "2c"}
+    assert_error(client.post(f"/api/tables/{t['id']}/shown/checks", headers=t["auth"], json=body), 409,
+                 "stale_version")
+    body["version"] += 1
+    for headers, status, code in [({"Authorization": "Bearer forged"}, 403, "bad_token"),
+                                  ({"Authorization": f"Bearer {t['watch_token']}"}, 403, "read_only"),
+                                  ({"Authorization": f"Bearer {other['token']}"}, 403, "bad_token"),
+                                  ({}, 401, "missing_token")]:
+        assert_error(client.post(f"/api/tables/{t['id']}/shown/checks", headers=headers, json=body), status, code)
+    used = f"shown/checks-{snap_version(client, t) - 1}"  # the last check's client_id, for another check
+    assert_error(client.post(f"/api/tables/{t['id']}/shown/checks", headers=t["auth"],
+                             json={**body, "client_id": used}), 409, "client_id_reused")
+    assert snapshot(app, client, t) == snap
+    # the showdown kept has no photo: nothing read there to confirm
+    assert _post(client, t, "shown", hands=DEAL).status_code == 200
+    err = assert_error(_check(client, t, first, 1, 1, "2c"), 422, "invalid")
+    assert err["field"] == "photo_id" and "has no photo" in err["message"]
+
+
+def snap_version(client, t) -> int:
+    return client.get(f"/api/tables/{t['id']}", headers=t["auth"]).json["version"]
+
+
+def test_a_confirmation_stays_while_its_card_does_in_its_showdown(tmp_path) -> None:
+    """A confirmation belongs to a card at a place of one showdown: another photo added to
+    it, a card named elsewhere and the cards seated from another seat keep it (turned with
+    its seat); the card changed or moved from its place drops it, and so does a new first
+    photo (its reads are checked afresh). Undoing a word keeps it with the hand; once the
+    hand is settled it is gone, and a settled hand undone comes back without any."""
+    app, client, t, _ = _two_reads_app(tmp_path)
+    first = _upload(client, t).json["photo_id"]
+    _to_showdown(client, t)
+    _post(client, t, "shown", hands=DEAL, photo_id=first, bottom=0)
+    _check(client, t, first, 1, 1, "2c")
+    _check(client, t, first, 3, 0, DEAL[3][0])
+
+    def checked(r) -> list:
+        assert r.status_code == 200, r.json
+        return [(c["seat"], c["place"], c["card"]) for c in r.json["current"]["shown"].get("checked", ())]
+
+    second = _upload(client, t, f"?with={first}").json["photo_id"]
+    hands = [list(h) for h in DEAL]
+    hands[0][0] = None  # a card left to name: the others keep their places
+    assert checked(_post(client, t, "shown", hands=hands, photo_id=second, bottom=0)) == [(1, 1, "2c"), (3, 0, "1b")]
+    turned = [hands[3], hands[0], hands[1], hands[2]]  # taken from seat 1: seat s's cards are seat s+1's
+    assert checked(_post(client, t, "shown", hands=turned, photo_id=first, bottom=1)) == [(0, 0, "1b"), (2, 1, "2c")]
+    turned[2] = [turned[2][0], "5c", *turned[2][2:]]  # 2c named 5c: its confirmation goes
+    assert checked(_post(client, t, "shown", hands=turned, photo_id=first, bottom=1)) == [(0, 0, "1b")]
+    turned[0] = [None, *turned[0][1:3], "1b"]  # 1b moved to another place of its seat: it goes too
+    assert checked(_post(client, t, "shown", hands=turned, photo_id=first, bottom=1)) == []
+    assert checked(_check(client, t, first, 0, 3, "1b")) == [(0, 3, "1b")]
+    # a word undone: the showdown waits with the hand, its confirmation with it
+    r = _post(client, t, "undo")
+    assert r.json["current"]["phase"] not in ("showdown", "over") and checked(r) == [(0, 3, "1b")]
+    assert checked(client.get(f"/api/tables/{t['id']}", headers=t["auth"])) == [(0, 3, "1b")]
+    s = _played(client, t)
+    assert s["current"]["shown"]["checked"] == [{"seat": 0, "place": 3, "card": "1b"}]
+    # a new first photo: its reads are checked afresh, though it reads the same cards there
+    new = _upload(client, t).json["photo_id"]
+    assert checked(_post(client, t, "shown", hands=turned, photo_id=new, bottom=1)) == []
+    assert checked(_check(client, t, new, 0, 3, "1b")) == [(0, 3, "1b")]
+    # settled: nothing is pending; undone, the hand's cards come back, all confirmed then
+    full = [["4b", *turned[0][1:]], ["1o", *turned[1][1:]], turned[2], turned[3]]
+    r = _post(client, t, "showdown", hands=full, photo_id=new)
+    assert r.status_code == 200 and r.json["current"]["shown"] is None, r.json
+    r = _post(client, t, "undo")
+    assert r.json["current"]["shown"] == {"hands": full, "photo_id": new}
+
 def _bottom_seat_colour(jpeg: bytes) -> int:
     """The seat whose colour (`SEAT_COLOURS`) the annotated copy of a `showdown_photo` draws
     most along its bottom edge, where the cards of the seat at that edge lie."""

@@ -360,6 +360,24 @@ def post_shown(table_id: str) -> Response:
                                       body.get("bottom")))
 
 
+CHECK_NEEDS = {"photo_id": "a photo of the showdown kept", "seat": "the seat 0..3 that holds the card",
+               "place": "its place 0..3 in that seat's hand", "card": "the card confirmed there"}
+
+
+@bp.post("/tables/<table_id>/shown/checks")
+def post_shown_check(table_id: str) -> Response:
+    """Confirm an unsure read of the showdown kept `{client_id, version, photo_id, seat,
+    place, card}`: every phone shows it confirmed (`current.shown.checked`)."""
+    _table(table_id, write=True)
+    body, client_id, version = _write_args()
+    check_known(body, ("client_id", "version", *CHECK_NEEDS))
+    for key, what in CHECK_NEEDS.items():
+        if key not in body:
+            raise ApiError(400, "invalid", f"{key}: missing ({what})", key)
+    return _answer(_store().check_shown(table_id, client_id, version, body["photo_id"], body["seat"], body["place"],
+                                        body["card"]))
+
+
 # -- photos --------------------------------------------------------------------
 FORM_HEADROOM = 64 * 1024
 """Bytes a multipart photo upload may carry besides the photo (its envelope, the part

@@ -288,6 +288,17 @@ SCHEMAS: dict[str, Any] = {
         "bottom": _whole({"type": ["integer", "null"], "minimum": 0, "maximum": 3,
                           "description": "the seat at the photos' bottom edge: another than they were read with "
                                          "seats their stored scans again (a rotation)"})}}]},
+    "CheckWrite": {"unevaluatedProperties": False, "description": "another key is a 422 invalid naming it",
+                   "allOf": [_ref("Write"), {"type": "object", "required": ["photo_id", "seat", "place", "card"],
+                                             "properties": {
+        "photo_id": {"type": "string", "description": "a photo of the showdown kept (current.shown.photo_id or "
+                     "another photo read with it); of another showdown: 422 invalid, of a settled hand's: 409 "
+                     "showdown_settled"},
+        "seat": _whole({"type": "integer", "minimum": 0, "maximum": 3, "description": "the seat holding the card"}),
+        "place": _whole({"type": "integer", "minimum": 0, "maximum": 3,
+                         "description": "the card's place in that seat's hand (current.shown.hands[seat][place])"}),
+        "card": {"type": "string", "description": "the card confirmed: the one at that place (another: 422 "
+                 "invalid on card)"}}}]},
     "ShowdownWrite": {"allOf": [_ref("Write"), {"type": "object", "required": ["hands"], "properties": {
         "hands": {"type": "array", "minItems": 4, "maxItems": 4,
                   "items": {"type": ["array", "null"], "items": {"type": "string"}, "minItems": 4, "maxItems": 4}},
@@ -311,7 +322,15 @@ SCHEMAS: dict[str, Any] = {
                   "showdown (no bottom). Kept until the hand is settled; null otherwise",
                   "properties": {"hands": {"type": "array", "items": {"type": ["array", "null"]}},
                                  "photo_id": {"type": ["string", "null"]},
-                                 "bottom": {"type": "integer", "minimum": 0, "maximum": 3}}}}},
+                                 "bottom": {"type": "integer", "minimum": 0, "maximum": 3},
+                                 "checked": {"type": "array", "description": "the unsure reads a person confirmed "
+                                             "(POST .../shown/checks), by seat and place; absent where none is. "
+                                             "Each stays while its card is at its place in this showdown (a photo "
+                                             "added to it included; another seat at the bottom edge turns it "
+                                             "with the cards); a new first photo drops them all",
+                                             "items": {"type": "object", "properties": {
+                                                 "seat": {"type": "integer"}, "place": {"type": "integer"},
+                                                 "card": {"type": "string"}}}}}}}},
     "TableState": {"type": "object", "required": ["id", "version", "teams", "players", "rules", "score", "games",
                                                   "vacas", "winner", "adentro", "esku", "hands", "current",
                                                   "last_settlement"],
@@ -439,6 +458,11 @@ def document() -> dict[str, Any]:
             "A bottom other than the photos were read with seats their stored scans again (each seat s read "
             "goes to s + new bottom - old bottom, mod 4); their annotated copies are drawn again with the "
             "new seats when next fetched (the cards are not read again).")},
+        "/api/tables/{table_id}/shown/checks": {"post": _write(
+            "Confirm an unsure read of the showdown kept", "CheckWrite",
+            "At the showdown only (else 422 illegal on phase, reason no_showdown_yet); the state's "
+            "current.shown.checked says it to every phone. A seat or place not 0..3, not a card, a card not at "
+            "that place, or a photo not of the showdown kept: 422 invalid naming it; nothing else changes.")},
         "/api/tables/{table_id}/showdown": {"post": _write(
             "Settle the hand with the cards shown; the next hand starts", "ShowdownWrite")},
         "/api/tables/{table_id}/photos": {"post": {

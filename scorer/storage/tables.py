@@ -123,7 +123,8 @@ class Runtime:
     # in turn (the last one stands; undo takes them back one by one); () = the turn's esku
     eskus: tuple[int, ...] = ()
     # the showdown not yet settled, `{hands, photo_id, bottom}` (`set_shown`: every phone opens
-    # it as it stands), or a showdown undone: the cards its hand was settled with and its photo,
+    # it as it stands), with `checked`, the unsure reads a person confirmed (`check_shown`),
+    # where there are any; or a showdown undone: the cards its hand was settled with and its photo,
     # `{hands, photo_id}`, kept for the showdown again (the players need not photograph and
     # correct them twice)
     shown: dict[str, Any] | None = None
@@ -833,9 +834,48 @@ class TableStore:
                 out["shown"] = None
             else:
                 out["shown"] = {"hands": places, "photo_id": cited, **({} if bottom is None else {"bottom": bottom})}
+                if checked := _carried_checks(rt.shown, out["shown"]):
+                    out["shown"]["checked"] = checked
             return out
 
         return self.write(table_id, client_id, version, "shown", change, [hands, photo_id, bottom])
+
+    def check_shown(self, table_id: str, client_id: Any, version: Any, photo_id: Any, seat: Any, place: Any,
+                    card: Any) -> tuple[Runtime, bool]:
+        """Record that a person confirmed the card `card` at `hands[seat][place]` of the
+        showdown kept (`set_shown`), read from its photo `photo_id` (any photo of that
+        showdown): every phone shows it confirmed (`current.shown.checked`). A 422 names a
+        bad seat, place or card, a card not at that place, or a photo that is not the
+        showdown's kept; only at the showdown. Nothing else changes."""
+
+        def change(rt: Runtime) -> dict[str, Any]:
+            for name, value in (("seat", seat), ("place", place)):
+                if type(value) is not int or value not in (0, 1, 2, 3):
+                    raise StoreError(422, "invalid", f"{name}: expected a {name} 0..3, got {short(value)}", name)
+            try:
+                engine.Card.parse(card)
+            except engine.MusError as exc:
+                raise StoreError(422, "invalid", f"card: {exc.reason}", "card") from None
+            live = _require_live(rt)
+            if live.phase not in ("showdown", "over"):
+                raise StoreError(422, "illegal", f"phase: the hand is still in {live.phase}; no showdown yet", "phase",
+                                 "no_showdown_yet")
+            cited = self._pending_photo(rt, photo_id)
+            shown = rt.shown or {}
+            if shown.get("photo_id") != cited:
+                kept = shown.get("photo_id")
+                raise StoreError(422, "invalid", f"photo_id: photo {short(photo_id)} is not of the showdown kept "
+                                 + (f"(its first photo is {kept!r})" if kept else "(it has no photo)"), "photo_id")
+            held = shown["hands"][seat][place] if shown["hands"][seat] else None
+            if held != card:
+                raise StoreError(422, "invalid", f"card: hands[{seat}][{place}] holds "
+                                 f"{'no card' if held is None else repr(held)}, not {card!r}", "card")
+            checked = [c for c in shown.get("checked", ()) if (c["seat"], c["place"]) != (seat, place)]
+            checked.append({"seat": seat, "place": place, "card": card})
+            checked.sort(key=lambda c: (c["seat"], c["place"]))
+            return {"live": live, "mus_rounds": rt.mus_rounds, "shown": {**shown, "checked": checked}}
+
+        return self.write(table_id, client_id, version, "check", change, [photo_id, seat, place, card])
 
     def _pending_photo(self, rt: Runtime, photo_id: Any) -> str:
         """The first photo of the showdown `photo_id` is of, where that showdown is the
@@ -1017,6 +1057,24 @@ def _settled_after(conn: Any, table_id: str, photo_id: str) -> int | None:
     if any(n == row["n"] and settled <= row["taken"] < gone for n, settled, gone in undone):
         return None
     return row["n"]
+
+
+def _carried_checks(old: dict[str, Any] | None, new: dict[str, Any]) -> list[dict[str, Any]]:
+    """The confirmations of `old` (`check_shown`) that stand in the showdown `new` kept
+    instead: of the same showdown (its first photo; a photo added to it keeps it, a new
+    first photo asks afresh, as the page drops the places settled by hand), each where its
+    card is still at its place, in its seat turned as the cards were where `new` is seen
+    from another seat (`bottom`)."""
+    if not old or not old.get("checked") or new["photo_id"] is None or old.get("photo_id") != new["photo_id"]:
+        return []
+    was, now = old.get("bottom"), new.get("bottom")
+    turn = (now - was) % 4 if isinstance(was, int) and isinstance(now, int) else 0
+    out = []
+    for c in old["checked"]:
+        seat = (c["seat"] + turn) % 4
+        if new["hands"][seat][c["place"]] == c["card"]:
+            out.append({**c, "seat": seat})
+    return sorted(out, key=lambda c: (c["seat"], c["place"]))
 
 
 def _check_places(hands: Any) -> list[list[str | None]]:
