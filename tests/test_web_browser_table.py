@@ -1165,6 +1165,44 @@ def test_the_photo_read_and_the_cards_named_reach_every_phone_and_a_reload(brows
             b_ctx.close()
 
 
+
+def test_an_unsure_card_confirmed_on_one_phone_is_confirmed_on_the_other_live(browser, tmp_path):
+    """Phone A reads the showdown, Maite's 5c and Iker's 7c unsure; phone B shows both to
+    check. A confirms the 5c as read: the table keeps it (`current.shown.checked`) and B
+    shows it confirmed within seconds, without reloading; B's "Count the hand" then asks only
+    for the 7c. B reloaded still has the 5c confirmed."""
+    reader = FakeRecognizer(HANDS, low_conf={"5c", "7c"})
+    maite_5c = ".card-slot[data-seat='3'][data-slot='1']"
+    with at_the_showdown(browser, tmp_path, reader) as (a, api, photo, srv):
+        a.set_input_files("#photo-input", str(photo))
+        a.wait_for_selector("#photo-add:not([hidden])")
+        until(a, "window.musTable.state.current.shown?.photo_id")
+        b_ctx = phone(browser)
+        try:
+            b = b_ctx.new_page()
+            b.goto(api.url())
+            b.wait_for_selector("#photo-boxes g.box >> nth=15")
+            until(b, "document.querySelector('#missing').textContent !== ''")
+            assert b.inner_text("#missing") == "Difíciles de leer, revisa: 7 de copas, 5 de copas"
+            assert "unsure" in b.get_attribute(maite_5c, "class")
+            a.click(maite_5c)
+            a.click("#picker .pick-maybe[data-maybe='5c']")
+            assert a.inner_text("#missing") == "Difíciles de leer, revisa: 7 de copas"
+            until(b, f"!document.querySelector(\"{maite_5c}\").classList.contains('unsure')", timeout=10000)
+            assert b.inner_text("#missing") == "Difíciles de leer, revisa: 7 de copas"
+            assert api.state()["current"]["shown"]["checked"] == [{"seat": 3, "place": 1, "card": "5c"}]
+            b.click("#btn-settle")  # said first: only the 7c is left to check
+            until(b, "document.querySelector('#settle-warn').textContent !== ''")
+            assert "5 de copas" not in b.inner_text("#settle-warn") and "7 de copas" in b.inner_text("#settle-warn")
+            assert b.inner_text("#btn-settle") == "Contar igualmente"
+            b.reload()
+            b.wait_for_selector("#photo-boxes g.box >> nth=15")
+            until(b, "document.querySelector('#missing').textContent !== ''")
+            assert "unsure" not in b.get_attribute(maite_5c, "class")
+            assert b.inner_text("#missing") == "Difíciles de leer, revisa: 7 de copas"
+        finally:
+            b_ctx.close()
+
 def test_two_phones_naming_cards_at_once_both_keep_both(browser, tmp_path):
     """Phone B names a card while phone A's (another place) is on its way: B's write is
     refused as stale (B heard nothing meanwhile), and B reads the table again and puts its

@@ -151,14 +151,16 @@ const STALE = Symbol("stale");
 const OFFLINE = Symbol("offline");
 const lostConnection = (e) => !(e instanceof ApiError) || e.status === 0 || ([502, 503, 504].includes(e.status) && e.code === "generic");
 
-// A tap while the showdown's cards are on their way (each card named is a write) is sent
-// once they are kept, not dropped; another tap while a tap's write is on its way is.
+// A tap while the showdown's cards are on their way (each card named or confirmed is a
+// write) is sent once they are kept, not dropped; another tap while a tap's write is on
+// its way is.
+const keepingShown = (path) => path === "shown" || path === "shown/checks";
 async function afterShown() {
-  while (busy && busyWith === "shown") await writeDone;
+  while (busy && keepingShown(busyWith)) await writeDone;
 }
 
 async function write(path, body = {}, opts = {}) {
-  if (path !== "shown") await afterShown();
+  if (!keepingShown(path)) await afterShown();
   if (busy) return null;
   busy = true;
   busyWith = path;
@@ -174,7 +176,7 @@ async function write(path, body = {}, opts = {}) {
     try {
       next = await send();
     } catch (e) {
-      if (!(e instanceof ApiError && e.field === "photo_id" && "photo_id" in json)) throw e;
+      if (!(e instanceof ApiError && e.field === "photo_id" && "photo_id" in json && (path === "showdown" || path === "shown"))) throw e;
       // the photo went meanwhile (another phone's newer ones): the cards settle the hand alone
       toast(t("show.photo_gone"), "warn", 4500);
       const { photo_id: gone, ...rest } = json;
@@ -696,7 +698,8 @@ function freshShow() {
   // photos: [{url, id, scan (its own read)}], the first first; scan: what they read together
   // settled: the places ("seat:i") whose card a person named or confirmed, kept over another photo
   // synced: the showdown as the table keeps it (`shownKey`), last written or taken from it
-  return { hand: handNumber(), photos: [], shown: 0, reading: false, scan: null, settled: new Set(), slots: [0, 1, 2, 3].map(() => [null, null, null, null]), boxSlot: {}, unsure: new Set(), bottom: show?.bottom ?? 0, synced: "null" };
+  // checks: the unsure reads confirmed on this phone that the table does not keep yet (`nextCheck`)
+  return { hand: handNumber(), photos: [], shown: 0, reading: false, scan: null, settled: new Set(), slots: [0, 1, 2, 3].map(() => [null, null, null, null]), boxSlot: {}, unsure: new Set(), checks: new Set(), bottom: show?.bottom ?? 0, synced: "null" };
 }
 
 // ------------------------------------------------------------------ the showdown, kept for every phone
@@ -736,7 +739,25 @@ function saveShown() {
         }
         const body = shownNow();
         const key = shownKey(body);
-        if (key === shownKey(current().shown)) { mine.synced = key; mine.unsent = false; continue; }
+        if (key === shownKey(current().shown)) {
+          mine.synced = key;
+          mine.unsent = false;
+          // the cards kept as they stand here: the reads confirmed here go, one at a time
+          const check = nextCheck(mine);
+          if (!check) continue;
+          const res = await write("shown/checks", check, { merge: true });
+          if (show !== mine) break;
+          if (res === STALE) {
+            if (++stale < 4) shownAgain = true; else mine.failedAt = state;
+          } else if (res === OFFLINE) {
+            mine.failedAt = state;  // kept here: sent again at the next change or read
+            break;
+          } else {
+            mine.checks.delete(check.card);  // kept, or refused (said): not sent again
+            shownAgain = mine.checks.size > 0;
+          }
+          continue;
+        }
         mine.unsent = true;
         const res = await write("shown", body, { merge: true });
         if (show !== mine) break;
@@ -748,6 +769,7 @@ function saveShown() {
         } else if (res) {
           mine.synced = key;
           mine.unsent = false;
+          if (mine.checks.size) shownAgain = true;  // the reads confirmed meanwhile, on these cards
         } else {
           mine.unsent = false;  // refused: the table's showdown is shown again
           mine.synced = null;
@@ -823,6 +845,7 @@ function adoptShown(shown) {
     show.boxSlot = {};
     show.unsure = new Set();
     show.settled = new Set();
+    show.checks = new Set();
   };
   if (!shown) { dropPhotos(); show.slots = hands; return; }
   // kept by a page (a showdown undone has no `bottom`: its cards were confirmed when it was settled)
@@ -845,7 +868,10 @@ function renderShowdown() {
   if (!shownSending && !show.reading) {
     // this phone's cards not yet kept (no answer came): sent again, on top of another phone's
     if (show.unsent) { if (show.failedAt !== state) saveShown(); } else if (shownKey(cur.shown) !== show.synced) adoptShown(cur.shown);
+    // reads confirmed here that the table does not keep yet: sent (again)
+    if (!show.unsent && show.checks.size && show.failedAt !== state && !show.reading) saveShown();
   }
+  applyChecks();
   const note = [];
   if (cur.phase === "over" && state.current?.ordago) note.push(t("table.ordago_lance", { lance: lanceLabel(state.current.ordago) }), t("show.ordago_note"));
   else if (cur.phase === "over") note.push(t("table.game_over_deje"));
@@ -870,18 +896,47 @@ function renderShowdown() {
   if (place && !document.activeElement?.matches?.(".card-slot")) document.querySelector(`.card-slot[data-seat="${place[0]}"][data-slot="${place[1]}"]`)?.focus({ preventScroll: true });
 }
 
-// The unsure reads a person confirmed on this phone (named as read: the table keeps the
-// cards, not that they were checked), by the showdown's first photo: a reload, or a visit
-// to the deck page the unfamiliar-deck warning links, does not ask for them again.
-const CHECKED_KEY = `mus-scorer.checked.${BOOT.table_id}`;
-function checkedCards(photoId) {
-  try { const c = JSON.parse(sessionStorage.getItem(CHECKED_KEY)); return new Set(c && c.photo === photoId ? c.cards : []); } catch (e) { return new Set(); }
+// The unsure reads a person confirmed (named as read) are kept by the table with its
+// showdown (`current.shown.checked`, POST .../shown/checks): every phone shows them
+// confirmed, and a reload, or a visit to the deck page the unfamiliar-deck warning links,
+// does not ask for them again. The table drops one whose card leaves its place, and all of
+// them with a new first photo. Those confirmed here and not kept yet (`show.checks`, sent
+// after the cards they are on) stand here meanwhile; not kept across a reload, as the cards
+// named and not yet kept are not.
+function applyChecks() {
+  const shown = current().shown;
+  const confirm = ([s, i]) => { show.unsure.delete(slotKey([s, i])); show.settled.add(slotKey([s, i])); };
+  if (shown?.photo_id && shown.photo_id === show.photos[0]?.id) {
+    // seated as the table keeps them; this phone may see them from another seat, not yet kept
+    const turn = Number.isInteger(shown.bottom) ? (show.bottom - shown.bottom + 4) % 4 : 0;
+    for (const c of shown.checked || []) {
+      const seat = (c.seat + turn) % 4;
+      if (show.slots[seat]?.[c.place] === c.card) confirm([seat, c.place]);
+    }
+  }
+  for (const card of show.checks) { const at = placeOf(card); if (at) confirm(at); }
 }
-function rememberChecked(card) {
-  const photo = show.photos[0]?.id;
-  if (!photo || !card) return;
-  const cards = checkedCards(photo).add(card);
-  try { sessionStorage.setItem(CHECKED_KEY, JSON.stringify({ photo, cards: [...cards] })); } catch (e) { /* private mode: asked again */ }
+// The [seat, place] that holds `card` here, or null.
+function placeOf(card) {
+  for (const seat of [0, 1, 2, 3]) {
+    const i = show.slots[seat].indexOf(card);
+    if (i >= 0) return [seat, i];
+  }
+  return null;
+}
+// The next read confirmed here for the table to keep (`mine`'s cards kept as they stand):
+// its photo, seat, place and card; those no longer where they were confirmed, or kept
+// already, are let go.
+function nextCheck(mine) {
+  const shown = current().shown;
+  const photo = mine.photos[0]?.id;
+  const kept = new Set((shown?.checked || []).map((c) => `${c.seat}:${c.place}:${c.card}`));
+  for (const card of [...mine.checks]) {
+    const at = photo && shown?.photo_id === photo && mine === show ? placeOf(card) : null;
+    if (!at || kept.has(`${at[0]}:${at[1]}:${card}`)) { mine.checks.delete(card); continue; }
+    return { photo_id: photo, seat: at[0], place: at[1], card };
+  }
+  return null;
 }
 
 // A showdown kept (another phone's, this one's before a reload, or one undone, as it was
@@ -912,7 +967,7 @@ async function loadPhotos(photoId, confirmed) {
 
 // The cards kept stand over what the photos read: those that differ are the players'
 // picks, and the boxes found unread name the cards put where the read left a place empty.
-// Those, and the reads this phone's person confirmed, are settled by hand (kept over
+// Those, and the reads a person confirmed (`applyChecks`), are settled by hand (kept over
 // another photo). `confirmed` (a hand settled, then undone): no card is left to check.
 // A card read is compared with the place that holds it in its seat (`alignRow`), not with
 // the place at its index: another photo keeps the cards read before where they were
@@ -920,7 +975,6 @@ async function loadPhotos(photoId, confirmed) {
 function placeOver(hands, confirmed) {
   fillFromScan(show.scan);
   const read = show.slots, unsure = show.unsure;
-  const checked = checkedCards(show.photos[0]?.id);
   show.settled = new Set();
   show.unsure = new Set();
   const unread = [];
@@ -931,9 +985,9 @@ function placeOver(hands, confirmed) {
     row.forEach((card, i) => {
       if (!card) return;
       const was = read[seat][from[i]];
-      if (confirmed || card !== was || checked.has(card)) show.settled.add(slotKey([seat, i]));
+      if (confirmed || card !== was) show.settled.add(slotKey([seat, i]));
       if (card !== was && !was) unread.push([seat, i]);
-      if (!confirmed && card === was && !checked.has(card) && unsure.has(slotKey([seat, from[i]]))) show.unsure.add(slotKey([seat, i]));
+      if (!confirmed && card === was && unsure.has(slotKey([seat, from[i]]))) show.unsure.add(slotKey([seat, i]));
     });
   });
   for (const [k, slot] of Object.entries(show.boxSlot)) show.boxSlot[k] = to[slotKey(slot)] ?? slot;
@@ -1269,6 +1323,10 @@ function heldElsewhere(card, here) {
 // keeps no place (a tap on it names the place left empty), and the page says the move.
 function placeCard(slot, card) {
   const [seat, i] = slot;
+  const was = show.slots[seat][i];
+  // an unsure read named as read: confirmed, for every phone (`nextCheck`)
+  if (card && card === was && show.unsure.has(slotKey(slot))) show.checks.add(card);
+  else if (card !== was) show.checks.delete(was);
   const from = card ? heldElsewhere(card, slot) : null;
   if (from) {
     show.slots[from[0]][from[1]] = null;
@@ -1277,10 +1335,10 @@ function placeCard(slot, card) {
     for (const [k, s] of Object.entries(show.boxSlot)) if (slotKey(s) === slotKey(from)) delete show.boxSlot[k];
     toast(t("show.moved", { card: cardName(card), from: playerName(from[0]), to: playerName(seat) }), "info", 4500);
   }
+  if (from) show.checks.delete(card);
   show.slots[seat][i] = card;
   show.unsure.delete(slotKey(slot));
   show.settled.add(slotKey(slot));
-  rememberChecked(card);
 }
 
 function openPicker(currentCard, onPick, maybe = [], here = null) {
@@ -1420,6 +1478,7 @@ async function uploadPhoto(file, add = false) {
     show.photos = [];
     show.scan = null;
     show.settled = new Set();
+    show.checks = new Set();  // a new photo: its reads are checked afresh
   }
   const mine = show;
   const entry = { url: URL.createObjectURL(file), id: null, scan: null };
