@@ -122,6 +122,26 @@ def test_accented_and_basque_names_are_written_as_typed() -> None:
     assert annotate_mod.drawable(font, "王 Ane") == "? Ane"
 
 
+def test_greek_and_cyrillic_names_are_written_in_their_letters() -> None:
+    """The font once held Latin letters only: "Γιώργος" and "Дмитрий" were written as
+    question marks. A letter of neither (Chinese, Armenian, Hebrew) still is."""
+    font = annotate_mod._font(24)
+    for name in ("Γιώργος Παπαδόπουλος", "Ελένη", "Дмитрий", "Олена Їжакевич", "Ђорђе", "Әлия"):
+        assert annotate_mod.drawable(font, name) == name
+        for ch in set(name) - {" "}:  # a glyph of its own: not the font's empty box
+            assert bytes(font.getmask(ch)) != bytes(font.getmask("\ue000")), ch
+    # the label drawn is the name's letters, not the "?" it was drawn as
+    def drawn(text: str) -> bytes:
+        img = Image.new("RGB", (400, 60), (255, 255, 255))
+        annotate_mod._label(ImageDraw.Draw(img), img.size, (0, 0), text, font, (255, 255, 255), [])
+        return img.tobytes()
+
+    assert drawn("Γιώργος") != drawn("???????") and drawn("Дмитрий") != drawn("???????")
+    for name, fallback in (("王 Ane", "? Ane"), ("Արամ", "????"), ("דוד", "???"), ("Jón 王", "Jón ?")):
+        assert annotate_mod.drawable(font, name) == fallback
+    assert annotate_mod.drawable(font, "Ǹ̃") == "Ǹ?"  # a mark that joins no letter: "?" as before
+
+
 def test_a_struck_label_has_a_line_through_the_read() -> None:
     img = Image.new("RGB", (400, 200), (255, 255, 255))
     draw = ImageDraw.Draw(img)

@@ -3,9 +3,9 @@
 The labels say what the caller asks (`annotate`'s `card_labels`, `seat_labels`: the web
 app's players' names and the cards their table holds); by default what the reader read,
 the seats by number (`mus-scorer scan --annotate`). They are written in DejaVu Sans, a
-subset of it kept here (`fonts/`: Latin letters with their accents, ñ, ç, œ..., so that
-"Begoña" or "Iñaki" reads as typed); a letter it lacks is written without its accent, or
-as "?", never as an empty box.
+subset of it kept here (`fonts/`: Latin letters with their accents, ñ, ç, œ..., Greek and
+Cyrillic, so that "Begoña", "Γιώργος" or "Дмитрий" reads as typed); a letter it lacks is
+written without its accent, or as "?", never as an empty box.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from scorer.vision.image import load_image
 SEAT_COLOURS = ((46, 204, 113), (52, 152, 219), (155, 89, 182), (241, 196, 15))
 NO_SEAT = (236, 240, 241)
 WARN = (231, 76, 60)
-FONT = Path(__file__).with_name("fonts") / "DejaVuSans-Latin.ttf"
+FONT = Path(__file__).with_name("fonts") / "DejaVuSans-LGC.ttf"
 
 # A label: its text, or `(read, held)` where a person named another card than the one
 # read: the read struck through, then the card held.
