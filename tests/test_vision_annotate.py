@@ -1,9 +1,11 @@
-"""The annotated photo's labels: a flagged card's label is drawn last, on red, and a label
-moves where it would cover one already drawn."""
+"""The annotated photo's labels: a flagged card's label is drawn on red, never under
+another; a label moves where it would cover one already drawn; a tight fan's labels stand
+apart, readable at a phone's width."""
 
 from __future__ import annotations
 
 import io
+import sys
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -35,7 +37,8 @@ def test_a_flagged_cards_label_is_not_painted_over_by_its_neighbours() -> None:
     band = _near(px, WARN) & ~outline  # red that is not the outline: its label's band
     assert band.sum() > 150
     ys, xs = np.nonzero(band)
-    assert y1 - 30 <= ys.min() and ys.max() <= y1 + 30 and x1 <= xs.min() and xs.max() <= x1 + 150  # by its box
+    # by its box: the two labels side by side a band above the two corners (`_crowds`)
+    assert y1 - 60 <= ys.min() and ys.max() <= y1 and x1 - 100 <= xs.min() and xs.max() <= x1 + 150
     # and the sure card's label, in the seat's colour, is still there above both boxes
     assert _near(px[: sure["box"][1] - 3], SEAT_COLOURS[1]).sum() > 300
 
@@ -56,3 +59,66 @@ def test_labels_move_off_the_labels_already_drawn() -> None:
             assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]), (a, b)
     # the first label stays where it always was: above its box's top-left corner
     assert rects[0][0] == 300 and rects[0][3] == 300
+
+
+def _tight_fans(w: int, h: int, step: int) -> list[list[int]]:
+    """Four hands of four cards, each a tight fan along its edge: corners `step` px apart."""
+    cw, ch = w // 8, w // 5
+    out = []
+    for edge, (x, y) in enumerate([(w // 2 - cw, h - ch - 20), (w - ch - 30, h // 2 - cw),
+                                   (w // 2 - cw, 20), (30, h // 2 - cw)]):
+        for i in range(4):
+            if edge % 2 == 0:  # along the bottom and top edges: corners across
+                out.append([x + step * i, y + 3 * (i % 2), x + step * i + cw, y + ch])
+            else:  # the side edges: corners down
+                out.append([x, y + step * i, x + ch, y + step * i + cw])
+    return out
+
+
+def test_the_labels_of_tight_fans_are_apart_readable_at_a_phones_width_and_each_by_its_card(monkeypatch) -> None:
+    """A photo shown 360 px wide (a phone): cards in a tight fan lie a few px apart there,
+    and their labels, each above its card's corner, lay over each other, too small to
+    read. Each label is now apart from every other, sized to read at 360 px, and near
+    its card (a tight fan's in a row, in the cards' order)."""
+    mod = sys.modules["scorer.vision.annotate"]  # the module: `scorer.vision.annotate` is the function
+    drawn: list[tuple[object, tuple[int, int, int, int], tuple[float, ...]]] = []
+    real = mod._label
+
+    def spy(draw, size, at, text, *args, **kw):
+        rect = real(draw, size, at, text, *args, **kw)
+        drawn.append((text, rect, tuple(at)))
+        return rect
+
+    monkeypatch.setattr(mod, "_label", spy)
+    w, h = 2048, 1536
+    boxes = _tight_fans(w, h, step=20)  # 3.5 px apart at 360 px
+    names = ["12o", "11c", "10e", "7b", "1o", "2c", "3e", "4b", "5o", "6c", "7o", "12e", "1b", "11o", "10c", "4e"]
+    cards = [{"card": c, "conf": 0.97, "box": b, "seat": k // 4} for k, (c, b) in enumerate(zip(names, boxes, strict=True))]
+    unread = cards.pop(9)["box"]  # 6c found, not read
+    result = {"cards": cards, "hands": None,
+              "warnings": [{"code": "low_confidence", "card": "10e", "box": boxes[2]},
+                           {"code": "low_confidence", "card": None, "box": unread}]}
+    labels: list[object] = [c["card"] for c in cards]
+    labels[3] = ("7b", "7o")  # a correction: struck read, card held
+    seats = ["Begoña · 12o 11c 10e 7o", "Γιώργος · 1o 2c 3e 4b", "Дмитрий · 5o 6c 7o 12e", "Josu Agirre · 1b 11o 10c 4e"]
+    out = annotate(Image.new("RGB", (w, h), GREY), result, card_labels=labels, unread_labels=["6c"], seat_labels=seats)
+    assert Image.open(io.BytesIO(out)).size == (w, h)
+    # every card labelled, the unread box and each seat too
+    assert sorted(map(str, (t for t, _, _ in drawn))) == sorted(map(str, labels + ["6c"] + seats))
+    shown = 360 / w
+    for i, (text, a, _) in enumerate(drawn):
+        assert 0 <= a[0] and a[2] <= w and 0 <= a[1] and a[3] <= h, text
+        assert (a[3] - a[1]) * shown >= 10, text  # a band 10 px high or more at 360 px
+        for other, b, _ in drawn[i + 1:]:  # apart by 1 px at 360 px, or more
+            sep = 1 / shown
+            assert not (a[0] < b[2] + sep and b[0] < a[2] + sep and a[1] < b[3] + sep and b[1] < a[3] + sep), (text, other)
+    # each card's label within four bands of its card's corner
+    for text, a, at in drawn:
+        if len(at) == 4:
+            dx = max(a[0] - at[0], 0, at[0] - a[2])
+            dy = max(a[1] - at[1], 0, at[1] - a[3])
+            assert (dx * dx + dy * dy) ** 0.5 <= 4 * (a[3] - a[1]), text
+    # the bottom fan's labels in a row in its cards' order, above the cards
+    row = {str(t): r for t, r, at in drawn if len(at) == 4 and at[1] > h // 2 and r[1] > h // 2}
+    assert [row[t] for t in ("12o", "11c", "10e", "('7b', '7o')")] == sorted(row.values())
+    assert all(r[3] <= boxes[0][1] for r in row.values())
