@@ -74,13 +74,13 @@ def test_replay_stdin_and_a_bad_line(tmp_path: Path) -> None:
     proc = replay("-", stdin=text)
     assert proc.returncode == 1
     # standard input named as such, as where it is not JSON Lines at all ('standard input is ...')
-    assert proc.stderr.startswith("mus-scorer replay: standard input: line 4: hands[0][0]: '9e'"), proc.stderr
+    assert proc.stderr.startswith('mus-scorer replay: standard input: line 4: hands[0][0]: "9e"'), proc.stderr
     assert proc.stdout.count("Hand ") == 2  # the hands before the bad line were shown
     proc = replay("-", "--json", stdin=text)
     assert proc.returncode == 1
     last = json.loads(proc.stdout.splitlines()[-1])
     assert last["format"] == "mus-error/1" and last["line"] == 4
-    assert last["error"].startswith("hands[0][0]: '9e'")
+    assert last["error"].startswith('hands[0][0]: "9e"')
 
 
 def test_replay_without_header() -> None:
@@ -201,7 +201,7 @@ def test_a_lone_surrogate_escape_is_refused_naming_the_line_and_field() -> None:
                                        "error": "teams[0]: a lone surrogate escape, which is not text"}
     proc = replay("-", stdin="\n".join([header, hands[0][:-1] + ', "bets\\udc80": {}}']) + "\n")
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
-    assert proc.stderr == ("mus-scorer replay: standard input: line 2: 'bets\\udc80': a lone surrogate escape, "
+    assert proc.stderr == ('mus-scorer replay: standard input: line 2: "bets\\udc80": a lone surrogate escape, '
                            "which is not text\n")
 
 
@@ -224,7 +224,7 @@ def test_a_key_given_twice_is_refused_naming_it() -> None:
     header, *hands = SAMPLE.read_text(encoding="utf-8").splitlines()
     proc = replay("-", stdin="\n".join([header[:-1] + ', "esku": 3}', *hands]) + "\n")
     assert proc.returncode == 1 and proc.stdout == ""
-    assert proc.stderr == ("mus-scorer replay: standard input: line 1: not JSON: the key 'esku' is given twice "
+    assert proc.stderr == ('mus-scorer replay: standard input: line 1: not JSON: the key "esku" is given twice '
                            "in one object\n")
 
 

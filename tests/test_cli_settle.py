@@ -95,7 +95,7 @@ def test_json_lines_with_bad_lines_settle_the_others() -> None:
                        "mus-error/1", "mus-settlement/1"]
     errors = {r["line"]: r["error"] for r in rows if r["format"] == "mus-error/1"}
     assert set(errors) == {2, 4, 6, 7}
-    assert errors[2].startswith("hands[0][0]: '8o'") and "8s or 9s" in errors[2]
+    assert errors[2].startswith('hands[0][0]: "8o"') and "8s or 9s" in errors[2]
     assert errors[4].startswith("invalid JSON")
     assert "JSON object" in errors[6]
     assert errors[7].startswith("bets.grande[0]")
@@ -121,7 +121,20 @@ def test_all_lines_bad_still_one_error_each() -> None:
     assert proc.returncode == 1
     rows = out_lines(proc)
     assert [r["line"] for r in rows] == [1, 2]
-    assert rows[1]["error"].startswith("esku: 'esku' is missing")
+    assert rows[1]["error"].startswith('esku: "esku" is missing')
+
+
+def test_an_error_quotes_the_value_as_the_file_wrote_it() -> None:
+    """The file is JSON: `null`, `true` and `"yes"` are quoted so, not as Python writes
+    them (`None`, `True`, `'yes'`)."""
+    bets = {"grande": [{"seat": 1, "act": "envido", "n": True}]}
+    lines = ['{"esku": null, "hands": null}', json.dumps({**SIMPLE, "bets": bets}),
+             json.dumps({**SIMPLE, "rules": {"real31": "yes"}})]
+    proc = settle(stdin="\n".join(lines) + "\n")
+    assert proc.returncode == 1
+    assert [r["error"] for r in out_lines(proc)] == [
+        "esku: null is not a seat 0..3", "bets.grande[0].n: true is not a whole number of stones from 2 to 1000",
+        'rules.real31: "yes" is not true or false']
 
 
 def test_empty_input() -> None:
@@ -254,10 +267,10 @@ def test_a_key_given_twice_is_refused_not_read_as_the_last() -> None:
     rows = out_lines(proc)
     assert rows[0]["format"] == "mus-settlement/1"
     assert rows[1] == {"format": "mus-error/1", "line": 2,
-                       "error": "invalid JSON: the key 'esku' is given twice in one object"}
+                       "error": 'invalid JSON: the key "esku" is given twice in one object'}
     nested = json.dumps(hand, indent=1).replace('"act": "paso"', '"act": "paso", "act": "envido"', 1)
     proc = settle("-", stdin=nested + "\n" + json.dumps(hand, indent=1) + "\n")
     assert proc.returncode == 1
     rows = out_lines(proc)
-    assert rows[0]["error"] == "invalid JSON: the key 'act' is given twice in one object"
+    assert rows[0]["error"] == 'invalid JSON: the key "act" is given twice in one object'
     assert rows[-1]["format"] == "mus-settlement/1"

@@ -318,7 +318,7 @@ def test_a_lone_surrogate_escape_in_a_match_file_is_named_not_a_traceback(tmp_pa
     key.write_text("\n".join([header, hands[0].replace('"esku"', '"esku\\udfff"', 1)]) + "\n", encoding="utf-8")
     proc = standings(str(key))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
-    assert proc.stderr == f"mus-scorer standings: {key}: line 2: 'esku\\udfff': a lone surrogate escape, which is not text\n"
+    assert proc.stderr == f'mus-scorer standings: {key}: line 2: "esku\\udfff": a lone surrogate escape, which is not text\n'
 
 
 def test_a_file_name_that_is_not_utf8_is_said_not_a_traceback(tmp_path: Path) -> None:

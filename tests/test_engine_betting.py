@@ -183,7 +183,7 @@ def test_the_partner_may_not_accept_or_raise_after_a_refusal(answer):
     assert err.value.field == "act"
     message = str(err.value)
     assert "seat 1, refused the bet in grande and a refusal binds the team" in message
-    assert "seed 004 art. 10" in message and "ne peut les désavouer" in message and "'paso'" in message
+    assert "seed 004 art. 10" in message and "ne peut les désavouer" in message and 'say "paso"' in message
 
 
 def test_a_refusal_pays_the_deje_at_once():
@@ -212,7 +212,7 @@ def test_answers_and_raises_need_a_bet(action, match):
 
 
 def test_envido_facing_a_bet_is_refused():
-    with pytest.raises(IllegalError, match="raise it with 'mas'"):
+    with pytest.raises(IllegalError, match='raise it with "mas"'):
         act(start(), "envido").check({"seat": 1, "act": "envido"})
 
 
@@ -373,7 +373,7 @@ def test_declarations_in_speaking_order():
 
 
 def test_declaring_during_the_betting_is_refused():
-    with pytest.raises(IllegalError, match="'declare' during the betting"):
+    with pytest.raises(IllegalError, match='"declare" during the betting'):
         start().check({"seat": 0, "act": "declare", "pares": True})
 
 
@@ -467,8 +467,8 @@ def test_a_mas_without_n_is_refused():
     with pytest.raises(MalformedError) as err:
         hand.apply({"seat": 1, "act": "mas"})
     assert err.value.field == "n"
-    assert str(err.value) == ("n: missing in {'seat': 1, 'act': 'mas'}: 'mas' names the stones it raises by "
-                              "(only 'envido' defaults to 2)")
+    assert str(err.value) == ('n: missing in {"seat": 1, "act": "mas"}: "mas" names the stones it raises by '
+                              '(only "envido" defaults to 2)')
     assert act(hand, ("mas", 2), "quiero").state.done[0].stake == 4
     record = {"esku": 0, "hands": HANDS,
               "bets": {"grande": [{"seat": 0, "act": "envido"}, {"seat": 1, "act": "mas"}, {"seat": 2, "act": "quiero"}]}}

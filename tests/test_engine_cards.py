@@ -44,7 +44,7 @@ def test_deck_has_forty_distinct_cards():
 def test_eights_and_nines_are_not_mus_cards(text):
     with pytest.raises(MalformedError, match="no 8s or 9s") as err:
         Card.parse(text)
-    assert repr(text) in str(err.value)
+    assert f'"{text}"' in str(err.value)
 
 
 @pytest.mark.parametrize("bad", ["13o", "12x", "o12", "", " 12o", 12, None, ["12o"], "1O"])

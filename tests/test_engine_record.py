@@ -39,7 +39,39 @@ def test_error_message_names_the_field_and_quotes_the_value():
     with pytest.raises(MalformedError) as err:
         settle(with_("hands[2][1]", "8o"))
     assert err.value.field == "hands[2][1]" and err.value.value == "8o"
-    assert str(err.value) == "hands[2][1]: '8o' is not a card of the Mus deck (no 8s or 9s)"
+    assert str(err.value) == 'hands[2][1]: "8o" is not a card of the Mus deck (no 8s or 9s)'
+
+
+@pytest.mark.parametrize("path,value,says", [
+    ("esku", None, "esku: null is not a seat 0..3"),
+    ("rules", {"real31": None}, "rules.real31: null is not true or false"),
+    ("bets.grande", [{"seat": 0, "act": "envido", "n": True}],
+     "bets.grande[0].n: true is not a whole number of stones from 2 to 1000"),
+    ("bets.grande", [{"seat": False, "act": "paso"}], "bets.grande[0].seat: false is not a seat 0..3"),
+    ("declared.pares", [True, None, "yes", False], 'declared.pares[2]: "yes" is not true, false or null'),
+    ("hands[0][0]", {"a": 1}, 'hands[0][0]: {"a": 1} is not a card (a card is a string such as "12o")'),
+    ("hands[0]", {"12o": None}, 'hands[0]: {"12o": null} is not a list of four cards'),
+    ("score", [float("nan"), 0], "score[0]: NaN is not a number of stones"),
+])
+def test_a_refusal_quotes_the_value_as_the_json_record_wrote_it(path, value, says):
+    """A record is JSON: its `null`, `true` and strings are quoted so (`said`), not as
+    Python writes them (`None`, `True`, `'yes'`, `{'a': 1}`, `nan`)."""
+    with pytest.raises(MusError) as err:
+        settle(with_(path, value))
+    assert str(err.value) == says
+
+
+def test_said_writes_a_value_as_json_and_shows_what_would_not_show():
+    from scorer.engine import Card
+    from scorer.engine.errors import TOO_LONG, said
+
+    assert [said(v) for v in (None, True, False, "12o", {"a": [1, None]}, 1.5, float("inf"))] == [
+        "null", "true", "false", '"12o"', '{"a": [1, null]}', "1.5", "Infinity"]
+    assert said("Ane\u2028\u202e\x85\udc80\U000e0001 Mañ") == '"Ane\\u2028\\u202e\\u0085\\udc80\\udb40\\udc01 Mañ"'
+    assert said("a\n\"b\"") == '"a\\n\\"b\\""'  # JSON's own escapes
+    assert said(Card.parse("12o")) == "Card.parse('12o')" and said({1, 2}) == "{1, 2}"  # no JSON spelling: repr
+    assert said(10 ** 5000) == TOO_LONG
+    assert said("x" * 100, 10) == '"xxxxxxxx…' and said("x" * 100) == json.dumps("x" * 100)
 
 
 @pytest.mark.parametrize("path,value,cls,field", [
@@ -183,7 +215,7 @@ def test_a_records_bets_name_only_bets() -> None:
     for act in ("declare", "envite"):
         with pytest.raises(MalformedError) as err:
             settle({**hand, "bets": {"grande": [{"seat": 0, "act": act, "pares": True}]}})
-        assert str(err.value) == (f"bets.grande[0].act: '{act}' is not an action "
+        assert str(err.value) == (f'bets.grande[0].act: "{act}" is not an action '
                                   "(paso, envido, mas, ordago, quiero, no_quiero)")
 
 
@@ -215,7 +247,7 @@ def test_a_hands_rules_hold_no_match_length(key, value):
     with pytest.raises(MalformedError) as err:
         settle(with_("rules", {"kings": 8, key: value}))
     assert err.value.field == f"rules.{key}" and err.value.value == value
-    assert str(err.value) == (f"rules.{key}: {key!r}: {value} belongs in the mus-match/1 header's rules, "
+    assert str(err.value) == (f'rules.{key}: "{key}": {value} belongs in the mus-match/1 header\'s rules, '
                               "not a hand's (kings, target, real31)")
 
 

@@ -34,7 +34,7 @@ def misspelt(old: str, new: str) -> dict:
 def test_a_misspelt_header_key_is_refused_naming_it_and_the_known_ones(old: str, new: str) -> None:
     with pytest.raises(MalformedError) as info:
         Match.from_header(misspelt(old, new))
-    assert str(info.value) == f"{new}: {new!r} is not a key of mus-match/1 {KNOWN}"
+    assert str(info.value) == f'{new}: "{new}" is not a key of mus-match/1 {KNOWN}'
     assert info.value.field == new
     with pytest.raises(MalformedError, match=f"^line 1: {new}: "):
         replay_match([json.dumps(misspelt(old, new)), json.dumps(HAND)])
@@ -44,7 +44,7 @@ def test_a_misspelt_header_key_is_refused_naming_it_and_the_known_ones(old: str,
 def test_a_rule_outside_rules_is_refused(rule: str) -> None:
     with pytest.raises(MalformedError) as info:
         replay_match([json.dumps({**HEADER, rule: 30})])
-    assert str(info.value) == f"line 1: {rule}: {rule!r} is not a key of mus-match/1 {KNOWN}: a rule goes in 'rules'"
+    assert str(info.value) == f'line 1: {rule}: "{rule}" is not a key of mus-match/1 {KNOWN}: a rule goes in "rules"'
 
 
 @pytest.mark.parametrize("note", ["event", "date", "venue", "notes", "tournament", "round", "id"])
@@ -54,7 +54,7 @@ def test_another_apps_note_in_the_header_is_left_aside(note: str) -> None:
 
 
 def test_a_misspelt_rule_in_the_header_is_refused() -> None:
-    with pytest.raises(MusError, match=r"^line 1: rules.targte: 'targte' is not a rule \(known: kings, target"):
+    with pytest.raises(MusError, match=r'^line 1: rules.targte: "targte" is not a rule \(known: kings, target'):
         replay_match([json.dumps({**HEADER, "rules": {"targte": 30}})])
 
 
@@ -76,10 +76,10 @@ def test_replay_and_standings_refuse_a_misspelt_header_key(tmp_path: Path) -> No
     good.write_text(json.dumps(HEADER) + "\n" + json.dumps(HAND) + "\n")
     proc = cli("replay", str(typo))
     assert proc.returncode == 1 and proc.stdout == ""
-    assert proc.stderr == f"mus-scorer replay: {typo}: line 1: team: 'team' is not a key of mus-match/1 {KNOWN}\n"
+    assert proc.stderr == f'mus-scorer replay: {typo}: line 1: team: "team" is not a key of mus-match/1 {KNOWN}\n'
     proc = cli("standings", str(good), str(typo))
     assert proc.returncode == 1 and proc.stdout == ""
-    assert proc.stderr == f"mus-scorer standings: {typo}: line 1: team: 'team' is not a key of mus-match/1 {KNOWN}\n"
+    assert proc.stderr == f'mus-scorer standings: {typo}: line 1: team: "team" is not a key of mus-match/1 {KNOWN}\n'
 
 
 @pytest.mark.webapi
@@ -97,7 +97,7 @@ def test_the_web_import_refuses_a_misspelt_header_key(tmp_path: Path) -> None:
         assert r.json["error"]["code"] == "invalid"
         assert r.json["error"]["message"].startswith(f"line 1: {field}: ")
         if field == "team":
-            assert r.json["error"]["message"] == f"line 1: team: 'team' is not a key of mus-match/1 {KNOWN}"
+            assert r.json["error"]["message"] == f'line 1: team: "team" is not a key of mus-match/1 {KNOWN}'
     assert app.extensions["mus_store"].db.reader().execute("SELECT count(*) FROM tables").fetchone()[0] == 0
     r = client.post("/api/tables/import", data=(json.dumps(HEADER) + "\n").encode(), content_type="application/jsonl")
     assert r.status_code == 201, r.json

@@ -152,7 +152,7 @@ def test_round_robin_refuses_a_team_named_twice() -> None:
     with pytest.raises(MalformedError) as err:
         round_robin(["A", "B", "C", "A"])
     # the team and its places, not the whole list quoted
-    assert str(err.value) == "teams[3]: 'A' is named twice (teams[0] and teams[3])"
+    assert str(err.value) == 'teams[3]: "A" is named twice (teams[0] and teams[3])'
     assert (err.value.field, err.value.value) == ("teams[3]", "A")
 
 
@@ -189,7 +189,7 @@ def test_round_robin_refuses_a_team_spelt_twice() -> None:
 
     with pytest.raises(MalformedError) as err:
         round_robin(["Gorriak", "Beltzak", "gorriak"])
-    assert str(err.value) == "teams[2]: 'gorriak' is 'Gorriak' again (teams[0] and teams[2])"
+    assert str(err.value) == 'teams[2]: "gorriak" is "Gorriak" again (teams[0] and teams[2])'
 
 
 def test_spellings_of_one_name_are_one_team() -> None:
@@ -265,7 +265,7 @@ def test_knockout_draw_names_the_team_seeded_twice() -> None:
 
     with pytest.raises(MalformedError) as err:
         knockout_draw(["A", "B", "C", "b"])
-    assert str(err.value) == "teams[3]: 'b' is 'B' again (teams[1] and teams[3])"
+    assert str(err.value) == 'teams[3]: "b" is "B" again (teams[1] and teams[3])'
 
 
 @pytest.mark.parametrize(("n", "first_round"), [

@@ -242,8 +242,8 @@ def test_a_multipart_upload_takes_its_bottom_form_field(app, client, table, rec)
     assert r.status_code == 201 and r.json["scan"]["bottom"] == 3 and rec.calls[-1][1] == 3
     assert post().json["scan"]["bottom"] == 0
     before, calls = snapshot(app, client, table), len(rec.calls)
-    for query, form, said in (("", "9", "got '9'"), ("", "", "got ''"), ("?bottom=1", "2", "the query says 1"),
-                              ("?bottom=1", "x", "got 'x' in the form field")):
+    for query, form, said in (("", "9", 'got "9"'), ("", "", 'got ""'), ("?bottom=1", "2", "the query says 1"),
+                              ("?bottom=1", "x", 'got "x" in the form field')):
         err = assert_error(post(query, bottom=form), 400, "invalid")
         assert err["field"] == "bottom" and said in err["message"], err
     assert snapshot(app, client, table) == before and len(rec.calls) == calls
@@ -284,7 +284,7 @@ def test_an_upload_reads_its_bottom_once(app, client, table, rec, monkeypatch) -
     for query in ("?bottom=4&client_id=bad", "?bottom=4"):
         err = assert_error(client.post(url + query, headers=table["auth"], data=photo_bytes(),
                                        content_type="image/jpeg"), 400, "invalid")
-        assert err["field"] == "bottom" and "got '4'" in err["message"]
+        assert err["field"] == "bottom" and 'got "4"' in err["message"]
 
 
 def test_too_large_upload_is_413(tmp_path, rec) -> None:
@@ -494,7 +494,7 @@ def test_with_a_photo_not_at_this_table_is_refused_before_reading(tmp_path) -> N
     calls = reader.calls
     for bad in (theirs, "nope", ""):
         err = assert_error(_upload(client, t, f"?with={bad}"), 422, "invalid")
-        assert err["field"] == "with" and repr(bad) in err["message"]
+        assert err["field"] == "with" and f'"{bad}"' in err["message"]
     assert snapshot(app, client, t) == before and reader.calls == calls
 
 
@@ -914,11 +914,11 @@ def test_the_showdown_not_yet_settled_is_kept_for_every_phone(tmp_path) -> None:
          "hands[0][2]"),
         ({"hands": DEAL, "photo_id": "nope"}, 422, "invalid", "photo_id", "no photo"),
         ({"hands": DEAL, "photo_id": first, "bottom": 4}, 422, "invalid", "bottom", "got 4"),
-        ({"hands": DEAL, "photo_id": first, "bottom": True}, 422, "invalid", "bottom", "got True"),
+        ({"hands": DEAL, "photo_id": first, "bottom": True}, 422, "invalid", "bottom", "got true"),
         ({"hands": DEAL, "photo_id": first, "bottom": 1.0}, 422, "invalid", "bottom", "got 1.0"),
         ({"hands": DEAL, "photo_id": first, "bottom": 2.0}, 422, "invalid", "bottom", "got 2.0"),
         ({"hands": DEAL, "bottom": 1.0}, 422, "invalid", "bottom", "got 1.0"),
-        ({"hands": DEAL, "bottom": "1"}, 422, "invalid", "bottom", "got '1'"),
+        ({"hands": DEAL, "bottom": "1"}, 422, "invalid", "bottom", 'got "1"'),
         ({"hands": DEAL, "seat": 1}, 422, "invalid", "seat", "unknown key"),
         ({}, 400, "invalid", "hands", "missing"),
     ]:

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 from flask import Blueprint, Response, current_app, request, url_for
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from scorer.engine.errors import JSON, TOO_LONG, DuplicateKey, json_problem, json_type
+from scorer.engine.errors import JSON, TOO_LONG, DuplicateKey, json_problem, json_type, said
 from scorer.storage.tables import (
     Runtime,
     StoreError,
@@ -127,7 +127,7 @@ def parse_json(text: str) -> Any:
                 raise ValueError(f"{path or 'the body'}: arrays or objects nested more than {MAX_DEPTH} deep")
             if isinstance(value, dict):
                 for key, v in value.items():
-                    _utf8(key, f"{path}.{key!r}" if path else repr(key))
+                    _utf8(key, f"{path}.{said(key)}" if path else said(key))
                     stack.append((v, f"{path}.{key}" if path else key, depth + 1))
             else:
                 stack += [(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
@@ -560,7 +560,7 @@ def _bottom() -> str:
     for where, value in given.items():
         if value not in ("0", "1", "2", "3"):
             raise ApiError(400, "invalid", f"bottom: expected the seat 0..3 at the photo's bottom edge, got "
-                           f"{value[:20]!r}" + (f" in {where}" if len(given) > 1 else ""), "bottom")
+                           f"{said(value[:20])}" + (f" in {where}" if len(given) > 1 else ""), "bottom")
     if len(set(given.values())) > 1:
         raise ApiError(400, "invalid", f"bottom: the query says {given['the query']}, the form field "
                        f"{given['the form field']}: send one", "bottom")
@@ -733,7 +733,7 @@ def _labels(rt: Runtime, photo_id: str) -> dict[str, list[Any]]:
     try:
         photos = _store().photo_set(rt.id, photo_id)
     except StoreError:
-        raise ApiError(404, "not_found", f"no photo {photo_id!r} at this table", None) from None
+        raise ApiError(404, "not_found", f"no photo {said(photo_id)} at this table", None) from None
     first = photos[0][0]
     held = next((h["record"].get("hands") for h in rt.hands if h["photo_id"] == first), None)
     if held is None and rt.shown and rt.shown.get("photo_id") == first:
@@ -766,7 +766,7 @@ def _annotated(rt: Runtime, photo_id: str) -> bytes:
         try:
             jpeg = in_scan_slot(_draw_annotated, open_upload(data or b""), read, labels)
         except (ApiError, vision.ImageError):  # not a photo that can be drawn on (never here: it was read)
-            raise ApiError(404, "not_found", f"no annotated copy of photo {photo_id!r} at this table", None) from None
+            raise ApiError(404, "not_found", f"no annotated copy of photo {said(photo_id)} at this table", None) from None
         if not _store().set_annotated(table_id, photo_id, jpeg, scan, key):
             copies.keep(table_id, photo_id, (scan, key), jpeg)
         return jpeg
@@ -791,7 +791,7 @@ def get_photo_scan(table_id: str, photo_id: str) -> Response:
     try:
         photos = _store().photo_set(table_id, photo_id)
     except StoreError:
-        raise ApiError(404, "not_found", f"no photo {photo_id!r} at this table", None) from None
+        raise ApiError(404, "not_found", f"no photo {said(photo_id)} at this table", None) from None
     out = [{"photo_id": pid, "url": url_for("api.get_photo", table_id=table_id, photo_id=pid),
             "annotated_url": url_for("api.get_photo_annotated", table_id=table_id, photo_id=pid),
             "scan": scan or _no_scan()} for pid, scan in photos]
@@ -847,7 +847,7 @@ def events(table_id: str) -> Response:
         last_id = _ascii_int(raw, signed=False) if len(raw) <= LAST_EVENT_ID_DIGITS else None
         if last_id is None:
             raise ApiError(400, "invalid", f"{field}: expected a version number, 0 to {LAST_EVENT_ID_DIGITS} "
-                           f"digits, got {raw!r}", field)
+                           f"digits, got {said(raw)}", field)
     hub = _hub()
     cfg = current_app.config
     # watchers leave the table's last SSE_PLAYER_RESERVE places to its players' phones
@@ -909,7 +909,7 @@ def _import_lines() -> tuple[dict[str, Any], list[dict[str, Any]]]:
         raise ApiError(422, "invalid", "line 1: the file is empty; expected a mus-match/1 header", "line 1")
     first_line, head = objs[0]
     if head.get("format") != "mus-match/1":
-        raise ApiError(422, "invalid", f"line {first_line}: format: expected 'mus-match/1', got {head.get('format')!r}",
+        raise ApiError(422, "invalid", f'line {first_line}: format: expected "mus-match/1", got {said(head.get("format"))}',
                        f"line {first_line}")
     try:
         header = check_header(head)
@@ -963,7 +963,7 @@ def import_into(table_id: str) -> Response:
     version = _ascii_int(raw_version, signed=False)
     if version is None:
         raise ApiError(400, "invalid", f"version: expected the table's version, a whole number, got "
-                       f"{raw_version!r}", "version")
+                       f"{said(raw_version)}", "version")
     header, records = _import_lines()
     return _answer(_store().replace(table_id, client_id, version, header, records))
 
@@ -994,14 +994,14 @@ def _revision(body: dict[str, Any] | None = None) -> int | None:
         value = body["revision"]
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise ApiError(400, "invalid", f"revision: expected the tournament's revision, a whole number, got "
-                           f"{value!r}", "revision")
+                           f"{said(value)}", "revision")
         return value
     raw = request.args.get("revision")
     if raw is None:
         return None
     value = _ascii_int(raw, signed=False)
     if value is None:
-        raise ApiError(400, "invalid", f"revision: expected the tournament's revision, a whole number, got {raw!r}",
+        raise ApiError(400, "invalid", f"revision: expected the tournament's revision, a whole number, got {said(raw)}",
                        "revision")
     return value
 
@@ -1063,11 +1063,11 @@ def add_tournament_table(tournament_id: str) -> Response:
     if table_id is None:
         raise ApiError(400, "invalid", "table: missing (the id of the table to enrol)", "table")
     if not isinstance(table_id, str) or not table_id:
-        raise ApiError(400, "invalid", f"table: {table_id!r} is not a table id", "table")
+        raise ApiError(400, "invalid", f"table: {said(table_id)} is not a table id", "table")
     if table_token is None:
         raise ApiError(400, "invalid", "token: missing (the table's players' token)", "token")
     if not isinstance(table_token, str) or not table_token:
-        raise ApiError(400, "invalid", f"token: {table_token!r} is not a token (the table's players' token)", "token")
+        raise ApiError(400, "invalid", f"token: {said(table_token)} is not a token (the table's players' token)", "token")
     rt = _store().runtime(table_id)
     if not same(table_token, rt.token):
         raise ApiError(403, "bad_token", "token: it does not open this table for its players", "token")

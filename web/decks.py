@@ -50,6 +50,7 @@ except ImportError:  # Windows: no advisory locks; a restart reads every running
 
 from flask import Blueprint, Response, current_app, request, send_file
 
+from scorer.engine.errors import said
 from scorer.storage.tables import same
 from web.api import _dump, _reduction, _token, image_error, in_scan_slot, open_upload
 from web.errors import ApiError
@@ -420,7 +421,7 @@ class Teacher:
 
     def folder(self, deck_id: str) -> Path:
         if not _ID.match(deck_id) or not (self.root / deck_id / "job.json").is_file():
-            raise ApiError(404, "deck_not_found", f"no deck {deck_id!r} on this server", "deck")
+            raise ApiError(404, "deck_not_found", f"no deck {said(deck_id)} on this server", "deck")
         return self.root / deck_id
 
     def info(self, deck_id: str) -> dict[str, Any]:
@@ -771,7 +772,7 @@ def create_deck() -> Response:
         raise ApiError(400, "invalid", f"name: at most 40 characters, got {len(name)}", "name")
     refine = (request.form.get("refine") or "").strip().lower()
     if refine not in ("", "0", "1", "true", "false", "on", "off"):
-        raise ApiError(400, "invalid", f"refine: 1 or 0, got {refine[:20]!r}", "refine")
+        raise ApiError(400, "invalid", f"refine: 1 or 0, got {said(refine[:20])}", "refine")
     refine_it = refine in ("1", "true", "on")
     if refine_it and (why := refine_unavailable()):
         raise ApiError(503, "refining_unavailable", why, "refine")

@@ -57,7 +57,7 @@ MAX_FIELD = 100
 def _short(text: str, limit: int) -> str:
     """`text`, or its start and its end, `limit` characters together, and how long it was:
     cut in the middle, so that what is wrong still shows where it follows the long input
-    it quotes (`'xxx…' is not a key of an action`, `seat: ['xxx…'] is not a seat`)."""
+    it quotes (`"xxx…" is not a key of an action`, `seat: ["xxx…"] is not a seat`)."""
     if len(text) <= limit:
         return text
     tail = limit * 3 // 8

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from .cards import parse_hands
-from .errors import IllegalError, MalformedError, MusError, short
+from .errors import IllegalError, MalformedError, MusError, said
 from .evaluate import hand_values
 from .rules import Rules, check_esku, check_score
 
@@ -37,39 +37,39 @@ class Action(NamedTuple):
         """Check the shape of a JSON action (not its legality); without `declare` (a
         `mus-hand/1` record's bets, where declarations have their own key) only a bet."""
         if not isinstance(obj, dict):
-            raise MalformedError("", f"{obj!r} is not an action object", obj)
+            raise MalformedError("", f"{said(obj)} is not an action object", obj)
         if not _ACTION_KEYS.issuperset(obj):
             key = next(k for k in obj if k not in _ACTION_KEYS)
-            raise MalformedError(str(key), f"{key!r} is not a key of an action", key)
+            raise MalformedError(str(key), f"{said(key)} is not a key of an action", key)
         seat = obj.get("seat")
         if type(seat) is not int or not 0 <= seat <= 3:
-            raise MalformedError("seat", f"{seat!r} is not a seat 0..3", seat)
+            raise MalformedError("seat", f"{said(seat)} is not a seat 0..3", seat)
         act = obj.get("act")
         if act == "declare" and declare:
             claims = [k for k in ("pares", "juego") if k in obj]
             if len(claims) != 1 or "n" in obj:
-                raise MalformedError("act", "'declare' takes exactly one of 'pares' or 'juego'", act)
+                raise MalformedError("act", '"declare" takes exactly one of "pares" or "juego"', act)
             holds = obj[claims[0]]
             if type(holds) is not bool:
-                raise MalformedError(claims[0], f"{holds!r} is not true or false", holds)
+                raise MalformedError(claims[0], f"{said(holds)} is not true or false", holds)
             return Action(seat, act, holds=holds, claim=claims[0])
         if act not in BET_ACTS:
             known = ", ".join(BET_ACTS) + (", declare" if declare else "")
-            raise MalformedError("act", f"{short(act, 40)} is not an action ({known})", act)
+            raise MalformedError("act", f"{said(act, 40)} is not an action ({known})", act)
         for key in ("pares", "juego"):
             if key in obj:
-                raise MalformedError(key, f"{key!r} belongs to a 'declare' action, not {act!r}", obj[key])
+                raise MalformedError(key, f'{said(key)} belongs to a "declare" action, not {said(act)}', obj[key])
         if act not in ("envido", "mas"):
             if "n" in obj:
-                raise MalformedError("n", f"'n' is for 'envido' and 'mas', not {act!r}", obj["n"])
+                raise MalformedError("n", f'"n" is for "envido" and "mas", not {said(act)}', obj["n"])
             return Action(seat, act)
         if act == "mas" and "n" not in obj:  # HAND-RECORD.md: "`mas` (raise by `n`)"; only envido has a default
-            raise MalformedError("n", f"missing in {short(obj, 60)}: 'mas' names the stones it raises by "
-                                 "(only 'envido' defaults to 2)", None)
+            raise MalformedError("n", f'missing in {said(obj, 60)}: "mas" names the stones it raises by '
+                                 '(only "envido" defaults to 2)', None)
         n = obj.get("n", 2)
         least = 2 if act == "envido" else 1
         if type(n) is not int or not least <= n <= MAX_BET:
-            raise MalformedError("n", f"{short(n, 40)} is not a whole number of stones from {least} to {MAX_BET}", n)
+            raise MalformedError("n", f"{said(n, 40)} is not a whole number of stones from {least} to {MAX_BET}", n)
         return Action(seat, act, n)
 
     def to_json(self) -> dict[str, Any]:
@@ -132,9 +132,9 @@ class Lance(NamedTuple):
             if a.act == "ordago":
                 return self._bet(a.seat, 0, 1, "ordago", ordago=True)
             if a.act == "mas":
-                raise IllegalError("act", f"{a.act!r} in {self.name}: no bet has been made to raise: open with "
-                                   "'envido'", a.act, key="no_bet_to_raise", params={"lance": self.name})
-            raise IllegalError("act", f"{a.act!r} in {self.name}: there is no bet to answer", a.act,
+                raise IllegalError("act", f"{said(a.act)} in {self.name}: no bet has been made to raise: open with "
+                                   '"envido"', a.act, key="no_bet_to_raise", params={"lance": self.name})
+            raise IllegalError("act", f"{said(a.act)} in {self.name}: there is no bet to answer", a.act,
                                key="no_bet_to_answer", params={"lance": self.name, "act": a.act})
         if a.act == "quiero":
             return self._replace(status="accepted")
@@ -144,13 +144,13 @@ class Lance(NamedTuple):
             queue = self.queue[1:]
             return self._replace(queue=queue, out=self.out | {a.seat}, status=None if queue else "refused")
         if self.ordago:
-            raise IllegalError("act", f"{a.act!r} in {self.name}: an ordago is answered 'quiero' or 'no_quiero'", a.act,
+            raise IllegalError("act", f'{said(a.act)} in {self.name}: an ordago is answered "quiero" or "no_quiero"', a.act,
                                key="ordago_answer", params={"lance": self.name})
         if a.act == "mas":
             return self._bet(a.seat, self.stake + (a.n or 0), self.stake, f"{a.n} more", ordago=False)
         if a.act == "ordago":
             return self._bet(a.seat, self.stake, self.stake, "ordago", ordago=True)
-        raise IllegalError("act", f"'envido' in {self.name}: a bet is on the table; raise it with 'mas'", a.act,
+        raise IllegalError("act", f'"envido" in {self.name}: a bet is on the table; raise it with "mas"', a.act,
                            key="bet_on_table", params={"lance": self.name})
 
     def _bet(self, seat: int, stake: int, agreed: int, words: str, *, ordago: bool) -> Lance:
@@ -256,9 +256,9 @@ class HandState:
         lance, refuser, partner = refusal
         return IllegalError(
             "act",
-            f"{a.act!r} by seat {partner}: its partner, seat {refuser}, refused the bet in {lance} and a refusal "
+            f"{said(a.act)} by seat {partner}: its partner, seat {refuser}, refused the bet in {lance} and a refusal "
             f"binds the team (seed 004 art. 10: « le partenaire de celui qui les prononce ne peut les "
-            f"désavouer »); to refuse for one's own part only, leaving the partner to answer, say 'paso'",
+            "désavouer »); to refuse for one's own part only, leaving the partner to answer, say \"paso\"",
             a.act, key="refusal_binds", params={"seat": partner, "refuser": refuser, "lance": lance},
         )
 
@@ -280,13 +280,13 @@ class HandState:
         if self.phase in ("showdown", "over"):
             over = self.phase == "showdown"
             why = "the betting is over" if over else "the hand is over"
-            raise IllegalError("act", f"{a.act!r}: {why}; no more actions", a.act,
+            raise IllegalError("act", f"{said(a.act)}: {why}; no more actions", a.act,
                                key="betting_over" if over else "hand_over")
         lance = self.lance
         if lance is None:
             return self._declare(a)
         if a.act == "declare":
-            raise IllegalError("act", f"'declare' during the betting of {lance.name}", a.act,
+            raise IllegalError("act", f'"declare" during the betting of {lance.name}', a.act,
                                key="declare_in_betting", params={"lance": lance.name})
         if a.seat != lance.to_speak:
             raise self._out_of_turn(a.seat)
@@ -303,7 +303,7 @@ class HandState:
         """The current lance, not yet opened, passed by everyone, in place."""
         lance = self.lance
         if lance is None or lance.passed or lance.bettor is not None:
-            raise IllegalError("bets", f"no lance to pass in phase {self.phase!r}", self.phase)
+            raise IllegalError("bets", f"no lance to pass in phase {said(self.phase)}", self.phase)
         self.refusal = None
         self.done += (_ALL_PASSED[lance.name],)
         self._next(lance.name)
@@ -311,7 +311,7 @@ class HandState:
     def advance_declaring(self, holds: tuple[bool, ...]) -> None:
         """All four declarations of the current declare phase at once (by seat), in place."""
         if not self.phase.endswith("_declare") or self.declaring:
-            raise IllegalError("declared", f"no declarations expected in phase {self.phase!r}", self.phase)
+            raise IllegalError("declared", f"no declarations expected in phase {said(self.phase)}", self.phase)
         self.refusal = None
         self._declared(self.phase.removesuffix("_declare"), holds)
 
@@ -334,7 +334,7 @@ class HandState:
     def _declare(self, a: Action) -> None:
         claim = self.phase.removesuffix("_declare")
         if a.act != "declare" or a.claim != claim:
-            raise IllegalError("act", f"{a.act!r}: each seat now declares whether it has {claim}", a.act,
+            raise IllegalError("act", f"{said(a.act)}: each seat now declares whether it has {claim}", a.act,
                                key="must_declare", params={"lance": claim})
         if a.seat != self.to_speak:
             raise IllegalError("seat", f"seat {a.seat} is out of turn: seat {self.to_speak} declares", a.seat,
@@ -414,7 +414,7 @@ class LiveHand:
     def replay(rules: Rules | dict[str, Any] | None, esku: int, score: tuple[int, int], log: Any) -> LiveHand:
         """The hand after every action of `log`, in order (errors name `log[i]`)."""
         if not isinstance(log, list | tuple):
-            raise MalformedError("log", f"{log!r} is not a list of actions", log)
+            raise MalformedError("log", f"{said(log)} is not a list of actions", log)
         hand = LiveHand.start(rules, esku, score)
         for i, action in enumerate(log):
             try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import IllegalError, MalformedError, MusError, said, short
+from .errors import IllegalError, MalformedError, MusError, said
 
 RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
 SUITS = ("o", "c", "e", "b")  # oros, copas, espadas, bastos
@@ -21,9 +21,9 @@ class Card:
 
     def __post_init__(self) -> None:
         if type(self.rank) is not int or self.rank not in RANKS:
-            raise MalformedError("rank", f"{self.rank!r} is not a rank of the Mus deck {list(RANKS)}", self.rank)
+            raise MalformedError("rank", f"{said(self.rank)} is not a rank of the Mus deck {list(RANKS)}", self.rank)
         if self.suit is not None and self.suit not in SUITS:
-            raise MalformedError("suit", f"{self.suit!r} is not a suit (o, c, e, b)", self.suit)
+            raise MalformedError("suit", f"{said(self.suit)} is not a suit (o, c, e, b)", self.suit)
 
     @staticmethod
     def parse(text: Any) -> Card:
@@ -57,12 +57,12 @@ class Card:
 
 
 def _not_a_card(text: Any) -> MalformedError:
-    why = {"key": "not_a_card", "params": {"text": text if isinstance(text, str) else said(text)}}
+    why = {"key": "not_a_card", "params": {"text": text if isinstance(text, str) else said(text, 40)}}
     if not isinstance(text, str):
-        return MalformedError("", f"{text!r} is not a card (a card is a string such as '12o')", text, **why)
+        return MalformedError("", f'{said(text)} is not a card (a card is a string such as "12o")', text, **why)
     if text[:1] in ("8", "9") and text[1:] in ("", *SUITS):
-        return MalformedError("", f"{text!r} is not a card of the Mus deck (no 8s or 9s)", text, **why)
-    return MalformedError("", f"{text!r} is not a card (rank 1-7, 10, 11, 12 then o, c, e or b)", text, **why)
+        return MalformedError("", f"{said(text)} is not a card of the Mus deck (no 8s or 9s)", text, **why)
+    return MalformedError("", f"{said(text)} is not a card (rank 1-7, 10, 11, 12 then o, c, e or b)", text, **why)
 
 
 DECK: tuple[Card, ...] = tuple(Card(r, s) for s in SUITS for r in RANKS)
@@ -78,7 +78,7 @@ def parse_hands(obj: Any) -> tuple[Hand | None, ...]:
     if obj is None:
         return (None, None, None, None)
     if not isinstance(obj, list) or len(obj) != 4:
-        raise MalformedError("hands", f"{short(obj)} is not a list of four hands (one per seat)", obj)
+        raise MalformedError("hands", f"{said(obj, 60)} is not a list of four hands (one per seat)", obj)
     hands: list[Hand | None] = []
     dealt: list[str] = []
     for s, cards in enumerate(obj):
@@ -86,9 +86,9 @@ def parse_hands(obj: Any) -> tuple[Hand | None, ...]:
             hands.append(None)
             continue
         if not isinstance(cards, list):
-            raise MalformedError(f"hands[{s}]", f"{short(cards)} is not a list of four cards", cards)
+            raise MalformedError(f"hands[{s}]", f"{said(cards, 60)} is not a list of four cards", cards)
         if len(cards) != 4:
-            raise IllegalError(f"hands[{s}]", f"{len(cards)} cards {short(cards)}: a hand has four", cards,
+            raise IllegalError(f"hands[{s}]", f"{len(cards)} cards {said(cards, 60)}: a hand has four", cards,
                                key="hand_of_four", params={"seat": s, "count": len(cards)})
         try:
             hands.append((BY_TEXT[cards[0]], BY_TEXT[cards[1]], BY_TEXT[cards[2]], BY_TEXT[cards[3]]))
@@ -113,10 +113,10 @@ def _check_duplicates(obj: list[list[str] | None]) -> None:
             where, card = f"hands[{s}][{i}]", BY_TEXT[text]
             if card.suit is not None:
                 if text in seen:
-                    raise IllegalError(where, f"{text!r} is already dealt at {seen[text]}: the same card twice", text,
+                    raise IllegalError(where, f"{said(text)} is already dealt at {seen[text]}: the same card twice", text,
                                        key="card_twice", params={"card": text})
                 seen[text] = where
             per_rank[card.rank] = count = per_rank.get(card.rank, 0) + 1
             if count > 4:
-                raise IllegalError(where, f"{text!r} is a fifth card of rank {card.rank} (the deck has four)", text,
+                raise IllegalError(where, f"{said(text)} is a fifth card of rank {card.rank} (the deck has four)", text,
                                    key="fifth_of_rank", params={"card": text, "rank": card.rank})

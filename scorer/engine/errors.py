@@ -10,16 +10,6 @@ from typing import Any
 TOO_LONG = f"a number of more than {sys.get_int_max_str_digits() or 4300} digits"
 
 
-def short(value: Any, limit: int = 60) -> str:
-    """`repr(value)` for an error message, its first `limit` characters and "…" where it
-    is longer (a number too long to print is named so)."""
-    try:
-        text = repr(value)
-    except ValueError:  # an int past sys.get_int_max_str_digits
-        return TOO_LONG
-    return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
 KEYS = frozenset({
     # a word said at the table (a live hand, or a record's bets replayed)
     "out_of_turn", "not_in_lance", "out_of_lance", "betting_over", "hand_over", "declare_in_betting",
@@ -35,15 +25,36 @@ SEAT_PARAMS = ("seat", "speaker", "refuser")
 """The `params` that name a seat (0..3): a page says the player sitting there."""
 
 
-def said(value: Any, limit: int = 40) -> str:
-    """`value` as the JSON it came in writes it (`null`, `["1o"]`, `"5-0"`), its first
-    `limit` characters and "…" where it is longer: how a page quotes it to its reader
-    (`short` gives Python's spelling, for the English message)."""
+def said(value: Any, limit: int | None = None) -> str:
+    """`value` quoted into a message, the one rule of every message that quotes a value:
+    as JSON writes it (`null`, `true`, `"12o"`, `{"a": 1}`, `NaN`), since the records,
+    requests and files people write are JSON. A Python caller's argument is quoted so too
+    (`None` reads `null`): the engine cannot tell the two apart; and so are the format's
+    words a message names (`"envido"`, `"pares"`, a key). A character that would not
+    show (a control, a lone surrogate, U+2028) is its JSON escape (`"\\u2028"`); a value
+    JSON cannot write (a `Card`, a set) is its `repr`; an int past Python's digit limit is
+    named so. With `limit`, its first `limit` characters and "…" where it is longer."""
     try:
-        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):
-        return short(value, limit)
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+        try:
+            text = repr(value)
+        except ValueError:  # an int past sys.get_int_max_str_digits
+            return TOO_LONG
+        except RecursionError:
+            return "arrays or objects nested too deep"
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else _escape(c) for c in text)
+    return text if limit is None or len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _escape(char: str) -> str:
+    """`char` as a JSON escape (`\\u2028`; one past U+FFFF as its surrogate pair)."""
+    code = ord(char)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 class MusError(ValueError):
@@ -58,7 +69,7 @@ class MusError(ValueError):
     def __init__(self, field: str, reason: str, value: Any = None, *, key: str | None = None,
                  params: dict[str, Any] | None = None) -> None:
         if key is not None and key not in KEYS:
-            raise ValueError(f"key: {key!r} is not one of KEYS")
+            raise ValueError(f"key: {said(key)} is not one of KEYS")
         self.field = field
         self.reason = reason
         self.value = value
@@ -99,7 +110,7 @@ def lone_surrogate(value: Any) -> str | None:
         elif isinstance(item, dict):
             for key, v in item.items():
                 if lone_surrogate(key) is not None:  # the key itself is no text: named by its escape
-                    return f"{path}.{key!r}" if path else repr(key)
+                    return f"{path}.{said(key)}" if path else said(key)
                 stack.append((v, f"{path}.{key}" if path else str(key)))
         elif isinstance(item, list):
             stack += [(v, f"{path}[{i}]") for i, v in enumerate(item)]
@@ -132,7 +143,7 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if len(obj) != len(pairs):
         seen: set[str] = set()
         twice = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-        raise DuplicateKey(f"the key {short(twice)} is given twice in one object")
+        raise DuplicateKey(f"the key {said(twice, 60)} is given twice in one object")
     return obj
 
 

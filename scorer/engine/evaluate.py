@@ -15,7 +15,7 @@ from functools import cache
 from itertools import combinations_with_replacement
 
 from .cards import RANKS, Card
-from .errors import IllegalError, MalformedError, MusError, short
+from .errors import IllegalError, MalformedError, MusError, said
 
 PARES_NAMES = ("", "pareja", "medias", "duples")
 JUEGO_ORDER = (33, 34, 35, 36, 37, 40, 32, 31)  # worst to best; the real 31 comes above
@@ -109,17 +109,17 @@ def evaluate(cards: Iterable[Card | str], kings: int = 8, real31: bool = False) 
     `MalformedError` for what is no card or no deck mode, `IllegalError` for other than four
     cards or the same card twice (rank-only cards may repeat)."""
     if type(kings) is not int or kings not in (4, 8):
-        raise MalformedError("kings", f"{short(kings)} is not one of [4, 8]", kings)
+        raise MalformedError("kings", f"{said(kings, 60)} is not one of [4, 8]", kings)
     if type(real31) is not bool:
-        raise MalformedError("real31", f"{short(real31)} is not true or false", real31)
+        raise MalformedError("real31", f"{said(real31, 60)} is not true or false", real31)
     try:
         hand = tuple(cards) if not isinstance(cards, str) else None
     except TypeError:
         hand = None
     if hand is None:
-        raise MalformedError("cards", f"{short(cards)} is not a list of four cards", cards)
+        raise MalformedError("cards", f"{said(cards, 60)} is not a list of four cards", cards)
     if len(hand) != 4:
-        raise IllegalError("cards", f"{len(hand)} cards {short(hand)}: a hand has four", hand)
+        raise IllegalError("cards", f"{len(hand)} cards {said(hand, 60)}: a hand has four", hand)
     if type(hand[0]) is not Card or type(hand[1]) is not Card or type(hand[2]) is not Card \
             or type(hand[3]) is not Card or len(set(hand)) < 4:
         hand = _checked(hand)
@@ -136,7 +136,7 @@ def _checked(hand: tuple[Card | str, ...]) -> tuple[Card, ...]:
         except MusError as err:
             raise err.under(f"cards[{i}]") from None
         if card.suit is not None and card in out:
-            raise IllegalError(f"cards[{i}]", f"{str(card)!r} is already at cards[{out.index(card)}]: the same card twice",
+            raise IllegalError(f"cards[{i}]", f"{said(str(card))} is already at cards[{out.index(card)}]: the same card twice",
                                item)
         out.append(card)
     return tuple(out)

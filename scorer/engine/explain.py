@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .cards import Card
+from .errors import said
 from .evaluate import PARES_NAMES, HandValue, evaluate
 
 __all__ = ["LANGS", "NBSP", "explain", "format_score", "amarrakos_words", "dispute_text", "effect_words",
@@ -334,7 +335,7 @@ def words(lang: str) -> dict[str, str]:
     try:
         return _WORDS[lang]
     except KeyError:
-        raise ValueError(f"lang: {lang!r} is not one of {', '.join(LANGS)}") from None
+        raise ValueError(f"lang: {said(lang)} is not one of {', '.join(LANGS)}") from None
 
 
 def effect_words(lang: str) -> dict[str, str]:
@@ -505,7 +506,7 @@ def explain(
     if not players:
         players = [w["seat"].format(n=s) for s in range(4)]
     if len(players) != 4 or (teams is not None and len(teams) != 2):
-        raise ValueError(f"players: {list(players)!r} are not four names (or teams: {teams!r} not two)")
+        raise ValueError(f"players: {said(list(players))} are not four names (or teams: {said(teams)} not two)")
     rules = record.get("rules") or {}
     kings = rules.get("kings", 8)
     target = rules.get("target", 40)
@@ -560,13 +561,13 @@ def explain(
         status = info.get("status")
         team = event.get("team")
         head = w.get(lance, lance.capitalize())
-        said = _bets_text(bets.get(lance) or [], lang)
+        bets_said = _bets_text(bets.get(lance) or [], lang)
         why = str(event.get("why", ""))
         first = lance not in seen
         seen.add(lance)
         with_holders = lance in ("pares", "juego") and (hands[team] or hands[team + 2])
         if why.startswith("deje") or (status == "refused" and first and lance in bets):
-            body = f"{said}{c}{w['deje'].format(t=tname(team))}"
+            body = f"{bets_said}{c}{w['deje'].format(t=tname(team))}"
         elif why.startswith(("false ", "undeclared ")):  # a declaration the cards contradict
             detail = why.partition("): ")[2]  # "tira 1, seat 1 medias, seat 3 pareja"
             tira = re.search(r"\btira (\d+)", detail)
@@ -580,9 +581,9 @@ def explain(
                 if parts:
                     body += c + ", ".join(parts)
         elif lance == ordago:
-            body = f"{said}{c}{ordago_body(lance, info, team)}"
+            body = f"{bets_said}{c}{ordago_body(lance, info, team)}"
         elif status == "accepted":
-            body = f"{said}{c}" + (winner_with(lance, info) or w["scores"].format(t=tname(team)))
+            body = f"{bets_said}{c}" + (winner_with(lance, info) or w["scores"].format(t=tname(team)))
             stake = info.get("stake", 0)
             bonus = event.get("stones", 0) - stake
             if lance in ("pares", "juego") and bonus > 0 and stake:

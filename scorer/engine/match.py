@@ -67,11 +67,11 @@ class Match:
         if rules is None or isinstance(rules, dict):
             rules = Rules.from_json(rules)  # Rules checks its own values
         if not isinstance(rules, Rules):
-            raise MalformedError("rules", f"{rules!r} is not a Rules or a rules object", rules)
+            raise MalformedError("rules", f"{said(rules)} is not a Rules or a rules object", rules)
         if not (isinstance(teams, list | tuple) and len(teams) == 2 and all(isinstance(t, str) for t in teams)):
-            raise MalformedError("teams", f"{teams!r} is not two team names", teams)
+            raise MalformedError("teams", f"{said(teams)} is not two team names", teams)
         if not (isinstance(players, list | tuple) and len(players) == 4 and all(isinstance(p, str) for p in players)):
-            raise MalformedError("players", f"{players!r} is not four player names", players)
+            raise MalformedError("players", f"{said(players)} is not four player names", players)
         check_esku(esku)  # as a hand's esku is checked, and said
         self.rules = rules
         self.teams: tuple[str, str] = (teams[0], teams[1])
@@ -106,22 +106,22 @@ class Match:
             )
         fmt = hand.get("format", HAND_FORMAT)
         if fmt != HAND_FORMAT:
-            raise MalformedError("format", f"{fmt!r} is not {HAND_FORMAT!r}", fmt)
+            raise MalformedError("format", f"{said(fmt)} is not {said(HAND_FORMAT)}", fmt)
         record = dict(hand)
         if "score" in hand and hand["score"] != self.score:
             given = hand["score"]
-            raise IllegalError("score", f"{given!r} differs from the match score {self.score!r}", given,
-                               key="score_differs", params={"given": given if _is_score(given) else said(given),
+            raise IllegalError("score", f"{said(given)} differs from the match score {said(self.score)}", given,
+                               key="score_differs", params={"given": given if _is_score(given) else said(given, 40),
                                                             "score": list(self.score)})
         record["score"] = list(self.score)
         mine = self.rules.to_json()
         if "rules" in hand and hand["rules"] is not None:
             given = hand["rules"]
             if not isinstance(given, dict):
-                raise MalformedError("rules", f"{given!r} is not an object", given)
+                raise MalformedError("rules", f"{said(given)} is not an object", given)
             for key in given:
                 if key not in mine:
-                    raise MalformedError(f"rules.{key}", f"{key!r} is not a rule (known: {', '.join(mine)})", key)
+                    raise MalformedError(f"rules.{key}", f"{said(key)} is not a rule (known: {', '.join(mine)})", key)
             # each value checked as a rule first, as a hand's rules are (typed: 1.0, True and 0
             # are no 1 or false; MalformedError naming the key and quoting the value), then
             # compared with the match's: a well-typed other value differs (IllegalError)
@@ -130,7 +130,7 @@ class Match:
                 if value != mine[key]:
                     where = (f"; {key} belongs in the {MATCH_FORMAT} header's rules, not a hand's"
                              if key in MATCH_RULES else "")
-                    raise IllegalError(f"rules.{key}", f"{value!r} differs from the match rules ({mine[key]!r}){where}",
+                    raise IllegalError(f"rules.{key}", f"{said(value)} differs from the match rules ({said(mine[key])}){where}",
                                        value)
         # a hand's rules only (HAND-RECORD.md "A hand"); the match's length, which the web
         # export wrote in every line until the engine's records carried a hand's rules only,
@@ -240,7 +240,7 @@ class Match:
         if not isinstance(header, dict):
             raise MalformedError("", f"the header is a JSON object, not {json_type(header)}", header)
         if header.get("format") != MATCH_FORMAT:
-            raise MalformedError("format", f"{header.get('format')!r} is not {MATCH_FORMAT!r}", header.get("format"))
+            raise MalformedError("format", f"{said(header.get('format'))} is not {said(MATCH_FORMAT)}", header.get("format"))
         # An unknown key that is a known one misspelt ("team", "Players", "esk") or a rule
         # outside `rules` ("target") is refused, as in a hand record (engine README ruling
         # 15), rather than read as the default it leaves; one far from every known key
@@ -251,8 +251,8 @@ class Match:
             folded = key.casefold()
             if key not in known and (folded in rule_keys or any(
                     difflib.SequenceMatcher(None, folded, k).ratio() >= 0.75 for k in known)):
-                raise MalformedError(str(key), f"{key!r} is not a key of {MATCH_FORMAT} ({', '.join(known)})"
-                                     + (": a rule goes in 'rules'" if folded in rule_keys else ""), key)
+                raise MalformedError(str(key), f"{said(key)} is not a key of {MATCH_FORMAT} ({', '.join(known)})"
+                                     + (': a rule goes in "rules"' if folded in rule_keys else ""), key)
         rules = Rules.from_json(header.get("rules"))
         return cls(
             rules,

@@ -7,7 +7,7 @@ from typing import Any
 
 from .betting import LANCES, Action, HandState
 from .cards import Hand, parse_hands
-from .errors import IllegalError, MalformedError, MusError, short
+from .errors import IllegalError, MalformedError, MusError, said
 from .evaluate import HandValue, hand_values
 from .rules import Rules, check_esku, check_score
 
@@ -62,16 +62,16 @@ class HandRecord:
 def parse_hand(obj: Any) -> HandRecord:
     """Validate a `mus-hand/1` dict and replay its betting; `MusError` names the bad field."""
     if not isinstance(obj, dict):
-        raise MalformedError("", f"{short(obj)} is not a hand record (a JSON object)", obj)
+        raise MalformedError("", f"{said(obj, 60)} is not a hand record (a JSON object)", obj)
     if not _KEYS.issuperset(obj):
         key = next(k for k in obj if k not in _KEYS)
-        raise MalformedError(str(key), f"{key!r} is not a key of {FORMAT} ({', '.join(_KEY_ORDER)})", key)
+        raise MalformedError(str(key), f"{said(key)} is not a key of {FORMAT} ({', '.join(_KEY_ORDER)})", key)
     fmt = obj.get("format", FORMAT)
     if fmt != FORMAT:
-        raise MalformedError("format", f"{fmt!r} is not {FORMAT!r}", fmt)
+        raise MalformedError("format", f"{said(fmt)} is not {said(FORMAT)}", fmt)
     rules = _hand_rules(obj.get("rules"))
     if "esku" not in obj:
-        raise MalformedError("esku", "'esku' is missing: the seat that speaks first", None)
+        raise MalformedError("esku", '"esku" is missing: the seat that speaks first', None)
     esku = check_esku(obj["esku"])
     score = check_score(obj.get("score", (0, 0)), rules)
     if obj.get("hands") is None:
@@ -93,7 +93,7 @@ def _hand_rules(obj: Any) -> Rules:
     if isinstance(obj, dict):
         for key in MATCH_RULES:
             if key in obj:
-                raise MalformedError(f"rules.{key}", f"{key!r}: {short(obj[key], 40)} belongs in the mus-match/1 "
+                raise MalformedError(f"rules.{key}", f"{said(key)}: {said(obj[key], 40)} belongs in the mus-match/1 "
                                      "header's rules, not a hand's (kings, target, real31)", obj[key])
     return Rules.from_json(obj)
 
@@ -105,11 +105,11 @@ def written_declared(declared: dict[str, tuple[bool | None, ...]] | dict[str, li
     for a seat whose cards are not shown is left out (a record the engine settles has none
     in a lance it reached: its lance was not reached, so leaving it out changes nothing)."""
     out = {}
-    for claim, said in declared.items():
-        if None not in said:
-            out[claim] = list(said)
-        elif all(h is not None or values[s] is not None for s, h in enumerate(said)):
-            out[claim] = [h if h is not None else _holds(claim, values[s]) for s, h in enumerate(said)]
+    for claim, holds in declared.items():
+        if None not in holds:
+            out[claim] = list(holds)
+        elif all(h is not None or values[s] is not None for s, h in enumerate(holds)):
+            out[claim] = [h if h is not None else _holds(claim, values[s]) for s, h in enumerate(holds)]
     return out
 
 
@@ -122,18 +122,18 @@ def _parse_declared(obj: Any) -> dict[str, tuple[bool | None, ...]]:
     if obj is None:
         return {}
     if not isinstance(obj, dict):
-        raise MalformedError("declared", f"{short(obj)} is not an object with 'pares' and 'juego'", obj)
+        raise MalformedError("declared", f'{said(obj, 60)} is not an object with "pares" and "juego"', obj)
     out = {}
     for key, claims in obj.items():
         if key not in ("pares", "juego"):
-            raise MalformedError(f"declared.{key}", f"{key!r} is not 'pares' or 'juego'", key)
+            raise MalformedError(f"declared.{key}", f'{said(key)} is not "pares" or "juego"', key)
         if claims is None:
             continue
         if not isinstance(claims, list) or len(claims) != 4:
-            raise MalformedError(f"declared.{key}", f"{short(claims)} is not four true/false (one per seat)", claims)
+            raise MalformedError(f"declared.{key}", f"{said(claims, 60)} is not four true/false (one per seat)", claims)
         for s, claim in enumerate(claims):
             if claim is not None and type(claim) is not bool:
-                raise MalformedError(f"declared.{key}[{s}]", f"{claim!r} is not true, false or null", claim)
+                raise MalformedError(f"declared.{key}[{s}]", f"{said(claim)} is not true, false or null", claim)
         out[key] = tuple(claims)
     return out
 
@@ -142,13 +142,13 @@ def _parse_bets(obj: Any) -> dict[str, list[Any]]:
     if obj is None:
         return {}
     if not isinstance(obj, dict):
-        raise MalformedError("bets", f"{short(obj)} is not an object of lances", obj)
+        raise MalformedError("bets", f"{said(obj, 60)} is not an object of lances", obj)
     out = {}
     for lance, actions in obj.items():
         if lance not in LANCES:
-            raise MalformedError(f"bets.{lance}", f"{lance!r} is not a lance ({', '.join(LANCES)})", lance)
+            raise MalformedError(f"bets.{lance}", f"{said(lance)} is not a lance ({', '.join(LANCES)})", lance)
         if not isinstance(actions, list):
-            raise MalformedError(f"bets.{lance}", f"{short(actions)} is not a list of actions", actions)
+            raise MalformedError(f"bets.{lance}", f"{said(actions, 60)} is not a list of actions", actions)
         if actions:
             out[lance] = actions
     return out
@@ -201,7 +201,7 @@ def _replay(
                 if state.phase != phase:  # the lance is over: only an echo of the team's refusal may follow
                     if not state.is_echo(lance[-1]):
                         raise state.overturn_error(lance[-1]) or IllegalError(
-                            "", f"{short(action)}: the betting of {phase} is over", action,
+                            "", f"{said(action, 60)}: the betting of {phase} is over", action,
                             key="lance_over", params={"lance": phase})
                 state.advance(lance[-1])
             except MusError as err:

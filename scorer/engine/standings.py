@@ -13,7 +13,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .errors import MalformedError
+from .errors import MalformedError, said
 
 __all__ = ["TIE_BREAKS", "knockout_draw", "round_robin", "standings", "team_key", "tie_breaks"]
 
@@ -40,7 +40,7 @@ def _check_once(teams: Sequence[str]) -> None:
     for j, name in enumerate(teams):
         i = first.setdefault(team_key(name), j)
         if i != j:
-            told = f"{name!r} is named twice" if teams[i] == name else f"{name!r} is {teams[i]!r} again"
+            told = f"{said(name)} is named twice" if teams[i] == name else f"{said(name)} is {said(teams[i])} again"
             raise MalformedError(f"teams[{j}]", f"{told} (teams[{i}] and teams[{j}])", name)
 
 
@@ -51,7 +51,7 @@ def round_robin(teams: Sequence[str], legs: int = 1) -> list[list[tuple[str, str
     are played again with the sides swapped (the return leg). The same teams in the same
     order always give the same fixtures."""
     if legs not in (1, 2) or isinstance(legs, bool):
-        raise MalformedError("legs", f"{legs!r} is neither 1 nor 2", legs)
+        raise MalformedError("legs", f"{said(legs)} is neither 1 nor 2", legs)
     _check_once(teams)
     ring: list[str | None] = list(teams)
     if len(ring) % 2:
@@ -100,13 +100,13 @@ def _result_winner(i: int, result: Mapping[str, Any], teams: Sequence[str], vaca
     if winner is None:
         return None
     if isinstance(winner, bool) or not isinstance(winner, int | str):
-        raise MalformedError(f"results[{i}].winner", f"{winner!r} is neither 0, 1 nor a team name", winner)
+        raise MalformedError(f"results[{i}].winner", f"{said(winner)} is neither 0, 1 nor a team name", winner)
     if isinstance(winner, str):
         if winner not in teams:
-            raise MalformedError(f"results[{i}].winner", f"{winner!r} is not one of the teams {list(teams)!r}", winner)
+            raise MalformedError(f"results[{i}].winner", f"{said(winner)} is not one of the teams {said(list(teams))}", winner)
         return list(teams).index(winner)
     if winner not in (0, 1):
-        raise MalformedError(f"results[{i}].winner", f"{winner!r} is neither 0, 1 nor a team name", winner)
+        raise MalformedError(f"results[{i}].winner", f"{said(winner)} is neither 0, 1 nor a team name", winner)
     return winner
 
 
@@ -117,7 +117,7 @@ def _pair(i: int, result: Mapping[str, Any], key: str, default: list[int] | None
         or len(value) != 2
         or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
     ):
-        raise MalformedError(f"results[{i}].{key}", f"{value!r} is not a pair of non-negative integers", value)
+        raise MalformedError(f"results[{i}].{key}", f"{said(value)} is not a pair of non-negative integers", value)
     return [int(value[0]), int(value[1])]
 
 
@@ -150,7 +150,7 @@ def standings(results: Iterable[Mapping[str, Any]], names: Sequence[str] = ()) -
 
     for i, result in enumerate(results):
         if not isinstance(result, Mapping):
-            raise MalformedError(f"results[{i}]", f"{result!r} is not a match result object", result)
+            raise MalformedError(f"results[{i}]", f"{said(result)} is not a match result object", result)
         teams = result.get("teams")
         if (
             not isinstance(teams, list | tuple)
@@ -158,7 +158,7 @@ def standings(results: Iterable[Mapping[str, Any]], names: Sequence[str] = ()) -
             or not all(isinstance(t, str) and t.strip() for t in teams)
             or team_key(teams[0]) == team_key(teams[1])
         ):
-            raise MalformedError(f"results[{i}].teams", f"{teams!r} is not two different team names", teams)
+            raise MalformedError(f"results[{i}].teams", f"{said(teams)} is not two different team names", teams)
         vacas = _pair(i, result, "vacas")
         stones = _pair(i, result, "stones", [0, 0])
         winner = _result_winner(i, result, teams, vacas)

@@ -18,6 +18,7 @@ import os
 import time
 from dataclasses import dataclass
 
+from scorer.engine.errors import said
 from scorer.storage.db import BUSY_SECONDS, Database
 
 DAY = 86400.0
@@ -42,7 +43,7 @@ class Pruned:
 
 def _check_days(name: str, days: float | None) -> None:
     if days is not None and (not isinstance(days, (int, float)) or days != days or days < 0):
-        raise ValueError(f"{name}: expected a number of days >= 0, got {days!r}")
+        raise ValueError(f"{name}: expected a number of days >= 0, got {said(days)}")
 
 
 def prune(db: Database, photos_days: float | None = 30, tables_days: float | None = None,

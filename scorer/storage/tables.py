@@ -27,7 +27,7 @@ from typing import Any
 
 from scorer import engine
 from scorer.engine.errors import KEYS as ENGINE_KEYS
-from scorer.engine.errors import SEAT_PARAMS, short
+from scorer.engine.errors import SEAT_PARAMS, said
 from scorer.engine.standings import invisible, team_key
 from scorer.engine.upgrade import record_defined
 from scorer.storage.db import Database
@@ -57,7 +57,7 @@ class StoreError(Exception):
     def __init__(self, status: int, code: str, message: str, field: str | None = None,
                  reason: str | None = None, params: dict[str, Any] | None = None) -> None:
         if reason is not None and reason not in REASONS:
-            raise ValueError(f"reason: {reason!r} is not one of REASONS")
+            raise ValueError(f"reason: {said(reason)} is not one of REASONS")
         super().__init__(message)
         self.status = status
         self.code = code
@@ -253,7 +253,7 @@ def _check_names(obj: Any, key: str, n: int, default: list[str]) -> list[str]:
     for i, name in enumerate(obj):
         shown = visible(name) if isinstance(name, str) else ""
         if not shown.strip("\u200d"):
-            raise StoreError(422, "invalid", f"{key}[{i}]: expected a name, not blank nor only invisible characters, got {name!r}",
+            raise StoreError(422, "invalid", f"{key}[{i}]: expected a name, not blank nor only invisible characters, got {said(name)}",
                              f"{key}[{i}]", "blank_name")
         if len(shown) > MAX_NAME:  # counted as a league counts its teams' names: what shows, spaces around aside
             raise StoreError(422, "invalid", f"{key}[{i}]: longer than {MAX_NAME} characters", f"{key}[{i}]",
@@ -266,7 +266,7 @@ def _check_teams_apart(teams: list[str]) -> None:
     """Two names of one team (`engine.team_key`: case, accents and spacing aside) are refused:
     standings and tournaments could not tell the teams apart."""
     if team_key(teams[0]) == team_key(teams[1]):
-        raise StoreError(422, "invalid", f"teams: {teams[0]!r} and {teams[1]!r} are one name (case, accents and "
+        raise StoreError(422, "invalid", f"teams: {said(teams[0])} and {said(teams[1])} are one name (case, accents and "
                          "spacing aside): give the two teams names that differ", "teams",
                          "named_again", {"name": teams[1], "same": teams[0]})
 
@@ -280,7 +280,7 @@ def _check_players_apart(players: list[str]) -> None:
     for j, name in enumerate(players):
         i = seen.setdefault(team_key(name), j)
         if i != j:
-            raise StoreError(422, "invalid", f"players[{j}]: {name!r} is the name of players[{i}] too ({players[i]!r}; "
+            raise StoreError(422, "invalid", f"players[{j}]: {said(name)} is the name of players[{i}] too ({said(players[i])}; "
                              "case, accents and spacing aside): give each player a name of their own",
                              f"players[{j}]", "player_twice",
                              {"name": name, "same": players[i], "first": i + 1, "second": j + 1})
@@ -289,11 +289,11 @@ def _check_players_apart(players: list[str]) -> None:
 def check_known(body: dict[str, Any], known: tuple[str, ...]) -> None:
     """The first key of `body` not in `known` (a misspelt `player`, a `target` outside
     `rules`) is a 422 `invalid` naming it and the known keys, rather than silently left
-    out; `field` is that key (its repr where it is blank, spaced or unprintable, so that
-    it shows)."""
+    out; `field` is that key (quoted as JSON, `said`, where it is blank, spaced or
+    unprintable, so that it shows)."""
     for key in body:
         if key not in known:
-            shown = key if key and key.isprintable() and key == key.strip() else repr(key)
+            shown = key if key and key.isprintable() and key == key.strip() else said(key)
             raise StoreError(422, "invalid", f"{shown}: unknown key (known: {', '.join(known)})", shown)
 
 
@@ -313,7 +313,7 @@ def check_header(body: Any, strict: bool = False) -> dict[str, Any]:
         _check_players_apart(players)
     esku = body.get("esku", 0)
     if isinstance(esku, bool) or not isinstance(esku, int) or not 0 <= esku <= 3:
-        raise StoreError(422, "invalid", f"esku: expected a seat 0..3, got {esku!r}", "esku")
+        raise StoreError(422, "invalid", f"esku: expected a seat 0..3, got {said(esku)}", "esku")
     raw_rules = body.get("rules")
     if raw_rules is not None and not isinstance(raw_rules, dict):
         raise StoreError(422, "invalid", "rules: expected an object", "rules")
@@ -402,7 +402,7 @@ class TableStore:
     def _gone(self, table_id: str) -> None:
         """The table has no row (deleted meanwhile, by a prune): out of the cache, a 404."""
         self._forget(table_id)
-        raise StoreError(404, "not_found", f"no table {table_id!r}", None)
+        raise StoreError(404, "not_found", f"no table {said(table_id)}", None)
 
     def exists(self, table_id: str) -> bool:
         """Whether the table still has its row in the database (not deleted meanwhile)."""
@@ -422,7 +422,7 @@ class TableStore:
     def _load(self, conn: Any, table_id: str) -> Runtime:
         row = conn.execute("SELECT * FROM tables WHERE id = ?", (table_id,)).fetchone()
         if row is None:
-            raise StoreError(404, "not_found", f"no table {table_id!r}", None)
+            raise StoreError(404, "not_found", f"no table {said(table_id)}", None)
         header = json.loads(row["header"])
         current = json.loads(row["current"])
         rules, match = _match_for(header)
@@ -473,7 +473,7 @@ class TableStore:
             f"SELECT mime, {col} AS blob FROM photos WHERE id = ? AND table_id = ?", (photo_id, table_id)
         ).fetchone()
         if row is None or row["blob"] is None:
-            raise StoreError(404, "not_found", f"no photo {photo_id!r} at this table", None)
+            raise StoreError(404, "not_found", f"no photo {said(photo_id)} at this table", None)
         return ("image/jpeg" if annotated else row["mime"]), bytes(row["blob"])
 
     def annotated_photo(self, table_id: str, photo_id: str, photo: bool = True,
@@ -491,7 +491,7 @@ class TableStore:
             (labels, labels, labels, labels, photo, photo_id, table_id)
         ).fetchone()
         if row is None:
-            raise StoreError(404, "not_found", f"no photo {photo_id!r} at this table", None)
+            raise StoreError(404, "not_found", f"no photo {said(photo_id)} at this table", None)
         if row["annotated"] is not None:
             return bytes(row["annotated"]), None, None
         return None, None if row["data"] is None else bytes(row["data"]), row["scan"]
@@ -582,7 +582,7 @@ class TableStore:
         client_id = check_client_id(client_id)
         if isinstance(version, bool) or not isinstance(version, int) or version < 0:  # malformed, not stale
             raise StoreError(400, "invalid", f"version: expected the table's version, a whole number, got "
-                             f"{version!r}", "version")
+                             f"{said(version)}", "version")
         digest = _digest(kind, request)
         rt = self.runtime(table_id)  # 404 before taking the lock
         with self.db.lock:
@@ -699,7 +699,7 @@ class TableStore:
         def change(rt: Runtime) -> dict[str, Any]:
             live = _require_live(rt)
             if not isinstance(action, dict):
-                raise StoreError(422, "invalid", f"action: expected an object, got {action!r}", "action")
+                raise StoreError(422, "invalid", f"action: expected an object, got {said(action)}", "action")
             return {"live": live.apply(action), "mus_rounds": rt.mus_rounds}
 
         return self.write(table_id, client_id, version, "action", change, action)
@@ -724,11 +724,11 @@ class TableStore:
         def change(rt: Runtime) -> dict[str, Any]:
             live = _require_live(rt)
             if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
-                raise StoreError(422, "invalid", f"seat: expected a seat 0..3, got {seat!r}", "seat")
+                raise StoreError(422, "invalid", f"seat: expected a seat 0..3, got {said(seat)}", "seat")
             if live.log or rt.mus_rounds:
-                said = f"{len(live.log)} word(s)" if live.log else f"{rt.mus_rounds} mus round(s)"
+                done = f"{len(live.log)} word(s)" if live.log else f"{rt.mus_rounds} mus round(s)"
                 raise StoreError(409, "hand_started", f"seat: the esku is chosen before anything is said in the hand, "
-                                 f"and {said} were said already (undo them first)", "seat")
+                                 f"and {done} were said already (undo them first)", "seat")
             if seat == live.state.esku:  # that seat is esku already: nothing to take back later
                 return {"live": live, "mus_rounds": 0}
             st = rt.match.state()
@@ -821,7 +821,7 @@ class TableStore:
             places = _check_places(hands)
             if bottom is not None and (type(bottom) is not int or bottom not in (0, 1, 2, 3)):
                 raise StoreError(422, "invalid", f"bottom: expected the seat 0..3 at the photo's bottom edge, got "
-                                 f"{short(bottom)}", "bottom")
+                                 f"{said(bottom, 60)}", "bottom")
             out: dict[str, Any] = {"live": live, "mus_rounds": rt.mus_rounds}
             cited = None
             if photo_id is not None:
@@ -884,15 +884,15 @@ class TableStore:
         try:
             cited = self._first_of(self.db.locked_conn(), rt.id, photo_id)
         except StoreError:  # never here, or gone meanwhile (the page then settles without it)
-            raise StoreError(422, "invalid", f"photo_id: no photo {short(photo_id)} at this table",
+            raise StoreError(422, "invalid", f"photo_id: no photo {said(photo_id, 60)} at this table",
                              "photo_id") from None
         settled = next((h["n"] for h in rt.hands if h["photo_id"] == cited), None)
         if settled is not None:  # a photo of an earlier showdown (a stale page): not this hand's
-            raise StoreError(409, "showdown_settled", f"photo_id: photo {photo_id!r} is of the showdown of "
+            raise StoreError(409, "showdown_settled", f"photo_id: photo {said(photo_id)} is of the showdown of "
                              f"hand {settled}, settled already: it is not this hand's", "photo_id")
         after = _settled_after(self.db.locked_conn(), rt.id, cited)
         if after is not None:  # taken for an earlier hand that was settled without it
-            raise StoreError(409, "showdown_settled", f"photo_id: photo {photo_id!r} was taken before hand "
+            raise StoreError(409, "showdown_settled", f"photo_id: photo {said(photo_id)} was taken before hand "
                              f"{after} was settled: it is not this hand's", "photo_id")
         return cited
 
@@ -991,22 +991,22 @@ class TableStore:
         if not isinstance(photo_id, str) or (row := conn.execute(
             "SELECT coalesce(first_id, id) AS first FROM photos WHERE id = ? AND table_id = ?", (photo_id, table_id)
         ).fetchone()) is None:
-            raise StoreError(422, "invalid", f"with: no photo {photo_id!r} at this table", "with")
+            raise StoreError(422, "invalid", f"with: no photo {said(photo_id)} at this table", "with")
         first = row["first"]
         if adding:
             settled = conn.execute("SELECT n FROM hands WHERE table_id = ? AND photo_id = ?", (table_id, first)).fetchone()
             if settled is not None:
                 raise StoreError(409, "showdown_settled",
-                                 f"with: the showdown of photo {photo_id!r} is settled already (hand {settled['n']}): "
+                                 f"with: the showdown of photo {said(photo_id)} is settled already (hand {settled['n']}): "
                                  "a photo of another showdown starts a new one", "with")
             if (after := _settled_after(conn, table_id, first)) is not None:
                 raise StoreError(409, "showdown_settled",
-                                 f"with: photo {photo_id!r} was taken before hand {after} was settled: it is of "
+                                 f"with: photo {said(photo_id)} was taken before hand {after} was settled: it is of "
                                  "an earlier showdown; a photo of this one starts a new one", "with")
             n = conn.execute("SELECT count(*) FROM photos WHERE id = ? OR first_id = ?", (first, first)).fetchone()[0]
             if n >= MAX_PHOTOS:
                 raise StoreError(422, "too_many_photos",
-                                 f"with: the showdown of photo {photo_id!r} has {n} photos already "
+                                 f"with: the showdown of photo {said(photo_id)} has {n} photos already "
                                  f"(at most {MAX_PHOTOS} are read together)", "with")
         return first
 
@@ -1082,14 +1082,14 @@ def _check_places(hands: Any) -> list[list[str | None]]:
     card or null (a seat null: four empty places); a 422 naming the first bad place."""
     if not isinstance(hands, list) or len(hands) != 4:
         raise StoreError(422, "invalid", f"hands: expected four lists (one per seat) of four places, a card or "
-                         f"null, got {short(hands)}", "hands")
+                         f"null, got {said(hands, 60)}", "hands")
     places: list[list[str | None]] = []
     seen: dict[str, str] = {}
     for s, hand in enumerate(hands):
         hand = [None] * 4 if hand is None else hand
         if not isinstance(hand, list) or len(hand) != 4:
             raise StoreError(422, "invalid", f"hands[{s}]: expected four places, a card or null, got "
-                             f"{short(hand)}", f"hands[{s}]")
+                             f"{said(hand, 60)}", f"hands[{s}]")
         for i, card in enumerate(hand):
             where = f"hands[{s}][{i}]"
             if card is None:
@@ -1099,7 +1099,7 @@ def _check_places(hands: Any) -> list[list[str | None]]:
             except engine.MusError as exc:
                 raise StoreError(422, "invalid", f"{where}: {exc.reason}", where) from None
             if card in seen and card[-1:].isalpha():
-                raise StoreError(422, "invalid", f"{where}: {card!r} is already at {seen[card]}: the same card twice",
+                raise StoreError(422, "invalid", f"{where}: {said(card)} is already at {seen[card]}: the same card twice",
                                  where)
             seen[card] = where
         places.append(list(hand))
@@ -1143,14 +1143,14 @@ def _seen(conn: Any, table_id: str, client_id: str, kind: str, digest: str) -> A
                        (table_id, client_id)).fetchone()
     if row is not None and (row["kind"] != kind or (row["digest"] is not None and row["digest"] != digest)):
         told = row["kind"] if row["kind"] != kind else f"{kind}, other content"
-        raise StoreError(409, "client_id_reused", f"client_id {client_id!r} was sent already with another request "
+        raise StoreError(409, "client_id_reused", f"client_id {said(client_id)} was sent already with another request "
                          f"({told}): a new request needs a new client_id", "client_id")
     return row
 
 
 def check_client_id(client_id: Any) -> str:
     if not isinstance(client_id, str) or not 1 <= len(client_id) <= 100:
-        raise StoreError(400, "invalid", f"client_id: expected a string of 1 to 100 characters, got {client_id!r}",
+        raise StoreError(400, "invalid", f"client_id: expected a string of 1 to 100 characters, got {said(client_id)}",
                          "client_id")
     return client_id
 

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from scorer import engine
-from scorer.engine.errors import json_type
+from scorer.engine.errors import json_type, said
 from scorer.engine.tournament import (
     GROUP_NAMES,
     bracket_pairings,
@@ -57,7 +57,7 @@ def _tidy_name(value: Any, field: str, limit: int) -> str:
     """`value` as a name with its spaces tidied, or a 422 naming `field`."""
     name = " ".join(visible(value).split()) if isinstance(value, str) else ""
     if not name.strip("\u200d"):
-        raise StoreError(422, "invalid", f"{field}: expected a name, not blank nor only invisible characters, got {value!r}", field,
+        raise StoreError(422, "invalid", f"{field}: expected a name, not blank nor only invisible characters, got {said(value)}", field,
                          "blank_name")
     if len(name) > limit:
         raise StoreError(422, "invalid", f"{field}: longer than {limit} characters", field,
@@ -102,7 +102,7 @@ def check_teams(body: Any) -> tuple[list[str], int, dict[str, Any] | None, list[
     legs = body.get("legs", 1)
     if legs not in (1, 2) or isinstance(legs, bool) or not isinstance(legs, int):
         raise StoreError(422, "invalid", f"legs: expected 1 (each pair meets once) or 2 (home and away), "
-                         f"got {legs!r}", "legs")
+                         f"got {said(legs)}", "legs")
     schedule = check_schedule(body)
     rounds = max(len(g) - 1 + len(g) % 2 for g in (groups or [out])) * legs
     try:
@@ -124,7 +124,7 @@ def check_groups(groups: Any) -> list[list[str]]:
     seen: list[str] = []
     for i, group in enumerate(groups):
         if not isinstance(group, list) or len(group) < 2:
-            raise StoreError(422, "invalid", f"groups[{i}]: expected a list of 2 team names or more, got {group!r}",
+            raise StoreError(422, "invalid", f"groups[{i}]: expected a list of 2 team names or more, got {said(group)}",
                              f"groups[{i}]")
         out.append(_team_names(group, f"groups[{i}]", seen))
         seen += out[-1]
@@ -141,7 +141,7 @@ def _team_names(teams: list[Any], field: str = "teams", taken: list[str] = ()) -
         name = _tidy_name(value, f"{field}[{i}]", MAX_NAME)
         same = next((o for o in (*taken, *out) if engine.team_key(o) == engine.team_key(name)), None)
         if same is not None:
-            told = f"{name!r} is named twice" if same == name else f"{name!r} is {same!r} again"
+            told = f"{said(name)} is named twice" if same == name else f"{said(name)} is {said(same)} again"
             raise StoreError(422, "invalid", f"{field}[{i}]: {told}", f"{field}[{i}]",
                              "named_twice" if same == name else "named_again", {"name": name, "same": same})
         out.append(name)
@@ -159,10 +159,10 @@ def check_schedule(body: dict[str, Any]) -> dict[str, Any] | None:
                 raise ValueError
             day = dt.date.fromisoformat(start)
         except ValueError:
-            raise StoreError(422, "invalid", f"start: expected the first round's date as YYYY-MM-DD, got {start!r}",
+            raise StoreError(422, "invalid", f"start: expected the first round's date as YYYY-MM-DD, got {said(start)}",
                              "start", "bad_start") from None
     if isinstance(every, bool) or not isinstance(every, int) or not 1 <= every <= 60:
-        raise StoreError(422, "invalid", f"every_days: expected a whole number of days from 1 to 60, got {every!r}",
+        raise StoreError(422, "invalid", f"every_days: expected a whole number of days from 1 to 60, got {said(every)}",
                          "every_days", "bad_every_days")
     return None if day is None else {"start": day.isoformat(), "every_days": every}
 
@@ -190,7 +190,7 @@ def check_knockout(body: Any) -> tuple[list[str], bool]:
     seeds = _team_names(teams)
     third = body.get("third_place", False)
     if not isinstance(third, bool):
-        raise StoreError(422, "invalid", f"third_place: expected true or false, got {third!r}", "third_place")
+        raise StoreError(422, "invalid", f"third_place: expected true or false, got {said(third)}", "third_place")
     if third and len(seeds) < 4:
         raise StoreError(422, "invalid", f"third_place: takes 4 teams or more, got {len(seeds)} (with fewer, no two "
                          "semi-finals are played to lose)", "third_place")
@@ -232,7 +232,7 @@ class TournamentStore:
             " WHERE id = ?", (tournament_id,),
         ).fetchone()
         if row is None:
-            raise StoreError(404, "not_found", f"no tournament {tournament_id!r}")
+            raise StoreError(404, "not_found", f"no tournament {said(tournament_id)}")
         return {**dict(row), "teams": json.loads(row["teams"]),
                 "schedule": json.loads(row["schedule"]) if row["schedule"] else None,
                 "knockout": json.loads(row["knockout"]) if row["knockout"] else None,
@@ -246,7 +246,7 @@ class TournamentStore:
         with self.db.write() as conn:
             now = conn.execute("SELECT revision FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
             if now is None:
-                raise StoreError(404, "not_found", f"no tournament {tournament_id!r}")
+                raise StoreError(404, "not_found", f"no tournament {said(tournament_id)}")
             if revision is not None and revision != now[0]:
                 raise StoreError(409, "stale_revision", f"revision: this change follows revision {revision}, but "
                                  f"the tournament is at revision {now[0]} (changed from another phone): load it "
@@ -301,7 +301,7 @@ class TournamentStore:
         self.get(tournament_id)
         teams = self.tables.runtime(table_id).header["teams"]  # a 404 names a table that does not exist
         if engine.team_key(teams[0]) == engine.team_key(teams[1]):
-            raise StoreError(422, "same_team_names", f"table: its teams are named {teams[0]!r} and {teams[1]!r}, one "
+            raise StoreError(422, "same_team_names", f"table: its teams are named {said(teams[0])} and {said(teams[1])}, one "
                              "team to the standings, which rank teams by name: rename one first", "table")
         with self.db.write() as conn:
             if conn.execute(
@@ -331,7 +331,7 @@ class TournamentStore:
             if gone:
                 conn.execute("UPDATE tournaments SET updated = ? WHERE id = ?", (time.time(), tournament_id))
         if not gone:
-            raise StoreError(404, "not_found", f"table {table_id!r} is not in this tournament", "table")
+            raise StoreError(404, "not_found", f"table {said(table_id)} is not in this tournament", "table")
 
     def names_for(self, table_id: str) -> list[str]:
         """The names of the tournaments a table counts in (for its page and its sheet)."""

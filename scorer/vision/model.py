@@ -15,6 +15,7 @@ import numpy as np
 import onnxruntime as ort
 from PIL import Image
 
+from scorer.engine.errors import said
 from scorer.vision.crops import CROP_SIZE, INDEX_SIZE
 
 PAD = 114
@@ -166,7 +167,7 @@ def _json_number(path: Path, key: str, default: float, lo: float, hi: float) -> 
     obj = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     v = obj.get(key, default) if isinstance(obj, dict) else default
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
-        raise ModelError(f"{key} in {path} must be a number from {lo:g} to {hi:g}, got {v!r}")
+        raise ModelError(f"{key} in {path} must be a number from {lo:g} to {hi:g}, got {said(v)}")
     return float(v)
 
 
