@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import re
 import shutil
 import threading
 import time
@@ -29,6 +28,7 @@ from flask import Blueprint, Response, current_app, request, url_for
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from scorer.engine.errors import JSON, TOO_LONG, DuplicateKey, json_problem, json_type, said
+from scorer.engine.jsonl import NotText, decode, lines_of
 from scorer.storage.tables import (
     Runtime,
     StoreError,
@@ -888,12 +888,10 @@ def _import_lines() -> tuple[dict[str, Any], list[dict[str, Any]]]:
     else:
         raw = request.get_data(cache=False)
     try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
+        text = decode(raw)
+    except NotText:
         raise ApiError(400, "bad_file", "the file is not UTF-8 text", None) from None
-    # JSON Lines end at a newline (or a CR, a Mac's); str.splitlines() also split at U+0085,
-    # U+2028 and U+2029, which JSON takes unescaped inside a string (a name exported as typed)
-    lines = re.split(r"\r\n|[\r\n]", text)
+    lines = lines_of(text)  # as the command line splits it: at LF, CRLF or CR, not at U+2028
     objs: list[tuple[int, dict[str, Any]]] = []
     for i, line in enumerate(lines, start=1):
         if not line.strip():

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from scorer.engine.jsonl import NotText, decode, lines_of
 from scorer.engine.standings import invisible
 
 
@@ -35,21 +36,12 @@ class Shown:
         self.stream.flush()
 
 
-class NotText(ValueError):
-    """The input is not UTF-8 text."""
-
-
 def text_of(data: bytes) -> str:
-    """`data` as UTF-8 text, a byte-order mark dropped, its lines ended by a newline (a CRLF's
-    or a lone CR's, as old Macs wrote them, become one: JSON holds no raw CR in a string, so
-    no value changes); `NotText` saying where it is not."""
-    try:
-        text = data.decode("utf-8-sig")
-        return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
-    except UnicodeDecodeError as exc:
-        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-            raise NotText("UTF-16 text, not UTF-8: save it as UTF-8") from None
-        raise NotText(f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})") from None
+    """`data` as UTF-8 text (`decode`: a byte-order mark dropped, `NotText` saying where it
+    is not), its lines (`lines_of`) ended by a newline: a CRLF or a lone CR becomes one
+    (JSON holds no raw CR in a string, so no value changes)."""
+    text = decode(data)
+    return "\n".join(lines_of(text)) if "\r" in text else text
 
 
 def read_input(path: str) -> str:
@@ -141,7 +133,7 @@ def not_json_lines(path: str, text: str, command: str) -> str | None:
     says what is wrong)."""
     from scorer.engine.errors import json_problem
 
-    if not text.strip() or is_json_lines(text.split("\n")):
+    if not text.strip() or is_json_lines(lines_of(text)):
         return None
     name = said(path)
     reads = f"{command} reads mus-match/1 JSON Lines (one object per line)"

@@ -15,6 +15,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from scorer.commands._io import Shown, first_line, not_json_lines, piped, read_or_say, said, shown
+from scorer.engine.jsonl import lines_of
 
 if TYPE_CHECKING:
     from scorer.engine.match import Match
@@ -78,7 +79,7 @@ def _replay(args: argparse.Namespace) -> int:
         return 1
     match = None
     try:
-        for row, match in iter_match(text.split("\n")):
+        for row, match in iter_match(lines_of(text)):
             if row is None:
                 if not args.json:
                     t, p = match.teams, match.players

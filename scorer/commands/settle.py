@@ -19,6 +19,7 @@ from typing import Any
 
 from scorer.commands._io import is_json_lines, piped, read_or_say
 from scorer.engine.errors import JSON, json_problem, json_type
+from scorer.engine.jsonl import lines_of
 
 ERROR_FORMAT = "mus-error/1"
 CHUNK = 4096  # lines settled (and written) at a time
@@ -87,7 +88,7 @@ def _documents(text: str) -> Iterator[tuple[int, Any, str | None]]:
 
 def iter_values(text: str) -> Iterator[tuple[int, Any, str | None]]:
     """(line number, parsed value, None) or (line number, None, error) for every hand."""
-    lines = text.split("\n")
+    lines = lines_of(text)
     return _json_lines(lines) if is_json_lines(lines) else _documents(text)
 
 
@@ -119,7 +120,7 @@ def _settle_all(text: str, explain_lang: str | None, jobs: int) -> int:
     """Write the settlement (or error, or the count in words) of every hand; the failures."""
     write = sys.stdout.write
     failed = 0
-    lines = text.split("\n")
+    lines = lines_of(text)
     if explain_lang is not None or not is_json_lines(lines):
         out, failed = _process(iter_values(text), explain_lang)
         if out:

@@ -26,6 +26,7 @@ import zlib
 from typing import Any
 
 from scorer.commands._io import NotText, Shown, not_json_lines, piped, read_input, said, shown, text_of
+from scorer.engine.jsonl import lines_of
 
 # The table's words, per language: column headings, then the unfinished matches.
 _WORDS: dict[str, dict[str, str]] = {
@@ -163,7 +164,7 @@ def _load(path: str, text: str) -> tuple[dict[str, Any] | None, int]:
         print(shown(f"mus-scorer standings: {why}"), file=sys.stderr)
         return None, 1
     try:
-        match = Match.from_lines(text.split("\n"))  # split as replay does, so the line numbers agree
+        match = Match.from_lines(lines_of(text))  # split as replay does, so the line numbers agree
     except MusError as exc:
         print(shown(f"mus-scorer standings: {said(path)}: {exc}"), file=sys.stderr)
         return None, 1
