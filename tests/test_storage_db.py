@@ -166,7 +166,7 @@ def test_a_version_5_database_keeps_its_writes_as_retries(tmp_path) -> None:
     legal = store.runtime("t1").live.legal()[0]
     # written before digests were kept: a retry by kind alone; another kind is refused
     assert store.act("t1", "old", 3, legal)[1] is True
-    with pytest.raises(Exception, match="client_id 'old' was sent already"):
+    with pytest.raises(Exception, match='client_id "old" was sent already'):
         store.mus("t1", "old", 3)
     rt, replayed = store.act("t1", "new", 3, legal)
     assert not replayed and rt.version == 4

@@ -977,15 +977,15 @@ def test_an_unsure_read_confirmed_is_kept_for_every_phone(tmp_path) -> None:
     theirs = client.post(f"/api/tables/{other['id']}/photos", headers={"Authorization": f"Bearer {other['token']}"},
                          data=photo_bytes(), content_type="image/jpeg").json["photo_id"]
     for body, status, code, field, said in [
-        ({"seat": 4}, 422, "invalid", "seat", "got 4"),
-        ({"seat": True}, 422, "invalid", "seat", "got True"),
-        ({"seat": "1"}, 422, "invalid", "seat", "got '1'"),
-        ({"place": -1}, 422, "invalid", "place", "got -1"),
-        ({"place": 1.0}, 422, "invalid", "place", "got 1.0"),
+        ({"seat": 4}, 422, "invalid", "seat", "4 is not a seat 0..3"),
+        ({"seat": True}, 422, "invalid", "seat", "true is not a seat 0..3"),
+        ({"seat": "1"}, 422, "invalid", "seat", '"1" is not a seat 0..3'),
+        ({"place": -1}, 422, "invalid", "place", "-1 is not a place 0..3"),
+        ({"place": 1.0}, 422, "invalid", "place", "1.0 is not a place 0..3"),
         ({"card": "8o"}, 422, "invalid", "card", "8s"),
-        ({"card": None}, 422, "invalid", "card", "None"),
-        ({"card": "3c"}, 422, "invalid", "card", "hands[1][1] holds '2c', not '3c'"),
-        ({"photo_id": "nope"}, 422, "invalid", "photo_id", "no photo 'nope'"),
+        ({"card": None}, 422, "invalid", "card", "null"),
+        ({"card": "3c"}, 422, "invalid", "card", "hands[1][1] holds \"2c\", not \"3c\""),
+        ({"photo_id": "nope"}, 422, "invalid", "photo_id", "no photo \"nope\""),
         ({"photo_id": theirs}, 422, "invalid", "photo_id", "no photo"),
         ({"colour": "red"}, 422, "invalid", "colour", "unknown key"),
     ]:

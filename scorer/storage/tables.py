@@ -851,7 +851,7 @@ class TableStore:
         def change(rt: Runtime) -> dict[str, Any]:
             for name, value in (("seat", seat), ("place", place)):
                 if type(value) is not int or value not in (0, 1, 2, 3):
-                    raise StoreError(422, "invalid", f"{name}: expected a {name} 0..3, got {short(value)}", name)
+                    raise StoreError(422, "invalid", f"{name}: {said(value)} is not a {name} 0..3", name)
             try:
                 engine.Card.parse(card)
             except engine.MusError as exc:
@@ -864,12 +864,12 @@ class TableStore:
             shown = rt.shown or {}
             if shown.get("photo_id") != cited:
                 kept = shown.get("photo_id")
-                raise StoreError(422, "invalid", f"photo_id: photo {short(photo_id)} is not of the showdown kept "
-                                 + (f"(its first photo is {kept!r})" if kept else "(it has no photo)"), "photo_id")
+                raise StoreError(422, "invalid", f"photo_id: photo {said(photo_id)} is not of the showdown kept "
+                                 + (f"(its first photo is {said(kept)})" if kept else "(it has no photo)"), "photo_id")
             held = shown["hands"][seat][place] if shown["hands"][seat] else None
             if held != card:
                 raise StoreError(422, "invalid", f"card: hands[{seat}][{place}] holds "
-                                 f"{'no card' if held is None else repr(held)}, not {card!r}", "card")
+                                 f"{'no card' if held is None else said(held)}, not {said(card)}", "card")
             checked = [c for c in shown.get("checked", ()) if (c["seat"], c["place"]) != (seat, place)]
             checked.append({"seat": seat, "place": place, "card": card})
             checked.sort(key=lambda c: (c["seat"], c["place"]))
