@@ -1248,6 +1248,35 @@ def test_a_typed_team_list_refused_says_why_as_a_key_every_language_has(client, 
     assert r.status_code == 422 and "reason" not in r.json["error"] and "params" not in r.json["error"]
 
 
+def test_the_groups_and_final_stage_typed_wrong_say_why_in_every_language(client, tournament) -> None:
+    """What the organiser types in the groups or the final stage's form, refused, carries a
+    `reason` too: the page said 'No se entendió. (groups[1]: expected a list of 2 team names
+    or more, got ['C'])', the English message in a Spanish sentence, for a group of one team,
+    one group alone, more than 32 teams in the groups, one team in the final stage or 17, and
+    a third place with three."""
+    from web import i18n
+
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    nine = [[f"G{i}a", f"G{i}b"] for i in range(9)]
+    big = [[f"G{i}t{j}" for j in range(9)] for i in range(4)]
+    cases = (("teams", {"groups": [["A", "B", "C", "D"]]}, "group_count", {"max": 8}),
+             ("teams", {"groups": nine}, "group_count", {"max": 8}),
+             ("teams", {"groups": [["A", "B"], ["C"]]}, "group_too_small", {"group": "B"}),
+             ("teams", {"groups": big}, "groups_team_count", {"count": 36, "max": 32}),
+             ("knockout", {"teams": ["Gorriak"]}, "ko_team_count", {"max": 16}),
+             ("knockout", {"teams": [f"T{i}" for i in range(17)]}, "ko_team_count", {"max": 16}),
+             ("knockout", {"teams": ["A", "B", "C"], "third_place": True}, "third_place_count", {"count": 3}))
+    for path, body, reason, params in cases:
+        r = client.put(f"{base}/{path}", headers=auth, json=body)
+        err = r.json["error"]
+        assert (r.status_code, err["code"], err.get("reason")) == (422, "invalid", reason), (body, err)
+        assert err["params"] == params, err
+        for lang in i18n.LANGS:
+            said = i18n.t(lang, f"why.{reason}", **err["params"])
+            assert said != f"why.{reason}" and "{" not in said, (lang, said)
+            assert all(str(v) in said for v in params.values()), (lang, said)
+
+
 
 def test_every_reason_is_documented_and_said_in_every_language(client) -> None:
     """Every reason (the store's and the engine's) is in the OpenAPI enum and has its own

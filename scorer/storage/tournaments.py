@@ -119,17 +119,18 @@ def check_groups(groups: Any) -> list[list[str]]:
     (`groups[i]` or `groups[i][j]`)."""
     if not isinstance(groups, list) or not 2 <= len(groups) <= MAX_GROUPS:
         raise StoreError(422, "invalid", f"groups: expected a list of 2 to {MAX_GROUPS} groups, each a list of "
-                         "team names", "groups")
+                         "team names", "groups", "group_count", {"max": MAX_GROUPS})
     out: list[list[str]] = []
     seen: list[str] = []
     for i, group in enumerate(groups):
         if not isinstance(group, list) or len(group) < 2:
             raise StoreError(422, "invalid", f"groups[{i}]: expected a list of 2 team names or more, got {said(group)}",
-                             f"groups[{i}]")
+                             f"groups[{i}]", "group_too_small", {"group": GROUP_NAMES[i]})
         out.append(_team_names(group, f"groups[{i}]", seen))
         seen += out[-1]
     if len(seen) > MAX_TEAMS:
-        raise StoreError(422, "invalid", f"groups: {len(seen)} teams, {MAX_TEAMS} at most", "groups")
+        raise StoreError(422, "invalid", f"groups: {len(seen)} teams, {MAX_TEAMS} at most", "groups",
+                         "groups_team_count", {"count": len(seen), "max": MAX_TEAMS})
     return out
 
 
@@ -186,14 +187,14 @@ def check_knockout(body: Any) -> tuple[list[str], bool]:
     teams = body.get("teams") if isinstance(body, dict) else None
     if not isinstance(teams, list) or not 2 <= len(teams) <= MAX_KNOCKOUT:
         raise StoreError(422, "invalid", f"teams: expected 2 to {MAX_KNOCKOUT} team names, the best seed first",
-                         "teams")
+                         "teams", "ko_team_count", {"max": MAX_KNOCKOUT})
     seeds = _team_names(teams)
     third = body.get("third_place", False)
     if not isinstance(third, bool):
         raise StoreError(422, "invalid", f"third_place: expected true or false, got {said(third)}", "third_place")
     if third and len(seeds) < 4:
         raise StoreError(422, "invalid", f"third_place: takes 4 teams or more, got {len(seeds)} (with fewer, no two "
-                         "semi-finals are played to lose)", "third_place")
+                         "semi-finals are played to lose)", "third_place", "third_place_count", {"count": len(seeds)})
     return seeds, third
 
 
