@@ -363,6 +363,41 @@ def test_a_league_home_and_away_ticks_each_leg_with_its_own_table(client, tourna
     assert 'name="legs" value="2" checked' in page
 
 
+def test_a_pairing_played_again_at_another_table_is_flagged_where_it_counts_twice(client, tournament) -> None:
+    """A match entered wrongly and played again at a new table (or a table opened twice for
+    one pairing): both count in the standings, while the fixtures, played once, show one.
+    The page said nothing, and a team could play 4 matches in a league of 3 rounds. The
+    table no pairing took is marked `off_fixtures` and the page says so, beside its
+    'Quitar'; in a league home and away, the second meeting is no extra."""
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    first = imported(client, ["Gorriak", "Urdinak"], [0, 0])
+    other = imported(client, ["Berdeak", "Horiak"], [1, 1])
+    again = imported(client, ["Urdinak", "Gorriak"], [0, 0])
+    typo = imported(client, ["Gorriak", "Berdeaks"], [0, 0])  # a name mistyped is flagged as such alone
+    for table in (first, other, again, typo):
+        assert enrol(client, tournament, table).status_code == 201
+    # without the league's teams there are no fixtures to be off
+    assert not any(m["off_fixtures"] for m in client.get(base, headers=auth).json["matches"])
+    assert client.put(f"{base}/teams", headers=auth, json={"teams": ["Gorriak", "Urdinak", "Berdeak", "Horiak"]}
+                      ).status_code == 200
+    state = client.get(base, headers=auth).json
+    off = {m["table"]: m["off_fixtures"] for m in state["matches"]}
+    assert off == {first["id"]: False, other["id"]: False, again["id"]: True, typo["id"]: False}
+    assert {r["team"]: r["played"] for r in state["standings"]}["Gorriak"] == 3  # it still counts, as before
+    page = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=es").get_data(as_text=True)
+    rows = {m.group(1): m.group(2) for m in re.finditer(r'<li class="match-row[^"]*" data-table="([^"]+)">(.*?)</li>',
+                                                          page, re.S)}
+    assert "off-fixtures" in rows[again["id"]] and "Urdinak y Gorriak ya tienen su partida" in rows[again["id"]]
+    assert all("off-fixtures" not in rows[t["id"]] for t in (first, other, typo))
+    # taken out, the flag goes with it; home and away, a second meeting is the return leg
+    assert client.delete(f"{base}/tables/{again['id']}", headers=auth).status_code == 200
+    assert not any(m["off_fixtures"] for m in client.get(base, headers=auth).json["matches"])
+    assert client.put(f"{base}/teams", headers=auth, json={"teams": ["Gorriak", "Urdinak", "Berdeak", "Horiak"],
+                                                           "legs": 2}).status_code == 200
+    assert enrol(client, tournament, again).status_code == 201
+    assert not any(m["off_fixtures"] for m in client.get(base, headers=auth).json["matches"])
+
+
 def test_a_table_whose_teams_are_one_name_spelt_twice_is_refused(client, tournament) -> None:
     table = imported(client, ["Gorriak", "gorriak"], [])  # opened here, such a table is refused (a 422 on teams)
     r = enrol(client, tournament, table)

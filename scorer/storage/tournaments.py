@@ -367,7 +367,11 @@ class TournamentStore:
         is still being played becomes "knockout" once it is won); a friendly counts in no
         standings. Each match's `unknown_teams`: where the league's teams are set, those
         of a league match's two teams that are not among them (by `engine.team_key`: a
-        name mistyped makes a team of its own), else []. `standings`: the engine's
+        name mistyped makes a team of its own), else []. Each match's `off_fixtures`: true
+        for a league match between two of the league's teams (of one group) that none of
+        the fixtures' pairings took, the first table of each pairing (of each leg) having
+        taken it: a pairing played again at another table, which the standings count
+        too. `standings`: the engine's
         over the league's matches (an unfinished one only lists its teams; one whose two
         teams were renamed alike is listed with `ranked` false and left out).
         `fixtures`: the league's rounds where its teams were entered (`round_dates`, their
@@ -407,6 +411,7 @@ class TournamentStore:
                 "ranked": ranked,
                 "stage": "league",
                 "unknown_teams": [],
+                "off_fixtures": False,
             }
             if watch_links:
                 match["watch_token"] = rt.watch_token
@@ -446,6 +451,12 @@ class TournamentStore:
                 for name, teams in zip(GROUP_NAMES, row["groups"], strict=False)]
         else:
             drawn = fixtures(row["teams"], league, row["legs"])
+        # a league match between two league teams (of one group) that no pairing took: that
+        # pairing was played at another table too (a match played again), and both count
+        taken = {g["table"] for games in drawn for g in games if g["table"]}
+        for m in league:
+            m["off_fixtures"] = bool(drawn) and m["ranked"] and not m["unknown_teams"] \
+                and m.get("group", "") is not None and m["table"] not in taken
         if bracket is not None:
             champion = bracket["champion"]
         elif groups is None and drawn and all(g["finished"] for games in drawn for g in games):
