@@ -398,6 +398,31 @@ def test_a_pairing_played_again_at_another_table_is_flagged_where_it_counts_twic
     assert not any(m["off_fixtures"] for m in client.get(base, headers=auth).json["matches"])
 
 
+def test_a_pairing_takes_its_finished_table_over_one_left_unfinished(client, tournament) -> None:
+    """A table entered wrongly and left unfinished, its match played again to the end at a
+    new table: the pairing took the first table, so the fixture stayed 'en juego' for ever
+    (no champion, however every match ended) while the finished table counted in the
+    standings and was the one the page called one too many. The pairing takes a finished
+    table before an unfinished one; the unfinished one is off the fixtures, and the page
+    says it would count once finished."""
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    assert client.put(f"{base}/teams", headers=auth, json={"teams": ["Gorriak", "Urdinak"]}).status_code == 200
+    left = imported(client, ["Gorriak", "Urdinak"], [1])  # one vaca of two: unfinished
+    again = imported(client, ["Gorriak", "Urdinak"], [0, 1, 0])
+    for table in (left, again):
+        assert enrol(client, tournament, table).status_code == 201
+    state = client.get(base, headers=auth).json
+    (game,) = state["fixtures"][0]
+    assert (game["table"], game["finished"], game["winner"]) == (again["id"], True, "Gorriak")
+    assert state["champion"] == "Gorriak"
+    assert {m["table"]: m["off_fixtures"] for m in state["matches"]} == {left["id"]: True, again["id"]: False}
+    page = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=es").get_data(as_text=True)
+    rows = {m.group(1): m.group(2) for m in re.finditer(r'<li class="match-row[^"]*" data-table="([^"]+)">(.*?)</li>',
+                                                          page, re.S)}
+    assert "off-fixtures" in rows[left["id"]] and "Si se termina, esta contará también" in rows[left["id"]]
+    assert "off-fixtures" not in rows[again["id"]]
+
+
 def test_a_table_whose_teams_are_one_name_spelt_twice_is_refused(client, tournament) -> None:
     table = imported(client, ["Gorriak", "gorriak"], [])  # opened here, such a table is refused (a 422 on teams)
     r = enrol(client, tournament, table)

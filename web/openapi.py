@@ -167,7 +167,7 @@ SCHEMAS: dict[str, Any] = {
                               "its own); else []"},
             "off_fixtures": {"type": "boolean", "description": "true for a league match between two of the "
                              "league's teams (of one group) that none of the fixtures' pairings took, each taking "
-                             "the first table between its teams: a pairing played again at another table, which the "
+                             "the first table between its teams, a finished one first: a pairing played again at another table, which the "
                              "standings count too (the page says so beside it)"},
             "watch_token": {"type": "string", "description": "the organiser's answer only"},
             "group": {"type": ["string", "null"], "description": "a league in groups: the group both its teams are "

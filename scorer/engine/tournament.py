@@ -20,11 +20,13 @@ GROUP_NAMES = "ABCDEFGH"  # the groups of a league played in groups
 def _pairing(a: str | None, b: str | None, matches: list[dict[str, Any]], used: set[str]) -> dict[str, Any]:
     """A pairing `{teams, table, vacas, finished, winner}` with the first ranked table of
     `matches` between `a` and `b` (by `team_key`) not in `used` (which then
-    holds it), if any: `vacas` in the pairing's order, `winner` `a` or `b`."""
+    holds it), if any, a finished one before one still unfinished (a table left half played
+    and the match played again at another); `vacas` in the pairing's order, `winner` `a` or `b`."""
     m = None
     if a is not None and b is not None:
-        m = next((m for m in matches if m["ranked"] and m["table"] not in used
-                  and {team_key(t) for t in m["teams"]} == {team_key(a), team_key(b)}), None)
+        tables = [m for m in matches if m["ranked"] and m["table"] not in used
+                  and {team_key(t) for t in m["teams"]} == {team_key(a), team_key(b)}]
+        m = next((m for m in tables if m["finished"]), tables[0] if tables else None)
     if m is not None:
         used.add(m["table"])
     flip = m is not None and team_key(m["teams"][0]) != team_key(a or "")
@@ -42,8 +44,8 @@ def fixtures(teams: list[str], matches: list[dict[str, Any]], legs: int = 1,
              used: set[str] | None = None) -> list[list[dict[str, Any]]]:
     """The league's rounds (`round_robin`), each pairing (`_pairing`) with an
     enrolled table between those two teams, if any: in the order the tables were added,
-    a pairing's first leg takes the first such table and its return leg the next (the
-    tables in `used` are taken already)."""
+    a pairing's first leg takes the first such table and its return leg the next, a
+    finished one before an unfinished one (the tables in `used` are taken already)."""
     used = set() if used is None else used
     return [[_pairing(a, b, matches, used) for a, b in pairs]
             for pairs in (round_robin(teams, legs) if len(teams) >= 2 else [])]

@@ -369,8 +369,8 @@ class TournamentStore:
         of a league match's two teams that are not among them (by `engine.team_key`: a
         name mistyped makes a team of its own), else []. Each match's `off_fixtures`: true
         for a league match between two of the league's teams (of one group) that none of
-        the fixtures' pairings took, the first table of each pairing (of each leg) having
-        taken it: a pairing played again at another table, which the standings count
+        the fixtures' pairings took, the first table of each pairing (of each leg), a finished
+        one first, having taken it: a pairing played again at another table, which the standings count
         too. `standings`: the engine's
         over the league's matches (an unfinished one only lists its teams; one whose two
         teams were renamed alike is listed with `ranked` false and left out).
