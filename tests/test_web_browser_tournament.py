@@ -458,3 +458,43 @@ def test_the_new_table_form_says_a_name_too_long_or_of_spaces_alone(server, brow
         until(page, "window.musTable && window.musTable.state.teams.join() === 'Gorriak,Bleus'")
     finally:
         ctx.close()
+
+
+def test_on_the_bars_tv_the_standings_sit_beside_the_fixtures_big_enough_to_read(server, browser) -> None:  # noqa: F811
+    """The page projected on a 1920 x 1080 TV was the phone's column, 560 px wide in the
+    middle, its standings in 13 px type and the rest of the screen empty. On a wide screen
+    the standings sit on the left, beside the fixtures and the matches, in type at least
+    1.3 times the phone's; at 360 px the page keeps its one column."""
+    import requests
+
+    from tests.test_web_tournaments import match_file
+
+    tour, _ = new_tournament(server.url, "Neguko txapelketa")
+    auth = {"Authorization": f"Bearer {tour['token']}"}
+    teams = ["Gorriak", "Urdinak", "Berdeak", "Horiak"]
+    requests.put(f"{server.url}/api/tournaments/{tour['id']}/teams", json={"teams": teams},
+                 headers=auth).raise_for_status()
+    table = requests.post(f"{server.url}/api/tables/import", data=match_file(teams[:2], [0, 1, 0], 2),
+                          headers={"Content-Type": "application/x-ndjson"}).json()
+    requests.post(f"{server.url}/api/tournaments/{tour['id']}/tables", headers=auth,
+                  json={"table": table["id"], "token": table["token"]}).raise_for_status()
+    watch = f"{server.url}/c/{tour['id']}?token={tour['watch_token']}"
+    boxes = ("(() => { const box = (s) => document.querySelector(s).getBoundingClientRect();"
+             " const s = box('#standings'), f = box('#fixtures'), m = box('#matches'), r = box('#standings tbody tr');"
+             " return {s: [s.left, s.right, s.top], f: [f.left, f.top], m: [m.left, m.top], row: r.height,"
+             " width: document.documentElement.scrollWidth}; })()")
+    seen = {}
+    for size in ((1920, 1080), (360, 740)):
+        ctx = browser.new_context(viewport={"width": size[0], "height": size[1]}, locale="es")
+        page = ctx.new_page()
+        try:
+            page.goto(watch)
+            seen[size[0]] = page.evaluate(boxes)
+        finally:
+            ctx.close()
+    tv, phone_ = seen[1920], seen[360]
+    assert tv["width"] <= 1920 and phone_["width"] <= 360
+    assert tv["s"][1] <= tv["f"][0] and tv["s"][1] <= tv["m"][0]  # the fixtures and matches right of the standings
+    assert abs(tv["s"][2] - tv["f"][1]) < 2 and tv["s"][0] < 100  # side by side from the top, across the screen
+    assert tv["row"] >= 1.3 * phone_["row"], (tv["row"], phone_["row"])
+    assert phone_["f"][1] > phone_["s"][2] and abs(phone_["f"][0] - phone_["s"][0]) < 2  # one column on a phone
