@@ -498,3 +498,35 @@ def test_on_the_bars_tv_the_standings_sit_beside_the_fixtures_big_enough_to_read
     assert abs(tv["s"][2] - tv["f"][1]) < 2 and tv["s"][0] < 100  # side by side from the top, across the screen
     assert tv["row"] >= 1.3 * phone_["row"], (tv["row"], phone_["row"])
     assert phone_["f"][1] > phone_["s"][2] and abs(phone_["f"][0] - phone_["s"][0]) < 2  # one column on a phone
+
+
+def test_printed_for_the_notice_board_each_result_is_one_line(server, browser) -> None:  # noqa: F811
+    """Printed, every fixture and match was the phone's card, its state on a second line:
+    8 pairs' round robin took 5 A4 pages, and a page break could cut a card in two. In print
+    each result is one line, kept whole."""
+    import requests
+
+    from tests.test_web_tournaments import match_file
+
+    tour, organiser = new_tournament(server.url, "Neguko txapelketa")
+    auth = {"Authorization": f"Bearer {tour['token']}"}
+    teams = ["Gorriak", "Urdinak", "Berdeak", "Horiak"]
+    requests.put(f"{server.url}/api/tournaments/{tour['id']}/teams", json={"teams": teams},
+                 headers=auth).raise_for_status()
+    for pair in (teams[:2], teams[2:]):
+        table = requests.post(f"{server.url}/api/tables/import", data=match_file(pair, [0, 1, 0], 2),
+                              headers={"Content-Type": "application/x-ndjson"}).json()
+        requests.post(f"{server.url}/api/tournaments/{tour['id']}/tables", headers=auth,
+                      json={"table": table["id"], "token": table["token"]}).raise_for_status()
+    ctx = browser.new_context(viewport={"width": 688, "height": 1016}, locale="es")  # A4 within its margins
+    page = ctx.new_page()
+    try:
+        page.goto(organiser)
+        page.emulate_media(media="print")
+        rows = page.evaluate("[...document.querySelectorAll('.match-row')].map((r) => [r.getBoundingClientRect()"
+                             ".height, getComputedStyle(r).breakInside])")
+        assert len(rows) == 6 + 2  # six fixtures, two matches
+        line = page.evaluate("parseFloat(getComputedStyle(document.querySelector('.match-row .tc')).lineHeight)")
+        assert all(h < 1.6 * line and brk == "avoid" for h, brk in rows), (rows, line)
+    finally:
+        ctx.close()
