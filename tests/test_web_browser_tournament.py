@@ -530,3 +530,34 @@ def test_printed_for_the_notice_board_each_result_is_one_line(server, browser) -
         assert all(h < 1.6 * line and brk == "avoid" for h, brk in rows), (rows, line)
     finally:
         ctx.close()
+
+
+def test_pairs_named_after_their_players_show_whole_in_the_fixtures_at_360_px(server, browser) -> None:  # noqa: F811
+    """A peña's pairs are often their two players ("Mikel eta Iñaki"): at 360 px every
+    fixture and match cut both names to one line ("Mikel eta Iña… 3–2 Koldo eta Xa…"), the
+    partner's name lost, and a phone has no hover for the title. A name takes up to two
+    lines there, and only a longer one is cut."""
+    import requests
+
+    from tests.test_web_tournaments import match_file
+
+    teams = ["Mikel eta Iñaki", "Koldo eta Xabier", "Txomin eta Patxi", "Aitor eta Joseba"]
+    tour, _ = new_tournament(server.url, "Bikoteak")
+    auth = {"Authorization": f"Bearer {tour['token']}"}
+    requests.put(f"{server.url}/api/tournaments/{tour['id']}/teams", json={"teams": teams},
+                 headers=auth).raise_for_status()
+    table = requests.post(f"{server.url}/api/tables/import", data=match_file(teams[:2], [0, 1, 0], 2),
+                          headers={"Content-Type": "application/x-ndjson"}).json()
+    requests.post(f"{server.url}/api/tournaments/{tour['id']}/tables", headers=auth,
+                  json={"table": table["id"], "token": table["token"]}).raise_for_status()
+    ctx = phone(browser, "eu")
+    page = ctx.new_page()
+    try:
+        page.goto(f"{server.url}/c/{tour['id']}?token={tour['watch_token']}")
+        cut = page.evaluate("[...document.querySelectorAll('.match-row strong.tc')].filter((e) =>"
+                            " e.scrollWidth > e.clientWidth || e.scrollHeight > e.clientHeight + 1)"
+                            ".map((e) => e.textContent)")
+        assert cut == [] and page.locator(".match-row strong.tc").count() == 6 * 2 + 2
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    finally:
+        ctx.close()
