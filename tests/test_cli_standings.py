@@ -146,8 +146,18 @@ def test_standings_json(tmp_path: Path) -> None:
 def test_standings_lang(tmp_path: Path) -> None:
     proc = standings(*map(str, club(tmp_path)), "--lang", "es")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[0].split()[:3] == ["Puesto", "Equipo", "Jugadas"]
+    assert proc.stdout.splitlines()[0].split()[:3] == ["Puesto", "Pareja", "Jugadas"]
     assert proc.stdout.splitlines()[-1].startswith("1 partida sin terminar: D – A (")
+
+
+def test_standings_name_the_team_column_as_the_tournament_page_does() -> None:
+    """The command's Spanish standings headed their teams "Equipo" where the tournament's
+    page (and Mus) says "Pareja": each language's heading is the page's."""
+    from scorer.commands.standings import _WORDS
+    from web import i18n
+
+    for lang, words in _WORDS.items():
+        assert words["team"] == i18n.t(lang, "tour.col.team"), lang
 
 
 def test_bad_files_are_all_named_and_nothing_is_ranked(tmp_path: Path) -> None:

@@ -38,7 +38,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "unfinished_1": "1 match not finished: {m}", "unfinished_n": "{n} matches not finished: {m}",
     },
     "es": {
-        "rank": "Puesto", "team": "Equipo", "played": "Jugadas", "won": "Ganadas", "lost": "Perdidas",
+        "rank": "Puesto", "team": "Pareja", "played": "Jugadas", "won": "Ganadas", "lost": "Perdidas",
         "vacas_won": "Vacas ganadas", "vacas_won_in_lost": "En perdidas", "vacas_lost": "Vacas perdidas",
         "stones": "Piedras", "head_to_head": "Particular",
         "group": "Grupo {name}", "all": "Todas las partidas",
