@@ -86,7 +86,7 @@ def test_bad_uploads_are_refused_by_name_and_leave_nothing_behind(tmp_path) -> N
     r = c.post("/api/decks", headers=_auth(), data={**_photos(), "name": "x" * 41}, content_type="multipart/form-data")
     assert r.status_code == 400 and r.get_json()["error"]["field"] == "name"
     r = c.post("/api/decks", headers=_auth(), data={**_photos(), "refine": "maybe"}, content_type="multipart/form-data")
-    assert r.status_code == 400 and r.get_json()["error"]["field"] == "refine" and "'maybe'" in r.get_json()[
+    assert r.status_code == 400 and r.get_json()["error"]["field"] == "refine" and '"maybe"' in r.get_json()[
         "error"]["message"]
     assert c.get("/api/decks", headers=_auth()).get_json()["decks"] == []
     for path in ("/api/decks/nothere", "/api/decks/../../etc", "/api/decks/abcdefabcdef/sheet.jpg"):
