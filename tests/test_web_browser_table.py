@@ -312,7 +312,7 @@ def test_photo_upload_correct_a_card_and_settle(server, browser, recognizer, tmp
         page.wait_for_selector("#settlement:not([hidden]) .explain li")
         text = page.inner_text("#settlement")
         assert "Grande" in text and "Ane" in text
-        until(page, "document.querySelector('#settlement .explain').textContent.includes('R-R-R-C')")
+        until(page, "document.querySelector('#settlement .explain')?.textContent.includes('R-R-R-C')")
         assert "R-R-R-C" in page.locator("#settlement .explain .nw").all_text_contents()  # kept whole (keepRuns)
         st = api.state()
         assert len(st["hands"]) == 1 and st["hands"][0]["photo_id"]
@@ -1803,7 +1803,7 @@ def test_a_dispute_is_said_in_words_in_the_pages_language(server, browser):
             assert "{" not in page.inner_text("#settlement")
             page.unroute(explain)
             page.reload()
-            until(page, f"document.querySelector('#settlement .explain').textContent.includes({words!r})")
+            until(page, f"document.querySelector('#settlement .explain')?.textContent.includes({words!r})")
             lines = page.locator("#settlement .explain li").all_text_contents()
             assert sum(words in line for line in lines) == 1, lines
             assert all(any(line.endswith(": " + said) for line in lines) for said in below), (lines, below)

@@ -38,6 +38,12 @@ const target = () => rules().target || 40;
 const matchWon = () => Boolean(state) && state.winner !== null && state.winner !== undefined;
 const eskuNow = () => current().esku ?? state.esku ?? 0;  // the current hand's, chosen or by turn
 
+// A live region's words, set only when they change: the same words set again (each render,
+// at each change the stream brings) are read out again by a screen reader.
+function say(el, text) {
+  if (el && el.textContent !== text) el.textContent = text;
+}
+
 function lanceLabel(lance) { return t(`lance.${lance}`); }
 function phaseLabel(phase) {
   if (BET_PHASES.includes(phase)) return lanceLabel(phase);
@@ -385,10 +391,11 @@ function renderScore() {
   markCutNames();
   const banner = $("banner");
   const who = [0, 1].filter((tm) => state.adentro && state.adentro[tm]);
-  if (who.length && state.winner == null) {
-    banner.replaceChildren(h("strong", {}, t("score.adentro")), " ", who.map(teamName).join(" · "));
-    banner.hidden = false;
-  } else banner.hidden = true;
+  // a status: said as a team goes adentro, not again at each change the stream brings
+  const adentro = who.length && state.winner == null ? who.map(teamName).join(" · ") : "";
+  if (adentro && banner.dataset.said !== adentro) banner.replaceChildren(h("strong", {}, t("score.adentro")), " ", adentro);
+  banner.dataset.said = adentro;
+  banner.hidden = !adentro;
 }
 
 // ------------------------------------------------------------------ the drawn table
@@ -1054,7 +1061,7 @@ function renderPhoto() {
   boxes.replaceChildren();
   const scan = show.scan;
   $("photo-warnings").replaceChildren();
-  if (!scan || !shown.scan) { $("photo-status").textContent = t("show.reading"); return; }
+  if (!scan || !shown.scan) { say($("photo-status"), t("show.reading")); return; }
   const [w, hgt] = shown.scan.size || [img.naturalWidth || 1000, img.naturalHeight || 1000];
   boxes.setAttribute("viewBox", `0 0 ${w} ${hgt}`);
   const unit = Math.max(w, hgt) / 100;
@@ -1101,9 +1108,9 @@ function renderPhoto() {
   }
   // what the hands hold now: the cards the photos read, and those a person set by hand
   const { read, byHand } = cardSources(scan);
-  $("photo-status").textContent = byHand
+  say($("photo-status"), byHand
     ? t(byHand === 1 ? "show.found_by_hand_one" : "show.found_by_hand", { n: read + byHand, read, hand: byHand })
-    : t("show.found", { n: read });
+    : t("show.found", { n: read }));
   // the reader's warnings, each said once; "hard to read" is said per card below the hands, and goes as they are checked
   const said = new Set();
   for (const w of shownWarnings(scan)) {
@@ -1249,7 +1256,7 @@ function renderHands() {
   const lines = [];
   if (missing) lines.push(t(missing === 1 ? "show.missing_one" : "show.missing", { n: missing }));
   if (check.length) lines.push(t("show.check", { cards: check.map(cardName).join(", ") }));
-  $("missing").textContent = lines.join(" · ");
+  say($("missing"), lines.join(" · "));
   $("btn-settle").disabled = missing > 0;
   renderSettleWarning();
   // the cards contradict what was declared, and would not from another seat: said before the count
@@ -1274,8 +1281,8 @@ function renderSettleWarning() {
   const left = uncheckedCards();
   if (!left.length) show.settleWarned = false;
   const warn = show.settleWarned;
-  $("settle-warn").textContent = warn ? t(plural("show.unchecked", left.length), { n: left.length,
-    cards: left.map(({ seat, card }) => t("show.unchecked_card", { card: cardName(card), player: playerName(seat) })).join(semicolon()) }) : "";
+  say($("settle-warn"), warn ? t(plural("show.unchecked", left.length), { n: left.length,
+    cards: left.map(({ seat, card }) => t("show.unchecked_card", { card: cardName(card), player: playerName(seat) })).join(semicolon()) }) : "");
   $("btn-settle").textContent = t(warn ? "show.settle_anyway" : "show.settle");
 }
 
@@ -1670,9 +1677,15 @@ function lastHand() {
 }
 
 const explained = {};
+// The count is a live region: read out once, in words. While the words are on their way it
+// waits for them, up to EXPLAIN_WAIT_MS (a stalled wifi): then it is shown as events, and
+// the words replace them as they come.
+const EXPLAIN_WAIT_MS = 1500;
+const explainWaited = {};
 async function fetchExplain(n) {
   if (n in explained) return;
   explained[n] = null;
+  setTimeout(() => { explainWaited[n] = true; if (explained[n] === null) renderSettlement(); }, EXPLAIN_WAIT_MS);
   try {
     const q = new URLSearchParams({ token: BOOT.state?.watch_token || TOKEN || "", lang: document.documentElement.lang });
     const res = await api("GET", `/t/${encodeURIComponent(BOOT.table_id)}/hands/${n}/explain?${q}`, { timeout: TIMEOUT_MS });
@@ -1721,7 +1734,13 @@ function renderSettlement() {
   const hand = lastHand();
   const sc = settlement.score || [0, 0];
   const words = explainedLines(hand, settlement);
+  if (!words && hand?.n && explained[hand.n] === null && !explainWaited[hand.n]) { box.hidden = true; return; }
   const disputes = settlement.disputes || [];
+  // drawn (and so read out) again only when what it says changes, not at each change the
+  // stream brings while it stands (a mus, an esku chosen)
+  const key = JSON.stringify([hand?.n ?? state.hands.length, words || settlement.events || [], sc, words ? [] : disputes, document.documentElement.lang]);
+  if (box.dataset.key === key) { box.hidden = false; return; }
+  box.dataset.key = key;
   box.replaceChildren(...[
     h("h2", {}, `${t("set.title")} · ${t("table.hand_n", { n: hand?.n ?? state.hands.length })}`),
     h("ol", { class: "explain", role: "list" }, words ? words.map((l) => h("li", {}, keepRuns(l))) : eventLines(settlement)),

@@ -1,0 +1,81 @@
+"""The pages as a player with low vision hears and sees them (a screen reader, large text)
+and as a keyboard or switch player works them: Debian's Chromium driven by Playwright on
+the real app (the fixtures of test_web_browser_table: one server, one browser). No axe-core:
+the checks read Chromium's accessibility tree (CDP), computed styles and the keyboard.
+
+Run: `python -m pytest tests/test_web_browser_a11y.py -q`. Without Chromium these tests
+skip, unless `CI` is set: then they fail.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+from tests.test_web_browser_table import HANDS, Api, browser, phone, recognizer, server  # noqa: E402, F401 (fixtures)
+from web.testing import showdown_photo, until  # noqa: E402
+
+# What the live regions of a page say, as each change comes: [region id, its words] per
+# change a MutationObserver sees (what a screen reader is handed to read out).
+WATCH_LIVE = """() => {
+  window.__said = [];
+  for (const el of document.querySelectorAll('[aria-live], [role=status], [role=alert]')) {
+    new MutationObserver(() => window.__said.push([el.id || el.className, el.textContent]))
+      .observe(el, { childList: true, subtree: true, characterData: true });
+  }
+}"""
+
+
+def said(page) -> list[list[str]]:
+    """What the live regions said since the last call (and forget it)."""
+    return page.evaluate("(() => { const s = window.__said; window.__said = []; return s; })()")
+
+
+def test_a_live_region_says_each_change_once(server, browser, tmp_path):  # noqa: F811
+    """The showdown's notes, the count of a hand and the adentro line are live regions: a
+    change is read out once, and the changes the stream brings that leave their words as
+    they were (the cards written back, a mus, a word said) say nothing again."""
+    photo = tmp_path / "showdown.jpg"
+    photo.write_bytes(showdown_photo(HANDS, bottom=0))
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+    try:
+        api = Api(server.url)
+        api.to_showdown()
+        page.goto(api.url())
+        page.wait_for_selector("#showdown:not([hidden])")
+        page.evaluate(WATCH_LIVE)
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        until(page, "document.querySelector('#photo-status').textContent.includes('15 cards read')")
+        page.wait_for_timeout(600)  # the cards written back, the table's answer drawn
+        lines = said(page)
+        for region in ("photo-status", "missing"):
+            mine = [text for where, text in lines if where == region]
+            assert mine and all(a != b for a, b in zip(mine, mine[1:], strict=False)), (region, lines)
+
+        api = Api(server.url)
+        for _ in range(5):  # Txuriak win 6 stones a hand: 30-5
+            api.to_showdown()
+            api.post("showdown", {"hands": HANDS})
+        api.to_showdown()
+        page.goto(api.url())
+        page.wait_for_selector("#live[data-state=live]")
+        page.evaluate(WATCH_LIVE)
+        api.post("showdown", {"hands": HANDS})  # 36-6: Txuriak adentro
+        until(page, "document.querySelector('#settlement:not([hidden]) .explain li')")
+        page.wait_for_timeout(300)
+        lines = said(page)
+        counts = [text for where, text in lines if where == "settlement"]
+        assert len(counts) == 1 and "Cards: Ane R-R-R-C" in counts[0], lines  # once, in words
+        assert [text for where, text in lines if where == "banner"] == ["Adentro! Txuriak"], lines
+        api.post("mus", {})
+        version = api.act("paso")["version"]
+        until(page, f"window.musTable.state.version === {version}")
+        page.wait_for_timeout(300)
+        again = [(where, text) for where, text in said(page) if where in ("banner", "settlement")]
+        assert again == [], again
+        assert page.is_visible("#banner")
+    finally:
+        ctx.close()
