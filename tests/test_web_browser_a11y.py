@@ -79,3 +79,38 @@ def test_a_live_region_says_each_change_once(server, browser, tmp_path):  # noqa
         assert page.is_visible("#banner")
     finally:
         ctx.close()
+
+
+def test_the_status_line_says_the_word_the_turn_and_a_new_score_once(server, browser):  # noqa: F811
+    """The status line (role=status) says, at each word said on any phone, that word and who
+    speaks now; the score only as the page opens and when it changes; nothing again for a
+    change that leaves them as they were (another phone's cards written back at showdown)."""
+    api = Api(server.url)
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+    try:
+        page.goto(api.url())
+        page.wait_for_selector("#live[data-state=live]")
+        assert page.inner_text("#sr-status") == "Txuriak 0, Beltzak 0. Ane speaks"
+        page.evaluate(WATCH_LIVE)
+        page.click(".act[data-act=paso]")
+        until(page, "document.querySelector('#sr-status').textContent.includes('Bixente')")
+        api.act("envido", n=2)
+        until(page, "document.querySelector('#sr-status').textContent.includes('Iker speaks')")
+        api.act("no_quiero")  # Iker refuses for Txuriak: the deje, 1 stone to Beltzak, at once
+        until(page, "document.querySelector('#sr-status').textContent.includes('No quiero')")
+        page.wait_for_timeout(300)
+        assert [text for where, text in said(page) if where == "sr-status"] == [
+            "Ane: Paso. Bixente speaks",
+            "Bixente: Envido. Iker speaks",
+            "Txuriak 0, Beltzak 1. Iker: No quiero. Ane speaks",
+        ]
+        api.to_showdown()
+        until(page, "document.querySelector('#sr-status').textContent.endsWith('Showdown')")
+        said(page)
+        version = api.post("shown", {"hands": [HANDS[0], [None] * 4, [None] * 4, [None] * 4], "bottom": 0})["version"]
+        until(page, f"window.musTable.state.version === {version}")
+        page.wait_for_timeout(300)
+        assert [text for where, text in said(page) if where == "sr-status"] == []
+    finally:
+        ctx.close()

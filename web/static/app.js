@@ -1878,32 +1878,46 @@ function renderLog() {
 
 // ------------------------------------------------------------------ render
 
-// One short sentence for screen readers when the score or the speaker changes (the
-// score card and the buttons themselves are not live regions: they would be read whole).
-let lastSaid = "";
-let lastGames = null;  // the games and vacas last seen (the page opened: as they were)
-let gamesAt = null;  // the version at which they changed
+// One short sentence for screen readers at each change of the table: what changed since the
+// table this page last said (the score card and the buttons themselves are not live regions:
+// they would be read whole). The score when it changes (and as the page opens), the games and
+// vacas when they change, the word just said and by whom (from any phone, as the bubble shows
+// it), then who speaks now ("Ane: Paso. Bixente speaks"); nothing again for a change that
+// leaves all that as it was (the cards of a showdown written back), nor at a second render of
+// the same table.
+let told = null;  // what the last sentence was said from: {version, score, gv, hand, log, phase}
 function announce() {
   const cur = current();
+  if (told && told.version === state.version) return;
   const score = cur.score || state.score || [0, 0];
-  const parts = [`${teamName(0)} ${score[0]}, ${teamName(1)} ${score[1]}`];
-  // a game or a vaca won: said after the score ("Games 1–0, vacas 0–0"), in the same order
+  const scoreText = `${teamName(0)} ${score[0]}, ${teamName(1)} ${score[1]}`;
   const games = state.games || [0, 0], vacas = state.vacas || [0, 0];
   const gv = `${games}|${vacas}`;
-  if (lastGames !== null && gv !== lastGames) gamesAt = state.version;
-  lastGames = gv;
-  if (gamesAt === state.version) {  // said again while the page shows that version
-    const both = [(rules().games_per_vaca || 1) > 1 ? t("score.games_both", { a: games[0], b: games[1] }) : null,
-      t("score.vacas_both", { a: vacas[0], b: vacas[1] })].filter(Boolean);
-    parts.push(both.join(", "));
+  const log = cur.log || [];
+  const phase = cur.phase || "";
+  const now = { version: state.version, score: scoreText, gv, hand: handNumber(), log: log.length, phase };
+  const parts = [];
+  const gamesChanged = told !== null && gv !== told.gv;
+  // a game or a vaca won: the new game's score, then the games and vacas ("Games 1–0, vacas 0–0")
+  if (!told || scoreText !== told.score || gamesChanged) parts.push(scoreText);
+  if (gamesChanged) {
+    parts.push([(rules().games_per_vaca || 1) > 1 ? t("score.games_both", { a: games[0], b: games[1] }) : null,
+      t("score.vacas_both", { a: vacas[0], b: vacas[1] })].filter(Boolean).join(", "));
   }
-  if (cur.to_speak !== null && cur.to_speak !== undefined) parts.push(t("table.to_speak", { name: playerName(cur.to_speak) }));
-  const text = parts.join(". ");
-  if (text !== lastSaid) {
-    lastSaid = text;
-    const box = $("sr-status");
-    if (box) box.textContent = text;
+  if (told && now.hand === told.hand && log.length > told.log) {
+    const i = log.length - 1;
+    parts.push(`${playerName(log[i].seat)}${colon()}${saidLabel(log, i)}`);
   }
+  const seat = cur.to_speak;
+  if (seat !== null && seat !== undefined) {
+    parts.push(phase.endsWith("_declare")
+      ? t("table.declares", { name: playerName(seat), lance: lanceLabel(phase.split("_")[0]) })
+      : t("table.to_speak", { name: playerName(seat) }));
+  } else if (told && phase !== told.phase && ["showdown", "over"].includes(phase)) {
+    parts.push(phaseLabel(phase));
+  }
+  told = now;
+  if (parts.length) say($("sr-status"), parts.join(". "));
 }
 
 function render(prev) {
