@@ -27,6 +27,38 @@ WATCH_LIVE = """() => {
 }"""
 
 
+# The contrast of two colours (WCAG 2: relative luminance), and the colour behind an element:
+# its own background or its nearest ancestor's that is opaque, blended over the ones above.
+CONTRAST_JS = """
+const rgba = (c) => { const m = /rgba?\\(([^)]+)\\)/.exec(c); const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+const over = (top, bottom) => [0, 1, 2].map((i) => top[i] * top[3] + bottom[i] * (1 - top[3])).concat([1]);
+const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }; return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)]; return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+const behind = (el) => { const layers = []; for (let e = el; e; e = e.parentElement) { const c = rgba(getComputedStyle(e).backgroundColor); if (c[3] > 0) { layers.push(c); if (c[3] >= 1) break; } } return layers.reverse().reduce((acc, c) => over(c, acc), [255, 255, 255, 1]); };
+"""
+
+
+def ring(page, selector: str, against: str | None = None) -> float:
+    """The contrast of the focus ring of `selector` (the element that has it, focused from
+    the keyboard) with what is behind it: its parent's background, or the colour `against`."""
+    return page.evaluate(f"""([sel, against]) => {{ {CONTRAST_JS}
+      const el = document.querySelector(sel); const cs = getComputedStyle(el);
+      if (cs.outlineStyle === 'none' || parseFloat(cs.outlineWidth) < 2) return 0;
+      return ratio(rgba(cs.outlineColor), against ? rgba(against) : behind(el.parentElement));
+    }}""", [selector, against])
+
+
+def tab_to(page, selector: str) -> None:
+    """The keyboard's focus on `selector`: from the element before it, with Tab (as a
+    keyboard player gets there, so that the page shows its ring)."""
+    page.evaluate("""sel => { const all = [...document.querySelectorAll('a[href], button, input, select, textarea, summary, [tabindex]')]
+      .filter((e) => !e.disabled && e.tabIndex >= 0 && e.getClientRects().length);
+      const el = document.querySelector(sel); const i = all.indexOf(el);
+      if (i > 0) all[i - 1].focus(); }""", selector)
+    page.keyboard.press("Tab")
+    assert page.evaluate("sel => document.activeElement === document.querySelector(sel)", selector), selector
+
+
 def said(page) -> list[list[str]]:
     """What the live regions said since the last call (and forget it)."""
     return page.evaluate("(() => { const s = window.__said; window.__said = []; return s; })()")
@@ -112,5 +144,39 @@ def test_the_status_line_says_the_word_the_turn_and_a_new_score_once(server, bro
         until(page, f"window.musTable.state.version === {version}")
         page.wait_for_timeout(300)
         assert [text for where, text in said(page) if where == "sr-status"] == []
+    finally:
+        ctx.close()
+
+
+def test_the_focus_ring_stands_out_on_every_control(server, browser, tmp_path):  # noqa: F811
+    """A keyboard player sees where the focus is: the ring of the controls the page draws
+    itself (a choice of two, a switch, the esku's seat, the seat a photo was taken from, a
+    card's box on the photo) has at least 3:1 against what surrounds it."""
+    photo = tmp_path / "showdown.jpg"
+    photo.write_bytes(showdown_photo(HANDS, bottom=0))
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+    try:
+        page.goto(server.url + "/")
+        for focus, shown in (("input[name=kings][value='8']", "input[name=kings][value='8'] + span"),
+                             ("input[name=real31]", "input[name=real31] + .switch-track"),
+                             ("input[name=esku][value='0']", "input[name=esku][value='0'] + span"),
+                             ("#player0", "#player0")):
+            tab_to(page, focus)
+            assert ring(page, shown) >= 3, shown
+        api = Api(server.url)
+        api.to_showdown()
+        page.goto(api.url())
+        page.wait_for_selector("#showdown:not([hidden])")
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        tab_to(page, "#bottom-seat input:checked")
+        assert ring(page, "#bottom-seat input:checked + span") >= 3
+        tab_to(page, "#photo-boxes g.box[data-k='1']")
+        # on the cloth the photo shows round the cards (the test photo's green felt)
+        assert ring(page, "#photo-boxes g.box[data-k='1']", "rgb(30, 77, 58)") >= 3
+        assert ring(page, ".card-slot[data-seat='0'][data-slot='0']") == 0  # not focused: no ring
+        tab_to(page, ".card-slot[data-seat='0'][data-slot='0']")
+        assert ring(page, ".card-slot[data-seat='0'][data-slot='0']") >= 3
     finally:
         ctx.close()
