@@ -34,8 +34,41 @@ const rgba = (c) => { const m = /rgba?\\(([^)]+)\\)/.exec(c); const p = m[1].spl
 const over = (top, bottom) => [0, 1, 2].map((i) => top[i] * top[3] + bottom[i] * (1 - top[3])).concat([1]);
 const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }; return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
 const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)]; return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
-const behind = (el) => { const layers = []; for (let e = el; e; e = e.parentElement) { const c = rgba(getComputedStyle(e).backgroundColor); if (c[3] > 0) { layers.push(c); if (c[3] >= 1) break; } } return layers.reverse().reduce((acc, c) => over(c, acc), [255, 255, 255, 1]); };
+const behind = (el) => {
+  const layers = [];
+  for (let e = el; e; e = e.parentElement) {
+    const cs = getComputedStyle(e);
+    const stop = /gradient/.test(cs.backgroundImage) && /rgba?\\([^)]+\\)/.exec(cs.backgroundImage);  // a gradient: its first stop
+    const c = stop ? rgba(stop[0]) : rgba(cs.backgroundColor);
+    if (c[3] > 0) { layers.push(c); if (c[3] >= 1) break; }
+  }
+  return layers.reverse().reduce((acc, c) => over(c, acc), [255, 255, 255, 1]);
+};
 """
+
+# Every text in sight below `root` whose contrast with what is behind it is under 4.5:1 (3:1
+# for large text: 24 px, or 18.66 px bold), as [text, ratio]; a disabled control's text, text
+# hidden for a screen reader's sake and the photo's drawing aside.
+LOW_CONTRAST = f"""root => {{ {CONTRAST_JS}
+  const out = [];
+  const walk = document.createTreeWalker(document.querySelector(root), NodeFilter.SHOW_TEXT);
+  const seen = new Set();
+  while (walk.nextNode()) {{
+    const el = walk.currentNode.parentElement;
+    if (!walk.currentNode.textContent.trim() || seen.has(el)) continue;
+    seen.add(el);
+    if (el.closest('svg, script, .sr-only, :disabled, [hidden]') || !el.getClientRects().length) continue;
+    const cs = getComputedStyle(el);
+    if (cs.visibility === 'hidden') continue;
+    let alpha = 1;
+    for (let e = el; e; e = e.parentElement) alpha *= Number(getComputedStyle(e).opacity);
+    const bg = behind(el), fg = rgba(cs.color);
+    const r = ratio(over([fg[0], fg[1], fg[2], fg[3] * alpha], bg), bg);
+    const size = parseFloat(cs.fontSize), bold = Number(cs.fontWeight) >= 700;
+    if (r < (size >= 24 || (bold && size >= 18.66) ? 3 : 4.5)) out.push([el.textContent.trim().slice(0, 40), Math.round(r * 100) / 100]);
+  }}
+  return out;
+}}"""
 
 
 def ring(page, selector: str, against: str | None = None) -> float:
@@ -88,14 +121,13 @@ def test_a_live_region_says_each_change_once(server, browser, tmp_path):  # noqa
             assert mine and all(a != b for a, b in zip(mine, mine[1:], strict=False)), (region, lines)
 
         api = Api(server.url)
-        for _ in range(5):  # Txuriak win 6 stones a hand: 30-5
-            api.to_showdown()
-            api.post("showdown", {"hands": HANDS})
+        api.act("envido", n=30)  # Ane's three kings win grande
+        api.act("quiero")
         api.to_showdown()
         page.goto(api.url())
         page.wait_for_selector("#live[data-state=live]")
         page.evaluate(WATCH_LIVE)
-        api.post("showdown", {"hands": HANDS})  # 36-6: Txuriak adentro
+        api.post("showdown", {"hands": HANDS})  # 35-1: Txuriak adentro
         until(page, "document.querySelector('#settlement:not([hidden]) .explain li')")
         page.wait_for_timeout(300)
         lines = said(page)
@@ -178,5 +210,45 @@ def test_the_focus_ring_stands_out_on_every_control(server, browser, tmp_path): 
         assert ring(page, ".card-slot[data-seat='0'][data-slot='0']") == 0  # not focused: no ring
         tab_to(page, ".card-slot[data-seat='0'][data-slot='0']")
         assert ring(page, ".card-slot[data-seat='0'][data-slot='0']") >= 3
+    finally:
+        ctx.close()
+
+
+def test_text_reads_at_4_5_to_1(server, browser, tmp_path):  # noqa: F811
+    """Every text in sight, the buttons' included, reads at 4.5:1 or more (3:1 large): the
+    new-table page; the table with its words, the declarations on the seats, the showdown
+    read from a photo and the card picker (a card another seat holds on that team's colour);
+    a team adentro (its name on the card's tint), the count."""
+    photo = tmp_path / "showdown.jpg"
+    photo.write_bytes(showdown_photo(HANDS, bottom=0))
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+    page.emulate_media(reduced_motion="reduce")  # no text caught halfway through a fade
+    try:
+        page.goto(server.url + "/")
+        assert page.evaluate(LOW_CONTRAST, "body") == []
+        api = Api(server.url)
+        page.goto(api.url())
+        page.wait_for_selector("#live[data-state=live]")
+        assert page.evaluate(LOW_CONTRAST, "body") == []
+        api.act("envido", n=30)  # Ane's three kings win grande: Txuriak adentro at the count
+        until(page, "document.querySelector('.act[data-act=quiero]')")
+        assert page.evaluate(LOW_CONTRAST, "body") == []
+        api.act("quiero")
+        api.to_showdown()
+        page.wait_for_selector("#showdown:not([hidden])")
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        assert page.locator(".badge-decl.yes").count() >= 4
+        assert page.evaluate(LOW_CONTRAST, "body") == []
+        page.click(".card-slot[data-seat='1'][data-slot='2']")
+        page.wait_for_selector("#picker[open]")
+        assert page.locator("#picker .pick.held").count() >= 10
+        assert page.evaluate(LOW_CONTRAST, "#picker") == []
+        page.keyboard.press("Escape")
+        api.post("showdown", {"hands": HANDS})
+        page.wait_for_selector(".team-card.is-adentro")
+        page.wait_for_selector("#settlement:not([hidden])")
+        assert page.evaluate(LOW_CONTRAST, "body") == []
     finally:
         ctx.close()
