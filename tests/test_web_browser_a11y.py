@@ -252,3 +252,58 @@ def test_text_reads_at_4_5_to_1(server, browser, tmp_path):  # noqa: F811
         assert page.evaluate(LOW_CONTRAST, "body") == []
     finally:
         ctx.close()
+
+
+# What large text or a page zoomed in loses: a control or a word of the table page that lies
+# off the screen, or a word cut short (an ellipsis, or a box narrower than its text).
+LOST = """() => {
+  const out = [];
+  const W = document.documentElement.clientWidth;
+  const seen = (e) => e.getClientRects().length && !e.closest('[hidden], .sr-only, dialog:not([open])');
+  for (const e of document.querySelectorAll('.topbar a, .topbar button, .topbar summary, #actions button, #actions summary, #showdown button, #showdown label')) {
+    const r = e.getBoundingClientRect();
+    if (seen(e) && (r.left < -1 || r.right > W + 1)) out.push(['off screen', e.textContent.trim() || e.getAttribute('aria-label')]);
+  }
+  for (const e of document.querySelectorAll('.lance, .seat-name, .act, #actions .btn, .segmented span, .hand-who, .speaker')) {
+    if (seen(e) && (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)) out.push(['cut', e.textContent.trim()]);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("zoom", ["text", "page"])
+def test_large_text_loses_no_word_and_no_button(server, browser, tmp_path, zoom):  # noqa: F811
+    """Text at twice its size on a 360-px phone (the browser's text size), or the whole page
+    zoomed to 200% (180 CSS px across): every button of the top bar, the words, the steppers,
+    Mus and Undo, and the showdown's stay on the screen, and the lances, the seats' and the
+    hands' names and the words on the buttons are not cut short."""
+    photo = tmp_path / "showdown.jpg"
+    photo.write_bytes(showdown_photo(HANDS, bottom=0))
+    size = {"width": 360, "height": 740} if zoom == "text" else {"width": 180, "height": 370}
+    ctx = browser.new_context(viewport=size, device_scale_factor=2, is_mobile=True, has_touch=True, locale="es",
+                              extra_http_headers={"Accept-Language": "es"})
+    ctx.set_default_timeout(8000)
+    page = ctx.new_page()
+    bigger = "document.documentElement.style.fontSize = '200%'" if zoom == "text" else "0"
+    try:
+        api = Api(server.url)
+        page.goto(api.url())
+        page.wait_for_selector("#live[data-state=live]", state="attached")
+        page.evaluate(bigger)
+        checks = page.evaluate(LOST)
+        api.act("envido", n=2)  # Bixente answers: two steppers' worth of words
+        until(page, "document.querySelector('.act[data-act=quiero]')")
+        checks += page.evaluate(LOST)
+        api.act("quiero")
+        api.play_until(lambda cur: cur["phase"].endswith("_declare"))
+        until(page, "document.querySelector('.act[data-act=declare]')")
+        checks += page.evaluate(LOST)
+        api.to_showdown()
+        page.wait_for_selector("#showdown:not([hidden])")
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        if zoom == "text":  # a hand's four cards take 250 px: not at 180
+            checks += page.evaluate(LOST)
+        assert checks == [], checks
+    finally:
+        ctx.close()
