@@ -14,6 +14,7 @@ import pytest
 pytestmark = pytest.mark.browser
 
 from tests.test_web_browser_table import HANDS, Api, browser, phone, recognizer, server  # noqa: E402, F401 (fixtures)
+from web.i18n import t as words  # noqa: E402
 from web.testing import showdown_photo, until  # noqa: E402
 
 # What the live regions of a page say, as each change comes: [region id, its words] per
@@ -90,6 +91,35 @@ def tab_to(page, selector: str) -> None:
       if (i > 0) all[i - 1].focus(); }""", selector)
     page.keyboard.press("Tab")
     assert page.evaluate("sel => document.activeElement === document.querySelector(sel)", selector), selector
+
+
+CONTROLS = {"button", "link", "textbox", "combobox", "checkbox", "radio", "switch", "slider", "spinbutton",
+            "searchbox", "listbox", "option", "menuitem", "tab", "DisclosureTriangle", "image"}
+
+
+def unnamed(page) -> list[str]:
+    """The controls (and images) of `page` that Chromium's accessibility tree gives no name,
+    and the controls inside an image (whose children a screen reader does not visit)."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        nodes = cdp.send("Accessibility.getFullAXTree")["nodes"]
+        by_id = {n["nodeId"]: n for n in nodes}
+        role = lambda n: n.get("role", {}).get("value")  # noqa: E731
+        bad = []
+        for n in nodes:
+            if n.get("ignored") or role(n) not in CONTROLS:
+                continue
+            name = str((n.get("name") or {}).get("value", "")).strip()
+            if not name:
+                bad.append(f"{role(n)} without a name")
+            up = by_id.get(n.get("parentId"))
+            while up is not None:
+                if role(up) in ("image", "img") and role(n) != "image":
+                    bad.append(f"{role(n)} {name!r} inside an image")
+                up = by_id.get(up.get("parentId"))
+        return bad
+    finally:
+        cdp.detach()
 
 
 def said(page) -> list[list[str]]:
@@ -307,3 +337,41 @@ def test_large_text_loses_no_word_and_no_button(server, browser, tmp_path, zoom)
         assert checks == [], checks
     finally:
         ctx.close()
+
+
+def test_every_control_is_named_and_each_seat_says_its_team_in_every_language(server, browser, tmp_path):  # noqa: F811
+    """In each language, at the showdown with its photo read and the card picker open: every
+    control has a name, and none lies inside an image; the photo's boxes are a group named
+    in words, with a button a card; each seat of the drawn table says its team (its colour
+    shows it) and its declarations in words ("Pares: yes", not a check mark); the picker says
+    which card the place holds now."""
+    photo = tmp_path / "showdown.jpg"
+    photo.write_bytes(showdown_photo(HANDS, bottom=0))
+    api = Api(server.url)
+    api.to_showdown()  # Ane declares pares and juego, Maite neither
+    for lang in ("es", "eu", "fr", "en"):
+        ctx = phone(browser, lang)
+        page = ctx.new_page()
+        try:
+            page.goto(api.url())
+            page.wait_for_selector("#showdown:not([hidden])")
+            if lang == "es":
+                page.set_input_files("#photo-input", str(photo))
+            page.wait_for_selector("#photo-boxes g.box >> nth=15")  # the others: the photo the table keeps
+            assert unnamed(page) == [], lang
+            boxes = page.get_by_role("group", name=words(lang, "show.boxes"))
+            assert boxes.get_by_role("button").count() == 16, lang
+            colon = words(lang, "punct.colon").replace("\xa0", " ")  # the snapshot says a no-break space as a space
+            seat = page.locator("#mesa .seat[data-seat='0']").aria_snapshot()
+            assert "Txuriak" in seat, (lang, seat)
+            for lance in ("pares", "juego"):
+                assert f"{words(lang, 'lance.' + lance)}{colon}{words(lang, 'act.declare_yes')}" in seat, (lang, seat)
+            maite = page.locator("#mesa .seat[data-seat='3']").aria_snapshot()
+            assert "Beltzak" in maite and f"{words(lang, 'lance.pares')}{colon}{words(lang, 'act.declare_no')}" in maite
+            assert "✓" not in seat and "✗" not in maite
+            page.click(".card-slot[data-seat='1'][data-slot='2']")
+            page.wait_for_selector("#picker[open]")
+            assert unnamed(page) == [], lang
+            assert page.eval_on_selector_all("#picker [aria-current=true]", "els => els.map(e => e.dataset.card)") == [HANDS[1][2]]
+        finally:
+            ctx.close()

@@ -475,12 +475,17 @@ function renderMesa() {
     el.classList.toggle("is-speaking", speak === seat && !["showdown", "over"].includes(phase));
     el.classList.toggle("is-esku", esku === seat);
     el.querySelector(".seat-name").textContent = playerName(seat);
+    // the team, which the seat's colour shows, in words for a screen reader ("Ane, Txuriak")
+    say(el.querySelector(".seat-team"), `, ${teamName(team(seat))}`);
     const badges = el.querySelector(".seat-badges");
     badges.replaceChildren();
     if (esku === seat) badges.append(h("span", { class: "badge badge-esku", title: t("table.esku") }, icon("hand"), t("table.esku")));
     for (const lance of ["pares", "juego"]) {
       const v = decl[lance][seat];
-      if (v !== null && v !== undefined) badges.append(h("span", { class: `badge badge-decl ${v ? "yes" : "no"}` }, `${lanceLabel(lance)} ${v ? "✓" : "✗"}`));
+      // "Pares ✓" to the eye, "Pares: yes" to a screen reader
+      if (v !== null && v !== undefined) badges.append(h("span", { class: `badge badge-decl ${v ? "yes" : "no"}` },
+        h("span", { "aria-hidden": "true" }, `${lanceLabel(lance)} ${v ? "✓" : "✗"}`),
+        h("span", { class: "sr-only" }, `${lanceLabel(lance)}${colon()}${t(v ? "act.declare_yes" : "act.declare_no")}`)));
     }
     const bubble = el.querySelector(".bubble");
     const last = lastBySeat[seat];
@@ -1104,7 +1109,7 @@ function renderPhoto() {
     if (horizontal) y = cy < hgt / 2 ? gr.y2 + fs * 1.6 : gr.y1 - fs * 0.8;
     else x = cx < w / 2 ? gr.x2 + unit * 2 : gr.x1 - unit * 2;
     const anchor = horizontal ? "middle" : cx < w / 2 ? "start" : "end";
-    boxes.append(svg("text", { class: `seat-label team-${team(Number(seat))}`, x, y: horizontal ? y : y + fs * 0.35, "font-size": fs, "text-anchor": anchor }, playerName(Number(seat))));
+    boxes.append(svg("text", { class: `seat-label team-${team(Number(seat))}`, "aria-hidden": "true", x, y: horizontal ? y : y + fs * 0.35, "font-size": fs, "text-anchor": anchor }, playerName(Number(seat))));
   }
   // what the hands hold now: the cards the photos read, and those a person set by hand
   const { read, byHand } = cardSources(scan);
@@ -1358,7 +1363,7 @@ function openPicker(currentCard, onPick, maybe = [], here = null) {
   if (likely.length) {
     grid.append(h("div", { class: "picker-maybe", role: "group", "aria-label": t("show.maybe") },
       h("span", { class: "picker-maybe-title" }, t("show.maybe")),
-      ...likely.map((card) => h("button", { type: "button", class: `pick-maybe${card === currentCard ? " is-current" : ""}`, dataset: { maybe: card }, "aria-label": cardName(card), onclick: () => choose(card) }, miniCard(card)))));
+      ...likely.map((card) => h("button", { type: "button", class: `pick-maybe${card === currentCard ? " is-current" : ""}`, dataset: { maybe: card }, "aria-label": cardName(card), "aria-current": card === currentCard ? "true" : null, onclick: () => choose(card) }, miniCard(card)))));
   }
   for (const s of SUITS) {
     const block = h("div", { class: `picker-suit suit-${s}`, role: "group", "aria-label": t(`suit.${s}`) },
@@ -1372,7 +1377,7 @@ function openPicker(currentCard, onPick, maybe = [], here = null) {
       const held = at && at[0] !== here[0] ? at : null;
       const label = held ? `${cardName(card)} · ${t("show.held_by", { player: playerName(held[0]) })}` : cardName(card);
       block.append(h("button", { type: "button", class: `pick${isCur ? " is-current" : ""}${held ? ` held team-${team(held[0])}` : ""}`, dataset: { card, ...(held ? { held: held[0] } : {}) },
-        disabled: used.has(card) && !isCur && !held, "aria-label": label, title: held ? label : null, onclick: () => choose(card) },
+        disabled: used.has(card) && !isCur && !held, "aria-label": label, "aria-current": isCur ? "true" : null, title: held ? label : null, onclick: () => choose(card) },
         r, held ? h("span", { class: "pick-held", "aria-hidden": "true" }, playerName(held[0])) : null));
     }
     grid.append(block);
@@ -1850,7 +1855,7 @@ function renderEndgame() {
     h("div", { class: `trophy team-${w}` }, icon("trophy", "ico ico-xl")),
     h("h2", { id: "endgame-title" }, matchOver ? t("score.match_won", { team: teamName(state.winner) }) : t("score.game_won", { team: teamName(w) })),
     s.ordago ? h("p", { class: "endgame-sub" }, t("act.ordago")) : null,
-    h("p", { class: "endgame-score" }, h("span", { class: "team-0" }, String(s.score[0])), h("span", { class: "dash" }, "–"), h("span", { class: "team-1" }, String(s.score[1]))),
+    h("p", { class: "endgame-score" }, ...[0, 1].map((tm) => h("span", { class: `team-${tm}` }, h("span", { class: "sr-only" }, `${teamName(tm)} `), String(s.score[tm]))).flatMap((x, i) => (i ? [h("span", { class: "dash", "aria-hidden": "true" }, "–"), x] : [x]))),
     h("div", { class: "endgame-vacas" }, [0, 1].map((tm) => h("p", { class: `team-${tm}` }, h("span", {}, teamName(tm)), pips((state.vacas || [0, 0])[tm], rules().vacas_to_win || 3, "vacas")))),
     chartSvg(gameSeries(hands.length)), legend()].filter(Boolean));
   $("endgame-close").textContent = matchOver ? t("inv.close") : t("score.new_game");
