@@ -375,3 +375,49 @@ def test_every_control_is_named_and_each_seat_says_its_team_in_every_language(se
             assert page.eval_on_selector_all("#picker [aria-current=true]", "els => els.map(e => e.dataset.card)") == [HANDS[1][2]]
         finally:
             ctx.close()
+
+
+def test_a_refused_form_says_why_by_its_field(server, browser, tmp_path):  # noqa: F811
+    """A form refused (a match file with a bad line, a link that is no table's, a team typed
+    twice) says why in its own line, an alert that stays until it is sent again, and the
+    field at fault is marked invalid, described by that line and focused; sent again
+    right, the line goes and the field is as it was."""
+    import requests
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"format": "mus-match/1"}\nnot json\n', encoding="utf-8")
+    tour = requests.post(f"{server.url}/api/tournaments", json={"name": "Liga"}).json()
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+
+    def tied(field: str, line: str) -> None:
+        page.wait_for_selector(f"{line}:not([hidden])")
+        assert page.get_attribute(line, "role") == "alert" and page.inner_text(line)
+        assert page.get_attribute(field, "aria-invalid") == "true"
+        assert line[1:] in page.get_attribute(field, "aria-describedby").split()
+        assert page.evaluate("f => document.activeElement === document.querySelector(f)", field)
+
+    try:
+        page.goto(server.url + "/")
+        page.click("details.import summary")
+        page.set_input_files("#import-match input[type=file]", str(bad))
+        page.click("#import-match button[type=submit]")
+        tied("#import-match input[type=file]", "#import-match-error")
+        assert page.inner_text("#import-match-file") == "bad.jsonl"  # the file's name still beside its button
+
+        page.goto(f"{server.url}/c/{tour['id']}?token={tour['token']}")
+        page.click("#add-table >> xpath=.. >> summary")
+        page.fill("#add-table input[name=link]", "http://example.org/nothing")
+        page.click("#add-table button[type=submit]")
+        tied("#add-table input[name=link]", "#add-table-error")
+        page.click("#league-teams summary")
+        page.fill("#set-teams textarea", "Gorriak\nTxuriak\ngorriak")
+        page.click("#set-teams button[type=submit]")
+        tied("#set-teams textarea", "#set-teams-error")
+        page.fill("#set-teams textarea", "Gorriak\nTxuriak")
+        page.click("#set-teams button[type=submit]")
+        page.wait_for_selector("#set-teams-error", state="hidden")
+        assert page.get_attribute("#set-teams textarea", "aria-invalid") is None
+        assert page.get_attribute("#set-teams textarea", "aria-describedby") is None
+    finally:
+        ctx.close()

@@ -29,11 +29,11 @@ def test_a_card_twice_in_an_imported_file_is_said_in_spanish(server, browser, tm
         page = ctx.new_page()
         page.goto(server.url + "/")
         import_file(page, "#import-match", bad)
-        until(page, "() => document.getElementById('toast').textContent.includes('2')")
+        until(page, "() => document.getElementById('import-match-error').textContent.includes('2')")
         card = i18n.t("es", "card.of", rank=i18n.t("es", "rank.12"), suit=i18n.t("es", "suit.o"))
         why = i18n.t("es", "why.card_twice", card=card)
-        assert page.inner_text("#toast") == f"{i18n.t('es', 'err.file_line', n=2)} ({why})"
-        assert "Rey de oros" in why and "twice" not in page.inner_text("#toast")
+        assert page.inner_text("#import-match-error") == f"{i18n.t('es', 'err.file_line', n=2)} ({why})"
+        assert "Rey de oros" in why and "twice" not in page.inner_text("#import-match-error")
     finally:
         ctx.close()
 

@@ -666,8 +666,8 @@ def test_a_creation_past_the_limit_is_said_in_the_phones_words(browser):
             assert "/t/" not in page.url
             page.click("#new-tournament summary")
             page.click("#create-tournament button[type=submit]")
-            page.wait_for_selector("#toast.show")
-            assert page.inner_text("#toast") == said
+            page.wait_for_selector("#create-tournament-error:not([hidden])")
+            assert page.inner_text("#create-tournament-error") == said
         finally:
             ctx.close()
         assert srv.app.extensions["mus_store"].db.reader().execute("SELECT count(*) FROM tables").fetchone()[0] == 1
@@ -706,16 +706,16 @@ def test_a_refused_match_file_names_its_line(server, browser, tmp_path):
         page = ctx.new_page()
         page.goto(server.url + "/")
         import_file(page, "#import-match", bad)
-        until(page, "() => document.getElementById('toast').textContent.includes('2')")
-        said = page.inner_text("#toast")  # the line, then what is wrong on it, in the server's words
+        until(page, "() => document.getElementById('import-match-error').textContent.includes('2')")
+        said = page.inner_text("#import-match-error")  # the line, then what is wrong on it, in the server's words
         assert said.startswith(i18n.t("es", "err.file_line", n=2) + " (not JSON: "), said
 
         api = Api(server.url)
         page.goto(f"{server.url}/t/{api.id}/history?token={api.token}&lang=en")
         bad.write_text('{"format": "mus-hand/1"}\n', encoding="utf-8")
         import_file(page, "#import-into", bad)
-        until(page, "() => document.getElementById('toast').textContent.startsWith('Line')")
-        said = page.inner_text("#toast")
+        until(page, "() => document.getElementById('import-into-error').textContent.startsWith('Line')")
+        said = page.inner_text("#import-into-error")
         assert said.startswith(i18n.t("en", "err.file_line", n=1) + " (format: "), said
     finally:
         ctx.close()

@@ -281,8 +281,8 @@ def test_teams_sent_after_another_phone_changed_them_are_refused_shown_then_sent
         page.click("#league-teams summary")
         page.fill("#set-teams textarea", "Berdeak\nHoriak\nBeltzak")
         page.click("#set-teams button[type=submit]")
-        page.wait_for_selector("#toast.show[data-kind=error]")
-        assert "Otro móvil cambió el torneo antes" in page.inner_text("#toast")
+        page.wait_for_selector("#set-teams-error:not([hidden])")
+        assert "Otro móvil cambió el torneo antes" in page.inner_text("#set-teams-error")
         # theirs shows, what was typed here stays, and nothing of it was saved
         page.wait_for_selector("#fixtures .fixture")
         assert page.locator("#fixtures .fixture").count() == 1
@@ -352,9 +352,9 @@ def test_a_team_typed_twice_is_told_in_the_pages_language(server, browser) -> No
             page.click("#league-teams summary")
             page.fill("#set-teams textarea", "Gorriak\nTxuriak\ngorriak")
             page.click("#set-teams button[type=submit]")
-            page.wait_for_selector("#toast.show[data-kind=error]")
-            toast = page.inner_text("#toast")
-            assert said in toast and "again" not in toast, toast
+            page.wait_for_selector("#set-teams-error:not([hidden])")
+            told = page.inner_text("#set-teams-error")
+            assert said in told and "again" not in told, told
         finally:
             ctx.close()
     assert tournament_api(server.url, tour).json()["teams"] == []

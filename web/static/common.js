@@ -307,10 +307,41 @@ document.addEventListener("click", (ev) => {
   if (ev.target.closest?.("[data-print]")) window.print();
 });
 
+// A form's refusal, said in the form's own line (`.form-error`, role=alert: read out as it
+// comes, and there to read again until the form is sent again) and tied to the field at
+// fault: marked invalid, described by that line, and given the focus. A toast, gone in
+// seconds and tied to no field, said it before.
+export function formError(form, text, field = null) {
+  const box = form.querySelector(".form-error");
+  if (!box) { toast(text, "error", 6000); return; }
+  clearFormError(form);
+  box.textContent = text;
+  box.hidden = false;
+  if (!field) return;
+  field.setAttribute("aria-invalid", "true");
+  const ids = (field.getAttribute("aria-describedby") || "").split(/\s+/).filter(Boolean);
+  field.setAttribute("aria-describedby", [...ids.filter((id) => id !== box.id), box.id].join(" "));
+  field.focus();
+}
+
+// The form's refusal taken back (sent again, or done): its line hidden, its fields as they were.
+export function clearFormError(form) {
+  const box = form.querySelector(".form-error");
+  if (!box) return;
+  box.hidden = true;
+  box.textContent = "";
+  for (const el of form.querySelectorAll("[aria-invalid]")) {
+    el.removeAttribute("aria-invalid");
+    const ids = (el.getAttribute("aria-describedby") || "").split(/\s+/).filter((id) => id && id !== box.id);
+    if (ids.length) el.setAttribute("aria-describedby", ids.join(" "));
+    else el.removeAttribute("aria-describedby");
+  }
+}
+
 // A file input hidden behind its button (in the page's language, not the browser's): the
 // chosen file's name beside it, and the "choose a file" the browser says when it is required.
 export function showChosenFile(input) {
-  const name = document.getElementById(input.getAttribute("aria-describedby"));
+  const name = document.getElementById(input.getAttribute("aria-describedby").split(/\s+/)[0]);  // then the form's error line, if any
   const show = () => {
     const file = input.files[0];
     name.textContent = file ? file.name : t("file.none");

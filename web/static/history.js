@@ -1,5 +1,5 @@
 // History: import hands into this table (mus-match/1); every hand prints whole.
-import { api, t, toast, newClientId, fileErrorText, showChosenFile } from "./common.js";
+import { api, t, newClientId, fileErrorText, showChosenFile, formError, clearFormError } from "./common.js";
 
 const BOOT = JSON.parse(document.getElementById("boot").textContent);
 
@@ -9,7 +9,9 @@ if (form) {
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const file = form.elements.match.files[0];
-    if (!file) { toast(t("err.missing_file"), "error"); return; }
+    const input = form.elements.match;
+    if (!file) { formError(form, t("err.missing_file"), input); return; }
+    clearFormError(form);
     const q = new URLSearchParams({ client_id: newClientId(), version: form.dataset.version });
     try {
       await api("POST", `/api/tables/${encodeURIComponent(BOOT.table_id)}/import?${q}`, {
@@ -17,7 +19,7 @@ if (form) {
       });
       location.reload();
     } catch (e) {
-      toast(fileErrorText(e), "error", 5000);
+      formError(form, fileErrorText(e), input);
       if (e.code === "stale_version") setTimeout(() => location.reload(), 1200);
     }
   });

@@ -1,5 +1,5 @@
 // The new-table page: names, seats, rules, first esku; or import a match.
-import { api, t, toast, h, rememberTable, recentTables, recentTournaments, fileErrorText, showChosenFile, watchNameLengths } from "./common.js";
+import { api, t, toast, h, rememberTable, recentTables, recentTournaments, fileErrorText, showChosenFile, watchNameLengths, formError, clearFormError } from "./common.js";
 
 const form = document.getElementById("new-table");
 const errorBox = form.querySelector(".form-error");
@@ -106,6 +106,7 @@ importForm.addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const file = importForm.elements.match.files[0];
   if (!file) return;
+  clearFormError(importForm);
   try {
     const created = await api("POST", "/api/tables/import", {
       body: await file.text(),
@@ -114,7 +115,7 @@ importForm.addEventListener("submit", async (ev) => {
     await enrol(created);
     go(created, created.teams || []);
   } catch (e) {
-    toast(fileErrorText(e), "error", 5000);
+    formError(importForm, fileErrorText(e), importForm.elements.match);
   }
 });
 
@@ -141,11 +142,12 @@ if (tourForm) {
     ev.preventDefault();
     const input = tourForm.elements.name;
     const name = input.value.trim() || input.dataset.default;
+    clearFormError(tourForm);
     try {
       const created = await api("POST", "/api/tournaments", { json: { name } });
       location.assign(keepLang(`/c/${encodeURIComponent(created.id)}?token=${encodeURIComponent(created.token)}`));
     } catch (e) {
-      toast(e.text || t("err.generic"), "error", 5000);
+      formError(tourForm, e.text || t("err.generic"), input);
     }
   });
 }

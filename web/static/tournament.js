@@ -1,6 +1,6 @@
 // A tournament's page: the standings and matches follow the tables (the page's own
 // sections, fetched again every few seconds), and the organiser adds an open table by its link.
-import { api, t, toast, rememberTournament, forgetTournament } from "./common.js";
+import { api, t, toast, rememberTournament, forgetTournament, formError, clearFormError } from "./common.js";
 
 const boot = JSON.parse(document.getElementById("boot").textContent);
 const REFRESH_MS = 8000;
@@ -46,9 +46,10 @@ document.addEventListener("click", async (ev) => {
 });
 document.addEventListener("visibilitychange", () => { if (!document.hidden) refresh(); });
 
-// A change refused: say why. Where another phone changed the settings first, show theirs;
-// the forms keep what was typed here, and sending it again replaces theirs.
-async function refused(e, ms = 6000) {
+// A change refused: say why, in the form's line tied to its field where a form sent it, else
+// in a notice. Where another phone changed the settings first, show theirs; the forms keep
+// what was typed here, and sending it again replaces theirs.
+async function refused(e, ms = 6000, form = null, field = null) {
   if (e.code === "stale_revision") {
     try {
       const state = await api("GET", boot.api, { token: boot.token });
@@ -60,7 +61,9 @@ async function refused(e, ms = 6000) {
     last = "";
     await refresh();
   }
-  toast(e.text || e.message || t("err.generic"), "error", ms);
+  const text = e.text || e.message || t("err.generic");
+  if (form) formError(form, text, field);
+  else toast(text, "error", ms);
 }
 
 function showName(name) {
@@ -86,6 +89,7 @@ if (teamsForm) {
   teamsForm.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const groups = groupsOf(teamsForm.elements.teams.value);
+    clearFormError(teamsForm);
     try {
       const legs = Number(teamsForm.elements.legs.value) || 1;
       const inGroups = teamsForm.elements.format.value === "groups";
@@ -99,7 +103,7 @@ if (teamsForm) {
       last = "";
       await refresh();
     } catch (e) {
-      await refused(e);
+      await refused(e, 6000, teamsForm, teamsForm.elements.teams);
     }
   });
 }
@@ -110,13 +114,14 @@ if (koForm) {
   koForm.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const teams = linesOf(koForm.elements.teams);
+    clearFormError(koForm);
     try {
       const third_place = koForm.elements.third_place.checked;
       await api("PUT", `${boot.api}/knockout`, { token: boot.token, json: { teams, third_place, revision } });
       toast(t("tour.ko_drawn"));
       location.reload();
     } catch (e) {
-      await refused(e);
+      await refused(e, 6000, koForm, koForm.elements.teams);
     }
   });
 }
@@ -142,7 +147,7 @@ if (koRemove) {
       toast(t("tour.ko_removed"));
       location.reload();
     } catch (e) {
-      await refused(e, 5000);
+      await refused(e, 5000, koForm);
     }
   });
 }
@@ -152,6 +157,7 @@ const renameForm = document.getElementById("rename-tournament");
 if (renameForm) {
   renameForm.addEventListener("submit", async (ev) => {
     ev.preventDefault();
+    clearFormError(renameForm);
     try {
       const state = await api("PATCH", boot.api,
         { token: boot.token, json: { name: renameForm.elements.name.value, revision } });
@@ -159,7 +165,7 @@ if (renameForm) {
       showName(state.name);
       toast(t("tour.renamed"));
     } catch (e) {
-      await refused(e, 5000);
+      await refused(e, 5000, renameForm, renameForm.elements.name);
     }
   });
 }
@@ -193,9 +199,11 @@ const form = document.getElementById("add-table");
 if (form) {
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    const body = tableFromLink(form.elements.link.value);
+    const link = form.elements.link;
+    const body = tableFromLink(link.value);
+    clearFormError(form);
     if (!body) {
-      toast(t("tour.bad_link"), "error", 4000);
+      formError(form, t("tour.bad_link"), link);
       return;
     }
     try {
@@ -205,7 +213,7 @@ if (form) {
       last = "";
       await refresh();
     } catch (e) {
-      toast(e.text || t("err.generic"), "error", 5000);
+      formError(form, e.text || t("err.generic"), link);
     }
   });
 }
