@@ -86,7 +86,7 @@ def tab_to(page, selector: str) -> None:
     """The keyboard's focus on `selector`: from the element before it, with Tab (as a
     keyboard player gets there, so that the page shows its ring)."""
     page.evaluate("""sel => { const all = [...document.querySelectorAll('a[href], button, input, select, textarea, summary, [tabindex]')]
-      .filter((e) => !e.disabled && e.tabIndex >= 0 && e.getClientRects().length);
+      .filter((e) => !e.disabled && e.tabIndex >= 0 && e.checkVisibility());
       const el = document.querySelector(sel); const i = all.indexOf(el);
       if (i > 0) all[i - 1].focus(); }""", selector)
     page.keyboard.press("Tab")
@@ -419,5 +419,32 @@ def test_a_refused_form_says_why_by_its_field(server, browser, tmp_path):  # noq
         page.wait_for_selector("#set-teams-error", state="hidden")
         assert page.get_attribute("#set-teams textarea", "aria-invalid") is None
         assert page.get_attribute("#set-teams textarea", "aria-describedby") is None
+    finally:
+        ctx.close()
+
+
+def test_the_tournament_page_keeps_the_keyboards_place_as_it_follows_the_tables(server, browser):  # noqa: F811
+    """The tournament's page draws its standings and matches again as a table's hand is
+    counted: the keyboard's focus stays on the link it was on (a match's "Watch"), not
+    dropped to the top of the page."""
+    import requests
+
+    tour = requests.post(f"{server.url}/api/tournaments", json={"name": "Liga"}).json()
+    api = Api(server.url)
+    requests.post(f"{server.url}/api/tournaments/{tour['id']}/tables", json={"table": api.id, "token": api.token},
+                  headers={"Authorization": f"Bearer {tour['token']}"}).raise_for_status()
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+    try:
+        page.goto(f"{server.url}/c/{tour['id']}?token={tour['token']}")
+        watch = f"#matches .match-row[data-table='{api.id}'] a.watch-table"
+        tab_to(page, watch)
+        api.to_showdown()
+        api.post("showdown", {"hands": HANDS})
+        page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")  # as the phone comes back to it
+        until(page, "document.querySelector('#matches').textContent.includes('hands played: 1')")
+        assert page.evaluate("w => document.activeElement === document.querySelector(w)", watch)
+        page.keyboard.press("Tab")  # on to the next control of that match, as before
+        assert page.evaluate("document.activeElement.classList.contains('remove-table')")
     finally:
         ctx.close()

@@ -22,8 +22,31 @@ async function refresh() {
   if (!resp.ok) return;
   const doc = new DOMParser().parseFromString(await resp.text(), "text/html");
   const fresh = doc.getElementById("live-sections");
-  if (fresh) document.getElementById("live-sections").replaceWith(fresh);
+  if (fresh) {
+    const old = document.getElementById("live-sections");
+    const back = focusIn(old);
+    old.replaceWith(fresh);
+    back(fresh);
+  }
   last = text;
+}
+
+// The keyboard's focus inside the sections drawn again stays where it was: on the same link
+// or button of the new ones (a table's "Watch", by its address or its table), else on its
+// section's heading; not dropped to the top of the page, where a keyboard player starts over.
+function focusIn(box) {
+  const had = document.activeElement;
+  if (!had || !box.contains(had)) return () => {};
+  const href = had.getAttribute("href");
+  const same = href ? `a[href="${CSS.escape(href)}"]`
+    : had.dataset.table ? `${had.localName}.${CSS.escape(had.classList[had.classList.length - 1] || "")}[data-table="${CSS.escape(had.dataset.table)}"]` : null;
+  const section = had.closest("section[id]")?.id;
+  return (fresh) => {
+    const to = (same && fresh.querySelector(same)) || (section && fresh.querySelector(`#${CSS.escape(section)} h2`));
+    if (!to) return;
+    if (!to.matches("a[href], button, input, textarea, select, summary")) to.tabIndex = -1;
+    to.focus({ preventScroll: true });
+  };
 }
 setInterval(refresh, REFRESH_MS);
 rememberTournament({
