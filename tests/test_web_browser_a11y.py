@@ -448,3 +448,31 @@ def test_the_tournament_page_keeps_the_keyboards_place_as_it_follows_the_tables(
         assert page.evaluate("document.activeElement.classList.contains('remove-table')")
     finally:
         ctx.close()
+
+
+def test_the_history_and_the_count_are_read_in_words_not_run_together(server, browser):  # noqa: F811
+    """A screen reader reads a hand's history and its count as sentences: each lance's words
+    after its name and a colon ("Grande: Ane Paso", not "GrandeAne"), a hand's score with its
+    teams' names, each card once by its name (not "12 Rey of oros"); the count's events
+    (shown while its words are not here) as "Grande: Txuriak +1, …"."""
+    import re
+
+    api = Api(server.url)
+    api.to_showdown()
+    api.post("showdown", {"hands": HANDS})
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+    try:
+        page.goto(f"{server.url}/t/{api.id}/history?token={api.token}")
+        said = page.locator("#hand-1 .said-list").aria_snapshot()  # a hidden part stands apart: "Grande : Ane"
+        assert re.search(r"Grande ?: Ane Paso", said) and re.search(r"Pares\? ?: Ane Yes", said), said
+        assert re.search(r"Txuriak 6 ?, Beltzak 1", page.locator("#hand-1 .hand-score").aria_snapshot())
+        cards = page.locator("#hand-1 .cards-row").first.aria_snapshot()
+        assert "Rey of oros" in cards and "12" not in cards, cards
+        page.route(re.compile(r".*/hands/\d+/explain.*"), lambda route: route.abort())
+        page.goto(api.url())
+        page.wait_for_selector("#settlement:not([hidden]) .ev")
+        count = page.locator("#settlement .explain").aria_snapshot()
+        assert re.search(r"Grande ?: Txuriak", count) and 'text: ", all passed' in count, count
+    finally:
+        ctx.close()

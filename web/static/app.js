@@ -1709,10 +1709,11 @@ function explainedLines(hand, settlement) {
 
 function eventLines(settlement) {
   return (settlement.events || []).map((ev) => h("li", { class: `ev team-${ev.team}` },
-    h("span", { class: "ev-lance" }, lanceLabel(ev.lance)),
-    h("span", { class: "ev-team" }, teamName(ev.team)),
+    // the parts of a line said apart by a screen reader ("Grande: Beltzak +1, deje"), not run together
+    h("span", { class: "ev-lance" }, lanceLabel(ev.lance)), h("span", { class: "sr-only" }, colon()),
+    h("span", { class: "ev-team" }, teamName(ev.team)), h("span", { class: "sr-only" }, " "),
     h("strong", { class: "ev-stones" }, `+${ev.stones}`),
-    ev.why ? h("span", { class: "ev-why" }, ev.why) : null));
+    ev.why ? [h("span", { class: "sr-only" }, ", "), h("span", { class: "ev-why" }, ev.why)] : null));
 }
 
 // What dispute.js says a dispute with: the names, the page's language, the engine's patterns.
