@@ -476,3 +476,68 @@ def test_the_history_and_the_count_are_read_in_words_not_run_together(server, br
         assert re.search(r"Grande ?: Txuriak", count) and 'text: ", all passed' in count, count
     finally:
         ctx.close()
+
+
+def test_a_dialog_takes_the_focus_keeps_it_and_gives_it_back(server, browser):  # noqa: F811
+    """From the keyboard: Enter on the QR codes' button opens the dialog with the focus in
+    it, Tab stays in it, Escape closes it and the focus is back on the button; the card
+    picker likewise gives the focus back to the place it was opened from."""
+    api = Api(server.url)
+    ctx = phone(browser, "eu")
+    page = ctx.new_page()
+    inside = "id => document.getElementById(id).contains(document.activeElement)"
+    # past its last control Tab goes to the browser's own bar (the body here), then back in
+    kept = "id => document.getElementById(id).contains(document.activeElement) || document.activeElement === document.body"
+    try:
+        page.goto(api.url())
+        page.wait_for_selector("#live[data-state=live]")
+        tab_to(page, "#open-invite")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#invite[open]")
+        assert page.evaluate(inside, "invite")
+        for _ in range(12):
+            page.keyboard.press("Tab")
+            assert page.evaluate(kept, "invite")
+        page.keyboard.press("Escape")
+        page.wait_for_selector("#invite", state="hidden")
+        assert page.evaluate("document.activeElement.id") == "open-invite"
+        api.to_showdown()
+        page.wait_for_selector("#showdown:not([hidden])")
+        slot = ".card-slot[data-seat='2'][data-slot='1']"
+        tab_to(page, slot)
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#picker[open]")
+        assert page.evaluate(inside, "picker")
+        page.keyboard.press("Escape")
+        page.wait_for_selector("#picker", state="hidden")
+        assert page.evaluate("s => document.activeElement === document.querySelector(s)", slot)
+    finally:
+        ctx.close()
+
+
+def test_each_page_says_its_language_and_keeps_still_when_asked(server, browser):  # noqa: F811
+    """The page's `lang` is the language it is written in (a screen reader's voice follows
+    it), by the phone's or as chosen; asked for reduced motion, nothing blinks or pops."""
+    for lang in ("es", "eu", "fr", "en"):
+        ctx = phone(browser, "es")
+        page = ctx.new_page()
+        try:
+            page.goto(f"{server.url}/?lang={lang}")
+            assert page.evaluate("document.documentElement.lang") == lang
+            page.goto(f"{server.url}/t/nope?token=x&lang={lang}")
+            assert page.evaluate("document.documentElement.lang") == lang
+        finally:
+            ctx.close()
+    api = Api(server.url)
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+    speaking = "getComputedStyle(document.querySelector('.seat.is-speaking'), '::before').animationName"
+    try:
+        page.goto(api.url())
+        page.wait_for_selector("#live[data-state=live]")
+        assert page.evaluate(speaking) == "blink"
+        page.emulate_media(reduced_motion="reduce")
+        assert page.evaluate(speaking) == "none"
+        assert page.evaluate("getComputedStyle(document.getElementById('toast')).transitionDuration") == "0s"
+    finally:
+        ctx.close()
