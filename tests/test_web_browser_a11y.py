@@ -541,3 +541,43 @@ def test_each_page_says_its_language_and_keeps_still_when_asked(server, browser)
         assert page.evaluate("getComputedStyle(document.getElementById('toast')).transitionDuration") == "0s"
     finally:
         ctx.close()
+
+
+def test_the_card_picker_is_worked_with_the_arrow_keys(server, browser):  # noqa: F811
+    """In the card picker the arrow keys move among the cards as they are laid out (five a
+    row, a suit's rows under the one before), past a card another place of the same seat
+    holds; Home and End reach the first and the last; Enter names the card."""
+    api = Api(server.url)
+    api.to_showdown()
+    api.post("shown", {"hands": [["1o", None, None, None], [None] * 4, [None] * 4, [None] * 4], "bottom": 0})
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+    focused = "document.activeElement.dataset.card"
+    try:
+        page.goto(api.url())
+        page.wait_for_selector(".card-slot[data-seat='0'][data-slot='0'][aria-label$='As of oros']")
+        tab_to(page, ".card-slot[data-seat='0'][data-slot='1']")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#picker[open]")
+        assert page.is_disabled("#picker .pick[data-card='1o']")  # Ane's first place holds it
+        page.focus("#picker .pick[data-card='2o']")
+        page.keyboard.press("ArrowLeft")  # the As of oros is Ane's already: nothing before it to go to
+        assert page.evaluate(focused) == "2o"
+        page.keyboard.press("ArrowDown")
+        assert page.evaluate(focused) == "7o"  # 1 2 3 4 5 / 6 7 10 11 12: five a row
+        page.keyboard.press("ArrowDown")
+        assert page.evaluate(focused) == "2c"  # on into copas
+        page.keyboard.press("ArrowRight")
+        assert page.evaluate(focused) == "3c"
+        page.keyboard.press("End")
+        assert page.evaluate(focused) == "12b"
+        page.keyboard.press("ArrowUp")
+        assert page.evaluate(focused) == "5b"
+        page.keyboard.press("Home")
+        assert page.evaluate(focused) == "2o"
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("Enter")
+        page.wait_for_selector("#picker", state="hidden")
+        until(page, "document.querySelector(\".card-slot[data-seat='0'][data-slot='1']\").getAttribute('aria-label').endsWith('3 of oros')")
+    finally:
+        ctx.close()

@@ -1384,6 +1384,22 @@ function openPicker(currentCard, onPick, maybe = [], here = null) {
   }
   $("picker").showModal();
 }
+// In the picker the arrow keys move among the cards as they are laid out (five a row, each
+// suit's two rows under the one before), past those taken, Home and End to the first and
+// the last: from the keyboard, 40 Tabs lay between the first card and the last.
+if (CAN_PLAY) $("picker-grid").addEventListener("keydown", (ev) => {
+  const picks = [...$("picker-grid").querySelectorAll(".pick")];
+  const i = picks.indexOf(document.activeElement);
+  const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: 5, ArrowUp: -5 }[ev.key];
+  if (i < 0 || !(step || ev.key === "Home" || ev.key === "End")) return;
+  ev.preventDefault();
+  let to = -1;
+  if (step) {
+    for (let k = i + step; k >= 0 && k < picks.length; k += step) if (!picks[k].disabled) { to = k; break; }
+  } else if (ev.key === "Home") to = picks.findIndex((b) => !b.disabled);
+  else for (let k = picks.length - 1; k >= 0 && to < 0; k--) if (!picks[k].disabled) to = k;
+  if (to >= 0) picks[to].focus();
+});
 function choose(card) {
   $("picker").close();
   if (pickerTarget) pickerTarget(card);
