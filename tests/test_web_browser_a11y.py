@@ -581,3 +581,39 @@ def test_the_card_picker_is_worked_with_the_arrow_keys(server, browser):  # noqa
         until(page, "document.querySelector(\".card-slot[data-seat='0'][data-slot='1']\").getAttribute('aria-label').endsWith('3 of oros')")
     finally:
         ctx.close()
+
+
+def test_an_arrow_key_in_a_group_of_seats_keeps_the_focus_there(server, browser, tmp_path):  # noqa: F811
+    """A radio group is worked with the arrow keys: each arrow chooses (the esku, the seat
+    the photo was taken from) and the group is drawn again; the focus stays on the seat
+    chosen, so the next arrow goes on from there (it fell to the page)."""
+    photo = tmp_path / "showdown.jpg"
+    photo.write_bytes(showdown_photo(HANDS, bottom=0))
+    api = Api(server.url)
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+    on = "v => document.activeElement.matches(`input[type=radio][value='${v}']:checked`)"
+    try:
+        page.goto(api.url())
+        page.wait_for_selector("#live[data-state=live]")
+        tab_to(page, "#esku-q")
+        page.keyboard.press("Enter")  # the question opens
+        page.keyboard.press("Tab")
+        assert page.evaluate(on, "0")
+        for seat in (1, 2):
+            page.keyboard.press("ArrowRight")
+            until(page, f"window.musTable.state.current.esku === {seat}")
+            page.wait_for_timeout(100)
+            assert page.evaluate(on, str(seat)), seat
+        api.to_showdown()
+        page.wait_for_selector("#showdown:not([hidden])")
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        tab_to(page, "#bottom-seat input:checked")
+        page.keyboard.press("ArrowRight")
+        until(page, "window.musTable.state.current.shown?.bottom === 1")  # the photo seated again, kept
+        page.wait_for_timeout(100)
+        assert page.evaluate(on, "1")
+        assert page.evaluate("document.activeElement.closest('#bottom-seat') !== null")
+    finally:
+        ctx.close()

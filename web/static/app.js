@@ -44,6 +44,15 @@ function say(el, text) {
   if (el && el.textContent !== text) el.textContent = text;
 }
 
+// A group of radios drawn again (the esku's seat, the photo's seat, the photos' tabs) keeps
+// the keyboard's focus on its radio of the same value: an arrow key chooses, the choice
+// draws the group again, and the focus fell to the page.
+function keepRadioFocus(box, draw) {
+  const had = box.contains(document.activeElement) ? document.activeElement.value : null;
+  draw();
+  if (had !== null) box.querySelector(`input[value="${CSS.escape(had)}"]`)?.focus();
+}
+
 function lanceLabel(lance) { return t(`lance.${lance}`); }
 function phaseLabel(phase) {
   if (BET_PHASES.includes(phase)) return lanceLabel(phase);
@@ -681,13 +690,13 @@ function renderEsku() {
   if (eskuAsked !== handNumber()) { eskuAsked = handNumber(); box.open = false; }
   $("esku-q").textContent = first ? t("esku.who_now", { name: playerName(esku) }) : t("esku.now", { name: playerName(esku) });
   $("esku-hint").hidden = !first;
-  $("esku-seats").replaceChildren(...[0, 1, 2, 3].map((s) => h("label", { class: `team-${team(s)}` },
+  keepRadioFocus($("esku-seats"), () => $("esku-seats").replaceChildren(...[0, 1, 2, 3].map((s) => h("label", { class: `team-${team(s)}` },
     h("input", { type: "radio", name: "esku", value: s, checked: esku === s,
       onchange: async () => {
         if (s !== eskuNow()) await write("esku", { seat: s });
         renderEsku(); // refused: the esku as it is
       } }),
-    h("span", {}, playerName(s)))));
+    h("span", {}, playerName(s))))));
 }
 // once the hand has started the line only says who is esku: it does not open
 if (CAN_PLAY) $("esku-q").addEventListener("click", (e) => { if ($("esku-pick").classList.contains("is-fixed")) e.preventDefault(); });
@@ -892,9 +901,9 @@ function renderShowdown() {
   $("btn-settle-nocards").hidden = !(cur.phase === "over" && !state.current?.ordago);
 
   const seg = $("bottom-seat");
-  seg.replaceChildren(...[0, 1, 2, 3].map((s) => h("label", { class: `team-${team(s)}` },
+  keepRadioFocus(seg, () => seg.replaceChildren(...[0, 1, 2, 3].map((s) => h("label", { class: `team-${team(s)}` },
     h("input", { type: "radio", name: "bottom", value: s, checked: show.bottom === s, onchange: () => bottomChosen(s) }),
-    h("span", {}, playerName(s)))));
+    h("span", {}, playerName(s))))));
 
   $("photo-label").textContent = show.photos.length ? t("show.retake") : t("show.photo");
   $("photo-add").hidden = !(show.photos[0]?.id && show.photos.length < MAX_PHOTOS && !show.reading);
@@ -1057,9 +1066,9 @@ function renderPhoto() {
   const shown = show.photos[show.shown] || show.photos[0];
   const tabs = $("photo-tabs");
   tabs.hidden = show.photos.length < 2;
-  tabs.replaceChildren(...(tabs.hidden ? [] : show.photos.map((_, i) => h("label", {},
+  keepRadioFocus(tabs, () => tabs.replaceChildren(...(tabs.hidden ? [] : show.photos.map((_, i) => h("label", {},
     h("input", { type: "radio", name: "photo-shown", value: i, checked: i === show.shown, onchange: () => { show.shown = i; renderPhoto(); } }),
-    h("span", {}, t("show.photo_n", { n: i + 1 }))))));
+    h("span", {}, t("show.photo_n", { n: i + 1 })))))));
   const img = $("photo-img");
   if (img.getAttribute("src") !== shown.url) img.src = shown.url;
   const boxes = $("photo-boxes");
