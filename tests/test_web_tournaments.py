@@ -447,7 +447,7 @@ def test_the_organiser_exports_the_tournament_and_the_command_line_ranks_it_alik
     assert r.status_code == 200 and r.mimetype == "application/zip"
     assert r.headers["Content-Disposition"] == 'attachment; filename="liga-de-invierno.zip"'
     z = zipfile.ZipFile(io.BytesIO(r.data))
-    names = sorted(z.namelist())
+    names = sorted(n for n in z.namelist() if not n.startswith("excel/"))  # the spreadsheets: below
     assert names == ["matches/01-gorriak-urdinak.jsonl", "matches/02-berdeak-pena-txoko.jsonl",
                      "matches/03-urdinak-berdeak.jsonl", "matches/04-horiak-gorriak.jsonl",
                      "standings.csv", "tournament.json"]
@@ -485,6 +485,61 @@ def test_the_organiser_exports_the_tournament_and_the_command_line_ranks_it_alik
     assert json.loads(z.read("tournament.json"))["standings"] == state["standings"]
 
 
+def test_the_zip_holds_the_standings_and_every_match_as_excel_opens_them_in_the_pages_language(
+        client, tournament) -> None:
+    """A federation's clerk double-clicks the CSV in Excel on Windows: without a byte order
+    mark it read "PeÃ±a Txoko", and a Spanish Excel splits columns at ";" only. The zip's
+    `excel/` folder holds the standings and one row per match (round, date, table, both
+    pairs, vacas and games each, winner, state) in the request's language; the machine's
+    `standings.csv` stays as it was (English keys, no BOM)."""
+    import csv
+    import datetime as dt
+    import io
+    import zipfile
+
+    teams = ["Gorriak", "Peña Txoko", "=Berdeak", "Horiak"]
+    assert client.put(f"/api/tournaments/{tournament['id']}/teams", headers=tournament["auth"],
+                      json={"teams": teams, "start": "2026-01-10", "every_days": 7}).status_code == 200
+    done = imported(client, ["Peña Txoko", "Gorriak"], [0, 1, 0])  # Peña Txoko wins 2-1, three games
+    playing = imported(client, ["Horiak", "=Berdeak"], [1])
+    for table in (done, playing):
+        assert enrol(client, tournament, table).status_code == 201
+    state = state_of(client, tournament)
+    path = f"/api/tournaments/{tournament['id']}/export"
+    z = zipfile.ZipFile(io.BytesIO(client.get(path + "?lang=es", headers=tournament["auth"]).data))
+    assert {"excel/clasificacion.csv", "excel/resultados.csv"} <= set(z.namelist())
+    assert z.read("standings.csv").startswith(b"rank,team,")  # the machine's, as before
+    raw = z.read("excel/resultados.csv")
+    assert raw.startswith(b"\xef\xbb\xbf") and "Peña Txoko".encode() in raw
+    rows = list(csv.reader(io.StringIO(raw.decode("utf-8-sig")), delimiter=";"))
+    assert rows[0] == ["Fase", "Ronda", "Fecha", "Mesa", "Pareja A", "Pareja B", "Vacas A", "Vacas B",
+                       "Juegos A", "Juegos B", "Ganadora", "Estado"]
+    assert len(rows) == 1 + 6  # every pairing of the league, played or not
+    fixture = {tuple(r[4:6]): r for r in rows[1:]}
+    order = [g["teams"] for games in state["fixtures"] for g in games]
+    pair = next(p for p in order if set(p) == {"Gorriak", "Peña Txoko"})
+    won = fixture[tuple(pair)]
+    today = dt.date.today().isoformat()
+    k = next(k for k, games in enumerate(state["fixtures"]) for g in games if g["teams"] == pair)
+    flip = pair[0] != "Peña Txoko"
+    assert won[:4] == ["Liga", str(k + 1), today, "1"]
+    assert won[6:] == (["1", "2", "1", "2"] if flip else ["2", "1", "2", "1"]) + ["Peña Txoko", "terminada"]
+    other = next(p for p in order if set(p) == {"Horiak", "=Berdeak"})
+    live = fixture[("'" + other[0] if other[0].startswith("=") else other[0],
+                    "'" + other[1] if other[1].startswith("=") else other[1])]  # no formula for Excel
+    assert live[3] == "2" and live[10:] == ["", "en juego"]
+    unplayed = [r for r in rows[1:] if r[-1] == "por jugar"]
+    assert len(unplayed) == 4 and all(r[2] == state["round_dates"][int(r[1]) - 1] and r[3] == "" for r in unplayed)
+    standings = list(csv.reader(io.StringIO(z.read("excel/clasificacion.csv").decode("utf-8-sig")), delimiter=";"))
+    assert standings[0][:3] == ["Puesto", "Pareja", "Partidas jugadas"]
+    assert standings[1][:2] == ["1", "Peña Txoko"]
+    # in English (the phone's language): "," and English words
+    z = zipfile.ZipFile(io.BytesIO(client.get(path, headers={**tournament["auth"], "Accept-Language": "en-GB"}).data))
+    head = z.read("excel/results.csv").decode("utf-8-sig").splitlines()[0]
+    assert head == "Stage,Round,Date,Table,Team A,Team B,Vacas A,Vacas B,Games A,Games B,Winner,State"
+    assert "excel/standings.csv" in z.namelist()
+
+
 def test_only_the_organiser_exports(client, tournament) -> None:
     path = f"/api/tournaments/{tournament['id']}/export"
     watch = client.get(path, headers={"Authorization": f"Bearer {tournament['watch_token']}"})
@@ -493,7 +548,7 @@ def test_only_the_organiser_exports(client, tournament) -> None:
     assert client.get(path + "?token=nope").json["error"]["code"] == "bad_token"
     assert client.get("/api/tournaments/nope/export", headers=tournament["auth"]).status_code == 404
     empty = zipfile_names(client.get(path, headers=tournament["auth"]).data)
-    assert empty == ["standings.csv", "tournament.json"]
+    assert empty == ["excel/clasificacion.csv", "excel/resultados.csv", "standings.csv", "tournament.json"]
 
 
 def zipfile_names(data: bytes) -> list[str]:
@@ -683,7 +738,7 @@ def test_the_tournament_page_shows_the_standings_to_both_links(client, tournamen
     assert 'class="btn btn-ghost remove-table' in html and "remove-table" not in watch  # only the organiser
     assert 'data-url="http://' in html and f'?token={tournament["token"]}"' in html  # the key, to copy
     assert "copy-link" not in watch
-    assert f'/api/tournaments/{tournament["id"]}/export?token={tournament["token"]}"' in html  # the organiser's zip
+    assert f'/api/tournaments/{tournament["id"]}/export?token={tournament["token"]}&amp;lang=es"' in html  # the zip
     assert "export-tournament" not in watch
     assert 'id="rename-tournament"' in html and "delete-tournament" in html and "delete-tournament" not in watch
     qr = client.get(f"/c/{tournament['id']}/qr.svg?token={tournament['watch_token']}")
@@ -1039,7 +1094,7 @@ def test_a_table_added_after_the_draw_is_the_brackets_or_a_friendly_never_the_le
     # the zip keeps the friendly apart from the league's matches (which `mus-scorer standings` ranks)
     data = client.get(f"{base}/export", headers=tournament["auth"]).data
     names = sorted(zipfile.ZipFile(io.BytesIO(data)).namelist())
-    assert [n.split("/")[0] for n in names if "/" in n] == ["friendly", "knockout", "knockout", "knockout",
+    assert [n.split("/")[0] for n in names if "/" in n and not n.startswith("excel/")] == ["friendly", "knockout", "knockout", "knockout",
                                                             "matches", "matches"]
     # the bracket taken away: every table counts in the league again, as it says
     r = client.delete(f"{base}/knockout", headers=tournament["auth"])

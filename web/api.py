@@ -1104,12 +1104,40 @@ def clear_tournament_knockout(tournament_id: str) -> Response:
 @bp.get("/tournaments/<tournament_id>/export")
 def export_tournament(tournament_id: str) -> Response:
     """The whole tournament as a zip (the organiser's token): the standings as CSV and
-    JSON, and each table's match as a `mus-match/1` file."""
+    JSON, each table's match as a `mus-match/1` file, and in `excel/` the standings and
+    every match's result as spreadsheets in the request's language (`?lang=`, the page's
+    cookie, then Accept-Language: `web.sheets`)."""
+    from web import i18n, sheets
+
     _, organiser = _tournament(tournament_id, write=False)
     if not organiser:
         raise ApiError(403, "read_only", "only the organiser's token exports the tournament (its tables' hands)",
                        "token")
-    data, filename = _tournaments().export(tournament_id)
+    lang = i18n.pick_lang(request.args.get("lang"), request.cookies.get(i18n.COOKIE),
+                          request.headers.get("Accept-Language"))
+
+    def runtime(table_id: str) -> Any:
+        try:
+            return _store().runtime(table_id)
+        except StoreError:  # deleted since it was listed
+            return None
+
+    def games(table_id: str) -> list[int] | None:  # the games each team won over the whole match
+        rt = runtime(table_id)
+        if rt is None:
+            return None
+        won = [0, 0]
+        for entry in rt.match.history:
+            if entry["settlement"].get("game_over"):
+                won[entry["settlement"]["winner"]] += 1
+        return won
+
+    def dates(table_id: str) -> str | None:  # the day the table was opened
+        rt = runtime(table_id)
+        return rt.created if rt is not None else None
+
+    data, filename = _tournaments().export(
+        tournament_id, extra=lambda state: sheets.excel_files(state, lang, games, dates))
     resp = Response(data, mimetype="application/zip")
     resp.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
     resp.headers["Cache-Control"] = "no-store"

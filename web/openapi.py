@@ -655,8 +655,14 @@ def document() -> dict[str, Any]:
         "/api/tournaments/{tournament_id}/export": {"get": {
             "summary": "The whole tournament as a zip (the organiser's token)",
             "description": "standings.csv, tournament.json (the tournament without tokens) and matches/NN-team-team"
-                           ".jsonl: each table's match as mus-match/1, which `mus-scorer standings` ranks alike.",
-            "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
+                           ".jsonl: each table's match as mus-match/1, which `mus-scorer standings` ranks alike; "
+                           "excel/: the standings and every match's result as spreadsheets in the request's language "
+                           "(?lang=, else the page's cookie, else Accept-Language): UTF-8 with a byte order mark, "
+                           "headings in words, ';' in es, eu and fr, ',' in en.",
+            "parameters": [TOURNAMENT_ID, TOKEN_Q, {"name": "lang", "in": "query", "required": False,
+                                                    "schema": {"type": "string", "enum": ["es", "eu", "fr", "en"]},
+                                                    "description": "the spreadsheets' language"}],
+            "security": SECURE,
             "responses": {"200": {"description": "the zip", "content": {"application/zip": {}}}}
             | _errors(401, 403, 404)}},
         "/api/tournaments/{tournament_id}/tables/{table_id}": {"delete": {

@@ -18,7 +18,7 @@ import re
 import sqlite3
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from scorer import engine
@@ -469,18 +469,23 @@ class TournamentStore:
                 "round_dates": round_dates(row["schedule"], len(drawn)) if drawn else None,
                 "groups": groups, "knockout": bracket, "champion": champion}
 
-    def export(self, tournament_id: str) -> tuple[bytes, str]:
+    def export(self, tournament_id: str,
+               extra: Callable[[dict[str, Any]], dict[str, bytes]] | None = None) -> tuple[bytes, str]:
         """The tournament as a zip and its file name: `standings.csv` (and
         `standings-group-A.csv`, ... for a league in groups), `tournament.json`
         (the answer of `state`, without tokens) and `matches/NN-team-team.jsonl`, each
         league table's match as `mus-match/1` (what `mus-scorer standings` ranks), the
-        final stage's in `knockout/`, the friendlies' (`state`) in `friendly/`."""
+        final stage's in `knockout/`, the friendlies' (`state`) in `friendly/`; and
+        `extra(state)`, more files by name, from the same state (the web app's
+        spreadsheets in the reader's language, `web.sheets`)."""
         state = self.state(tournament_id)
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
             z.writestr("standings.csv", standings_csv(state["standings"]))
             for group in state["groups"] or []:
                 z.writestr(f"standings-group-{group['name']}.csv", standings_csv(group["standings"]))
+            for name, data in (extra(state) if extra else {}).items():
+                z.writestr(name, data)
             z.writestr("tournament.json", json.dumps(state, ensure_ascii=False, indent=1) + "\n")
             for n, m in enumerate(state["matches"], 1):
                 try:
