@@ -628,11 +628,33 @@ def test_import_into_a_table_replaces_its_match(app, client, table) -> None:
     assert_error(client.post(f"{url}?version=1", headers=other["auth"], data=text), 400, None, "client_id")
     assert_error(client.post(f"{url}?client_id=i1", headers=other["auth"], data=text), 400, None, "version")
     assert snapshot(app, client, other) == before
-    r = client.post(f"{url}?client_id=i1&version=1", headers=other["auth"], data=text)
+    # the file is another pairing's ("Txuriak" – "Beltzak", the table "Team 0" – "Team 1"): refused,
+    # naming both, unless the import says it means to make the table that match
+    err = assert_error(client.post(f"{url}?client_id=i1&version=1", headers=other["auth"], data=text), 409,
+                       "teams_differ", "teams")
+    assert (err["reason"], err["params"]) == ("teams_differ", {"file": "Txuriak – Beltzak", "table": "Team 0 – Team 1"})
+    assert snapshot(app, client, other) == before
+    assert_error(client.post(f"{url}?client_id=i1&version=1&rename=yes", headers=other["auth"], data=text), 400,
+                 "invalid", "rename")
+    r = client.post(f"{url}?client_id=i1&version=1&rename=1", headers=other["auth"], data=text)
     assert r.status_code == 200, r.json
     assert len(r.json["hands"]) == 1 and r.json["teams"] == ["Txuriak", "Beltzak"] and r.json["version"] == 2
-    again = client.post(f"{url}?client_id=i1&version=1", headers=other["auth"], data=text)
+    again = client.post(f"{url}?client_id=i1&version=1&rename=1", headers=other["auth"], data=text)
     assert again.status_code == 200 and again.json["version"] == 2
+
+
+def test_import_into_a_table_takes_a_file_of_its_own_teams_spelt_or_sided_otherwise(client, table) -> None:
+    """The history's "Import hands" replaces the table's match by the file's: the same two
+    teams, whatever their case, accents or sides, go in without asking (the file's spelling)."""
+    to_showdown(client, table)
+    showdown(client, table)
+    text = client.get(f"/api/tables/{table['id']}/export", headers=table["auth"]).data.decode()
+    header, rest = text.split("\n", 1)
+    mine = json.loads(header)["teams"]
+    other = client.post("/api/tables", json={"teams": [mine[1].upper(), mine[0]]}).json
+    url = f"/api/tables/{other['id']}/import?client_id=i&version={other['version']}"
+    r = client.post(url, headers={"Authorization": f"Bearer {other['token']}"}, data=text.encode())
+    assert r.status_code == 200 and r.json["teams"] == mine and len(r.json["hands"]) == 1, r.json
 
 
 @pytest.mark.parametrize(

@@ -721,6 +721,45 @@ def test_a_refused_match_file_names_its_line(server, browser, tmp_path):
         ctx.close()
 
 
+def test_importing_another_pairings_file_into_a_table_asks_first_naming_both(server, browser, tmp_path):
+    """"Importar manos" with the wrong file silently made the table another pairing's match.
+    The page now asks, naming the file's pairing and the table's; declined, the table stays
+    as it was; accepted, it takes the file's match and names."""
+    import json
+
+    from web import i18n
+
+    api = Api(server.url, {**TABLE, "teams": ["Gorriak", "Urdinak"]})
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"format": "mus-match/1", "teams": ["Berdeak", "Horiak"],
+                                 "players": ["A", "B", "C", "D"]}) + "\n", encoding="utf-8")
+    ctx = phone(browser, "es")
+    try:
+        page = ctx.new_page()
+        asked = []
+
+        def answer(dialog, accept):
+            asked.append(dialog.message)
+            dialog.accept() if accept else dialog.dismiss()
+
+        page.once("dialog", lambda d: answer(d, False))
+        page.goto(f"{server.url}/t/{api.id}/history?token={api.token}")
+        import_file(page, "#import-into", other)
+        for _ in range(80):  # the dialog comes once the server refused the file
+            if asked:
+                break
+            page.wait_for_timeout(100)
+        assert asked == [i18n.t("es", "hist.import_other_teams", file="Berdeak – Horiak", table="Gorriak – Urdinak")]
+        assert api.state()["teams"] == ["Gorriak", "Urdinak"]
+        page.once("dialog", lambda d: answer(d, True))
+        with page.expect_navigation():
+            page.click("#import-into button[type=submit]")
+        assert len(asked) == 2 and api.state()["teams"] == ["Berdeak", "Horiak"]
+        assert "Berdeak – Horiak" in page.inner_text("h1")
+    finally:
+        ctx.close()
+
+
 def test_a_refusal_says_the_users_words_then_the_servers_detail(server, browser):
     """An `invalid` or `illegal` refusal names what is wrong (the server's message after
     the page's words); other codes say the page's words alone."""

@@ -949,7 +949,8 @@ def _ascii_int(raw: str, signed: bool = True) -> int | None:
 
 @bp.post("/tables/<table_id>/import")
 def import_into(table_id: str) -> Response:
-    """Replace this table's match by a `mus-match/1` file (`?client_id=&version=`); the state."""
+    """Replace this table's match by a `mus-match/1` file (`?client_id=&version=`); the state.
+    A file of other teams than the table's is a 409 `teams_differ` unless `?rename=1`."""
     _table(table_id, write=True)
     client_id = request.args.get("client_id")
     raw_version = request.args.get("version")
@@ -962,8 +963,13 @@ def import_into(table_id: str) -> Response:
     if version is None:
         raise ApiError(400, "invalid", f"version: expected the table's version, a whole number, got "
                        f"{said(raw_version)}", "version")
+    raw_rename = request.args.get("rename", "0")
+    if raw_rename not in ("0", "1", "true", "false"):
+        raise ApiError(400, "invalid", f"rename: expected 1 (take the file's teams) or 0, got {said(raw_rename)}",
+                       "rename")
     header, records = _import_lines()
-    return _answer(_store().replace(table_id, client_id, version, header, records))
+    return _answer(_store().replace(table_id, client_id, version, header, records,
+                                    rename=raw_rename in ("1", "true")))
 
 
 # -- tournaments ---------------------------------------------------------------

@@ -537,7 +537,12 @@ def document() -> dict[str, Any]:
                            {"name": "version", "in": "query", "required": True,
                             "schema": {"type": "integer", "minimum": 0},
                             "description": "the table's version, in ASCII digits (else a 400 invalid on version, "
-                                           "before the file is read)"}],
+                                           "before the file is read)"},
+                           {"name": "rename", "in": "query", "required": False,
+                            "schema": {"type": "string", "enum": ["0", "1", "true", "false"]},
+                            "description": "1: take the file's teams even where they are not the table's (else a "
+                                           "409 teams_differ, reason teams_differ with params file and table, "
+                                           "each pairing as 'A – B')"}],
             "security": SECURE, "requestBody": {"required": True, "content": jsonl},
             "responses": {"200": _replayable(_json(_ref("TableState"),
                                                    "the table after the import (or as it is, on a retried client_id)"))}

@@ -43,7 +43,8 @@ HEADER_KEYS = ("teams", "players", "rules", "esku")  # what POST /api/tables tak
 
 REASONS = frozenset({"blank_name", "name_too_long", "named_twice", "named_again", "player_twice", "team_count",
                      "bad_start", "bad_every_days", "group_count", "group_too_small", "groups_team_count",
-                     "ko_team_count", "third_place_count", "lances_started", "no_showdown_yet"}) | ENGINE_KEYS
+                     "ko_team_count", "third_place_count", "lances_started", "no_showdown_yet",
+                     "teams_differ"}) | ENGINE_KEYS
 """The `reason` keys a refusal may carry (`StoreError`); a page says each in its language.
 The engine's refusals bring theirs (`scorer.engine.errors.KEYS`, `engine_why`)."""
 
@@ -919,14 +920,24 @@ class TableStore:
         return self.write(table_id, client_id, version, "rename", change, [teams, players])
 
     def replace(self, table_id: str, client_id: Any, version: Any, header: dict[str, Any],
-                records: list[dict[str, Any]]) -> tuple[Runtime, bool]:
+                records: list[dict[str, Any]], rename: bool = False) -> tuple[Runtime, bool]:
         """Replace the table's match by an imported one (same id and tokens). Its two teams
         must differ (`engine.team_key`), as on creating or renaming a table here: the table
         may be a tournament's, whose standings could not tell them apart (a new table
-        imported takes a file as it is)."""
+        imported takes a file as it is). They must also be the table's two teams (by
+        `engine.team_key`, in either order), unless `rename`: another pairing's file, taken
+        for this table's, would silently make it another match (a tournament's fixture
+        played by the wrong teams); a 409 `teams_differ` names both pairings."""
 
         def change(rt: Runtime) -> dict[str, Any]:
             _check_teams_apart(header["teams"])
+            mine, theirs = list(rt.header["teams"]), list(header["teams"])
+            if not rename and {team_key(t) for t in mine} != {team_key(t) for t in theirs}:
+                file, table = " – ".join(theirs), " – ".join(mine)
+                raise StoreError(409, "teams_differ", f"teams: the file is the match {said(theirs[0])} – "
+                                 f"{said(theirs[1])}, and this table is {said(mine[0])} – {said(mine[1])}: import it "
+                                 "with ?rename=1 to make the table that match", "teams", "teams_differ",
+                                 {"file": file, "table": table})
             new = self._fresh(rt.id, rt.token, rt.watch_token, header, records, rt.version + 1, rt.created)
             return {"live": new.live, "mus_rounds": 0, "replace": new}
 

@@ -13,10 +13,20 @@ if (form) {
     if (!file) { formError(form, t("err.missing_file"), input); return; }
     clearFormError(form);
     const q = new URLSearchParams({ client_id: newClientId(), version: form.dataset.version });
+    const body = await file.text();
+    const send = () => api("POST", `/api/tables/${encodeURIComponent(BOOT.table_id)}/import?${q}`, {
+      token: BOOT.token, body, headers: { "Content-Type": "application/x-ndjson" },
+    });
     try {
-      await api("POST", `/api/tables/${encodeURIComponent(BOOT.table_id)}/import?${q}`, {
-        token: BOOT.token, body: await file.text(), headers: { "Content-Type": "application/x-ndjson" },
-      });
+      try {
+        await send();
+      } catch (e) {
+        // another pairing's file: imported only where the organiser means the table to become that match
+        if (e.code !== "teams_differ") throw e;
+        if (!confirm(t("hist.import_other_teams", { file: e.params.file, table: e.params.table }))) return;
+        q.set("rename", "1");
+        await send();
+      }
       location.reload();
     } catch (e) {
       formError(form, fileErrorText(e), input);
