@@ -745,6 +745,24 @@ def test_the_tournament_page_shows_the_standings_to_both_links(client, tournamen
     assert qr.status_code == 200 and qr.mimetype == "image/svg+xml"
 
 
+def test_a_watcher_follows_each_table_in_play_from_the_tournament_page_never_with_the_players_key(
+        client, tournament) -> None:
+    """People following with the watch link saw the matches but could open none: only the
+    organiser had "Ver". Each table still played now has it for them too, with that
+    table's watch link (read-only), never its players' token; a finished one has none."""
+    done = imported(client, ["Gorriak", "Urdinak"], [0, 0])
+    playing = imported(client, ["Berdeak", "Horiak"], [1])
+    for table in (done, playing):
+        assert enrol(client, tournament, table).status_code == 201
+    watch = client.get(f"/c/{tournament['id']}?token={tournament['watch_token']}&lang=es").get_data(as_text=True)
+    links = re.findall(r'class="btn btn-ghost no-print watch-table" href="([^"]+)"', watch)
+    assert links == [f"/w/{playing['id']}?token={playing['watch_token']}"]
+    assert playing["token"] not in watch and done["token"] not in watch and done["watch_token"] not in watch
+    assert "remove-table" not in watch
+    page = client.get(links[0])  # the table's spectator view opens with it, read-only
+    assert page.status_code == 200 and 'data-role="watch"' in page.get_data(as_text=True)
+
+
 def test_a_tables_page_and_sheet_name_the_tournament_it_counts_in(client, tournament) -> None:
     a = imported(client, ["Gorriak", "Urdinak"], [0, 0])
     before = client.get(f"/t/{a['id']}?token={a['token']}&lang=en").get_data(as_text=True)

@@ -22,6 +22,7 @@ Routes:
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import json
 import re
@@ -45,7 +46,7 @@ from markupsafe import Markup
 
 from scorer.engine.explain import dispute_text, grammar
 from scorer.engine.standings import team_key, tie_breaks
-from scorer.storage.tables import MAX_NAME, MAX_PHOTOS
+from scorer.storage.tables import MAX_NAME, MAX_PHOTOS, StoreError
 from scorer.vision.image import MAX_PIXELS
 from scorer.vision.layout import LOW_CONFIDENCE
 from web import i18n
@@ -369,6 +370,15 @@ def tournament(tournament_id: str):
         return err
     organiser = row["role"] == "organise"
     state = current_app.extensions["mus_tournaments"].state(tournament_id, watch_links=organiser)
+    # each table in play, watched read-only: the organiser's answer carries every table's
+    # watch token; a watcher's page gets those of the tables still played (never the players')
+    watch_tokens = {m["table"]: m["watch_token"] for m in state["matches"] if m.get("watch_token")}
+    if not organiser:
+        store = current_app.extensions["mus_store"]
+        for m in state["matches"]:
+            if not m["finished"]:
+                with contextlib.suppress(StoreError):  # deleted since it was listed
+                    watch_tokens[m["table"]] = store.runtime(m["table"]).watch_token
     boot = {"id": tournament_id, "token": token, "role": row["role"], "state": state,
             "api": f"/api/tournaments/{tournament_id}"}
     return _render(
@@ -382,6 +392,7 @@ def tournament(tournament_id: str):
         qr=url_for("pages.tournament_qr", tournament_id=tournament_id, token=token),
         new_table=url_for("pages.new_table", tournament=tournament_id, ttoken=token) if organiser else None,
         knockout_teams=_knockout_teams(state),
+        watch_tokens=watch_tokens,
         tie_breaks=tie_breaks,
         round_labels=[i18n.short_date(current_lang(), d) for d in state["round_dates"] or []],
         boot=Markup(_script_json(boot)),
