@@ -364,6 +364,35 @@ def test_a_team_typed_twice_is_told_in_the_pages_language(server, browser) -> No
     assert tournament_api(server.url, tour).json()["teams"] == []
 
 
+def test_a_spectators_link_pasted_to_add_a_table_says_the_players_link_is_needed(server, browser) -> None:  # noqa: F811
+    """The table's spectator link (`/w/…`) pasted into "Añadir una mesa ya abierta" was
+    "no es el enlace de una mesa": it is one, for watching. The page says so and asks for
+    the players' link, in its language; the table is not added."""
+    import requests
+
+    from web import i18n
+
+    tour, organiser = new_tournament(server.url, "Liga")
+    table = requests.post(f"{server.url}/api/tables", json={"teams": ["Gorriak", "Urdinak"]}).json()
+    for lang in ("es", "eu", "fr", "en"):
+        ctx = phone(browser, lang)
+        page = ctx.new_page()
+        try:
+            page.goto(organiser)
+            page.click("details:has(#add-table) > summary")
+            page.fill("#add-table input[name=link]", table["watch_url"])
+            page.click("#add-table button[type=submit]")
+            page.wait_for_selector("#add-table .form-error:not([hidden])")
+            assert page.inner_text("#add-table .form-error") == i18n.t(lang, "tour.watch_link")
+        finally:
+            ctx.close()
+    # the API says it too, for a client that sends the watch token
+    r = requests.post(f"{server.url}/api/tournaments/{tour['id']}/tables", headers={"Authorization": f"Bearer {tour['token']}"},
+                      json={"table": table["id"], "token": table["watch_token"]})
+    assert (r.status_code, r.json()["error"]["reason"]) == (403, "watch_link")
+    assert tournament_api(server.url, tour).json()["matches"] == []
+
+
 def test_a_bracket_drawn_with_a_mistyped_team_is_warned_of_on_the_page(server, browser) -> None:  # noqa: F811
     import requests
 

@@ -138,6 +138,9 @@ def test_only_the_right_tokens_read_or_enrol(client, tournament) -> None:
     assert (r.status_code, r.json["error"]["code"]) == (403, "read_only")
     r = client.post(path + "/tables", headers=tournament["auth"], json={"table": table["id"], "token": table["watch_token"]})
     assert (r.status_code, r.json["error"]["code"], r.json["error"]["field"]) == (403, "bad_token", "token")
+    assert r.json["error"]["reason"] == "watch_link"  # the spectators' link: the page says the players' is needed
+    r = client.post(path + "/tables", headers=tournament["auth"], json={"table": table["id"], "token": "nope"})
+    assert (r.status_code, r.json["error"]["code"], r.json["error"].get("reason")) == (403, "bad_token", None)
     r = client.post(path + "/tables", headers=tournament["auth"], json={"table": "nosuch", "token": table["token"]})
     assert r.status_code == 404
     r = client.post(path + "/tables", headers=tournament["auth"], json={"table": table["id"]})

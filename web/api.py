@@ -1073,6 +1073,9 @@ def add_tournament_table(tournament_id: str) -> Response:
     if not isinstance(table_token, str) or not table_token:
         raise ApiError(400, "invalid", f"token: {said(table_token)} is not a token (the table's players' token)", "token")
     rt = _store().runtime(table_id)
+    if same(table_token, rt.watch_token):  # the spectators' link pasted for the players'
+        raise ApiError(403, "bad_token", "token: it is the table's watch token, which only reads it; send its "
+                       "players' token (the players' link)", "token", reason="watch_link")
     if not same(table_token, rt.token):
         raise ApiError(403, "bad_token", "token: it does not open this table for its players", "token")
     added = _tournaments().add_table(tournament_id, table_id)

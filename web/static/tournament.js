@@ -218,6 +218,15 @@ export function tableFromLink(text) {
   }
 }
 
+// Whether a pasted link is a table's spectators' link ("/w/<id>?token=<watch token>")
+export function isWatchLink(text) {
+  try {
+    return /\/w\/[^/]+\/?$/.test(new URL(text.trim(), location.href).pathname);
+  } catch (e) {
+    return false;
+  }
+}
+
 const form = document.getElementById("add-table");
 if (form) {
   form.addEventListener("submit", async (ev) => {
@@ -226,7 +235,7 @@ if (form) {
     const body = tableFromLink(link.value);
     clearFormError(form);
     if (!body) {
-      formError(form, t("tour.bad_link"), link);
+      formError(form, t(isWatchLink(link.value) ? "tour.watch_link" : "tour.bad_link"), link);
       return;
     }
     try {
