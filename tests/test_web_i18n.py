@@ -224,6 +224,25 @@ def test_french_says_the_rulebooks_words() -> None:
     assert fr["show.cancel"] == "Annuler"  # a real cancel stays one
 
 
+def test_french_says_equipe_for_a_team_and_donne_for_a_hand_dealt() -> None:
+    """The rulebooks (seeds 000, 001, 002, 004) say "équipe" for a pair of partners ("une
+    paire" is two cards of a rank, the lance "Paires"), "donne" for a hand dealt ("à chaque
+    nouvelle donne"; "la main" is the esku, or a player's cards) and "abattage" for the
+    cards shown, as the deck page does. The pages mixed "paire" and "équipe", "mains" and
+    "donnes"."""
+    es, fr = every_string("es"), every_string("fr")
+    for key, text in es.items():  # wherever Spanish speaks of a "pareja", French of an "équipe"
+        if re.search(r"\bparejas?\b", text, re.I) and not key.startswith("engine."):  # a "pareja" of cards: "paire"
+            assert re.search(r"\béquipes?\b", fr[key], re.I) and not re.search(r"\bpaires?\b", fr[key], re.I), \
+                (key, fr[key])
+    for key in ("table.hand_n", "table.stale_settled", "table.to_cards", "show.settle", "show.photo_gone", "hist.none",
+                "hist.import", "tour.playing", "tour.export_help", "score.chart"):
+        assert "donne" in fr[key].lower() and not re.search(r"\bmains?\b", fr[key]), (key, fr[key])
+    for key in ("err.too_many_photos", "err.showdown_settled", "decks.refine_help", "decks.check"):
+        assert "abattage" in fr[key].lower() and not re.search(r"\b(mains?|donnes?)\b", fr[key]), (key, fr[key])
+    assert not [k for k, v in fr.items() if re.search(r"\bmains\b", v)]
+
+
 # -- 5. Basque ---------------------------------------------------------------------------------
 
 def test_basque_says_its_own_words() -> None:
