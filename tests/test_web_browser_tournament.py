@@ -206,6 +206,10 @@ def test_home_and_away_then_a_final_whose_champions_show_live_and_a_zip(server, 
         http, base = seat_1_wins_an_ordago(server.url, table_id, table_token)
         page.wait_for_selector(".banner.champion", timeout=20000)  # the page's own refresh brings it
         assert "Gorriak" in page.inner_text(".banner.champion")
+        # the team is the banner's big word, "Campeones" its small title above it or beside it
+        team, label = (page.evaluate(f"parseFloat(getComputedStyle(document.querySelector('{s}')).fontSize)")
+                       for s in (".banner.champion .champion-team", ".banner.champion .champion-label"))
+        assert page.inner_text(".banner.champion .champion-team") == "Gorriak" and team >= 1.8 * label, (team, label)
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
 
         # the organiser downloads the tournament
