@@ -766,6 +766,17 @@ def test_a_watcher_follows_each_table_in_play_from_the_tournament_page_never_wit
     assert page.status_code == 200 and 'data-role="watch"' in page.get_data(as_text=True)
 
 
+@pytest.mark.parametrize("lang, said", [("es", "Vacas ganadas–perdidas"), ("eu", "Bakak irabazi–galdu"),
+                                        ("fr", "Manches gagnées–perdues"), ("en", "Vacas won–lost")])
+def test_the_standings_vacas_column_says_what_its_two_figures_are(client, tournament, lang, said) -> None:
+    """PJ, G and P say their long names on hover and to a screen reader; "Vacas", whose cells
+    read "4–2", did not say which figure is won and which lost."""
+    assert enrol(client, tournament, imported(client, ["Gorriak", "Urdinak"], [0, 0])).status_code == 201
+    html = client.get(f"/c/{tournament['id']}?token={tournament['watch_token']}&lang={lang}").get_data(as_text=True)
+    head = re.search(r"<thead>.*?</thead>", html, re.S).group(0)
+    assert f'aria-label="{said}"><abbr title="{said}">' in head
+
+
 def test_a_tables_page_and_sheet_name_the_tournament_it_counts_in(client, tournament) -> None:
     a = imported(client, ["Gorriak", "Urdinak"], [0, 0])
     before = client.get(f"/t/{a['id']}?token={a['token']}&lang=en").get_data(as_text=True)
@@ -1580,6 +1591,6 @@ def test_the_tournament_pages_buttons_and_columns_say_what_they_are(client, tour
         assert f'aria-label="{watch}{LONG[0]} – Urdinak"' in html
         assert f'aria-label="{remove}{LONG[0]} – Urdinak"' in html
         assert f'<th scope="col" aria-label="{played_col}"><abbr title="{played_col}">' in html
-        assert html.count("<abbr title=") == 3  # played, won, lost
+        assert html.count("<abbr title=") == 4  # played, won, lost, vacas
         assert f'<th scope="row" class="team-col" title="{LONG[0]}">' in html
         assert html.count(f'title="{LONG[0]}"') >= 4  # the standings, the fixture, the match (both sides)
