@@ -537,6 +537,40 @@ def test_on_the_bars_tv_the_standings_sit_beside_the_fixtures_big_enough_to_read
     assert phone_["f"][1] > phone_["s"][2] and abs(phone_["f"][0] - phone_["s"][0]) < 2  # one column on a phone
 
 
+def test_a_tie_breaks_two_values_stay_on_one_line(server, browser) -> None:  # noqa: F811
+    """On the bar's TV a tie-break's values wrapped at their dash, "(1–" ending a line and "0)."
+    starting the next. At every width of its line, "(1–0)" now stays whole."""
+    import requests
+
+    from tests.test_web_tournaments import match_file
+
+    tour, _ = new_tournament(server.url, "Berdinketak")
+    auth = {"Authorization": f"Bearer {tour['token']}"}
+    for pair, wins in ((["Gorriak eta Beltzak", "Urdinak eta Zuriak"], [0, 1, 0]),
+                       (["Urdinak eta Zuriak", "Berdeak eta Horiak"], [0, 1, 0]),
+                       (["Berdeak eta Horiak", "Gorriak eta Beltzak"], [0, 1, 0]), (["Morea", "Laranja"], [0, 1, 0])):
+        table = requests.post(f"{server.url}/api/tables/import", data=match_file(pair, wins, 2),
+                              headers={"Content-Type": "application/x-ndjson"}).json()
+        requests.post(f"{server.url}/api/tournaments/{tour['id']}/tables", headers=auth,
+                      json={"table": table["id"], "token": table["token"]}).raise_for_status()
+    ctx = browser.new_context(viewport={"width": 1920, "height": 1080}, locale="es")
+    page = ctx.new_page()
+    try:
+        page.goto(f"{server.url}/c/{tour['id']}?token={tour['watch_token']}")
+        li = page.locator("#standings .tie-breaks li", has_text="(")
+        assert li.count() == 1 and "(1–0)" in li.inner_text()
+        broken = li.evaluate("""(li) => { const out = [];
+            for (let w = 120; w < 700; w++) {
+              li.style.width = w + "px";
+              const values = [...li.querySelectorAll(".nw")].find((s) => s.textContent === "(1–0)");
+              if (!values || values.getClientRects().length > 1) out.push(w);
+            }
+            return out; }""")
+        assert broken == []
+    finally:
+        ctx.close()
+
+
 def test_printed_for_the_notice_board_each_result_is_one_line(server, browser) -> None:  # noqa: F811
     """Printed, every fixture and match was the phone's card, its state on a second line:
     8 pairs' round robin took 5 A4 pages, and a page break could cut a card in two. In print

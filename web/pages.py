@@ -42,7 +42,7 @@ from flask import (
     request,
     url_for,
 )
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from scorer.engine.explain import dispute_text, grammar
 from scorer.engine.standings import team_key, tie_breaks
@@ -77,6 +77,15 @@ def keep_runs(line: str) -> Markup:
     return Markup("").join(Markup('<span class="nw">{}</span>').format(p) if i % 2 else p for i, p in enumerate(parts))
 
 
+_SCORES = re.compile(r"\(\d+–\d+\)")  # a tie-break's two values, "(2–0)"
+
+
+def keep_scores(text: str) -> Markup:
+    """`text` (escaped) with each "(a–b)" in a nowrap span: a line wrapping at its dash left
+    "(2–" at one line's end and "0)" on the next (the tournament's tie-breaks)."""
+    return Markup(_SCORES.sub(lambda m: f'<span class="nw">{m.group(0)}</span>', str(escape(text))))
+
+
 def _render(template: str, status: int = 200, **ctx) -> Response:
     lang = current_lang()
     strings = i18n.strings(lang)
@@ -99,6 +108,7 @@ def _render(template: str, status: int = 200, **ctx) -> Response:
         dispute_text=lambda dispute, players: dispute_text(dispute, list(players or []), lang),
         strings_json=Markup(_script_json(strings)),
         keep_runs=keep_runs,
+        keep_scores=keep_scores,
         name_max=MAX_NAME,  # a team's or player's name, said while typed past it
         **ctx,
     )
