@@ -359,3 +359,117 @@ def test_tie_breaks_name_what_split_each_tie_on_matches_won() -> None:
     rows = standings([result("A", "B", 3, 1), result("B", "C", 3, 1), result("C", "A", 3, 1)])
     assert [(x["ahead"], x["behind"], x["by"]) for x in tie_breaks(rows)] == [("A", "B", None), ("B", "C", None)]
     assert tie_breaks(standings([result("A", "B", 3, 1)])) == []  # matches won split them
+
+
+def test_a_team_withdrawn_with_its_results_annulled_leaves_the_standings_with_its_matches() -> None:
+    """A pair that withdraws half way: with its results annulled, every other team is
+    ranked on the matches between them alone, and the pair is not ranked at all."""
+    results = [result("A", "B", 3, 0), result("C", "A", 3, 1), result("B", "C", 3, 2), result("B", "D", 3, 0)]
+    rows = standings(results, withdrawn={"d": "annulled"})  # by team_key, as the league spells it or not
+    assert sorted(order(rows)) == ["A", "B", "C"] and all("withdrawn" not in r for r in rows)
+    assert [r["played"] for r in rows] == [2, 2, 2]
+    assert rows == standings(results[:3])
+
+
+def test_a_team_withdrawn_with_its_results_standing_is_ranked_last_and_marked() -> None:
+    from scorer.engine.standings import tie_breaks
+
+    results = [result("A", "B", 3, 0), result("A", "C", 3, 1), result("D", "B", 3, 0), result("D", "C", 3, 2)]
+    rows = standings(results, withdrawn={"A": "stand"})
+    assert order(rows) == ["D", "C", "B", "A"] and [r["rank"] for r in rows] == [1, 2, 3, 4]
+    assert rows[-1]["withdrawn"] is True and (rows[-1]["won"], rows[-1]["played"]) == (2, 2)  # its results stand
+    assert rows[0]["won"] == 2 and "withdrawn" not in rows[0]
+    assert all("A" not in (x["ahead"], x["behind"]) for x in tie_breaks(rows))  # last for withdrawing, no tie
+    with pytest.raises(MalformedError, match="withdrawn"):
+        standings(results, withdrawn={"A": "forfeit"})
+
+
+# -- a league's draw, kept when its teams change -------------------------------------------
+
+def _table(a: str, b: str, n: int, finished: bool = True) -> dict:
+    """A league match as a tournament's state lists it, won by `a`."""
+    return {"table": f"t{n}", "teams": [a, b], "ranked": True, "vacas": [2, 0], "finished": finished,
+            "winner": 0 if finished else None}
+
+
+def _rounds(draw: list, group: int = 0) -> list[list[tuple[str, str]]]:
+    return [[tuple(p) for p in pairs] for leg in draw[group] for pairs in leg]
+
+
+def test_a_draw_with_nothing_played_is_the_round_robin() -> None:
+    from scorer.engine.standings import round_robin
+    from scorer.engine.tournament import redraw, standard_draw
+
+    teams = ["A", "B", "C", "D", "E", "F"]
+    assert _rounds(standard_draw([teams], 2)) == round_robin(teams, 2)
+    assert redraw(standard_draw([teams + ["G"]]), [teams], 1, []) == standard_draw([teams])
+
+
+def test_a_team_taken_out_leaves_every_other_pairing_in_its_round() -> None:
+    """8 pairs, three rounds played but for C's matches: taking C out (nothing of its played)
+    keeps every pairing played and to play where it was; one pair rests each round (the
+    round robin of the 7 left puts them elsewhere)."""
+    from scorer.engine.tournament import draw_fixtures, moves, redraw, standard_draw
+
+    teams = list("ABCDEFGH")
+    old = standard_draw([teams])
+    played = [_table(a, b, n) for n, (a, b) in enumerate(p for pairs in _rounds(old)[:3] for p in pairs)
+              if "C" not in (a, b)]
+    left = [t for t in teams if t != "C"]
+    new = redraw(old, [left], 1, played)
+    assert _rounds(new) == [[p for p in pairs if "C" not in p] for pairs in _rounds(old)]
+    assert _rounds(new) != _rounds(standard_draw([left]))
+    before, after = draw_fixtures(old, played), draw_fixtures(new, played)
+    assert moves(before, None, after, None) == []
+    # the same teams again: the draw as it was
+    assert redraw(new, [left], 1, played) == new
+
+
+def test_a_team_added_after_some_rounds_keeps_the_played_pairings_in_theirs() -> None:
+    from scorer.engine.tournament import draw_fixtures, moves, redraw, standard_draw
+
+    teams = list("ABCDEF")
+    old = standard_draw([teams])
+    played = [_table(a, b, n) for n, (a, b) in enumerate(p for pairs in _rounds(old)[:2] for p in pairs)]
+    new = redraw(old, [teams + ["G", "H"]], 1, played)
+    rounds = _rounds(new)
+    assert rounds[:2] == [pairs + rounds[k][len(pairs):] for k, pairs in enumerate(_rounds(old)[:2])]
+    pairs = [frozenset(p) for r in rounds for p in r]
+    assert len(pairs) == len(set(pairs)) == 28  # every pair of 8 once
+    assert all(len({t for p in r for t in p}) == 2 * len(r) for r in rounds)  # nobody twice in a round
+    assert len(rounds) <= 9
+    assert moves(draw_fixtures(old, played), None, draw_fixtures(new, played), None) == []
+
+
+def test_a_second_leg_added_keeps_the_first_and_mirrors_it() -> None:
+    from scorer.engine.tournament import redraw, standard_draw
+
+    teams = list("ABCDE")
+    old = standard_draw([teams])
+    played = [_table(*_rounds(old)[1][0], 1)]
+    assert redraw(old, [teams], 2, played) == standard_draw([teams], 2)
+
+
+def test_moves_name_each_played_fixture_out_of_its_round_or_date() -> None:
+    from scorer.engine.tournament import draw_fixtures, moves, redraw, standard_draw
+
+    teams = list("ABCD")
+    old = standard_draw([teams])
+    (a, b) = _rounds(old)[1][0]
+    played = [_table(a, b, 1)]
+    before = draw_fixtures(old, played)
+    # its team gone: out of the fixtures
+    gone = next(t for t in teams if t not in (a, b))
+    keep = [t for t in teams if t != a]
+    after = draw_fixtures(redraw(old, [keep], 1, played), played)
+    assert moves(before, None, after, None) == [{"teams": [a, b], "table": "t1", "round": 2, "date": None,
+                                                  "to_round": None, "to_date": None}]
+    # the same round on another date
+    same = draw_fixtures(redraw(old, [teams], 1, played), played)
+    assert moves(before, ["2026-01-05", "2026-01-12", "2026-01-19"], same, ["2026-01-05", "2026-01-13", "2026-01-21"]
+                 ) == [{"teams": [a, b], "table": "t1", "round": 2, "date": "2026-01-12", "to_round": 2,
+                        "to_date": "2026-01-13"}]
+    assert moves(before, None, same, ["2026-01-05", "2026-01-13", "2026-01-21"]) == []  # dated now, not moved
+    assert gone  # (a team that played nothing may go: nothing moves)
+    rest = [t for t in teams if t != gone]
+    assert moves(before, None, draw_fixtures(redraw(old, [rest], 1, played), played), None) == []

@@ -15,7 +15,12 @@ from typing import Any
 
 from .errors import MalformedError, said
 
-__all__ = ["TIE_BREAKS", "knockout_draw", "round_robin", "standings", "team_key", "tie_breaks"]
+__all__ = ["TIE_BREAKS", "WITHDRAWAL_RESULTS", "knockout_draw", "round_robin", "standings", "team_key", "tie_breaks"]
+
+# What becomes of a withdrawn team's results: all annulled (its matches leave the standings,
+# and so does the team), or those played stand (the team is ranked last, its other matches
+# not played). The first is the default: every team is then ranked on the same matches.
+WITHDRAWAL_RESULTS = ("annulled", "stand")
 
 
 def invisible(c: str) -> bool:
@@ -121,7 +126,19 @@ def _pair(i: int, result: Mapping[str, Any], key: str, default: list[int] | None
     return [int(value[0]), int(value[1])]
 
 
-def standings(results: Iterable[Mapping[str, Any]], names: Sequence[str] = ()) -> list[dict[str, Any]]:
+def _withdrawals(withdrawn: Mapping[str, str] | None) -> dict[str, str]:
+    """`withdrawn` (team -> one of `WITHDRAWAL_RESULTS`) by `team_key`, or `MalformedError`."""
+    out = {}
+    for team, results in (withdrawn or {}).items():
+        if results not in WITHDRAWAL_RESULTS:
+            raise MalformedError(f"withdrawn[{said(team)}]", f"{said(results)} is neither \"annulled\" nor \"stand\"",
+                                 results)
+        out[team_key(team)] = results
+    return out
+
+
+def standings(results: Iterable[Mapping[str, Any]], names: Sequence[str] = (),
+              withdrawn: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """Rank the teams of a club or tournament from their match results.
 
     Each result is a dict `{"teams": [name0, name1], "vacas": [v0, v1], "stones": [s0, s1],
@@ -135,8 +152,12 @@ def standings(results: Iterable[Mapping[str, Any]], names: Sequence[str] = ()) -
     criterion. Teams still tied after that share a rank and are listed by name.
     Names are matched by `team_key`; a team is shown as `names` spells it (a league's
     teams as entered), or else as its first result does.
+    `withdrawn` names the teams that withdrew (team -> "annulled" or "stand"): an annulled
+    team's results are left out, and so is the team; a team whose results stand is ranked
+    after every other, its row marked `"withdrawn": true` (the other rows have no such key).
     A malformed result raises `MalformedError` naming it (`results[2].vacas`).
     """
+    gone = _withdrawals(withdrawn)
     rows: dict[str, dict[str, Any]] = {}  # by team_key
     meetings: list[tuple[str, str]] = []  # (winner, loser) keys of every finished match
     spelt = {team_key(n): n for n in reversed(names)}
@@ -162,6 +183,8 @@ def standings(results: Iterable[Mapping[str, Any]], names: Sequence[str] = ()) -
         vacas = _pair(i, result, "vacas")
         stones = _pair(i, result, "stones", [0, 0])
         winner = _result_winner(i, result, teams, vacas)
+        if any(gone.get(team_key(t)) == "annulled" for t in teams):
+            continue
         a, b = row(teams[0]), row(teams[1])
         if winner is None:
             continue
@@ -177,8 +200,8 @@ def standings(results: Iterable[Mapping[str, Any]], names: Sequence[str] = ()) -
         lo["vacas_won_in_lost"] += vacas[loser]
         meetings.append((team_key(w["team"]), team_key(lo["team"])))
 
-    def key(r: dict[str, Any]) -> tuple[int, int, int, int]:
-        return (-r["won"], -r["vacas_won_in_lost"], r["vacas_lost"], -r["stones"])
+    def key(r: dict[str, Any]) -> tuple[bool, int, int, int, int]:
+        return (team_key(r["team"]) in gone, -r["won"], -r["vacas_won_in_lost"], r["vacas_lost"], -r["stones"])
 
     ordered = sorted(rows.values(), key=lambda r: (key(r), r["team"]))
     # Head-to-head inside each group tied on every other criterion.
@@ -202,6 +225,8 @@ def standings(results: Iterable[Mapping[str, Any]], names: Sequence[str] = ()) -
             r["rank"] = prev["rank"]
         else:
             r["rank"] = n + 1
+        if team_key(r["team"]) in gone:
+            r["withdrawn"] = True
     return result_rows
 
 
@@ -214,10 +239,11 @@ def tie_breaks(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     row that won as many matches, `{ahead, behind, by, values}`: `by` the first criterion
     of `TIE_BREAKS` on which they differ ("vacas_won_in_lost", "vacas_lost", "stones",
     "head_to_head"), `values` the two rows' values of it; `by` None (and `values` None)
-    where they share the rank, level on every criterion."""
+    where they share the rank, level on every criterion. A team that withdrew is behind
+    for that alone: no tie."""
     out = []
     for a, b in zip(rows, rows[1:], strict=False):
-        if a["won"] != b["won"]:
+        if a["won"] != b["won"] or a.get("withdrawn") or b.get("withdrawn"):
             continue
         by = next((k for k, _ in TIE_BREAKS if a[k] != b[k]), None) if a["rank"] != b["rank"] else None
         out.append({"ahead": a["team"], "behind": b["team"], "by": by,

@@ -7,14 +7,21 @@ finished, winner}`.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from .standings import knockout_draw, round_robin, team_key
 
-__all__ = ["GROUP_NAMES", "apart", "bracket_pairings", "fixtures", "group_fixtures", "knockout", "qualifiers"]
+__all__ = ["GROUP_NAMES", "apart", "bracket_pairings", "draw_fixtures", "fixtures", "group_fixtures", "knockout",
+           "moves", "qualifiers", "redraw", "standard_draw"]
 
 GROUP_NAMES = "ABCDEFGH"  # the groups of a league played in groups
+
+# A league's draw: for each group (one for a league not in groups), each leg's rounds, each
+# round's pairings [home, away]. Kept, so that a change of the teams redraws only what is
+# not played yet (`redraw`).
+Draw = list[list[list[list[list[str]]]]]
 
 
 def _pairing(a: str | None, b: str | None, matches: list[dict[str, Any]], used: set[str]) -> dict[str, Any]:
@@ -61,6 +68,164 @@ def group_fixtures(groups: list[list[str]], matches: list[dict[str, Any]], legs:
         per_group.append([[{**g, "group": name} for g in games] for games in fixtures(teams, matches, legs, used)])
     return [[g for rounds in per_group if k < len(rounds) for g in rounds[k]]
             for k in range(max(len(rounds) for rounds in per_group))]
+
+
+def standard_draw(groups: list[list[str]], legs: int = 1) -> Draw:
+    """The draw `round_robin` makes for each group: its first leg's rounds, then (2 legs)
+    the same with the sides swapped."""
+    out: Draw = []
+    for teams in groups:
+        first = [[[a, b] for a, b in pairs] for pairs in round_robin(teams, 1)] if len(teams) >= 2 else []
+        out.append([first, [[[b, a] for a, b in pairs] for pairs in first]][:legs])
+    return out
+
+
+def draw_fixtures(draw: Draw, matches: list[dict[str, Any]], grouped: bool = False) -> list[list[dict[str, Any]]]:
+    """The rounds of `draw`, each pairing (`_pairing`) with its table as `fixtures` and
+    `group_fixtures` take them (group by group, round by round); round k holds round k of
+    every group, each pairing naming its `group` where `grouped`."""
+    used: set[str] = set()
+    per_group = []
+    for name, legs in zip(GROUP_NAMES, draw, strict=False):
+        rounds = [[_pairing(a, b, matches, used) for a, b in pairs] for block in legs for pairs in block]
+        per_group.append([[{**g, "group": name} if grouped else g for g in games] for games in rounds])
+    return [[g for rounds in per_group if k < len(rounds) for g in rounds[k]]
+            for k in range(max((len(rounds) for rounds in per_group), default=0))]
+
+
+def _fill(rounds: list[list[int]], pairs: list[list[str]], left: list[int]) -> list[list[int]]:
+    """`rounds` (of indices into `pairs`) with the pairings `left` added, round by round from
+    the first, each where both its teams are free (the teams with the most pairings left
+    first), new rounds at the end."""
+    rounds = [list(r) for r in rounds]
+    keys = [{team_key(t) for t in p} for p in pairs]
+    k = 0
+    while left:
+        if k == len(rounds):
+            rounds.append([])
+        busy = {t for i in rounds[k] for t in keys[i]}
+        count = Counter(t for i in left for t in keys[i])
+        placed = set()
+        for i in sorted(left, key=lambda i: (-max(count[t] for t in keys[i]), -sum(count[t] for t in keys[i]), i)):
+            if not keys[i] & busy:
+                rounds[k].append(i)
+                busy |= keys[i]
+                placed.add(i)
+        left = [i for i in left if i not in placed]
+        k += 1
+    return rounds
+
+
+def _plan(pairs: list[list[str]], fixed: dict[int, int], before: dict[int, tuple[int, int]],
+          standard: dict[int, int]) -> list[list[list[str]]]:
+    """One leg of one group: `pairs` in rounds, pairing i at round `fixed[i]` (played or
+    begun), the others where they were (`before`: round, place in it), else where
+    `round_robin` puts them (`standard`), else anywhere (`_fill`): of those, the fewest
+    rounds. Each round lists its pairings in their old order, the new ones after."""
+    last = max(fixed.values(), default=-1)
+
+    def layout(wanted: dict[int, int]) -> list[list[int]]:
+        rounds: list[list[int]] = [[] for _ in range(last + 1)]
+        busy: list[set[str]] = [set() for _ in rounds]
+        rest = []
+        for i in sorted(range(len(pairs)), key=lambda i: i not in fixed):
+            k, keys = fixed.get(i, wanted.get(i)), {team_key(t) for t in pairs[i]}
+            if k is not None and k >= len(rounds):
+                rounds += [[] for _ in range(k + 1 - len(rounds))]
+                busy += [set() for _ in range(k + 1 - len(busy))]
+            if k is not None and (i in fixed or not keys & busy[k]):
+                rounds[k].append(i)
+                busy[k] |= keys
+            else:
+                rest.append(i)
+        rounds = _fill(rounds, pairs, rest)
+        return [r for k, r in enumerate(rounds) if r or k <= last]  # an empty round goes, unless one played follows
+
+    where = {i: k for i, (k, _) in before.items()}
+    best = min((layout(where), layout(standard), layout({})), key=len)  # where they were, if that is as short
+    return [[pairs[i] for i in sorted(r, key=lambda i: (before[i][1] if i in before else len(pairs), i))]
+            for r in best]
+
+
+def redraw(old: Draw, groups: list[list[str]], legs: int, matches: list[dict[str, Any]]) -> Draw:
+    """The draw of `groups` (each group's teams) and `legs` after a change of the teams, from
+    the `old` draw and the league's `matches`: a pairing played or begun (one that took a
+    table in the old draw) stays in its round and leg, with its sides; a group's leg whose
+    pairings are all as before stays as it was; the rest is drawn again around them (each
+    where it was if that takes no more rounds; a return leg not begun mirrors the first).
+    Where nothing was played, `standard_draw`."""
+    where: dict[tuple[int, frozenset[str]], tuple[int, int, int, list[str]]] = {}  # -> (group, round, place, sides)
+    size: Counter[tuple[int, int]] = Counter()  # pairings of each old (group, leg)
+    taken: set[tuple[int, frozenset[str]]] = set()
+    used: set[str] = set()
+    for n, group in enumerate(old):
+        for leg, block in enumerate(group):
+            for k, pairs in enumerate(block):
+                for j, (a, b) in enumerate(pairs):
+                    ident = (leg, frozenset((team_key(a), team_key(b))))
+                    where[ident] = (n, k, j, [a, b])
+                    size[n, leg] += 1
+                    if _pairing(a, b, matches, used)["table"]:
+                        taken.add(ident)
+    if not taken:
+        return standard_draw(groups, legs)
+    out: Draw = []
+    for teams in groups:
+        spelt = {team_key(t): t for t in teams}
+        blocks: list[list[list[list[str]]]] = []
+        for leg, block in enumerate(standard_draw([teams], legs)[0]):
+            pairs: list[list[str]] = []
+            fixed: dict[int, int] = {}
+            before: dict[int, tuple[int, int]] = {}
+            places: dict[int, int] = {}
+            homes: set[tuple[int, int]] = set()
+            for k, games in enumerate(block):
+                for a, b in games:
+                    ident = (leg, frozenset((team_key(a), team_key(b))))
+                    i = len(pairs)
+                    if ident in where:  # its sides as drawn before, spelt as entered now
+                        n, k0, j0, sides = where[ident]
+                        before[i] = (k0, j0)
+                        homes.add((n, leg))
+                        a, b = (spelt[team_key(t)] for t in sides)
+                        if ident in taken:
+                            fixed[i] = k0
+                    elif leg == 1:  # a new return leg: the first leg's sides swapped
+                        b, a = next(p for r in blocks[0] for p in r if {team_key(t) for t in p} == ident[1])
+                    pairs.append([a, b])
+                    places[i] = k
+            if len(homes) == 1 and len(before) == len(pairs) == size[next(iter(homes))]:
+                rounds: list[list[list[str]]] = [[] for _ in range(max(k for k, _ in before.values()) + 1)]
+                for i in sorted(before, key=before.get):  # the same pairings as one old leg: kept as drawn
+                    rounds[before[i][0]].append(pairs[i])
+                blocks.append(rounds)
+            elif leg == 1 and not fixed:  # the return leg not begun: the first leg, sides swapped
+                blocks.append([[[b, a] for a, b in games] for games in blocks[0]])
+            else:
+                blocks.append(_plan(pairs, fixed, before, places))
+        out.append(blocks)
+    return out
+
+
+def moves(before: list[list[dict[str, Any]]], before_dates: list[str] | None,
+          after: list[list[dict[str, Any]]], after_dates: list[str] | None) -> list[dict[str, Any]]:
+    """The pairings played or begun in the fixtures `before` (those with a table) that are
+    not in the same round on the same date `after`: `{teams, table, round, date, to_round,
+    to_date}` (rounds counted from 1; `to_round` None where no pairing takes that table any
+    more). A date given where there was none, or taken away, moves nothing."""
+    now = {g["table"]: k for k, games in enumerate(after) for g in games if g["table"]}
+    out = []
+    for k, games in enumerate(before):
+        for g in games:
+            if not g["table"]:
+                continue
+            to = now.get(g["table"])
+            date = before_dates[k] if before_dates and k < len(before_dates) else None
+            to_date = after_dates[to] if to is not None and after_dates and to < len(after_dates) else None
+            if to != k or (date and to_date and date != to_date):
+                out.append({"teams": g["teams"], "table": g["table"], "round": k + 1, "date": date,
+                            "to_round": None if to is None else to + 1, "to_date": to_date})
+    return out
 
 
 def _loser(game: dict[str, Any]) -> str | None:
@@ -116,9 +281,11 @@ def qualifiers(state: dict[str, Any]) -> list[str]:
     8): every group's winner (A, B, ...), then its runner-up, and so on; where a place
     does not fit whole, its best by the whole league's standings. A team not yet ranked
     follows its group's ranked ones, as entered. The seeds are then put so that no two
-    of one group meet in the first round where that can be helped (`apart`)."""
+    of one group meet in the first round where that can be helped (`apart`). A team that
+    withdrew (`state["withdrawn"]`) is never one."""
+    out = {team_key(w["team"]) for w in state.get("withdrawn") or []}
     if not state["groups"]:
-        order = [r["team"] for r in state["standings"]]
+        order = [r["team"] for r in state["standings"] if team_key(r["team"]) not in out]
         return order[:next((n for n in (8, 4, 2) if n <= len(order)), 0)]
     key = team_key
     overall = {key(r["team"]): i for i, r in enumerate(state["standings"])}
@@ -126,10 +293,12 @@ def qualifiers(state: dict[str, Any]) -> list[str]:
     for group in state["groups"]:
         rows = [r["team"] for r in group["standings"]]
         keys = {key(t) for t in rows}
-        ranked.append(rows + [t for t in group["teams"] if key(t) not in keys])
+        ranked.append([t for t in rows + [t for t in group["teams"] if key(t) not in keys] if key(t) not in out])
         group_of.update({key(t): group["name"] for t in group["teams"]})
     total = sum(map(len, ranked))
-    n = next(n for n in (16, 8, 4, 2) if n <= min(2 * len(ranked), total))
+    n = next((n for n in (16, 8, 4, 2) if n <= min(2 * len(ranked), total)), 0)  # 0: too few left
+    if not n:
+        return []
     seeds: list[str] = []
     for place in range(max(map(len, ranked))):
         tier = [teams[place] for teams in ranked if place < len(teams)]
