@@ -632,3 +632,68 @@ def test_pairs_named_after_their_players_show_whole_in_the_fixtures_at_360_px(se
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
     finally:
         ctx.close()
+
+
+def test_a_pair_withdraws_on_a_phone_and_deleting_a_played_one_points_to_it(server, browser) -> None:  # noqa: F811
+    """The organiser's report: a pair left half way, with no way to say so. On a phone (360
+    px), deleting that pair from the teams asks first, naming its matches played and the
+    withdrawal; withdrawn instead (its results annulled, the default), the standings say so,
+    its matches played are struck through and those to play are not awaited; then undone."""
+    import requests
+
+    from tests.test_web_tournaments import match_file
+
+    teams = ["Gorriak", "Urdinak", "Berdeak", "Horiak"]
+    tour, organiser = new_tournament(server.url, "Liga")
+    auth = {"Authorization": f"Bearer {tour['token']}"}
+    fixtures = requests.put(f"{server.url}/api/tournaments/{tour['id']}/teams", json={"teams": teams},
+                            headers=auth).json()["fixtures"]
+    for g in fixtures[0]:  # the first round played
+        table = requests.post(f"{server.url}/api/tables/import", data=match_file(g["teams"], [0, 0], 2),
+                              headers={"Content-Type": "application/x-ndjson"}).json()
+        requests.post(f"{server.url}/api/tournaments/{tour['id']}/tables", headers=auth,
+                      json={"table": table["id"], "token": table["token"]}).raise_for_status()
+    ctx = phone(browser, "es")
+    page = ctx.new_page()
+    try:
+        page.goto(organiser)
+        dialogs: list[str] = []
+
+        def answer(d) -> None:
+            dialogs.append(d.message)
+            d.dismiss() if len(dialogs) == 1 else d.accept()
+
+        page.on("dialog", answer)
+        # deleting Urdinak, who played, asks first and points to the withdrawal: dismissed, nothing changes
+        page.click("#league-teams summary")
+        page.fill("#set-teams textarea", "Gorriak\nBerdeak\nHoriak")
+        with page.expect_event("dialog"):
+            page.click("#set-teams button[type=submit]")
+        assert len(dialogs) == 1 and "sale del calendario" in dialogs[0] and "«Retirar una pareja»" in dialogs[0]
+        assert tournament_api(server.url, tour).json()["teams"] == teams
+        # withdrawn from its own form instead, the default said in its help
+        page.click("#withdrawals summary")
+        assert "Por defecto se anulan sus resultados" in page.inner_text("#withdrawals")
+        page.select_option("#withdraw-team select[name=team]", "Urdinak")
+        assert page.is_checked("#withdraw-team input[value=annulled]")
+        page.click("#withdraw-team button[type=submit]")
+        page.wait_for_selector(".withdrawn-note")
+        assert "¿Retirar de la liga a la pareja Urdinak?" in dialogs[1]
+        assert "Retirada: Urdinak. Sus resultados se anulan" in page.inner_text("#standings")
+        assert "Urdinak" not in [page.locator(".standings-table tbody tr").nth(i).get_attribute("data-team")
+                                 for i in range(page.locator(".standings-table tbody tr").count())]
+        assert page.locator("#fixtures .fixture.annulled").count() == 1
+        assert page.locator("#fixtures .fixture.not-played").count() == 2
+        assert page.inner_text("#fixtures .fixture.not-played .hint") == "no se juega — retirada"
+        assert page.evaluate("getComputedStyle(document.querySelector('#fixtures .annulled .match-teams'))"
+                             ".textDecorationLine") == "line-through"
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360  # no sideways scroll
+        # undone
+        page.click("#withdrawals summary")
+        page.click(".reinstate")
+        page.wait_for_selector(".withdrawn-note", state="detached")
+        assert "¿Deshacer la retirada de la pareja Urdinak?" in dialogs[2]
+        assert tournament_api(server.url, tour).json()["withdrawn"] == []
+        assert page.locator("#fixtures .fixture.not-played").count() == 0
+    finally:
+        ctx.close()

@@ -77,7 +77,7 @@ def test_a_new_tournament_has_its_name_tokens_links_and_no_matches(client, tourn
     assert r.status_code == 200
     assert r.json == {"id": tournament["id"], "name": "Liga de invierno", "revision": 0, "matches": [], "standings": [],
                       "teams": [], "legs": 1, "schedule": None, "fixtures": [], "round_dates": None, "groups": None,
-                      "knockout": None, "champion": None}
+                      "knockout": None, "champion": None, "withdrawn": []}
 
 
 def test_standings_rank_the_enrolled_matches_and_follow_them(client, tournament) -> None:
@@ -884,8 +884,11 @@ def test_a_league_in_groups_plays_each_group_its_own_fixtures_and_standings(clie
     text = proc.stdout.splitlines()
     assert proc.returncode == 0 and text[0] == "Grupo A" and "Grupo B" in text and "Todas las partidas" in text
     assert text[text.index("Grupo B") + 2].split()[:2] == ["1", "Horiak"]
-    # one league again: the groups are gone, the tables stay
+    # one league again: group B's match played would leave the fixtures, said first; then the groups go, the tables stay
     r = client.put(path, headers=tournament["auth"], json={"teams": groups[0]})
+    assert (r.status_code, r.json["error"]["code"], r.json["error"]["field"]) == (409, "fixtures_would_move", "move_played")
+    assert [m["to_round"] for m in r.json["error"]["params"]["moves"]] == [None]
+    r = client.put(path, headers=tournament["auth"], json={"teams": groups[0], "move_played": True})
     assert r.json["groups"] is None and len(r.json["fixtures"]) == 3 and "group" not in r.json["fixtures"][0][0]
     assert len(r.json["matches"]) == 3
 
@@ -1202,8 +1205,8 @@ def test_a_match_of_a_team_not_among_the_leagues_is_marked_and_shown(client, tou
     ("post", "", {"name": "x", "teams": ["A", "B"]}, "teams", "name"),
     ("post", "", {"name": "x", "revision": 0}, "revision", "name"),
     ("patch", "/{id}", {"name": "x", "nmae": "y"}, "nmae", "name, revision"),
-    ("put", "/{id}/teams", {"teams": ["A", "B"], "foo": 1}, "foo", "teams, groups, legs, start, every_days, revision"),
-    ("put", "/{id}/teams", {"team": ["A", "B"]}, "team", "teams, groups, legs, start, every_days, revision"),
+    ("put", "/{id}/teams", {"teams": ["A", "B"], "foo": 1}, "foo", "teams, groups, legs, start, every_days, move_played, revision"),
+    ("put", "/{id}/teams", {"team": ["A", "B"]}, "team", "teams, groups, legs, start, every_days, move_played, revision"),
     ("put", "/{id}/knockout", {"teams": ["A", "B", "C", "D"], "third": True}, "third",
      "teams, third_place, revision"),
 ])
@@ -1596,3 +1599,150 @@ def test_the_tournament_pages_buttons_and_columns_say_what_they_are(client, tour
         assert html.count("<abbr title=") == 4  # played, won, lost, vacas
         assert f'<th scope="row" class="team-col" title="{LONG[0]}">' in html
         assert html.count(f'title="{LONG[0]}"') >= 4  # the standings, the fixture, the match (both sides)
+
+
+# -- a pair that withdraws half way; the teams saved without redrawing what was played ------
+
+LEAGUE8 = ["Gorriak", "Urdinak", "Berdeak", "Horiak", "Zuriak", "Beltzak", "Moreak", "Arrosak"]
+
+
+def _half_played(client, tournament) -> dict[str, Any]:
+    """The organiser's report: 8 pairs, dated weekly, three rounds played but for Berdeak's
+    matches (its tables never came). The tournament as it then stands."""
+    base = f"/api/tournaments/{tournament['id']}"
+    r = client.put(f"{base}/teams", headers=tournament["auth"], json={"teams": LEAGUE8, "start": "2026-01-05"})
+    for games in r.json["fixtures"][:3]:
+        for g in games:
+            if "Berdeak" not in g["teams"]:
+                assert enrol(client, tournament, imported(client, g["teams"], [0, 0])).status_code == 201
+    return client.get(base, headers=tournament["auth"]).json
+
+
+def _rounds_of(state: dict[str, Any]) -> dict[str, tuple[int, str]]:
+    return {g["table"]: (k, state["round_dates"][k]) for k, games in enumerate(state["fixtures"])
+            for g in games if g["table"]}
+
+
+def test_saving_the_teams_keeps_each_fixture_played_in_its_round_and_date(client, tournament) -> None:
+    """Deleting a pair redrew the whole round robin: the matches played moved to other rounds
+    and dates. Now a pair that played nothing goes and every fixture stays where it was; saved
+    as it is, nothing moves either."""
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    before = _half_played(client, tournament)
+    again = client.put(f"{base}/teams", headers=auth, json={"teams": LEAGUE8, "start": "2026-01-05"})
+    assert again.status_code == 200 and again.json["fixtures"] == before["fixtures"]
+    without = [t for t in LEAGUE8 if t != "Berdeak"]
+    r = client.put(f"{base}/teams", headers=auth, json={"teams": without, "start": "2026-01-05",
+                                                         "revision": again.json["revision"]})
+    assert r.status_code == 200, r.json
+    assert _rounds_of(r.json) == _rounds_of(before) and len(_rounds_of(r.json)) == 9
+    assert [[g["teams"] for g in games] for games in r.json["fixtures"]] == [
+        [g["teams"] for g in games if "Berdeak" not in g["teams"]] for games in before["fixtures"]]
+
+
+def test_a_save_that_would_move_a_played_fixture_asks_for_move_played(client, tournament) -> None:
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    before = _half_played(client, tournament)
+    without = [t for t in LEAGUE8 if t != "Moreak"]  # Moreak played three matches
+    r = client.put(f"{base}/teams", headers=auth, json={"teams": without, "start": "2026-01-05"})
+    err = r.json["error"]
+    assert (r.status_code, err["code"], err["field"], err["reason"]) == (409, "fixtures_would_move", "move_played",
+                                                                          "fixtures_would_move")
+    assert err["message"].startswith("move_played: 3 fixture(s) played or begun")
+    assert '"move_played": true' in err["message"] and f"{base}/withdrawals" in err["message"]
+    assert err["params"]["gone"] == ["Moreak"] and err["params"]["count"] == 3
+    assert all(m["to_round"] is None and "Moreak" in m["teams"] for m in err["params"]["moves"])
+    assert client.get(base, headers=auth).json == before  # nothing changed, not even the revision
+    r = client.put(f"{base}/teams", headers=auth, json={"teams": LEAGUE8, "start": "2026-02-02"})
+    assert r.status_code == 409 and r.json["error"]["params"]["moves"][0]["to_date"] == "2026-02-02"
+    r = client.put(f"{base}/teams", headers=auth, json={"teams": without, "move_played": 1})
+    assert (r.status_code, r.json["error"]["field"]) == (422, "move_played")
+    r = client.put(f"{base}/teams", headers=auth, json={"teams": without, "start": "2026-01-05", "move_played": True})
+    assert r.status_code == 200 and r.json["teams"] == without
+    assert sum(bool(m["unknown_teams"]) for m in r.json["matches"]) == 3  # its matches stay, flagged
+
+
+def test_a_pair_withdraws_with_its_results_annulled_then_standing_then_back(client, tournament, tmp_path) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    before = _half_played(client, tournament)
+    watch = {"Authorization": f"Bearer {tournament['watch_token']}"}
+    assert client.post(f"{base}/withdrawals", headers=watch, json={"team": "Moreak"}).json["error"]["code"] == "read_only"
+    r = client.post(f"{base}/withdrawals", headers=auth, json={"team": "moreak", "revision": before["revision"]})
+    assert r.status_code == 200, r.json
+    state = r.json
+    assert state["withdrawn"] == [{"team": "Moreak", "results": "annulled"}]
+    assert state["revision"] == before["revision"] + 1
+    assert "Moreak" not in [row["team"] for row in state["standings"]]
+    assert sum(row["played"] for row in state["standings"]) == 2 * 6  # the 9 played but its 3
+    theirs = [g for games in state["fixtures"] for g in games if "Moreak" in g["teams"]]
+    assert [g["annulled"] for g in theirs].count(True) == 3 and [g["not_played"] for g in theirs].count(True) == 4
+    assert [m["annulled"] for m in state["matches"]].count(True) == 3
+    assert _rounds_of(state) == _rounds_of(before)  # the fixtures stay as drawn
+    # the zip: the annulled matches apart, and `mus-scorer standings` ranks it as the page does
+    data = client.get(f"{base}/export", headers=auth).data
+    names = zipfile_names(data)
+    assert len([n for n in names if n.startswith("annulled/")]) == 3
+    (tmp_path / "liga.zip").write_bytes(data)
+    cmd = [sys.executable, "-m", "scorer", "standings", str(tmp_path / "liga.zip")]
+    cwd = Path(__file__).resolve().parent.parent
+    proc = subprocess.run([*cmd, "--json"], capture_output=True, text=True, timeout=60, cwd=cwd)
+    assert proc.returncode == 0, proc.stderr
+    ranked = json.loads(proc.stdout)
+    assert ranked["standings"] == state["standings"] and ranked["withdrawn"] == state["withdrawn"]
+
+    # its results standing: ranked last, marked, in the CSV and on the command line too
+    r = client.post(f"{base}/withdrawals", headers=auth, json={"team": "Moreak", "results": "stand"})
+    state = r.json
+    assert state["withdrawn"] == [{"team": "Moreak", "results": "stand"}]
+    assert state["standings"][-1]["team"] == "Moreak" and state["standings"][-1]["withdrawn"] is True
+    assert not any(m["annulled"] for m in state["matches"])
+    (tmp_path / "liga.zip").write_bytes(client.get(f"{base}/export", headers=auth).data)
+    proc = subprocess.run([*cmd, "--json"], capture_output=True, text=True, timeout=60, cwd=cwd)
+    assert json.loads(proc.stdout)["standings"] == state["standings"]
+    proc = subprocess.run([*cmd, "--lang", "es"], capture_output=True, text=True, timeout=60, cwd=cwd)
+    lines = proc.stdout.splitlines()
+    assert "Moreak (retirada)" in lines[7] and "Retirada: Moreak; sus resultados jugados valen, queda última" in lines
+
+    # the page says it in Spanish: marked in the standings, each pairing not played said so
+    page = client.get(f"/c/{tournament['id']}?token={tournament['watch_token']}&lang=es").get_data(as_text=True)
+    assert page.count('class="withdrawn"') == 1 and '<span class="withdrawn-mark">retirada</span> Moreak' in page
+    assert page.count(">no se juega — retirada<") == 4 and "Retirada: Moreak. Sus resultados jugados valen" in page
+    assert "Sin jugar aún: Berdeak" in page  # Moreak is no team waiting to play
+    organiser = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=es").get_data(as_text=True)
+    assert "Por defecto se anulan sus resultados" in organiser and 'class="btn btn-ghost reinstate"' in organiser
+    assert "Retírala («Retirar una pareja») en vez de borrarla aquí" in organiser
+
+    # undone: the league as before
+    r = client.delete(f"{base}/withdrawals/MOREAK?revision={state['revision']}", headers=auth)
+    assert r.status_code == 200 and r.json["withdrawn"] == [] and r.json["standings"] == before["standings"]
+    assert client.delete(f"{base}/withdrawals/Moreak", headers=auth).json["error"]["field"] == "team"
+
+
+def test_the_league_ends_without_the_matches_a_withdrawn_pair_will_not_play(client, tournament) -> None:
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    client.put(f"{base}/teams", headers=auth, json={"teams": ["Gorriak", "Urdinak", "Berdeak"]})
+    for teams in (["Gorriak", "Urdinak"], ["Gorriak", "Berdeak"]):
+        assert enrol(client, tournament, imported(client, teams, [0, 0])).status_code == 201
+    assert client.get(base, headers=auth).json["champion"] is None  # Urdinak – Berdeak "por jugar" for ever
+    r = client.post(f"{base}/withdrawals", headers=auth, json={"team": "Berdeak"})
+    assert r.json["champion"] == "Gorriak"
+    page = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=es").get_data(as_text=True)
+    assert "no se juega — retirada" in page and page.count("open-fixture") == 0
+    assert 'class="match-row fixture is-finished annulled"' in page and "anulada — retirada" in page
+
+
+@pytest.mark.parametrize(("body", "field"), [({"team": "Txuriak"}, "team"), ({"team": 3}, "team"), ({}, "team"),
+                                             ({"team": "Gorriak", "results": "forfeit"}, "results"),
+                                             ({"team": "Gorriak", "teams": "x"}, "teams")])
+def test_a_bad_withdrawal_is_refused_by_name_and_changes_nothing(client, tournament, body, field) -> None:
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    client.put(f"{base}/teams", headers=auth, json={"teams": ["Gorriak", "Urdinak"]})
+    r = client.post(f"{base}/withdrawals", headers=auth, json=body)
+    assert (r.status_code, r.json["error"]["field"]) == (422, field)
+    assert client.get(base, headers=auth).json["withdrawn"] == []
+    stale = client.post(f"{base}/withdrawals", headers=auth, json={"team": "Gorriak", "revision": 0})
+    assert (stale.status_code, stale.json["error"]["code"]) == (409, "stale_revision")

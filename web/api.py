@@ -1091,6 +1091,24 @@ def set_tournament_teams(tournament_id: str) -> Response:
     return _dump(_tournaments().state(tournament_id, watch_links=True))
 
 
+@bp.post("/tournaments/<tournament_id>/withdrawals")
+def withdraw_tournament_team(tournament_id: str) -> Response:
+    """A league team withdraws `{team, results: "annulled" (default) | "stand"}` (the
+    organiser's token) -> the tournament; its pairings not played are not played."""
+    _tournament(tournament_id, write=True)
+    body = _body()
+    _tournaments().withdraw(tournament_id, body, _revision(body))
+    return _dump(_tournaments().state(tournament_id, watch_links=True))
+
+
+@bp.delete("/tournaments/<tournament_id>/withdrawals/<path:team>")
+def reinstate_tournament_team(tournament_id: str, team: str) -> Response:
+    """Undo a team's withdrawal (the organiser's token) -> the tournament."""
+    _tournament(tournament_id, write=True)
+    _tournaments().reinstate(tournament_id, team, _revision())
+    return _dump(_tournaments().state(tournament_id, watch_links=True))
+
+
 @bp.put("/tournaments/<tournament_id>/knockout")
 def set_tournament_knockout(tournament_id: str) -> Response:
     """Draw the final stage `{teams: [best seed first]}` (2 to 16, the top seeds getting

@@ -146,7 +146,7 @@ SCHEMAS: dict[str, Any] = {
                                          ("id", "name", "token", "watch_token", "url", "watch_url")}},
     "Tournament": {"type": "object", "required": ["id", "name", "revision", "matches", "standings", "teams", "legs",
                                                   "schedule", "fixtures", "round_dates", "groups", "knockout",
-                                                  "champion"],
+                                                  "champion", "withdrawn"],
                    "properties": {
         "id": {"type": "string"}, "name": {"type": "string"},
         "revision": {"type": "integer", "description": "how many times the organiser changed its name, teams or "
@@ -171,7 +171,12 @@ SCHEMAS: dict[str, Any] = {
                              "standings count too (the page says so beside it)"},
             "watch_token": {"type": "string", "description": "the organiser's answer only"},
             "group": {"type": ["string", "null"], "description": "a league in groups: the group both its teams are "
-                      "in (null: in none, and in no group's standings)"}}}},
+                      "in (null: in none, and in no group's standings)"},
+            "annulled": {"type": "boolean", "description": "a league match of a team that withdrew with its results "
+                         "annulled: in no standings"}}}},
+        "withdrawn": {"type": "array", "description": "the league's teams that withdrew (POST .../withdrawals)",
+                      "items": {"type": "object", "properties": {"team": {"type": "string"},
+                                                                 "results": {"enum": ["annulled", "stand"]}}}},
         "teams": {"type": "array", "items": {"type": "string"}},
         "legs": {"type": "integer", "enum": [1, 2], "description": "2: the league is played home and away"},
         "schedule": {"type": ["object", "null"], "properties": {"start": {"type": "string", "format": "date"},
@@ -184,7 +189,12 @@ SCHEMAS: dict[str, Any] = {
                          "teams": {"type": "array", "items": {"type": "string"}},
                          "table": {"type": ["string", "null"]}, "vacas": {"type": ["array", "null"]},
                          "finished": {"type": "boolean"}, "winner": {"type": ["string", "null"]},
-                         "group": {"type": "string", "description": "a league in groups: the pairing's group"}}}}},
+                         "group": {"type": "string", "description": "a league in groups: the pairing's group"},
+                         "withdrawn": {"type": ["string", "null"], "description": "its team that withdrew"},
+                         "not_played": {"type": "boolean", "description": "a pairing of a team that withdrew, not "
+                                        "finished: it will not be played, and the league ends without it"},
+                         "annulled": {"type": "boolean", "description": "finished, its result annulled with the "
+                                      "withdrawn team's"}}}}},
         "groups": {"type": ["array", "null"], "description": "a league played in groups (A, B, ...): each group's "
                    "teams and its standings over the league's matches between two of them; round k of `fixtures` "
                    "holds round k of every group", "items": {"type": "object", "properties": {
@@ -212,7 +222,8 @@ SCHEMAS: dict[str, Any] = {
         "standings": {"type": "array", "items": {"type": "object", "properties": {
             k: {"type": "string" if k == "team" else "integer"} for k in
             ("rank", "team", "played", "won", "lost", "vacas_won", "vacas_lost", "vacas_won_in_lost", "stones",
-             "head_to_head")}}}}},
+             "head_to_head")} | {"withdrawn": {"type": "boolean", "description": "only on the row of a team "
+                                                               "that withdrew, its results standing: ranked last"}}}}}},
     "Error": {
         "type": "object",
         "required": ["error"],
@@ -632,9 +643,38 @@ def document() -> dict[str, Any]:
                                           "description": "days between rounds, read with start; "
                                                          "without start it dates nothing, but a bad one is a 422 "
                                                          "invalid on every_days all the same"}),
+                    "move_played": {"type": "boolean", "default": False, "description": "save even where a "
+                                    "fixture played or begun would leave its round or date (else a 409 "
+                                    "fixtures_would_move naming them, field move_played)"},
                     "revision": REVISION}}}}},
+            "description": "The fixtures played or begun keep their rounds and dates; only the others are drawn "
+                           "again. Where one would move all the same (a team of it gone, a round or date changed), "
+                           "409 fixtures_would_move: its params' moves name each ({teams, table, round, date, "
+                           "to_round, to_date}, to_round null where it leaves the fixtures) and gone the teams no "
+                           "longer entered that played them (withdraw those instead).",
             "responses": {"200": _json(_ref("Tournament"), "the tournament with its fixtures")}
             | _errors(400, 401, 403, 404, 409, 422)}},
+        "/api/tournaments/{tournament_id}/withdrawals": {"post": {
+            "summary": "A league team withdraws (the organiser's token)",
+            "description": "results annulled (the default): its matches leave the standings, and so does it; "
+                           "stand: those played count and it is ranked last. Either way its pairings not finished "
+                           "are not played, and the league ends without them. Sent again, it changes the choice.",
+            "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
+            "requestBody": {"required": True, "content": {JSON: {"schema": {
+                "type": "object", "required": ["team"], "additionalProperties": False,
+                "description": "another key is a 422 invalid naming it", "properties": {
+                    "team": {"type": "string", "description": "one of the league's teams (case, accents and "
+                             "spacing aside)"},
+                    "results": {"enum": ["annulled", "stand"], "default": "annulled"},
+                    "revision": REVISION}}}}},
+            "responses": {"200": _json(_ref("Tournament"), "the tournament")}
+            | _errors(400, 401, 403, 404, 409, 422)}},
+        "/api/tournaments/{tournament_id}/withdrawals/{team}": {"delete": {
+            "summary": "Undo a team's withdrawal (the organiser's token)",
+            "parameters": [TOURNAMENT_ID, {"name": "team", "in": "path", "required": True,
+                                           "schema": {"type": "string"}}, TOKEN_Q, REVISION_Q],
+            "security": SECURE,
+            "responses": {"200": _json(_ref("Tournament"), "the tournament")} | _errors(400, 401, 403, 404, 409)}},
         "/api/tournaments/{tournament_id}/knockout": {"put": {
             "summary": "Draw the final stage (the organiser's token): the tables added from then on play it",
             "description": "The first seed meets the last; the draw keeps the top seeds apart until the end "
@@ -660,7 +700,8 @@ def document() -> dict[str, Any]:
         "/api/tournaments/{tournament_id}/export": {"get": {
             "summary": "The whole tournament as a zip (the organiser's token)",
             "description": "standings.csv, tournament.json (the tournament without tokens) and matches/NN-team-team"
-                           ".jsonl: each table's match as mus-match/1, which `mus-scorer standings` ranks alike; "
+                           ".jsonl: each table's match as mus-match/1, which `mus-scorer standings` ranks alike "
+                           "(those a withdrawal annulled in annulled/); "
                            "excel/: the standings and every match's result as spreadsheets in the request's language "
                            "(?lang=, else the page's cookie, else Accept-Language): UTF-8 with a byte order mark, "
                            "headings in words, ';' in es, eu and fr, ',' in en.",
@@ -680,7 +721,7 @@ def document() -> dict[str, Any]:
     }
     responses = {f"E{s}": _json(_ref("Error"), d) for s, d in {
         400: "bad request", 401: "no token", 403: "wrong token or read-only token", 404: "not found",
-        409: "stale_version, stale_revision, match_over, showdown_settled or client_id_reused (a client_id sent already with another request)", 413: "too_large: a body over its limit (a JSON write's, JSON_MAX_BYTES; a match file's, IMPORT_MAX_BYTES; a "
+        409: "stale_version, stale_revision, match_over, showdown_settled, client_id_reused (a client_id sent already with another request) or fixtures_would_move (a league's teams that would move fixtures played; move_played)", 413: "too_large: a body over its limit (a JSON write's, JSON_MAX_BYTES; a match file's, IMPORT_MAX_BYTES; a "
              "photo's, MAX_CONTENT_LENGTH, 25 MB, a multipart upload's form 64 KB more, the photo itself named "
              "with its size), or a photo of too many pixels, told from its header before it is decoded (over about "
              "50 megapixels, 52,000,000 pixels; a decompression bomb)",

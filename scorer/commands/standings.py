@@ -8,10 +8,13 @@ order: vacas won in the matches lost, vacas lost, stones, head-to-head wins), th
 matches not finished yet, which count for nothing but list their teams. A single zip of a
 league played in groups (its `tournament.json` names them) ranks each group first, over
 the matches between two of its teams, then every match; a single zip's teams are spelt as
-its league entered them. `--json` prints
+its league entered them, and the teams that withdrew from it (its `tournament.json`'s
+`withdrawn`) are ranked as it ranks them: those whose results stand last, marked, and
+those whose results were annulled not at all (their matches are in its `annulled/`, not
+read), each said under the table. `--json` prints
 one JSON object: `{"standings": [the rows of standings()], "matches": [{"file", "teams",
-"vacas", "stones", "winner"}]}`, and `"groups": [{"name", "teams", "standings"}]` for a
-league in groups. Every bad file is reported on standard error with its
+"vacas", "stones", "winner"}]}`, `"groups": [{"name", "teams", "standings"}]` for a
+league in groups, and `"withdrawn": [{"team", "results"}]` where a team withdrew. Every bad file is reported on standard error with its
 name (and line); then nothing is printed on standard output, as standings over part of
 the matches would mislead, and the exit status is 1 (2 if a file could not be read).
 """
@@ -35,6 +38,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "vacas_won": "Vacas won", "vacas_won_in_lost": "In lost", "vacas_lost": "Vacas lost", "stones": "Stones",
         "head_to_head": "H2H",
         "group": "Group {name}", "all": "All matches",
+        "withdrawn": "withdrawn", "withdrawn_annulled": "{team} withdrew: its results are annulled",
+        "withdrawn_stand": "{team} withdrew: its results played stand, ranked last",
         "unfinished_1": "1 match not finished: {m}", "unfinished_n": "{n} matches not finished: {m}",
     },
     "es": {
@@ -42,6 +47,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "vacas_won": "Vacas ganadas", "vacas_won_in_lost": "En perdidas", "vacas_lost": "Vacas perdidas",
         "stones": "Piedras", "head_to_head": "Particular",
         "group": "Grupo {name}", "all": "Todas las partidas",
+        "withdrawn": "retirada", "withdrawn_annulled": "Retirada: {team}; sus resultados se anulan",
+        "withdrawn_stand": "Retirada: {team}; sus resultados jugados valen, queda última",
         "unfinished_1": "1 partida sin terminar: {m}", "unfinished_n": "{n} partidas sin terminar: {m}",
     },
     "eu": {
@@ -49,6 +56,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "vacas_won": "Bakak irabazi", "vacas_won_in_lost": "Galduetan", "vacas_lost": "Bakak galdu",
         "stones": "Harriak", "head_to_head": "Aurrez aurre",
         "group": "{name} multzoa", "all": "Partida guztiak",
+        "withdrawn": "erretiratua", "withdrawn_annulled": "Erretiratua: {team}; haren emaitzak baliogabetuta",
+        "withdrawn_stand": "Erretiratua: {team}; jokatutako emaitzek balio dute, azken postuan",
         "unfinished_1": "Partida bat amaitu gabe: {m}", "unfinished_n": "{n} partida amaitu gabe: {m}",
     },
     "fr": {
@@ -56,6 +65,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "vacas_won": "Manches gagnées", "vacas_won_in_lost": "Dans les perdues", "vacas_lost": "Manches perdues",
         "stones": "Pierres", "head_to_head": "Confrontations",
         "group": "Groupe {name}", "all": "Toutes les parties",
+        "withdrawn": "forfait", "withdrawn_annulled": "Forfait général\u00a0: {team}\u00a0; ses résultats sont annulés",
+        "withdrawn_stand": "Forfait général\u00a0: {team}\u00a0; ses résultats joués sont maintenus, classée dernière",
         "unfinished_1": "1 partie non terminée\u00a0: {m}", "unfinished_n": "{n} parties non terminées\u00a0: {m}",
     },
 }
@@ -123,19 +134,20 @@ def _texts(path: str) -> list[tuple[str, str | None, int]]:
         return [(path, None, 2)]
 
 
-def _league(path: str) -> tuple[list[str], list[dict[str, Any]] | None]:
-    """The teams as a tournament's zip spells them and its groups `[{name, teams}]`, from
-    its `tournament.json`: ([], None) where it names none (not a zip, no such member, a
-    league not played in groups)."""
+def _league(path: str) -> tuple[list[str], list[dict[str, Any]] | None, dict[str, str]]:
+    """The teams as a tournament's zip spells them, its groups `[{name, teams}]` and the
+    teams that withdrew (team -> "annulled" or "stand"), from its `tournament.json`: ([],
+    None, {}) where it names none (not a zip, no such member, a league not played in
+    groups, no withdrawal)."""
     if not path.lower().endswith(".zip"):
-        return [], None
+        return [], None, {}
     try:
         with zipfile.ZipFile(path) as z:
             if "tournament.json" not in z.namelist() or z.getinfo("tournament.json").file_size > MAX_MEMBER:
-                return [], None
+                return [], None, {}
             saved = json.loads(z.read("tournament.json").decode("utf-8"))
     except (OSError, ValueError, RecursionError, *UNREADABLE_MEMBER):  # the matches say what is wrong with the zip
-        return [], None
+        return [], None, {}
     from scorer.engine.errors import lone_surrogate
 
     saved = saved if isinstance(saved, dict) and lone_surrogate(saved) is None else {}  # "\ud800" prints as no text
@@ -143,8 +155,11 @@ def _league(path: str) -> tuple[list[str], list[dict[str, Any]] | None]:
     if not isinstance(groups, list) or not groups or not all(
             isinstance(g, dict) and isinstance(g.get("name"), str) and _names(g.get("teams")) for g in groups):
         groups = None
+    gone = saved.get("withdrawn")
+    gone = {w["team"]: w["results"] for w in gone if isinstance(w, dict) and isinstance(w.get("team"), str)
+            and w.get("results") in ("annulled", "stand")} if isinstance(gone, list) else {}
     return (teams if _names(teams) else []), (
-        [{"name": g["name"], "teams": g["teams"]} for g in groups] if groups else None)
+        [{"name": g["name"], "teams": g["teams"]} for g in groups] if groups else None), gone
 
 
 def _names(value: Any) -> bool:
@@ -178,11 +193,13 @@ def _load(path: str, text: str) -> tuple[dict[str, Any] | None, int]:
 
 
 def _table(rows: list[dict[str, Any]], w: dict[str, str]) -> list[str]:
-    """The standings as aligned text; a rank shared by tied teams is shown on the first of them."""
+    """The standings as aligned text; a rank shared by tied teams is shown on the first of
+    them; a team that withdrew is marked so."""
     cells = [[w[c] for c in _COLUMNS]]
     for n, row in enumerate(rows):
         shared = n > 0 and rows[n - 1]["rank"] == row["rank"]
-        cells.append(["" if shared else str(row["rank"]), *(str(row[c]) for c in _COLUMNS[1:])])
+        mark = {"team": f"{row['team']} ({w['withdrawn']})"} if row.get("withdrawn") else {}
+        cells.append(["" if shared else str(row["rank"]), *(mark.get(c, str(row[c])) for c in _COLUMNS[1:])])
     widths = [max(len(line[i]) for line in cells) for i in range(len(_COLUMNS))]
     team = _COLUMNS.index("team")
     return ["  ".join(cell.ljust(widths[i]) if i == team else cell.rjust(widths[i])
@@ -204,16 +221,18 @@ def _standings(args: argparse.Namespace) -> int:
 
     from scorer.engine.standings import standings, team_key
 
-    teams, groups = _league(args.files[0]) if len(args.files) == 1 else ([], None)
-    rows = standings(matches, names=teams)  # the extra "file" key is not read
+    teams, groups, gone = _league(args.files[0]) if len(args.files) == 1 else ([], None, {})
+    rows = standings(matches, names=teams, withdrawn=gone)  # the extra "file" key is not read
     for group in groups or []:
         keys = {team_key(t) for t in group["teams"]}
         group["standings"] = standings([m for m in matches if {team_key(t) for t in m["teams"]} <= keys],
-                                       names=group["teams"])
+                                       names=group["teams"],
+                                       withdrawn={t: how for t, how in gone.items() if team_key(t) in keys})
     out = sys.stdout
     if args.json:
         dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-        answer = {"standings": rows, "matches": matches} | ({"groups": groups} if groups else {})
+        answer = {"standings": rows, "matches": matches} | ({"groups": groups} if groups else {}) | (
+            {"withdrawn": [{"team": t, "results": how} for t, how in gone.items()]} if gone else {})
         out.write(dumps(answer) + "\n")
         return 0
     w = _WORDS[args.lang]
@@ -227,6 +246,8 @@ def _standings(args: argparse.Namespace) -> int:
         out.write(w["all"] + "\n")
     for line in _table(rows, w):
         out.write(line + "\n")
+    for team, how in gone.items():
+        out.write(w[f"withdrawn_{how}"].format(team=team) + "\n")
     unfinished = [m for m in matches if m["winner"] is None]
     if unfinished:
         listed = ", ".join(f"{m['teams'][0]} – {m['teams'][1]} ({m['file']})" for m in unfinished)

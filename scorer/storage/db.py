@@ -163,6 +163,13 @@ MIGRATIONS: list[str | Callable[[sqlite3.Connection], None]] = [
     """
     ALTER TABLE photos ADD COLUMN labels TEXT;
     """,
+    # 10 -> 11: a league's draw as made (JSON, `engine.tournament.Draw`; NULL: `round_robin`
+    # of its teams, as drawn before), so that a change of the teams keeps the fixtures played;
+    # the teams that withdrew (JSON [{"team", "results": "annulled" | "stand"}], NULL: none)
+    """
+    ALTER TABLE tournaments ADD COLUMN draw TEXT;
+    ALTER TABLE tournaments ADD COLUMN withdrawn TEXT;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -23,12 +23,15 @@ from typing import Any
 
 from scorer import engine
 from scorer.engine.errors import json_type, said
+from scorer.engine.standings import WITHDRAWAL_RESULTS
 from scorer.engine.tournament import (
     GROUP_NAMES,
     bracket_pairings,
-    fixtures,
-    group_fixtures,
+    draw_fixtures,
     knockout,
+    moves,
+    redraw,
+    standard_draw,
 )
 from scorer.storage.db import Database
 from scorer.storage.tables import (
@@ -49,8 +52,9 @@ MAX_GROUPS = 8  # groups in a league played in groups, named A to H
 MAX_KNOCKOUT = 16  # teams in a final stage (2 to 16; short of 4, 8 or 16, the top seeds get byes)
 NAME_KEYS = ("name",)  # the keys of a new tournament's body
 RENAME_KEYS = ("name", "revision")  # of a renaming's
-TEAMS_KEYS = ("teams", "groups", "legs", "start", "every_days", "revision")  # of the league's teams'
+TEAMS_KEYS = ("teams", "groups", "legs", "start", "every_days", "move_played", "revision")  # of the league's teams'
 KNOCKOUT_KEYS = ("teams", "third_place", "revision")  # of the final stage's
+WITHDRAW_KEYS = ("team", "results", "revision")  # of a team's withdrawal
 
 
 def _tidy_name(value: Any, field: str, limit: int) -> str:
@@ -198,6 +202,25 @@ def check_knockout(body: Any) -> tuple[list[str], bool]:
     return seeds, third
 
 
+def check_withdrawal(body: Any, teams: list[str]) -> tuple[str, str]:
+    """The team of a `{"team": name, "results": "annulled" | "stand"}` withdrawal, spelt as
+    the league entered it, and what becomes of its results ("annulled" unless given), or a
+    422 naming `team` (not one of the league's `teams`) or `results`."""
+    if not isinstance(body, dict):
+        raise StoreError(400, "bad_json", f"expected a JSON object with a team, got {json_type(body)}")
+    check_known(body, WITHDRAW_KEYS)
+    name = body.get("team")
+    team = next((t for t in teams if isinstance(name, str) and engine.team_key(t) == engine.team_key(name)), None)
+    if team is None:
+        known = f"one of the league's teams ({', '.join(teams)})" if teams else "a team of the league, whose teams are not entered yet"
+        raise StoreError(422, "invalid", f"team: expected {known}, got {said(name)}", "team")
+    results = body.get("results", "annulled")
+    if results not in WITHDRAWAL_RESULTS:
+        raise StoreError(422, "invalid", f"results: expected \"annulled\" (its matches leave the standings) or "
+                         f"\"stand\" (those played count, the others are not played), got {said(results)}", "results")
+    return team, results
+
+
 def role_of(row: dict[str, Any], token: str) -> str | None:
     """What `token` opens of the tournament `row`: "organise", "watch" or None (compared
     in constant time)."""
@@ -226,18 +249,23 @@ class TournamentStore:
         return row
 
     def get(self, tournament_id: str) -> dict[str, Any]:
-        """`{id, token, watch_token, name, teams, legs, schedule, knockout, groups, revision}`;
-        a 404 where there is no such tournament."""
+        """`{id, token, watch_token, name, teams, legs, schedule, knockout, groups, revision,
+        draw, withdrawn}` (`draw` the league's, `standard_draw` of its teams where none was
+        kept); a 404 where there is no such tournament."""
         row = self.db.reader().execute(
-            "SELECT id, token, watch_token, name, teams, legs, schedule, knockout, groups, revision FROM tournaments"
-            " WHERE id = ?", (tournament_id,),
+            "SELECT id, token, watch_token, name, teams, legs, schedule, knockout, groups, revision, draw, withdrawn"
+            " FROM tournaments WHERE id = ?", (tournament_id,),
         ).fetchone()
         if row is None:
             raise StoreError(404, "not_found", f"no tournament {said(tournament_id)}")
-        return {**dict(row), "teams": json.loads(row["teams"]),
-                "schedule": json.loads(row["schedule"]) if row["schedule"] else None,
-                "knockout": json.loads(row["knockout"]) if row["knockout"] else None,
-                "groups": json.loads(row["groups"]) if row["groups"] else None}
+        out = {**dict(row), "teams": json.loads(row["teams"]),
+               "schedule": json.loads(row["schedule"]) if row["schedule"] else None,
+               "knockout": json.loads(row["knockout"]) if row["knockout"] else None,
+               "groups": json.loads(row["groups"]) if row["groups"] else None,
+               "withdrawn": json.loads(row["withdrawn"]) if row["withdrawn"] else []}
+        out["draw"] = json.loads(row["draw"]) if row["draw"] else standard_draw(out["groups"] or [out["teams"]],
+                                                                                 out["legs"])
+        return out
 
     @contextlib.contextmanager
     def _revised(self, tournament_id: str, revision: int | None) -> Iterator[sqlite3.Connection]:
@@ -249,9 +277,7 @@ class TournamentStore:
             if now is None:
                 raise StoreError(404, "not_found", f"no tournament {said(tournament_id)}")
             if revision is not None and revision != now[0]:
-                raise StoreError(409, "stale_revision", f"revision: this change follows revision {revision}, but "
-                                 f"the tournament is at revision {now[0]} (changed from another phone): load it "
-                                 "again", "revision")
+                raise _stale(revision, now[0])
             conn.execute("UPDATE tournaments SET revision = revision + 1, updated = ? WHERE id = ?",
                          (time.time(), tournament_id))
             yield conn
@@ -270,12 +296,70 @@ class TournamentStore:
 
     def set_teams(self, tournament_id: str, body: Any, revision: int | None = None) -> None:
         """The league's teams from `{"teams" or "groups", "legs": 1 | 2, "start", "every_days"}`
-        (`check_teams`), for its fixtures (the caller has checked the organiser's token)."""
+        (`check_teams`), for its fixtures (the caller has checked the organiser's token).
+        The fixtures played or begun keep their rounds and dates, and only the others are
+        drawn again (`engine.tournament.redraw`); where one would move all the same (its
+        team gone, its round or date changed), a 409 `fixtures_would_move` (`field`
+        `move_played`) names them, unless the body says `"move_played": true`."""
         teams, legs, schedule, groups = check_teams(body)
+        move_played = body.get("move_played", False)
+        if not isinstance(move_played, bool):
+            raise StoreError(422, "invalid", f"move_played: expected true or false, got {said(move_played)}",
+                             "move_played")
+        before = self.state(tournament_id)
+        if revision is not None and revision != before["revision"]:  # said before what would move
+            raise _stale(revision, before["revision"])
+        league = [m for m in before["matches"] if m["stage"] == "league"]
+        draw = redraw(self.get(tournament_id)["draw"], groups or [teams], legs, league)
+        after = draw_fixtures(draw, league, bool(groups))
+        try:
+            dates = round_dates(schedule, len(after))
+        except OverflowError:
+            raise StoreError(422, "invalid", f"start: the league's {len(after)} rounds from {schedule['start']} "
+                             f"every {schedule['every_days']} days run past the year 9999", "start") from None
+        moved = moves(before["fixtures"], before["round_dates"], after, dates)
+        if moved and not move_played:
+            raise _would_move(tournament_id, moved, teams)
+        keys = {engine.team_key(t): t for t in teams}
         with self._revised(tournament_id, revision) as conn:
-            conn.execute("UPDATE tournaments SET teams = ?, legs = ?, schedule = ?, groups = ? WHERE id = ?",
+            kept = [{**w, "team": keys[engine.team_key(w["team"])]} for w in self._withdrawn(conn, tournament_id)
+                    if engine.team_key(w["team"]) in keys]
+            conn.execute("UPDATE tournaments SET teams = ?, legs = ?, schedule = ?, groups = ?, draw = ?, withdrawn = ?"
+                         " WHERE id = ?",
                          (json.dumps(teams, ensure_ascii=False), legs, json.dumps(schedule) if schedule else None,
-                          json.dumps(groups, ensure_ascii=False) if groups else None, tournament_id))
+                          json.dumps(groups, ensure_ascii=False) if groups else None,
+                          json.dumps(draw, ensure_ascii=False), json.dumps(kept, ensure_ascii=False) if kept else None,
+                          tournament_id))
+
+    @staticmethod
+    def _withdrawn(conn: sqlite3.Connection, tournament_id: str) -> list[dict[str, Any]]:
+        """The tournament's withdrawals as they stand in this write."""
+        raw = conn.execute("SELECT withdrawn FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()[0]
+        return json.loads(raw) if raw else []
+
+    def withdraw(self, tournament_id: str, body: Any, revision: int | None = None) -> None:
+        """A team of the league withdraws, from `{"team", "results": "annulled" | "stand"}`
+        (`check_withdrawal`; the caller has checked the organiser's token): its results
+        annulled (its matches leave the standings, and so does it), or those played stand
+        (it is ranked last); its pairings not played are not played. Withdrawn already, the
+        choice of `results` is changed."""
+        team, results = check_withdrawal(body, self.get(tournament_id)["teams"])
+        with self._revised(tournament_id, revision) as conn:
+            now = [w for w in self._withdrawn(conn, tournament_id)
+                   if engine.team_key(w["team"]) != engine.team_key(team)]
+            conn.execute("UPDATE tournaments SET withdrawn = ? WHERE id = ?",
+                         (json.dumps([*now, {"team": team, "results": results}], ensure_ascii=False), tournament_id))
+
+    def reinstate(self, tournament_id: str, team: str, revision: int | None = None) -> None:
+        """Undo a team's withdrawal: its matches count and its pairings wait to be played
+        again; a 404 (`field` `team`) where it has not withdrawn."""
+        with self._revised(tournament_id, revision) as conn:
+            now = self._withdrawn(conn, tournament_id)
+            kept = [w for w in now if engine.team_key(w["team"]) != engine.team_key(team)]
+            if len(kept) == len(now):
+                raise StoreError(404, "not_found", f"team: {said(team)} has not withdrawn from this tournament", "team")
+            conn.execute("UPDATE tournaments SET withdrawn = ? WHERE id = ?",
+                         (json.dumps(kept, ensure_ascii=False) if kept else None, tournament_id))
 
     def set_knockout(self, tournament_id: str, body: Any, revision: int | None = None) -> None:
         """Draw the final stage from `{"teams": [best seed first], "third_place": bool}` (the
@@ -386,7 +470,11 @@ class TournamentStore:
         the draw is kept all the same, as a league match is. `champion`: the final's
         winner, or the league's sole leader once every fixture is finished (never a
         league in groups), else None. With
-        `watch_links`, each match carries its table's watch token (for the organiser)."""
+        `watch_links`, each match carries its table's watch token (for the organiser).
+        `withdrawn`: the teams that withdrew, `[{team, results}]` ("annulled": their matches,
+        each `annulled`, leave the standings and so do they; "stand": they are ranked last,
+        marked `withdrawn`), each pairing of the fixtures marked (`_mark_withdrawn`): one not
+        finished is `not_played`, and the league ends without it."""
         row = self.get(tournament_id)
         matches, results, added = [], {}, {}
         for table_id, when in self._enrolled(tournament_id):
@@ -433,8 +521,12 @@ class TournamentStore:
             known = {engine.team_key(t) for t in row["teams"]}
             for m in league:
                 m["unknown_teams"] = [t for t in m["teams"] if engine.team_key(t) not in known]
+        gone = {w["team"]: w["results"] for w in row["withdrawn"]}
+        annulled = {engine.team_key(t) for t, how in gone.items() if how == "annulled"}
+        for m in matches:
+            m["annulled"] = m["stage"] == "league" and any(engine.team_key(t) in annulled for t in m["teams"])
         ranked = [results[m["table"]] for m in league if m["ranked"]]
-        table = engine.standings(ranked, names=row["teams"])
+        table = engine.standings(ranked, names=row["teams"], withdrawn=gone)
         if bracket is not None:  # a seed of no league team: no table between the league's teams plays its pairing
             league_keys = {engine.team_key(t) for t in row["teams"] or [r["team"] for r in table]}
             bracket["unknown_teams"] = [t for t in ko["teams"] if league_keys and engine.team_key(t) not in league_keys]
@@ -445,12 +537,12 @@ class TournamentStore:
             for m in league:  # the group both its teams are in, else None (a friendly, or a name mistyped)
                 a, b = (group_of.get(key(t)) for t in m["teams"])
                 m["group"] = a if a == b else None
-            drawn = group_fixtures(row["groups"], league, row["legs"])
             groups = [{"name": name, "teams": teams, "standings": engine.standings(
-                [results[m["table"]] for m in league if m["ranked"] and m["group"] == name], names=teams)}
+                [results[m["table"]] for m in league if m["ranked"] and m["group"] == name], names=teams,
+                withdrawn={t: how for t, how in gone.items() if t in teams})}
                 for name, teams in zip(GROUP_NAMES, row["groups"], strict=False)]
-        else:
-            drawn = fixtures(row["teams"], league, row["legs"])
+        drawn = draw_fixtures(row["draw"], league, bool(row["groups"]))
+        _mark_withdrawn(drawn, gone)
         # a league match between two league teams (of one group) that no pairing took: that
         # pairing was played at another table too (a match played again), and both count
         taken = {g["table"] for games in drawn for g in games if g["table"]}
@@ -459,7 +551,7 @@ class TournamentStore:
                 and m.get("group", "") is not None and m["table"] not in taken
         if bracket is not None:
             champion = bracket["champion"]
-        elif groups is None and drawn and all(g["finished"] for games in drawn for g in games):
+        elif groups is None and drawn and all(g["finished"] or g["not_played"] for games in drawn for g in games):
             champion = table[0]["team"] if len(table) < 2 or table[1]["rank"] > 1 else None
         else:
             champion = None
@@ -467,7 +559,8 @@ class TournamentStore:
                 "standings": table, "teams": row["teams"],
                 "legs": row["legs"], "schedule": row["schedule"], "fixtures": drawn,
                 "round_dates": round_dates(row["schedule"], len(drawn)) if drawn else None,
-                "groups": groups, "knockout": bracket, "champion": champion}
+                "groups": groups, "knockout": bracket, "champion": champion,
+                "withdrawn": [{"team": t, "results": how} for t, how in gone.items()]}
 
     def export(self, tournament_id: str,
                extra: Callable[[dict[str, Any]], dict[str, bytes]] | None = None) -> tuple[bytes, str]:
@@ -475,7 +568,8 @@ class TournamentStore:
         `standings-group-A.csv`, ... for a league in groups), `tournament.json`
         (the answer of `state`, without tokens) and `matches/NN-team-team.jsonl`, each
         league table's match as `mus-match/1` (what `mus-scorer standings` ranks), the
-        final stage's in `knockout/`, the friendlies' (`state`) in `friendly/`; and
+        final stage's in `knockout/`, the friendlies' (`state`) in `friendly/`, those a
+        withdrawal annulled in `annulled/`; and
         `extra(state)`, more files by name, from the same state (the web app's
         spreadsheets in the reader's language, `web.sheets`)."""
         state = self.state(tournament_id)
@@ -493,23 +587,67 @@ class TournamentStore:
                 except StoreError:  # deleted since it was listed
                     continue
                 folder = {"knockout": "knockout", "friendly": "friendly"}.get(m["stage"], "matches")
+                folder = "annulled" if m["annulled"] else folder  # a withdrawn team's, in no standings
                 z.writestr(f"{folder}/{n:02d}-{slug(m['teams'][0])}-{slug(m['teams'][1])}.jsonl", text)
         return buf.getvalue(), f"{slug(state['name'], 'tournament')}.zip"
 
 
+def _mark_withdrawn(drawn: list[list[dict[str, Any]]], gone: dict[str, str]) -> None:
+    """Each pairing's `withdrawn` (its team that withdrew, else None), `not_played` (that
+    team's pairing not finished: it will not be played) and `annulled` (finished, its
+    result annulled with the team's)."""
+    keys = {engine.team_key(t): (t, how) for t, how in gone.items()}
+    for games in drawn:
+        for g in games:
+            team, how = next((keys[engine.team_key(t)] for t in g["teams"] if engine.team_key(t) in keys),
+                             (None, None))
+            g["withdrawn"] = team
+            g["not_played"] = team is not None and not g["finished"]
+            g["annulled"] = how == "annulled" and g["finished"]
+
+
+def _stale(revision: int, now: int) -> StoreError:
+    """The 409 `stale_revision` of a write that follows `revision` when the tournament is at `now`."""
+    return StoreError(409, "stale_revision", f"revision: this change follows revision {revision}, but the tournament "
+                      f"is at revision {now} (changed from another phone): load it again", "revision")
+
+
+def _would_move(tournament_id: str, moved: list[dict[str, Any]], teams: list[str]) -> StoreError:
+    """The 409 `fixtures_would_move` of teams that would move the fixtures played or begun
+    (`moves`): each named, the teams no longer in the league that played them (`gone`,
+    whom a withdrawal takes out instead), and the flag that saves all the same."""
+    keys = {engine.team_key(t) for t in teams}
+    gone = list(dict.fromkeys(t for m in moved if m["to_round"] is None for t in m["teams"]
+                              if engine.team_key(t) not in keys))
+    said_moves = "; ".join(
+        f"{m['teams'][0]} – {m['teams'][1]}, round {m['round']}: "
+        + ("out of the fixtures" if m["to_round"] is None else
+           f"to round {m['to_round']}" + (f" on {m['to_date']}" if m["to_date"] else ""))
+        for m in moved[:2]) + (f"; and {len(moved) - 2} more" if len(moved) > 2 else "")
+    hint = (f"; to take {', '.join(gone)} out of a league under way, withdraw instead (POST "
+            f"/api/tournaments/{tournament_id}/withdrawals): the fixtures stay") if gone else ""
+    return StoreError(409, "fixtures_would_move",
+                      f"move_played: {len(moved)} fixture(s) played or begun would leave their round or date "
+                      f"({said_moves}){hint}; send \"move_played\": true to save all the same",
+                      "move_played", "fixtures_would_move",
+                      {"count": len(moved), "moves": moved, "gone": gone})
+
+
 STANDINGS_COLUMNS = ("rank", "team", "played", "won", "lost", "vacas_won", "vacas_lost", "vacas_won_in_lost",
-                     "stones", "head_to_head")
+                     "stones", "head_to_head", "withdrawn")
 
 
 def standings_csv(rows: list[dict[str, Any]]) -> str:
     """The standings rows as CSV, a header line first. A team name that a spreadsheet
-    would take for a formula (=, +, -, @) is written after a quote mark."""
+    would take for a formula (=, +, -, @) is written after a quote mark. `withdrawn`: "yes"
+    for a team that withdrew (its results standing, ranked last), else blank."""
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(STANDINGS_COLUMNS)
     for r in rows:
         team = "'" + r["team"] if r["team"][:1] in ("=", "+", "-", "@") else r["team"]
-        w.writerow([team if k == "team" else r[k] for k in STANDINGS_COLUMNS])
+        cells = {**r, "team": team, "withdrawn": "yes" if r.get("withdrawn") else ""}
+        w.writerow([cells[k] for k in STANDINGS_COLUMNS])
     return out.getvalue()
 
 

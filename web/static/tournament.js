@@ -121,12 +121,68 @@ if (teamsForm) {
         body.start = teamsForm.elements.start.value;
         body.every_days = Number(teamsForm.elements.every_days.value) || 7;
       }
-      revision = (await api("PUT", `${boot.api}/teams`, { token: boot.token, json: body })).revision;
+      revision = (await saveTeams(body)).revision;
       toast(t("tour.teams_saved"));
       last = "";
       await refresh();
     } catch (e) {
-      await refused(e, 6000, teamsForm, teamsForm.elements.teams);
+      if (e.code !== "cancelled") await refused(e, 6000, teamsForm, teamsForm.elements.teams);
+    }
+  });
+}
+
+// Send the teams; where fixtures played or begun would move (a team deleted, the dates
+// changed), say which and send again only once the organiser agrees.
+async function saveTeams(body) {
+  try {
+    return await api("PUT", `${boot.api}/teams`, { token: boot.token, json: body });
+  } catch (e) {
+    if (e.code !== "fixtures_would_move" || !e.params?.moves) throw e;
+    if (!confirm(movesText(e.params))) throw Object.assign(new Error(""), { code: "cancelled" });
+    return await api("PUT", `${boot.api}/teams`, { token: boot.token, json: { ...body, move_played: true } });
+  }
+}
+
+// What would move, in the page's language, for the organiser to confirm.
+export function movesText({ moves, gone }) {
+  const lines = moves.map((m) => {
+    const teams = m.teams.join(" – ");
+    return "• " + (m.to_round === null ? t("tour.move_out", { teams, from: m.round })
+      : t("tour.move_to", { teams, from: m.round, to: m.to_round })
+        + (m.to_date && m.date && m.to_date !== m.date ? ` (${m.date} → ${m.to_date})` : ""));
+  });
+  const hint = gone?.length ? ["", t("tour.moves_withdraw", { teams: gone.join(", ") })] : [];
+  return [t("tour.moves_confirm"), ...lines, ...hint, "", t("tour.moves_save")].join("\n");
+}
+
+// A team withdraws (its results annulled, or those played standing), or comes back.
+const withdrawForm = document.getElementById("withdraw-team");
+if (withdrawForm) {
+  withdrawForm.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const team = withdrawForm.elements.team.value;
+    const results = withdrawForm.elements.results.value || "annulled";
+    if (!confirm(t(`tour.withdraw_confirm_${results}`, { team }))) return;
+    try {
+      await api("POST", `${boot.api}/withdrawals`, { token: boot.token, json: { team, results, revision } });
+      toast(t("tour.withdrawn_done", { team }));
+      location.reload();
+    } catch (e) {
+      await refused(e);
+    }
+  });
+}
+for (const b of document.querySelectorAll(".reinstate")) {
+  b.addEventListener("click", async () => {
+    const team = b.dataset.team;
+    if (!confirm(t("tour.reinstate_confirm", { team }))) return;
+    try {
+      await api("DELETE", `${boot.api}/withdrawals/${encodeURIComponent(team)}?revision=${revision}`,
+        { token: boot.token });
+      toast(t("tour.reinstated", { team }));
+      location.reload();
+    } catch (e) {
+      await refused(e);
     }
   });
 }

@@ -1,0 +1,164 @@
+"""A tournament's store: the league's draw kept when its teams change (the fixtures played
+stay in their rounds), and a team's withdrawal, in the state and the zip."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+import zipfile
+from typing import Any
+
+import pytest
+
+from scorer.storage.db import MIGRATIONS, Database
+from scorer.storage.tables import StoreError, TableStore
+from scorer.storage.tournaments import TournamentStore
+from tests.test_web_tournaments import ordago_hand
+
+TEAMS = ["T1", "T2", "T3", "T4", "T5", "T6", "T7", "T8"]
+
+
+def _store(path) -> TournamentStore:
+    db = Database(path)
+    return TournamentStore(db, TableStore(db))
+
+
+def _played(store: TournamentStore, tour: str, teams: list[str], winner: int = 0) -> str:
+    """A finished match of one game a vaca and one vaca to win, enrolled: its table id."""
+    header = {"teams": teams, "players": ["A", "B", "C", "D"], "esku": 0,
+              "rules": {"kings": 8, "target": 40, "games_per_vaca": 1, "vacas_to_win": 1}}
+    rt = store.tables.create(header, [ordago_hand(winner, 0)])
+    store.add_table(tour, rt.id)
+    return rt.id
+
+
+def _where(state: dict[str, Any]) -> dict[str, tuple[int, str | None]]:
+    """Each table of the fixtures: (its round, counted from 1, and the round's date)."""
+    dates = state["round_dates"] or []
+    return {g["table"]: (k + 1, dates[k] if dates else None)
+            for k, games in enumerate(state["fixtures"]) for g in games if g["table"]}
+
+
+@pytest.fixture()
+def league(tmp_path) -> tuple[TournamentStore, str]:
+    """8 pairs, dated weekly, three rounds played but for T3's matches."""
+    store = _store(tmp_path / "mus.db")
+    tour = store.create({"name": "Liga"})["id"]
+    store.set_teams(tour, {"teams": TEAMS, "start": "2026-01-05"})
+    for games in store.state(tour)["fixtures"][:3]:
+        for g in games:
+            if "T3" not in g["teams"]:
+                _played(store, tour, g["teams"])
+    return store, tour
+
+
+def test_a_pair_taken_out_keeps_every_fixture_where_it_was(league) -> None:
+    store, tour = league
+    before = store.state(tour)
+    store.set_teams(tour, {"teams": [t for t in TEAMS if t != "T3"], "start": "2026-01-05"})
+    after = store.state(tour)
+    assert _where(after) == _where(before) and len(_where(after)) == 9
+    left = [[g["teams"] for g in games if "T3" not in g["teams"]] for games in before["fixtures"]]
+    assert [[g["teams"] for g in games] for games in after["fixtures"]] == left  # the rest stays too
+    assert after["round_dates"] == before["round_dates"]
+
+
+def test_a_save_that_would_move_a_fixture_played_names_it_and_changes_nothing(league) -> None:
+    store, tour = league
+    before = store.state(tour)
+    with pytest.raises(StoreError) as err:
+        store.set_teams(tour, {"teams": [t for t in TEAMS if t != "T7"], "start": "2026-01-05"})  # T7 played 3
+    e = err.value
+    assert (e.status, e.code, e.field, e.reason) == (409, "fixtures_would_move", "move_played", "fixtures_would_move")
+    assert e.params["gone"] == ["T7"] and e.params["count"] == 3
+    assert {m["to_round"] for m in e.params["moves"]} == {None}
+    assert '"move_played": true' in e.message and "withdraw" in e.message
+    assert store.state(tour) == before
+    with pytest.raises(StoreError) as err:  # the rounds' dates moved: asked too
+        store.set_teams(tour, {"teams": TEAMS, "start": "2026-01-06"})
+    assert err.value.params["count"] == 9 and err.value.params["moves"][0]["to_date"] == "2026-01-06"
+    with pytest.raises(StoreError) as err:
+        store.set_teams(tour, {"teams": TEAMS, "move_played": "yes"})
+    assert (err.value.status, err.value.field) == (422, "move_played")
+    store.set_teams(tour, {"teams": TEAMS[1:], "start": "2026-01-05", "move_played": True})
+    assert store.state(tour)["teams"] == TEAMS[1:]
+
+
+def test_a_league_drawn_before_the_draw_was_kept_is_read_as_its_round_robin(tmp_path) -> None:
+    """A tournament of a database from before (version 10: no draw kept) has the fixtures it
+    had; a pair that played nothing taken out keeps the one match played in its round."""
+    from scorer.engine.standings import round_robin
+
+    path = tmp_path / "v10.db"
+    conn = sqlite3.connect(path)
+    for script in MIGRATIONS[:10]:
+        script(conn) if callable(script) else conn.executescript(script)
+    conn.execute("INSERT INTO tournaments (id, token, watch_token, name, teams, created) VALUES "
+                 "('c1', 'tok', 'w', 'Liga', ?, 0)", (json.dumps(TEAMS[:4]),))
+    conn.execute("PRAGMA user_version = 10")
+    conn.commit()
+    conn.close()
+    store = _store(path)
+    state = store.state("c1")
+    assert [[tuple(g["teams"]) for g in games] for games in state["fixtures"]] == round_robin(TEAMS[:4])
+    assert state["fixtures"][0][0]["teams"] == ["T1", "T4"]
+    table = _played(store, "c1", ["T1", "T4"])
+    store.set_teams("c1", {"teams": ["T1", "T3", "T4"]})  # the round robin of three has T1 – T4 in round 2
+    assert _where(store.state("c1")) == {table: (1, None)}
+
+
+def test_a_withdrawal_annulled_or_standing_and_undone(league) -> None:
+    store, tour = league
+    store.withdraw(tour, {"team": "t7"})  # annulled unless said: spelt as the league does
+    state = store.state(tour)
+    assert state["withdrawn"] == [{"team": "T7", "results": "annulled"}]
+    assert "T7" not in [r["team"] for r in state["standings"]]
+    assert sum(r["played"] for r in state["standings"]) == 2 * 6  # the 9 played but T7's 3
+    theirs = [g for games in state["fixtures"] for g in games if "T7" in g["teams"]]
+    assert all(g["withdrawn"] == "T7" for g in theirs)
+    assert sum(g["annulled"] for g in theirs) == 3 and sum(g["not_played"] for g in theirs) == 4
+    annulled = {m["table"] for m in state["matches"] if m["annulled"]}
+    assert len(annulled) == 3
+    names = zipfile.ZipFile(io.BytesIO(store.export(tour)[0])).namelist()
+    assert sum(n.startswith("annulled/") for n in names) == 3 and sum(n.startswith("matches/") for n in names) == 6
+
+    store.withdraw(tour, {"team": "T7", "results": "stand"})  # the choice changed
+    state = store.state(tour)
+    assert state["withdrawn"] == [{"team": "T7", "results": "stand"}]
+    last = state["standings"][-1]
+    assert (last["team"], last["won"], last["withdrawn"], last["rank"]) == ("T7", 2, True, 7)  # T3 played nothing: not ranked yet
+    assert not any(m["annulled"] for m in state["matches"])
+    rows = list(csv.DictReader(io.StringIO(zipfile.ZipFile(io.BytesIO(store.export(tour)[0])).read(
+        "standings.csv").decode())))
+    assert [r["withdrawn"] for r in rows] == [""] * 6 + ["yes"] and rows[-1]["team"] == "T7"
+
+    store.reinstate(tour, "T7")
+    state = store.state(tour)
+    assert state["withdrawn"] == [] and not any(g["not_played"] for games in state["fixtures"] for g in games)
+    with pytest.raises(StoreError) as err:
+        store.reinstate(tour, "T7")
+    assert (err.value.status, err.value.field) == (404, "team")
+    for body, field in (({"team": "T9"}, "team"), ({"team": "T7", "results": "forfeit"}, "results"),
+                        ({"team": "T7", "why": "x"}, "why")):
+        with pytest.raises(StoreError) as err:
+            store.withdraw(tour, body)
+        assert (err.value.status, err.value.field) == (422, field)
+
+
+def test_the_league_ends_without_the_pairings_of_a_withdrawn_pair(tmp_path) -> None:
+    store = _store(tmp_path / "mus.db")
+    tour = store.create({"name": "Liga"})["id"]
+    store.set_teams(tour, {"teams": ["Gorriak", "Urdinak", "Berdeak"]})
+    _played(store, tour, ["Gorriak", "Urdinak"])
+    _played(store, tour, ["Berdeak", "Gorriak"], winner=1)
+    assert store.state(tour)["champion"] is None  # Urdinak – Berdeak to play
+    store.withdraw(tour, {"team": "Berdeak", "results": "stand"})
+    state = store.state(tour)
+    assert state["champion"] == "Gorriak" and state["standings"][-1]["team"] == "Berdeak"
+    # a team that withdrew and is then taken out of the teams takes its withdrawal with it
+    store.set_teams(tour, {"teams": ["Gorriak", "Urdinak", "Berdeak", "Horiak"]})
+    assert store.state(tour)["withdrawn"] == [{"team": "Berdeak", "results": "stand"}]
+    store.set_teams(tour, {"teams": ["Gorriak", "Urdinak", "Horiak"], "move_played": True})
+    assert store.state(tour)["withdrawn"] == []
