@@ -620,7 +620,7 @@ def test_import_into_a_table_replaces_its_match(app, client, table) -> None:
     to_showdown(client, table)
     showdown(client, table)
     text = client.get(f"/api/tables/{table['id']}/export", headers=table["auth"]).data
-    other = client.post("/api/tables", json={}).json
+    other = client.post("/api/tables", json={"teams": ["Gorriak", "Urdinak"]}).json
     other["auth"] = {"Authorization": f"Bearer {other['token']}"}
     url = f"/api/tables/{other['id']}/import"
     before = snapshot(app, client, other)
@@ -628,11 +628,11 @@ def test_import_into_a_table_replaces_its_match(app, client, table) -> None:
     assert_error(client.post(f"{url}?version=1", headers=other["auth"], data=text), 400, None, "client_id")
     assert_error(client.post(f"{url}?client_id=i1", headers=other["auth"], data=text), 400, None, "version")
     assert snapshot(app, client, other) == before
-    # the file is another pairing's ("Txuriak" – "Beltzak", the table "Team 0" – "Team 1"): refused,
+    # the file is another pairing's ("Txuriak" – "Beltzak", the table "Gorriak" – "Urdinak"): refused,
     # naming both, unless the import says it means to make the table that match
     err = assert_error(client.post(f"{url}?client_id=i1&version=1", headers=other["auth"], data=text), 409,
                        "teams_differ", "teams")
-    assert (err["reason"], err["params"]) == ("teams_differ", {"file": "Txuriak – Beltzak", "table": "Team 0 – Team 1"})
+    assert (err["reason"], err["params"]) == ("teams_differ", {"file": "Txuriak – Beltzak", "table": "Gorriak – Urdinak"})
     assert snapshot(app, client, other) == before
     assert_error(client.post(f"{url}?client_id=i1&version=1&rename=yes", headers=other["auth"], data=text), 400,
                  "invalid", "rename")
@@ -641,6 +641,11 @@ def test_import_into_a_table_replaces_its_match(app, client, table) -> None:
     assert len(r.json["hands"]) == 1 and r.json["teams"] == ["Txuriak", "Beltzak"] and r.json["version"] == 2
     again = client.post(f"{url}?client_id=i1&version=1&rename=1", headers=other["auth"], data=text)
     assert again.status_code == 200 and again.json["version"] == 2
+    # a table opened without names ("Team 0" – "Team 1") has no pairing to keep: it takes the file's
+    unnamed = client.post("/api/tables", json={}).json
+    r = client.post(f"/api/tables/{unnamed['id']}/import?client_id=i2&version=1",
+                    headers={"Authorization": f"Bearer {unnamed['token']}"}, data=text)
+    assert r.status_code == 200 and r.json["teams"] == ["Txuriak", "Beltzak"], r.json
 
 
 def test_import_into_a_table_takes_a_file_of_its_own_teams_spelt_or_sided_otherwise(client, table) -> None:
@@ -880,7 +885,7 @@ def test_openapi_covers_every_api_route(app, client) -> None:
     for rule in app.url_map.iter_rules():
         if not rule.rule.startswith("/api/"):
             continue
-        path = rule.rule.replace("<", "{").replace(">", "}")
+        path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)  # <path:team> is {team}
         assert path in doc["paths"], path
         for method in rule.methods - {"HEAD", "OPTIONS"}:
             op = doc["paths"][path].get(method.lower())

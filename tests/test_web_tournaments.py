@@ -1746,3 +1746,40 @@ def test_a_bad_withdrawal_is_refused_by_name_and_changes_nothing(client, tournam
     assert client.get(base, headers=auth).json["withdrawn"] == []
     stale = client.post(f"{base}/withdrawals", headers=auth, json={"team": "Gorriak", "revision": 0})
     assert (stale.status_code, stale.json["error"]["code"]) == (409, "stale_revision")
+
+
+def test_the_spreadsheets_say_a_withdrawal_as_the_page_does(client, tournament) -> None:
+    """The clerk's spreadsheets follow a withdrawal: a result annulled and a pairing that
+    will not be played say so in the results' state, and a team withdrawn with its results
+    standing is marked in the standings' last column, in the request's language."""
+    import csv
+    import io
+    import zipfile
+
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    client.put(f"{base}/teams", headers=auth, json={"teams": ["Gorriak", "Urdinak", "Berdeak"]})
+    for teams in (["Gorriak", "Urdinak"], ["Gorriak", "Berdeak"]):
+        assert enrol(client, tournament, imported(client, teams, [0, 0])).status_code == 201
+
+    def sheets() -> tuple[list[list[str]], list[list[str]]]:
+        z = zipfile.ZipFile(io.BytesIO(client.get(f"{base}/export?lang=es", headers=auth).data))
+        read = [list(csv.reader(io.StringIO(z.read(f"excel/{name}.csv").decode("utf-8-sig")), delimiter=";"))
+                for name in ("resultados", "clasificacion")]
+        return read[0], read[1]
+
+    rows, standings = sheets()
+    assert standings[0][-1] == "Retirada" and all(r[-1] == "" for r in standings[1:])
+    assert client.post(f"{base}/withdrawals", headers=auth, json={"team": "Berdeak"}).status_code == 200
+    rows, standings = sheets()
+    state = {frozenset(r[4:6]): r[-1] for r in rows[1:]}
+    assert state[frozenset(["Gorriak", "Berdeak"])] == "anulada — retirada"
+    assert state[frozenset(["Urdinak", "Berdeak"])] == "no se juega — retirada"
+    assert state[frozenset(["Gorriak", "Urdinak"])] == "terminada"
+    assert "Berdeak" not in [r[1] for r in standings[1:]]
+    version = client.get(base, headers=auth).json["revision"]
+    client.delete(f"{base}/withdrawals/Berdeak?revision={version}", headers=auth)
+    assert client.post(f"{base}/withdrawals", headers=auth, json={"team": "Berdeak", "results": "stand"}).status_code == 200
+    rows, standings = sheets()
+    assert standings[-1][1] == "Berdeak" and standings[-1][-1] == "retirada"
+    assert all(r[-1] == "" for r in standings[1:-1])
+    assert {frozenset(r[4:6]): r[-1] for r in rows[1:]}[frozenset(["Gorriak", "Berdeak"])] == "terminada"

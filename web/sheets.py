@@ -25,7 +25,7 @@ BOM = "\ufeff"
 # the list separator of Excel in the language's countries (Spain, France: a decimal comma)
 SEPARATORS = {"es": ";", "eu": ";", "fr": ";", "en": ","}
 STANDINGS = ("rank", "team", "played", "won", "lost", "vacas_won", "vacas_lost", "vacas_won_in_lost", "stones",
-             "head_to_head")
+             "head_to_head", "withdrawn")
 RESULTS = ("stage", "group", "round", "date", "table", "team_a", "team_b", "vacas_a", "vacas_b", "games_a", "games_b",
            "winner", "state")
 
@@ -42,7 +42,9 @@ def sheet(lang: str, columns: tuple[str, ...] | list[str], rows: list[dict[str, 
     out = io.StringIO()
     w = csv.writer(out, delimiter=SEPARATORS.get(lang, ","), lineterminator="\r\n")
     w.writerow([i18n.t(lang, f"csv.{c}") for c in columns])
+    withdrawn = i18n.t(lang, "tour.withdrawn_mark")
     for row in rows:
+        row = {**row, "withdrawn": withdrawn if row.get("withdrawn") else ""}
         w.writerow([safe(row.get(c, "")) for c in columns])
     return (BOM + out.getvalue()).encode("utf-8")
 
@@ -69,7 +71,11 @@ def result_rows(state: dict[str, Any], lang: str, games: Callable[[str], list[in
         vacas = vacas if vacas is not None else match["vacas"]
         return {"vacas_a": vacas[0], "vacas_b": vacas[1], "games_a": won[0], "games_b": won[1]}
 
-    def state_word(finished: bool, played: bool) -> str:
+    def state_word(finished: bool, played: bool, g: dict[str, Any]) -> str:
+        if g.get("annulled"):
+            return t["tour.annulled"]  # a withdrawn team's, out of the standings
+        if g.get("not_played"):
+            return t["tour.not_played"]
         return t["tour.finished" if finished else "tour.playing_now" if played else "tour.to_play"]
 
     def pairing(stage: str, round_: str, g: dict[str, Any], day: str | None = None) -> dict[str, Any] | None:
@@ -82,13 +88,13 @@ def result_rows(state: dict[str, Any], lang: str, games: Callable[[str], list[in
         return {"stage": stage, "group": g.get("group") or "", "round": round_, "date": (dates(g["table"]) if match else None) or day or "",
                 "table": number.get(g["table"], ""), "team_a": g["teams"][0], "team_b": g["teams"][1],
                 **counts(g["teams"], match, g["vacas"]), "winner": g["winner"] or "",
-                "state": state_word(g["finished"], match is not None)}
+                "state": state_word(g["finished"], match is not None, g)}
 
     def played(stage: str, m: dict[str, Any]) -> dict[str, Any]:
         return {"stage": stage, "group": m.get("group") or "", "round": "", "date": dates(m["table"]) or "", "table": number[m["table"]],
                 "team_a": m["teams"][0], "team_b": m["teams"][1], **counts(m["teams"], m, None),
                 "winner": m["teams"][m["winner"]] if m["winner"] is not None else "",
-                "state": state_word(m["finished"], True)}
+                "state": state_word(m["finished"], True, m)}
 
     league = i18n.t(lang, "csv.league")
     rows: list[dict[str, Any]] = []

@@ -39,6 +39,7 @@ MAX_ESKUS = 16  # choices of esku kept for undo in one hand (the newest)
 MAX_UNDONE = 16  # hands undone whose settled time is kept, to tell which hand a photo was of (the newest)
 RULE_KEYS = ("kings", "target", "real31", "games_per_vaca", "vacas_to_win")
 HEADER_KEYS = ("teams", "players", "rules", "esku")  # what POST /api/tables takes
+DEFAULT_TEAMS = ["Team 0", "Team 1"]  # a table opened without team names
 
 
 REASONS = frozenset({"blank_name", "name_too_long", "named_twice", "named_again", "player_twice", "team_count",
@@ -306,7 +307,7 @@ def check_header(body: Any, strict: bool = False) -> dict[str, Any]:
         raise StoreError(400, "bad_json", "the body must be a JSON object", None)
     if strict:
         check_known(body, HEADER_KEYS)
-    teams = _check_names(body.get("teams"), "teams", 2, ["Team 0", "Team 1"])
+    teams = _check_names(body.get("teams"), "teams", 2, list(DEFAULT_TEAMS))
     if strict:
         _check_teams_apart(teams)
     players = _check_names(body.get("players"), "players", 4, ["P0", "P1", "P2", "P3"])
@@ -925,14 +926,16 @@ class TableStore:
         must differ (`engine.team_key`), as on creating or renaming a table here: the table
         may be a tournament's, whose standings could not tell them apart (a new table
         imported takes a file as it is). They must also be the table's two teams (by
-        `engine.team_key`, in either order), unless `rename`: another pairing's file, taken
+        `engine.team_key`, in either order), unless `rename` or the table was opened without
+        names (`DEFAULT_TEAMS`): another pairing's file, taken
         for this table's, would silently make it another match (a tournament's fixture
         played by the wrong teams); a 409 `teams_differ` names both pairings."""
 
         def change(rt: Runtime) -> dict[str, Any]:
             _check_teams_apart(header["teams"])
             mine, theirs = list(rt.header["teams"]), list(header["teams"])
-            if not rename and {team_key(t) for t in mine} != {team_key(t) for t in theirs}:
+            unnamed = mine == DEFAULT_TEAMS  # a table opened without names takes the file's
+            if not rename and not unnamed and {team_key(t) for t in mine} != {team_key(t) for t in theirs}:
                 file, table = " – ".join(theirs), " – ".join(mine)
                 raise StoreError(409, "teams_differ", f"teams: the file is the match {said(theirs[0])} – "
                                  f"{said(theirs[1])}, and this table is {said(mine[0])} – {said(mine[1])}: import it "
