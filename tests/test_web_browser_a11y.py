@@ -617,3 +617,41 @@ def test_an_arrow_key_in_a_group_of_seats_keeps_the_focus_there(server, browser,
         assert page.evaluate("document.activeElement.closest('#bottom-seat') !== null")
     finally:
         ctx.close()
+
+
+def test_the_arrow_keys_move_the_esku_and_save_it_once_chosen(server, browser):  # noqa: F811
+    """From Ane to Maite with the arrow keys the esku is saved once, as Maite, when the
+    choice settles (not Bixente and Iker on the way, a write each); the focus stays on the
+    seat chosen. Enter saves the choice at once, and so does a tap."""
+    api = Api(server.url)
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+    sent: list[int] = []
+    esku = lambda r: r.method == "POST" and r.url.endswith("/esku")  # noqa: E731
+    page.on("request", lambda r: sent.append(r.post_data_json["seat"]) if esku(r) else None)
+    on = "v => document.activeElement.matches(`input[type=radio][value='${v}']:checked`)"
+    try:
+        page.goto(api.url())
+        page.wait_for_selector("#live[data-state=live]")
+        tab_to(page, "#esku-q")
+        page.keyboard.press("Enter")  # the question opens
+        page.keyboard.press("Tab")
+        for seat in (1, 2, 3):
+            page.keyboard.press("ArrowRight")
+            assert page.evaluate(on, str(seat)), seat
+        until(page, "window.musTable.state.current.esku === 3")
+        page.wait_for_timeout(1200)
+        assert sent == [3]
+        assert page.evaluate(on, "3")
+        page.keyboard.press("ArrowLeft")
+        with page.expect_request(esku, timeout=500):
+            page.keyboard.press("Enter")  # at once
+        until(page, "window.musTable.state.current.esku === 2")
+        assert page.evaluate(on, "2")
+        with page.expect_request(esku, timeout=500):
+            page.click("#esku-seats label:first-child")  # a tap: at once
+        until(page, "window.musTable.state.current.esku === 0")
+        page.wait_for_timeout(1200)
+        assert sent == [3, 2, 0]
+    finally:
+        ctx.close()

@@ -679,6 +679,7 @@ function renderEsku() {
   box.classList.toggle("is-fixed", !can);
   const esku = eskuNow();
   if (!can) {
+    eskuPending = null;
     box.open = false;
     $("esku-q").textContent = t("esku.is", { name: playerName(esku) });
     $("esku-q").setAttribute("aria-disabled", "true");
@@ -690,16 +691,47 @@ function renderEsku() {
   if (eskuAsked !== handNumber()) { eskuAsked = handNumber(); box.open = false; }
   $("esku-q").textContent = first ? t("esku.who_now", { name: playerName(esku) }) : t("esku.now", { name: playerName(esku) });
   $("esku-hint").hidden = !first;
+  const chosen = eskuPending ? eskuPending.seat : esku;  // an arrow key's choice, not saved yet
   keepRadioFocus($("esku-seats"), () => $("esku-seats").replaceChildren(...[0, 1, 2, 3].map((s) => h("label", { class: `team-${team(s)}` },
-    h("input", { type: "radio", name: "esku", value: s, checked: esku === s,
-      onchange: async () => {
-        if (s !== eskuNow()) await write("esku", { seat: s });
-        renderEsku(); // refused: the esku as it is
-      } }),
+    h("input", { type: "radio", name: "esku", value: s, checked: chosen === s, onchange: () => chooseEsku(s, !eskuArrow) }),
     h("span", {}, playerName(s))))));
 }
-// once the hand has started the line only says who is esku: it does not open
-if (CAN_PLAY) $("esku-q").addEventListener("click", (e) => { if ($("esku-pick").classList.contains("is-fixed")) e.preventDefault(); });
+// The arrow keys move the choice from seat to seat, each a `change`: it is saved once it
+// settles (ESKU_SETTLE_MS after the last arrow), or at once with Enter or Space, or as the
+// focus leaves the seats; not a write per seat on the way (from Ane to Maite, Bixente and
+// Iker were saved as esku). A tap saves at once.
+const ESKU_SETTLE_MS = 800;
+let eskuPending = null;  // {seat, timer}: the seat an arrow key chose, to be saved
+let eskuArrow = false;  // the `change` under way comes from an arrow key
+function chooseEsku(seat, now) {
+  clearTimeout(eskuPending?.timer);
+  eskuPending = { seat, timer: now ? null : setTimeout(saveEsku, ESKU_SETTLE_MS) };
+  if (now) saveEsku();
+}
+async function saveEsku() {
+  const mine = eskuPending;
+  if (!mine) return;
+  clearTimeout(mine.timer);
+  if (mine.seat !== eskuNow()) await write("esku", { seat: mine.seat });
+  if (eskuPending === mine) eskuPending = null;
+  renderEsku(); // refused: the esku as it is
+}
+if (CAN_PLAY) {
+  // once the hand has started the line only says who is esku: it does not open
+  $("esku-q").addEventListener("click", (e) => { if ($("esku-pick").classList.contains("is-fixed")) e.preventDefault(); });
+  const seats = $("esku-seats");
+  seats.addEventListener("keydown", (e) => {
+    if (e.key.startsWith("Arrow")) {
+      eskuArrow = true;  // its `change` comes before this task ends
+      setTimeout(() => { eskuArrow = false; });
+    } else if ((e.key === "Enter" || e.key === " ") && eskuPending) {
+      e.preventDefault();
+      saveEsku();
+    }
+  });
+  // the focus gone elsewhere (not a seat drawn again, which keepRadioFocus focuses anew)
+  seats.addEventListener("focusout", () => setTimeout(() => { if (eskuPending && !seats.contains(document.activeElement)) saveEsku(); }));
+}
 
 // ------------------------------------------------------------------ showdown
 
