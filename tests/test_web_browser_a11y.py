@@ -655,3 +655,30 @@ def test_the_arrow_keys_move_the_esku_and_save_it_once_chosen(server, browser): 
         assert sent == [3, 2, 0]
     finally:
         ctx.close()
+
+
+def test_a_lost_connection_is_said_and_so_is_its_return_once_each(browser):  # noqa: F811
+    """The wifi stalls: a screen reader is told, once and politely, that the connection is
+    lost and the score may be out of date (the top bar's "Reconnecting…" is no live
+    region), and once, as it comes back, that the score is live again."""
+    from web.testing import LiveServer, Relay
+
+    with LiveServer({"SSE_HEARTBEAT": 1.0, "CLIENT_TIMEOUT": 1.0}) as srv, Relay(srv.port) as relay:
+        api = Api(srv.url)
+        ctx = phone(browser, "en")
+        page = ctx.new_page()
+        try:
+            page.goto(api.url().replace(srv.url, relay.url))
+            page.wait_for_selector("#live[data-state=live]")
+            page.evaluate(WATCH_LIVE)
+            relay.stall()
+            until(page, "document.getElementById('live').dataset.state === 'offline'", timeout=6000)
+            page.wait_for_timeout(3000)  # the stream tried again meanwhile, and the table read
+            relay.flow()
+            until(page, "document.getElementById('live').dataset.state === 'live'", timeout=8000)
+            page.wait_for_timeout(2500)
+            lines = [(where, text) for where, text in said(page) if where != "sr-status"]
+            assert lines == [("sr-live", words("en", "table.offline_said")), ("sr-live", words("en", "table.online_said"))], lines
+            assert page.get_attribute("#sr-live", "aria-live") == "polite"
+        finally:
+            ctx.close()

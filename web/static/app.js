@@ -273,9 +273,15 @@ document.addEventListener("visibilitychange", () => { if (document.visibilitySta
 let source = null;
 let pollTimer = null;
 let retryMs = 2000;
+// The top bar's "Reconnecting…" is seen, not heard: a screen reader is told, once, that the
+// connection is lost and the score may be out of date, and once, as it comes back, that the
+// score is live again (#sr-live, a polite status of its own).
+let liveSaid = null;  // "offline" from the loss said until the return is
 function setLive(mode) {
   $("live").dataset.state = mode;
   $("live").querySelector(".live-text").textContent = mode === "live" ? t("table.live") : t("table.offline");
+  if (mode === "offline" && liveSaid !== "offline") { liveSaid = "offline"; say($("sr-live"), t("table.offline_said")); }
+  else if (mode === "live" && liveSaid === "offline") { liveSaid = "live"; say($("sr-live"), t("table.online_said")); }
 }
 
 // The server says something at least every heartbeat (a change, else a `ping`): a stream
