@@ -682,3 +682,40 @@ def test_a_lost_connection_is_said_and_so_is_its_return_once_each(browser):  # n
             assert page.get_attribute("#sr-live", "aria-live") == "polite"
         finally:
             ctx.close()
+
+
+def test_the_counts_reasons_without_its_words_are_said_in_the_pages_language(server, browser):  # noqa: F811
+    """The count's words not here (their request failed), the count shows its events: each
+    one's reason is said in the page's language ("envido, no quiero", "todos pasan"), not
+    the engine's English for machines ("deje: envido refused", "all passed; best pares
+    seat 0; bonus: ..."), in every language."""
+    import re
+
+    from scorer.engine.explain import words as engine
+
+    api = Api(server.url)
+    api.act("envido", n=2)
+    api.act("no_quiero")  # grande: the deje to Txuriak
+    api.act("envido", n=3)
+    api.act("quiero")  # chica: Bixente's 1-2 wins it
+    api.to_showdown()  # pares: all pass; juego: Ane's alone
+    api.post("showdown", {"hands": HANDS})
+    for lang in ("es", "eu", "fr", "en"):
+        w = engine(lang)
+        ctx = phone(browser, lang)
+        page = ctx.new_page()
+        try:
+            page.route(re.compile(r".*/hands/\d+/explain.*"), lambda route: route.abort())
+            page.goto(api.url())
+            page.wait_for_selector("#settlement:not([hidden]) .ev")
+            whys = page.eval_on_selector_all("#settlement .ev", "els => els.map(e => e.querySelector('.ev-why')?.textContent)")
+            assert whys == [
+                f"{w['envido']}, {w['no_quiero']}",
+                f"{w['envido_n'].format(n=3)}, {w['quiero']}",
+                w["all_passed"],
+                w["only_team"].format(t="Txuriak", l=w["juego"].lower()),
+            ], (lang, whys)
+            text = page.inner_text("#settlement")
+            assert not re.search(r"\b(seat|best|refused|accepted|bonus)\b", text), (lang, text)
+        finally:
+            ctx.close()

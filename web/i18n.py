@@ -2219,11 +2219,17 @@ FR = {key: french_spacing(text) for key, text in FR.items()}
 _TABLES = {"en": EN, "es": ES, "eu": EU, "fr": FR}
 
 
+# The engine's words a count's event is said with where the count in words is not at hand.
+_COUNT_WORDS = ("all_passed", "envido", "envido_n", "mas", "ordago", "quiero", "no_quiero", "only_team",
+                "refused_bonus", "punto_refused", "annulled", "tira_for")
+
+
 @functools.lru_cache(maxsize=8)
 def _engine_words(lang: str) -> dict[str, str]:
     """What the engine's count in words also says, from its one table: the lances' names
     (`lance.<lance>`), disputes in a sentence (`dispute.<kind>`, `dispute.other`), the
-    rulebooks they cite (`rule.<what>`), what they did (`effect.<fact>`) and the marks
+    rulebooks they cite (`rule.<what>`), what they did (`effect.<fact>`), a count's reasons
+    (`count.<what>`: the bets, all passed, one team alone...) and the marks
     between its parts (`punct.colon`, `punct.semicolon`): the words a dispute is said with (scorer.engine.explain.dispute_text, web/static/dispute.js)."""
     lang = lang if lang in _TABLES else "en"
     w = engine_words(lang)
@@ -2231,6 +2237,8 @@ def _engine_words(lang: str) -> dict[str, str]:
         **{f"lance.{lance}": w[lance] for lance in engine_grammar()["lances"]},
         **{key.replace("_", ".", 1): text for key, text in w.items() if key.startswith(("dispute_", "rule_"))},
         **{f"effect.{key}": text for key, text in engine_effect_words(lang).items()},
+        # a count's reasons while its words are not here (web/static/app.js whyText)
+        **{f"count.{key}": w[key] for key in _COUNT_WORDS},
         # ": " and "; ", in French " : " and " ; " with a no-break space (a dispute's sentence,
         # web/static/dispute.js; the card buttons' labels, web/static/app.js)
         "punct.colon": w["colon"], "punct.semicolon": w["semicolon"],
