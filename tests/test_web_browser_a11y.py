@@ -719,3 +719,34 @@ def test_the_counts_reasons_without_its_words_are_said_in_the_pages_language(ser
             assert not re.search(r"\b(seat|best|refused|accepted|bonus)\b", text), (lang, text)
         finally:
             ctx.close()
+
+
+def test_the_end_of_a_game_another_phone_counted_gives_the_focus_back_to_the_game(server, browser):  # noqa: F811
+    """Another phone counts the hand that ends the game: the dialog that says so takes the
+    keyboard's focus, and closed, gives it to the new game's first word (it was left on the
+    page's body, from where a keyboard player starts over), whether the focus was on a word
+    before or nowhere."""
+    for before in ("word", None):
+        api = Api(server.url)
+        ctx = phone(browser, "en")
+        page = ctx.new_page()
+        try:
+            page.goto(api.url())
+            page.wait_for_selector("#live[data-state=live]")
+            if before:
+                tab_to(page, ".act[data-act=paso]")
+            api.act("ordago")
+            api.act("quiero")
+            api.to_showdown()
+            api.post("showdown", {"hands": HANDS})  # Ane's three kings: the game to Txuriak
+            page.wait_for_selector("#endgame[open]")
+            assert page.evaluate("document.getElementById('endgame').contains(document.activeElement)")
+            page.keyboard.press("Enter")
+            page.wait_for_selector("#endgame", state="hidden")
+            page.wait_for_timeout(200)
+            assert page.evaluate("document.activeElement.matches('#action-grid button')"), (
+                before, page.evaluate("document.activeElement.outerHTML.slice(0, 80)"))
+            page.keyboard.press("Tab")  # on from there, in the words
+            assert page.evaluate("document.getElementById('actions').contains(document.activeElement)")
+        finally:
+            ctx.close()

@@ -1725,16 +1725,21 @@ async function settle(withCards = true) {
   focusNewHand(keys);
 }
 
-// The focus once a hand is counted: the new hand's first word, else (the match won, nothing
-// to say) the count's heading. Scrolled to for a keyboard; a finger's page stays put.
+// The focus once a hand is counted (or the dialog that ends a game is closed): the new hand's
+// first word, else Mus, else (the match won, nothing to say; a watcher's page) the count's
+// heading, else the score. Scrolled to for a keyboard; a finger's page stays put.
 function focusNewHand(scroll) {
   const now = document.activeElement;
   if (now && now !== document.body && now.offsetParent !== null) return;  // somewhere in sight meanwhile
   const options = { preventScroll: !scroll };
-  const first = [...$("action-grid").querySelectorAll("button")].find((b) => !b.disabled);
-  if (first && !$("actions").hidden) { first.focus(options); return; }
-  const heading = $("settlement").querySelector("h2");
-  if (heading && !$("settlement").hidden) { heading.tabIndex = -1; heading.focus(options); }
+  const words = CAN_PLAY && !$("actions").hidden;
+  const first = words ? [...$("action-grid").querySelectorAll("button")].find((b) => !b.disabled) : null;
+  if (first) { first.focus(options); return; }
+  if (words && !$("btn-mus").hidden) { $("btn-mus").focus(options); return; }
+  const heading = $("settlement").hidden ? null : $("settlement").querySelector("h2");
+  const to = heading || $("scoreboard");
+  to.tabIndex = -1;
+  to.focus(options);
 }
 
 // ------------------------------------------------------------------ the count
@@ -1959,7 +1964,12 @@ function renderEndgame() {
     h("div", { class: "endgame-vacas" }, [0, 1].map((tm) => h("p", { class: `team-${tm}` }, h("span", {}, teamName(tm)), pips((state.vacas || [0, 0])[tm], rules().vacas_to_win || 3, "vacas")))),
     chartSvg(gameSeries(hands.length)), legend()].filter(Boolean));
   $("endgame-close").textContent = matchOver ? t("inv.close") : t("score.new_game");
-  dlg.onclose = () => dismissGame(game);
+  // closed, the focus goes back where it was, or (nowhere, or on a control drawn again
+  // meanwhile: the game another phone ended) to the new game's first word
+  let keys = true;
+  dlg.onkeydown = () => { keys = true; };
+  dlg.onpointerdown = () => { keys = false; };
+  dlg.onclose = () => { dismissGame(game); focusNewHand(keys); };
   dlg.showModal();
 }
 
