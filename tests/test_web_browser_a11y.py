@@ -750,3 +750,31 @@ def test_the_end_of_a_game_another_phone_counted_gives_the_focus_back_to_the_gam
             assert page.evaluate("document.getElementById('actions').contains(document.activeElement)")
         finally:
             ctx.close()
+
+
+def test_a_skip_link_leads_past_the_top_bar_to_the_game(server, browser):  # noqa: F811
+    """The first Tab on the table page shows a link, in the page's language, that skips the
+    top bar's controls (the QR codes, the history, the sheet, the language...): Enter, then
+    Tab, and the keyboard is in the words. Unfocused, it is not seen."""
+    api = Api(server.url)
+    for lang in ("es", "eu", "fr", "en"):
+        ctx = phone(browser, lang)
+        page = ctx.new_page()
+        try:
+            page.goto(api.url())
+            page.wait_for_selector("#live[data-state=live]")
+            link = page.locator("a.skip-link")
+            box = link.bounding_box()
+            assert box is None or box["y"] + box["height"] <= 0 or box["width"] <= 1, (lang, box)  # out of sight
+            page.keyboard.press("Tab")
+            assert page.evaluate("document.activeElement.classList.contains('skip-link')"), lang
+            assert link.inner_text() == words(lang, "table.skip")
+            box = link.bounding_box()
+            assert box["y"] >= 0 and box["x"] >= 0 and box["x"] + box["width"] <= 360 and box["height"] >= 24, (lang, box)
+            assert ring(page, "a.skip-link", "rgb(30, 77, 58)") >= 3  # on the top bar
+            page.keyboard.press("Enter")
+            page.keyboard.press("Tab")
+            assert page.evaluate("document.getElementById('actions').contains(document.activeElement)"), (
+                lang, page.evaluate("document.activeElement.outerHTML.slice(0, 80)"))
+        finally:
+            ctx.close()
