@@ -778,3 +778,50 @@ def test_a_skip_link_leads_past_the_top_bar_to_the_game(server, browser):  # noq
                 lang, page.evaluate("document.activeElement.outerHTML.slice(0, 80)"))
         finally:
             ctx.close()
+
+
+# Each stepper's buttons in the order they are read and tabbed through (the page's), and in
+# the order they are seen (by rows, top to bottom, then left to right), by what they do.
+STEPPER_ORDER = """() => [...document.querySelectorAll('.mas-stepper')].map((s) => {
+  const read = [...s.querySelectorAll('button')];
+  const at = (b) => b.getBoundingClientRect();
+  const seen = [...read].sort((a, b) => (Math.abs(at(a).top - at(b).top) > 4 ? at(a).top - at(b).top : at(a).left - at(b).left));
+  const name = (b) => b.dataset.step || b.dataset.act;
+  return [read.map(name), seen.map(name)];
+})"""
+
+
+def test_a_steppers_buttons_are_read_in_the_order_they_are_seen(server, browser):  # noqa: F811
+    """A stepper is −, its word, + in a row; with large text its word sits over its − and +,
+    and then it is read and tabbed through in that order too (it went −, the word, +). The
+    text back to its size, the row again, read as seen."""
+    api = Api(server.url)
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+    try:
+        page.goto(api.url())
+        page.wait_for_selector("#live[data-state=live]")
+        assert page.evaluate(STEPPER_ORDER) == [[["less", "envido", "more"]] * 2]
+        page.evaluate("document.documentElement.style.fontSize = '200%'")
+        page.wait_for_timeout(200)
+        assert page.evaluate(STEPPER_ORDER) == [[["envido", "less", "more"]] * 2]
+        tab_to(page, ".envido-stepper .act")
+        page.keyboard.press("Tab")  # past − (2 stones: no fewer)
+        assert page.evaluate("document.activeElement.dataset.step") == "more"
+        page.keyboard.press("Enter")  # one stone more: drawn again, the focus kept, the order too
+        page.keyboard.press("Enter")
+        page.keyboard.press("Shift+Tab")
+        assert page.evaluate("document.activeElement.dataset.step") == "less"
+        page.keyboard.press("Enter")
+        page.keyboard.press("Shift+Tab")
+        assert page.evaluate("document.activeElement.dataset.act") == "envido"
+        assert page.inner_text(".envido-stepper .act") == "Envido 3"
+        assert page.evaluate(STEPPER_ORDER) == [[["envido", "less", "more"]] * 2]
+        api.act("envido", n=2)  # Bixente answers: "más" has its stepper
+        until(page, "document.querySelector('.act[data-act=mas]')")
+        assert page.evaluate(STEPPER_ORDER) == [[["mas", "less", "more"]] * 2]
+        page.evaluate("document.documentElement.style.fontSize = ''")
+        page.wait_for_timeout(200)
+        assert page.evaluate(STEPPER_ORDER) == [[["less", "mas", "more"]] * 2]
+    finally:
+        ctx.close()

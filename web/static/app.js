@@ -658,6 +658,7 @@ function renderActions() {
   const hint = $("action-hint");
   hint.textContent = forMyPart ? t("act.paso_mine_hint") : "";
   hint.hidden = !forMyPart;
+  orderSteppers();
   refocusAction(grid, had);
   const musBtn = $("btn-mus");
   const log = cur.log || [];
@@ -665,6 +666,22 @@ function renderActions() {
   $("mus-count").textContent = cur.mus_rounds ? `×${cur.mus_rounds}` : "";
   $("btn-undo").disabled = log.length === 0 && !cur.mus_rounds && !cur.esku_chosen && !(state.hands || []).length;
 }
+
+// A stepper is read and tabbed through as it is seen: −, its word, + in a row; with large
+// text, where its word sits over its − and + (style.css sets --stacked), its word first.
+// Set as the words are drawn, and again as the card's size changes (the text's size).
+function orderSteppers() {
+  for (const stepper of document.querySelectorAll("#action-grid .mas-stepper")) {
+    const act = stepper.querySelector(".act");
+    const less = stepper.querySelector('[data-step="less"]');
+    const stacked = getComputedStyle(stepper).getPropertyValue("--stacked").trim() === "1";
+    if (stepper.firstElementChild === (stacked ? act : less)) continue;
+    const had = document.activeElement;
+    stepper.prepend(stacked ? act : less);
+    if (stepper.contains(had) && document.activeElement !== had) had.focus({ preventScroll: true });
+  }
+}
+if (CAN_PLAY) new ResizeObserver(orderSteppers).observe($("action-grid"));
 
 // ------------------------------------------------------------------ who is esku
 
