@@ -825,3 +825,44 @@ def test_a_steppers_buttons_are_read_in_the_order_they_are_seen(server, browser)
         assert page.evaluate(STEPPER_ORDER) == [[["less", "mas", "more"]] * 2]
     finally:
         ctx.close()
+
+
+def test_the_chart_of_the_game_is_read_as_a_table_of_the_scores(server, browser):  # noqa: F811
+    """The chart ("The game, hand by hand") is a drawing that says nothing to a screen
+    reader: a table it can read (hidden to the eye) gives the score after each hand of the
+    game, by the teams' names, in every language, under the chart and in the dialog that
+    ends the game; the drawing itself is left out of what it reads."""
+    api = Api(server.url)
+    for _ in range(2):
+        api.to_showdown()
+        api.post("showdown", {"hands": HANDS})
+    scores = [hand["settlement"]["score"] for hand in api.state()["hands"]]
+    for lang in ("es", "eu", "fr", "en"):
+        ctx = phone(browser, lang)
+        page = ctx.new_page()
+        try:
+            page.goto(api.url())
+            page.wait_for_selector("#chart:not([hidden])")
+            table = page.locator("#chart").get_by_role("table", name=words(lang, "score.chart"))
+            rows = table.locator("tr").evaluate_all("rows => rows.map(r => [...r.cells].map(c => c.textContent))")
+            assert rows == [["", "Txuriak", "Beltzak"]] + [
+                [words(lang, "table.hand_n", n=i + 1), str(a), str(b)] for i, (a, b) in enumerate(scores)], (lang, rows)
+            assert table.evaluate("t => t.closest('.sr-only').getBoundingClientRect().width") <= 1  # hidden to the eye
+            assert page.get_attribute("#chart svg", "aria-hidden") == "true"
+        finally:
+            ctx.close()
+    api.act("ordago")
+    api.act("quiero")
+    api.to_showdown()
+    api.post("showdown", {"hands": HANDS})  # the game to Txuriak
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+    try:
+        page.goto(api.url())
+        page.wait_for_selector("#endgame[open]")
+        rows = page.locator("#endgame").get_by_role("table", name="The game, hand by hand").locator("tbody tr")
+        cells = rows.evaluate_all("rows => rows.map(r => [...r.cells].map(c => c.textContent))")
+        last = api.state()["hands"][-1]["settlement"]["score"]
+        assert cells[-1] == ["Hand 3", str(last[0]), str(last[1])] and len(cells) == 3, cells
+    finally:
+        ctx.close()

@@ -1922,14 +1922,26 @@ function chartSvg(points) {
   });
   const labels = [];
   for (let i = 1; i < points.length; i++) if (points.length < 14 || i % 2 === 0) labels.push(svg("text", { class: "axis", x: x(i), y: H - 5, "text-anchor": "middle" }, String(i)));
-  return svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart-svg", role: "img", "aria-label": t("score.chart") }, ...grid, ...labels, ...lines, adentro);
+  // a drawing says nothing to a screen reader: it reads chartTable instead
+  return svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart-svg", "aria-hidden": "true" }, ...grid, ...labels, ...lines, adentro);
+}
+
+// The chart for a screen reader, hidden to the eye: a table of the score after each hand of
+// the game ("Hand 2: Txuriak 12, Beltzak 2"), the hands numbered as the chart's axis numbers them.
+function chartTable(points) {
+  // in a box of 1 px (a table is never narrower than its cells)
+  return h("div", { class: "sr-only" }, h("table", { class: "chart-table" },
+    h("caption", {}, t("score.chart")),
+    h("thead", {}, h("tr", {}, h("td", {}), ...[0, 1].map((tm) => h("th", { scope: "col" }, teamName(tm))))),
+    h("tbody", {}, points.slice(1).map((p, i) => h("tr", {},
+      h("th", { scope: "row" }, t("table.hand_n", { n: i + 1 })), h("td", {}, String(p[0])), h("td", {}, String(p[1])))))));
 }
 
 function renderChart() {
   const pts = gameSeries();
   const box = $("chart");
   if (pts.length < 2) { box.hidden = true; return; }
-  box.querySelector(".chart-box").replaceChildren(chartSvg(pts), legend());
+  box.querySelector(".chart-box").replaceChildren(chartSvg(pts), chartTable(pts), legend());
   box.hidden = false;
 }
 function legend() {
@@ -1979,7 +1991,7 @@ function renderEndgame() {
     s.ordago ? h("p", { class: "endgame-sub" }, t("act.ordago")) : null,
     h("p", { class: "endgame-score" }, ...[0, 1].map((tm) => h("span", { class: `team-${tm}` }, h("span", { class: "sr-only" }, `${teamName(tm)} `), String(s.score[tm]))).flatMap((x, i) => (i ? [h("span", { class: "dash", "aria-hidden": "true" }, "–"), x] : [x]))),
     h("div", { class: "endgame-vacas" }, [0, 1].map((tm) => h("p", { class: `team-${tm}` }, h("span", {}, teamName(tm)), pips((state.vacas || [0, 0])[tm], rules().vacas_to_win || 3, "vacas")))),
-    chartSvg(gameSeries(hands.length)), legend()].filter(Boolean));
+    chartSvg(gameSeries(hands.length)), chartTable(gameSeries(hands.length)), legend()].filter(Boolean));
   $("endgame-close").textContent = matchOver ? t("inv.close") : t("score.new_game");
   // closed, the focus goes back where it was, or (nowhere, or on a control drawn again
   // meanwhile: the game another phone ended) to the new game's first word
