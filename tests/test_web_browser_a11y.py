@@ -332,11 +332,31 @@ def test_large_text_loses_no_word_and_no_button(server, browser, tmp_path, zoom)
         page.wait_for_selector("#showdown:not([hidden])")
         page.set_input_files("#photo-input", str(photo))
         page.wait_for_selector("#photo-boxes g.box >> nth=15")
-        if zoom == "text":  # a hand's four cards take 250 px: not at 180
-            checks += page.evaluate(LOST)
+        checks += page.evaluate(LOST)  # a hand's four cards took 250 px: off the screen at 180
+        page.click(".card-slot[data-seat='1'][data-slot='2']")
+        page.wait_for_selector("#picker[open]")
+        checks += page.evaluate(PICKER_LOST)
         assert checks == [], checks
     finally:
         ctx.close()
+
+
+# What the card picker loses: a card, a button or the dialog itself off the screen, a card's
+# name or its holder's cut, or the dialog scrolled sideways.
+PICKER_LOST = """() => {
+  const out = [];
+  const W = document.documentElement.clientWidth;
+  const dlg = document.getElementById('picker');
+  if (dlg.scrollWidth > dlg.clientWidth + 1) out.push(['sideways', dlg.scrollWidth, dlg.clientWidth]);
+  for (const e of [dlg, ...dlg.querySelectorAll('button, h2')]) {
+    const r = e.getBoundingClientRect();
+    if (r.left < -1 || r.right > W + 1) out.push(['off screen', e.dataset.card || e.textContent.trim() || e.getAttribute('aria-label')]);
+  }
+  for (const e of dlg.querySelectorAll('.pick, h2')) {
+    if (e.scrollWidth > e.clientWidth + 1) out.push(['cut', e.textContent.trim()]);
+  }
+  return out;
+}"""
 
 
 def test_every_control_is_named_and_each_seat_says_its_team_in_every_language(server, browser, tmp_path):  # noqa: F811
