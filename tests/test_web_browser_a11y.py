@@ -745,6 +745,33 @@ def test_the_counts_reasons_without_its_words_are_said_in_the_pages_language(ser
             ctx.close()
 
 
+def test_a_count_whose_words_fail_at_once_shows_its_events_without_waiting_for_another_change(server, browser):  # noqa: F811
+    """The count waits for its words up to 1.5 s (a live region read once, in words); where
+    their request fails sooner (the bar's wifi gone for a moment), its events show then, not
+    only at the next change the stream brings: the hand counted on another phone was left
+    hidden until someone said a word."""
+    import re
+    import time
+
+    api = Api(server.url)
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+
+    def fail_soon(route):
+        time.sleep(0.3)  # answered before the 1.5 s wait is over
+        route.abort()
+
+    try:
+        page.goto(api.url())
+        page.wait_for_selector("#live[data-state=live]")
+        page.route(re.compile(r".*/hands/\d+/explain.*"), fail_soon)
+        api.to_showdown()
+        api.post("showdown", {"hands": HANDS})  # counted on another phone: the stream brings it
+        page.wait_for_selector("#settlement:not([hidden]) .ev", timeout=4000)
+    finally:
+        ctx.close()
+
+
 def test_the_end_of_a_game_another_phone_counted_gives_the_focus_back_to_the_game(server, browser):  # noqa: F811
     """Another phone counts the hand that ends the game: the dialog that says so takes the
     keyboard's focus, and closed, gives it to the new game's first word (it was left on the

@@ -1781,7 +1781,10 @@ async function fetchExplain(n) {
     const res = await api("GET", `/t/${encodeURIComponent(BOOT.table_id)}/hands/${n}/explain?${q}`, { timeout: TIMEOUT_MS });
     explained[n] = res.lines || [];
     renderSettlement();
-  } catch (e) { explained[n] = []; }
+  } catch (e) {
+    explained[n] = [];
+    renderSettlement();  // failed before the wait was over: its events now, not at the next change
+  }
 }
 
 // The count in words (the server's, in the page's language), once it is here; else null.
