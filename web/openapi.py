@@ -553,7 +553,8 @@ def document() -> dict[str, Any]:
                             "schema": {"type": "string", "enum": ["0", "1", "true", "false"]},
                             "description": "1: take the file's teams even where they are not the table's (else a "
                                            "409 teams_differ, reason teams_differ with params file and table, "
-                                           "each pairing as 'A – B')"}],
+                                           "each pairing as 'A – B'; a table opened without team names, "
+                                           "'Team 0' – 'Team 1', takes the file's without it)"}],
             "security": SECURE, "requestBody": {"required": True, "content": jsonl},
             "responses": {"200": _replayable(_json(_ref("TableState"),
                                                    "the table after the import (or as it is, on a retried client_id)"))}
@@ -721,7 +722,7 @@ def document() -> dict[str, Any]:
     }
     responses = {f"E{s}": _json(_ref("Error"), d) for s, d in {
         400: "bad request", 401: "no token", 403: "wrong token or read-only token", 404: "not found",
-        409: "stale_version, stale_revision, match_over, showdown_settled, client_id_reused (a client_id sent already with another request) or fixtures_would_move (a league's teams that would move fixtures played; move_played)", 413: "too_large: a body over its limit (a JSON write's, JSON_MAX_BYTES; a match file's, IMPORT_MAX_BYTES; a "
+        409: "stale_version, stale_revision, match_over, showdown_settled, client_id_reused (a client_id sent already with another request), teams_differ (a match file of another pairing imported into a table; rename) or fixtures_would_move (a league's teams that would move fixtures played; move_played)", 413: "too_large: a body over its limit (a JSON write's, JSON_MAX_BYTES; a match file's, IMPORT_MAX_BYTES; a "
              "photo's, MAX_CONTENT_LENGTH, 25 MB, a multipart upload's form 64 KB more, the photo itself named "
              "with its size), or a photo of too many pixels, told from its header before it is decoded (over about "
              "50 megapixels, 52,000,000 pixels; a decompression bomb)",
