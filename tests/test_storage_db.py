@@ -153,6 +153,23 @@ def test_a_version_4_tournament_keeps_its_bracket_and_gains_groups(tmp_path) -> 
     db.close()
 
 
+def test_a_version_11_tournament_has_the_default_rules_and_takes_its_own(tmp_path) -> None:
+    from scorer.storage.tables import TableStore
+    from scorer.storage.tournaments import TournamentStore
+
+    db = _database_at(tmp_path / "v11.db", 11, "INSERT INTO tournaments (id, token, watch_token, name, teams, created) "
+                      "VALUES ('c1', 'tok', 'w', 'Liga', '[\"A\", \"B\"]', 0)")
+    assert db.schema_version == SCHEMA_VERSION >= 12
+    tours = TournamentStore(db, TableStore(db))
+    defaults = {"kings": 8, "target": 40, "real31": False, "games_per_vaca": 1, "vacas_to_win": 3}
+    assert tours.state("c1")["rules"] == defaults
+    tours.set_rules("c1", {"rules": {"kings": 4, "vacas_to_win": 5}}, revision=0)
+    state = tours.state("c1")
+    assert (state["rules"], state["revision"], state["teams"]) == ({**defaults, "kings": 4, "vacas_to_win": 5}, 1,
+                                                                   ["A", "B"])
+    db.close()
+
+
 def test_a_version_5_database_keeps_its_writes_as_retries(tmp_path) -> None:
     from scorer.storage.tables import TableStore
 

@@ -76,6 +76,7 @@ def test_a_new_tournament_has_its_name_tokens_links_and_no_matches(client, tourn
     r = client.get(f"/api/tournaments/{tournament['id']}", headers=tournament["auth"])
     assert r.status_code == 200
     assert r.json == {"id": tournament["id"], "name": "Liga de invierno", "revision": 0, "matches": [], "standings": [],
+                      "rules": {"kings": 8, "target": 40, "real31": False, "games_per_vaca": 1, "vacas_to_win": 3},
                       "teams": [], "legs": 1, "schedule": None, "fixtures": [], "round_dates": None, "groups": None,
                       "knockout": None, "champion": None, "withdrawn": []}
 
@@ -1031,6 +1032,7 @@ def test_each_change_of_the_settings_counts_a_revision_and_enrolling_does_not(cl
     ("patch", "", {"name": "Otra liga"}),
     ("put", "/teams", {"teams": ["Otros", "Nuevos"]}),
     ("put", "/knockout", {"teams": ["Otros", "Nuevos"]}),
+    ("put", "/rules", {"rules": {"kings": 4}}),
     ("delete", "/knockout", None),
     ("delete", "", None),
 ])
@@ -1202,8 +1204,9 @@ def test_a_match_of_a_team_not_among_the_leagues_is_marked_and_shown(client, tou
 
 # -- unknown keys ------------------------------------------------------------------------------
 @pytest.mark.parametrize(("method", "path", "body", "field", "known"), [
-    ("post", "", {"name": "x", "teams": ["A", "B"]}, "teams", "name"),
-    ("post", "", {"name": "x", "revision": 0}, "revision", "name"),
+    ("post", "", {"name": "x", "teams": ["A", "B"]}, "teams", "name, rules"),
+    ("post", "", {"name": "x", "revision": 0}, "revision", "name, rules"),
+    ("put", "/{id}/rules", {"rules": {}, "kings": 4}, "kings", "rules, revision"),
     ("patch", "/{id}", {"name": "x", "nmae": "y"}, "nmae", "name, revision"),
     ("put", "/{id}/teams", {"teams": ["A", "B"], "foo": 1}, "foo", "teams, groups, legs, start, every_days, move_played, revision"),
     ("put", "/{id}/teams", {"team": ["A", "B"]}, "team", "teams, groups, legs, start, every_days, move_played, revision"),
@@ -1783,3 +1786,56 @@ def test_the_spreadsheets_say_a_withdrawal_as_the_page_does(client, tournament) 
     assert standings[-1][1] == "Berdeak" and standings[-1][-1] == "retirada"
     assert all(r[-1] == "" for r in standings[1:-1])
     assert {frozenset(r[4:6]): r[-1] for r in rows[1:]}[frozenset(["Gorriak", "Berdeak"])] == "terminada"
+
+
+# -- the tournament's rules ------------------------------------------------------------------
+DEFAULT_RULES = {"kings": 8, "target": 40, "real31": False, "games_per_vaca": 1, "vacas_to_win": 3}
+
+
+def test_a_tournament_has_the_default_rules_until_the_organiser_sets_its_own(client, tournament) -> None:
+    """A club's league had no rules of its own: each table picked its own. The tournament
+    has the product's defaults until the organiser sets others (a rule left out takes its
+    default); setting them is a change of the settings (a revision), kept in the export's
+    tournament.json; the watch token reads them and cannot change them."""
+    import io
+    import zipfile
+
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    assert state_of(client, tournament)["rules"] == DEFAULT_RULES
+    r = client.put(f"{base}/rules", headers=auth, json={"rules": {"kings": 4, "vacas_to_win": 2}, "revision": 0})
+    assert r.status_code == 200, r.json
+    ours = {**DEFAULT_RULES, "kings": 4, "vacas_to_win": 2}
+    assert (r.json["rules"], r.json["revision"]) == (ours, 1)
+    watch = client.get(f"{base}?token={tournament['watch_token']}").json
+    assert watch["rules"] == ours
+    r = client.put(f"{base}/rules?token={tournament['watch_token']}", json={"rules": DEFAULT_RULES})
+    assert (r.status_code, r.json["error"]["code"]) == (403, "read_only")
+    z = zipfile.ZipFile(io.BytesIO(client.get(f"{base}/export", headers=auth).data))
+    assert json.loads(z.read("tournament.json"))["rules"] == ours
+    # made with its rules at once
+    r = client.post("/api/tournaments", json={"name": "Copa", "rules": {"target": 30, "real31": True}})
+    assert r.status_code == 201, r.json
+    made = client.get(f"/api/tournaments/{r.json['id']}?token={r.json['token']}").json
+    assert (made["rules"], made["revision"]) == ({**DEFAULT_RULES, "target": 30, "real31": True}, 0)
+
+
+@pytest.mark.parametrize(("body", "status", "field"), [
+    ({"rules": {"kings": 5}}, 422, "rules.kings"),
+    ({"rules": {"target": 40.0}}, 422, "rules.target"),
+    ({"rules": {"vacas_to_win": 0}}, 422, "rules.vacas_to_win"),
+    ({"rules": {"real31": 1}}, 422, "rules.real31"),
+    ({"rules": {"vacas": 3}}, 422, "rules.vacas"),
+    ({"rules": [8, 40]}, 422, "rules"),
+    ({}, 422, "rules"),
+    ({"kings": 4}, 422, "kings"),
+    ({"rules": {}, "revision": "0"}, 400, "revision"),
+])
+def test_bad_rules_are_refused_by_name_and_change_nothing(client, tournament, body, status, field) -> None:
+    before = state_of(client, tournament)
+    r = client.put(f"/api/tournaments/{tournament['id']}/rules", headers=tournament["auth"], json=body)
+    assert (r.status_code, r.json["error"]["field"]) == (status, field), r.json
+    assert state_of(client, tournament) == before
+    r = client.post("/api/tournaments", json={"name": "Copa", **({"rules": body["rules"]} if "rules" in body else {})})
+    if "rules" in body and field.startswith("rules"):  # the same refusal on creation
+        assert (r.status_code, r.json["error"]["field"]) == (422, field), r.json
+

@@ -4,7 +4,7 @@ Tokens: the players' token reads and writes a table, the watch token only reads;
 either comes as `Authorization: Bearer <token>` or `?token=`, and is compared in
 constant time. Writes carry `client_id` (a retry answers without applying twice)
 and `version` (the table's version the phone saw; another one is 409
-`stale_version`). A tournament's settings (name, teams, final stage) may name the
+`stale_version`). A tournament's settings (name, rules, teams, final stage) may name the
 `revision` they follow likewise (another one is 409 `stale_revision`). Every refusal
 is one JSON shape (`web.errors`).
 """
@@ -1025,7 +1025,7 @@ def _tournament_links(row: dict[str, Any]) -> dict[str, Any]:
 @bp.post("/tournaments")
 @creation_limited
 def create_tournament() -> Response:
-    """A new tournament: `{name}` -> 201 with its tokens and links."""
+    """A new tournament: `{name, rules?}` -> 201 with its tokens and links."""
     row = _tournaments().create(_body())
     resp = _dump(_tournament_links(row), 201)
     resp.headers["Location"] = url_for("api.get_tournament", tournament_id=row["id"])
@@ -1080,6 +1080,16 @@ def add_tournament_table(tournament_id: str) -> Response:
         raise ApiError(403, "bad_token", "token: it does not open this table for its players", "token")
     added = _tournaments().add_table(tournament_id, table_id)
     return _dump(_tournaments().state(tournament_id, watch_links=True), 201 if added else 200)
+
+
+@bp.put("/tournaments/<tournament_id>/rules")
+def set_tournament_rules(tournament_id: str) -> Response:
+    """The tournament's rules `{rules: {kings, target, real31, games_per_vaca, vacas_to_win}}`
+    (the organiser's token; a rule left out takes the default) -> the tournament."""
+    _tournament(tournament_id, write=True)
+    body = _body()
+    _tournaments().set_rules(tournament_id, body, _revision(body))
+    return _dump(_tournaments().state(tournament_id, watch_links=True))
 
 
 @bp.put("/tournaments/<tournament_id>/teams")

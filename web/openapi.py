@@ -137,20 +137,25 @@ _PAIR = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems
 SCHEMAS: dict[str, Any] = {
     "NewTournament": {"type": "object", "required": ["name"], "additionalProperties": False,
                       "description": "another key is a 422 invalid naming it", "properties": {
-        "name": {"type": "string", "minLength": 1, "maxLength": 60}}},
+        "name": {"type": "string", "minLength": 1, "maxLength": 60},
+        "rules": {**_ref("Rules"), "description": "the tournament's rules (left out, or a rule of them: the "
+                  "defaults); PUT .../rules changes them"}}},
     "RenameTournament": {"type": "object", "required": ["name"], "additionalProperties": False,
                          "description": "another key is a 422 invalid naming it", "properties": {
         "name": {"type": "string", "minLength": 1, "maxLength": 60}, "revision": REVISION}},
     "TournamentCreated": {"type": "object", "required": ["id", "name", "token", "watch_token", "url", "watch_url"],
                           "properties": {k: {"type": "string"} for k in
                                          ("id", "name", "token", "watch_token", "url", "watch_url")}},
-    "Tournament": {"type": "object", "required": ["id", "name", "revision", "matches", "standings", "teams", "legs",
+    "Tournament": {"type": "object", "required": ["id", "name", "revision", "rules", "matches", "standings", "teams",
+                                                  "legs",
                                                   "schedule", "fixtures", "round_dates", "groups", "knockout",
                                                   "champion", "withdrawn"],
                    "properties": {
         "id": {"type": "string"}, "name": {"type": "string"},
-        "revision": {"type": "integer", "description": "how many times the organiser changed its name, teams or "
-                     "final stage (enrolling a table and the tables' hands leave it as it is)"},
+        "revision": {"type": "integer", "description": "how many times the organiser changed its name, rules, "
+                     "teams or final stage (enrolling a table and the tables' hands leave it as it is)"},
+        "rules": {**_ref("Rules"), "description": "the tournament's rules, all five (the defaults where none "
+                  "were set): the tables opened from its page take them"},
         "matches": {"type": "array", "items": {"type": "object", "properties": {
             "table": {"type": "string"}, "teams": {"type": "array", "items": {"type": "string"}},
             "vacas": _PAIR, "games": _PAIR, "score": _PAIR, "stones": _PAIR, "hands": {"type": "integer"},
@@ -624,6 +629,20 @@ def document() -> dict[str, Any]:
                 "properties": {"table": {"type": "string"}, "token": {"type": "string"}}}}}},
             "responses": {"201": _json(_ref("Tournament"), "enrolled; the tournament"),
                           "200": _json(_ref("Tournament"), "it was enrolled already; the tournament")}
+            | _errors(400, 401, 403, 404, 409, 422)}},
+        "/api/tournaments/{tournament_id}/rules": {"put": {
+            "summary": "The tournament's rules (the organiser's token)",
+            "description": "The tables opened from its page (a fixture's \"open the table\", a new table in it) "
+                           "take them. A table already in it keeps its own rules, and its result counts all the "
+                           "same.",
+            "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
+            "requestBody": {"required": True, "content": {JSON: {"schema": {
+                "type": "object", "required": ["rules"], "additionalProperties": False,
+                "description": "another key is a 422 invalid naming it", "properties": {
+                    "rules": {**_ref("Rules"), "description": "a rule left out takes the default; an unknown one "
+                              "or a value not allowed is a 422 invalid naming it (rules.kings)"},
+                    "revision": REVISION}}}}},
+            "responses": {"200": _json(_ref("Tournament"), "the tournament with its rules")}
             | _errors(400, 401, 403, 404, 409, 422)}},
         "/api/tournaments/{tournament_id}/teams": {"put": {
             "summary": "The league's teams, for its fixtures (the organiser's token)",

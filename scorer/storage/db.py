@@ -170,6 +170,11 @@ MIGRATIONS: list[str | Callable[[sqlite3.Connection], None]] = [
     ALTER TABLE tournaments ADD COLUMN draw TEXT;
     ALTER TABLE tournaments ADD COLUMN withdrawn TEXT;
     """,
+    # 11 -> 12: the tournament's rules (JSON, all five of `engine.Rules.to_json()`; NULL: the
+    # defaults), which the tables opened from its page take and its tables are compared with
+    """
+    ALTER TABLE tournaments ADD COLUMN rules TEXT;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

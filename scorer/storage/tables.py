@@ -316,20 +316,25 @@ def check_header(body: Any, strict: bool = False) -> dict[str, Any]:
     esku = body.get("esku", 0)
     if isinstance(esku, bool) or not isinstance(esku, int) or not 0 <= esku <= 3:
         raise StoreError(422, "invalid", f"esku: expected a seat 0..3, got {said(esku)}", "esku")
-    raw_rules = body.get("rules")
+    rules = check_rules(body.get("rules"))
+    return {"teams": teams, "players": players, "rules": rules.to_json(), "esku": esku}
+
+
+def check_rules(raw_rules: Any) -> Any:
+    """The `engine.Rules` of a body's `rules` object (None, or a rule left out, takes the
+    default), or a 422 `invalid` naming `rules` or the rule at fault (`rules.kings`)."""
     if raw_rules is not None and not isinstance(raw_rules, dict):
         raise StoreError(422, "invalid", "rules: expected an object", "rules")
     unknown = sorted(set(raw_rules or {}) - set(RULE_KEYS))
     if unknown:
         raise StoreError(422, "invalid", f"rules.{unknown[0]}: unknown rule", f"rules.{unknown[0]}")
     try:
-        rules = engine.Rules.from_json(raw_rules)
+        return engine.Rules.from_json(raw_rules)
     except engine.MusError as exc:
         field_ = exc.field if exc.field.startswith("rules") else f"rules.{exc.field}".rstrip(".")
         raise StoreError(422, "invalid", str(exc), field_) from None
     except (ValueError, TypeError) as exc:
         raise StoreError(422, "invalid", f"rules: {exc}", "rules") from None
-    return {"teams": teams, "players": players, "rules": rules.to_json(), "esku": esku}
 
 
 def _match_for(header: dict[str, Any]) -> tuple[Any, Any]:

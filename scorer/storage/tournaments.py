@@ -36,9 +36,11 @@ from scorer.engine.tournament import (
 from scorer.storage.db import Database
 from scorer.storage.tables import (
     MAX_NAME,
+    RULE_KEYS,
     StoreError,
     TableStore,
     check_known,
+    check_rules,
     new_id,
     new_token,
     same,
@@ -50,7 +52,8 @@ MAX_TABLES = 200  # tables in one tournament
 MAX_TEAMS = 32  # teams in a league's fixtures (496 matches)
 MAX_GROUPS = 8  # groups in a league played in groups, named A to H
 MAX_KNOCKOUT = 16  # teams in a final stage (2 to 16; short of 4, 8 or 16, the top seeds get byes)
-NAME_KEYS = ("name",)  # the keys of a new tournament's body
+NAME_KEYS = ("name", "rules")  # the keys of a new tournament's body
+RULES_KEYS = ("rules", "revision")  # of its rules' (PUT .../rules)
 RENAME_KEYS = ("name", "revision")  # of a renaming's
 TEAMS_KEYS = ("teams", "groups", "legs", "start", "every_days", "move_played", "revision")  # of the league's teams'
 KNOCKOUT_KEYS = ("teams", "third_place", "revision")  # of the final stage's
@@ -77,6 +80,19 @@ def check_name(body: Any, known: tuple[str, ...] = NAME_KEYS) -> str:
         raise StoreError(400, "bad_json", f"expected a JSON object with a name, got {json_type(body)}")
     check_known(body, known)
     return _tidy_name(body.get("name"), "name", MAX_TOURNAMENT_NAME)
+
+
+def check_tournament_rules(body: Any) -> dict[str, Any]:
+    """The rules of a `{"rules": {...}}` body (`tables.check_rules`: a rule left out takes
+    the default) as all five rules' JSON, or a 422 naming `rules` (missing or not an object)
+    or the rule at fault (`rules.kings`); another key than those and `revision` too."""
+    if not isinstance(body, dict):
+        raise StoreError(400, "bad_json", f"expected a JSON object with rules, got {json_type(body)}")
+    check_known(body, RULES_KEYS)
+    if not isinstance(body.get("rules"), dict):
+        raise StoreError(422, "invalid", f"rules: expected an object of the rules ({', '.join(RULE_KEYS)}), "
+                         f"got {said(body.get('rules'))}", "rules")
+    return check_rules(body["rules"]).to_json()
 
 
 def check_teams(body: Any) -> tuple[list[str], int, dict[str, Any] | None, list[list[str]] | None]:
@@ -239,26 +255,32 @@ class TournamentStore:
         self.tables = tables
 
     def create(self, body: Any) -> dict[str, Any]:
-        """A new tournament from `{"name": ...}`: `{id, token, watch_token, name}`."""
+        """A new tournament from `{"name": ..., "rules"?: {...}}` (the rules left out, or
+        any of them, take the defaults): `{id, token, watch_token, name}`."""
         row = {"id": new_id(), "token": new_token(), "watch_token": new_token(), "name": check_name(body)}
+        rules = check_rules(body.get("rules")).to_json() if body.get("rules") is not None else None
         with self.db.write() as conn:
             conn.execute(
-                "INSERT INTO tournaments (id, token, watch_token, name, created, updated) VALUES (?, ?, ?, ?, ?, ?)",
-                (row["id"], row["token"], row["watch_token"], row["name"], *[time.time()] * 2),
+                "INSERT INTO tournaments (id, token, watch_token, name, rules, created, updated)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (row["id"], row["token"], row["watch_token"], row["name"], json.dumps(rules) if rules else None,
+                 *[time.time()] * 2),
             )
         return row
 
     def get(self, tournament_id: str) -> dict[str, Any]:
-        """`{id, token, watch_token, name, teams, legs, schedule, knockout, groups, revision,
-        draw, withdrawn}` (`draw` the league's, `standard_draw` of its teams where none was
-        kept); a 404 where there is no such tournament."""
+        """`{id, token, watch_token, name, rules, teams, legs, schedule, knockout, groups,
+        revision, draw, withdrawn}` (`rules` all five, the defaults where none were set;
+        `draw` the league's, `standard_draw` of its teams where none was kept); a 404 where
+        there is no such tournament."""
         row = self.db.reader().execute(
-            "SELECT id, token, watch_token, name, teams, legs, schedule, knockout, groups, revision, draw, withdrawn"
-            " FROM tournaments WHERE id = ?", (tournament_id,),
+            "SELECT id, token, watch_token, name, rules, teams, legs, schedule, knockout, groups, revision, draw,"
+            " withdrawn FROM tournaments WHERE id = ?", (tournament_id,),
         ).fetchone()
         if row is None:
             raise StoreError(404, "not_found", f"no tournament {said(tournament_id)}")
         out = {**dict(row), "teams": json.loads(row["teams"]),
+               "rules": engine.Rules.from_json(json.loads(row["rules"]) if row["rules"] else None).to_json(),
                "schedule": json.loads(row["schedule"]) if row["schedule"] else None,
                "knockout": json.loads(row["knockout"]) if row["knockout"] else None,
                "groups": json.loads(row["groups"]) if row["groups"] else None,
@@ -287,6 +309,14 @@ class TournamentStore:
         name = check_name(body, RENAME_KEYS)
         with self._revised(tournament_id, revision) as conn:
             conn.execute("UPDATE tournaments SET name = ? WHERE id = ?", (name, tournament_id))
+
+    def set_rules(self, tournament_id: str, body: Any, revision: int | None = None) -> None:
+        """The tournament's rules from `{"rules": {...}}` (`check_tournament_rules`; the
+        caller has checked the organiser's token): the tables opened from its page take
+        them, and a table of other rules is flagged (`state`'s `rules_differ`)."""
+        rules = check_tournament_rules(body)
+        with self._revised(tournament_id, revision) as conn:
+            conn.execute("UPDATE tournaments SET rules = ? WHERE id = ?", (json.dumps(rules), tournament_id))
 
     def delete(self, tournament_id: str, revision: int | None = None) -> None:
         """Delete the tournament (the caller has checked the organiser's token); its tables
@@ -439,11 +469,12 @@ class TournamentStore:
         return [(r["table_id"], r["added"]) for r in rows]
 
     def state(self, tournament_id: str, watch_links: bool = False) -> dict[str, Any]:
-        """`{id, name, revision, matches, standings, teams, legs, schedule, fixtures, round_dates,
-        groups, knockout, champion}`.
+        """`{id, name, revision, rules, matches, standings, teams, legs, schedule, fixtures,
+        round_dates, groups, knockout, champion}`.
 
-        `revision`: how many times the organiser changed the name, teams or final stage
-        (a write may name the revision it follows, and is refused where it is not this).
+        `revision`: how many times the organiser changed the name, rules, teams or final
+        stage (a write may name the revision it follows, and is refused where it is not this).
+        `rules`: the tournament's, all five (the defaults where the organiser set none).
         `matches`: each table's match as it stands, with its `stage`: "league" (a table
         added before the final stage was drawn, or while there is none), "knockout" (one
         added since, that plays one of the bracket's pairings) or "friendly" (one added
@@ -555,7 +586,8 @@ class TournamentStore:
             champion = table[0]["team"] if len(table) < 2 or table[1]["rank"] > 1 else None
         else:
             champion = None
-        return {"id": row["id"], "name": row["name"], "revision": row["revision"], "matches": matches,
+        return {"id": row["id"], "name": row["name"], "revision": row["revision"], "rules": row["rules"],
+                "matches": matches,
                 "standings": table, "teams": row["teams"],
                 "legs": row["legs"], "schedule": row["schedule"], "fixtures": drawn,
                 "round_dates": round_dates(row["schedule"], len(drawn)) if drawn else None,
