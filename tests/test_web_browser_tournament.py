@@ -584,6 +584,9 @@ def test_printed_for_the_notice_board_each_result_is_one_line(server, browser) -
     teams = ["Gorriak", "Urdinak", "Berdeak", "Horiak"]
     requests.put(f"{server.url}/api/tournaments/{tour['id']}/teams", json={"teams": teams},
                  headers=auth).raise_for_status()
+    # the league's rules, the tables' (2 vacas to win): no warning on a row
+    requests.put(f"{server.url}/api/tournaments/{tour['id']}/rules", json={"rules": {"vacas_to_win": 2}},
+                 headers=auth).raise_for_status()
     for pair in (teams[:2], teams[2:]):
         table = requests.post(f"{server.url}/api/tables/import", data=match_file(pair, [0, 1, 0], 2),
                               headers={"Content-Type": "application/x-ndjson"}).json()

@@ -1839,3 +1839,55 @@ def test_bad_rules_are_refused_by_name_and_change_nothing(client, tournament, bo
     if "rules" in body and field.startswith("rules"):  # the same refusal on creation
         assert (r.status_code, r.json["error"]["field"]) == (422, field), r.json
 
+
+
+def test_a_table_whose_rules_are_not_the_tournaments_is_flagged_and_still_counts(client, tournament) -> None:
+    """A table opened with "vacas para ganar: 1" counted silently in the league. Each match
+    now carries its table's rules, and `rules_differ` names each rule that is not the
+    tournament's (its result counts all the same: the organiser decides); the answer of
+    its enrolment says so, and the page says it in words beside it."""
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    short = imported(client, ["Gorriak", "Urdinak"], [0], vacas_to_win=1)
+    same = imported(client, ["Berdeak", "Horiak"], [1, 1, 1], vacas_to_win=3)
+    r = enrol(client, tournament, short)
+    assert r.status_code == 201  # not a refusal
+    flagged = {m["table"]: m for m in r.json["matches"]}[short["id"]]
+    assert flagged["rules"] == {**DEFAULT_RULES, "vacas_to_win": 1}
+    assert flagged["rules_differ"] == {"vacas_to_win": {"table": 1, "tournament": 3}}
+    r = enrol(client, tournament, same)
+    matches = {m["table"]: m for m in r.json["matches"]}
+    assert matches[same["id"]]["rules_differ"] is None and matches[short["id"]]["rules_differ"]
+    assert {s["team"]: s["won"] for s in r.json["standings"]} == {"Gorriak": 1, "Horiak": 1, "Urdinak": 0,
+                                                                  "Berdeak": 0}  # both count
+    pages = {lang: client.get(f"/c/{tournament['id']}?token={tournament['watch_token']}&lang={lang}")
+             .get_data(as_text=True) for lang in ("es", "eu", "fr", "en")}
+    said = {"es": "a 1 vaca (el torneo: 3)", "eu": "baka batera (txapelketa: 3)",
+            "fr": "une manche gagnante (le tournoi\u00a0: 3)", "en": "to 1 vaca (the tournament: 3)"}
+    for lang, page in pages.items():
+        rows = {m.group(1): m.group(2) for m in re.finditer(
+            r'<li class="match-row[^"]*" data-table="([^"]+)">(.*?)</li>', page, re.S)}
+        assert 'class="warning rules-differ"' in rows[short["id"]] and said[lang] in rows[short["id"]], lang
+        assert "rules-differ" not in rows[same["id"]], lang
+    # the organiser sets the league's rules after the tables were opened: the flags follow
+    r = client.put(f"{base}/rules", headers=auth, json={"rules": {"kings": 4, "vacas_to_win": 1, "real31": True}})
+    matches = {m["table"]: m["rules_differ"] for m in r.json["matches"]}
+    assert matches[short["id"]] == {"kings": {"table": 8, "tournament": 4},
+                                    "real31": {"table": False, "tournament": True}}
+    assert matches[same["id"]] == {"kings": {"table": 8, "tournament": 4},
+                                   "real31": {"table": False, "tournament": True},
+                                   "vacas_to_win": {"table": 3, "tournament": 1}}
+    page = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=es").get_data(as_text=True)
+    assert "8 reyes (el torneo: 4), sin la real (el torneo: con ella), a 3 vacas (el torneo: 1)" in page
+
+
+def test_a_friendly_is_never_flagged_for_its_rules(client, tournament) -> None:
+    """A friendly counts in no standings: its rules are its own."""
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    assert client.put(f"{base}/knockout", headers=auth, json={"teams": ["A", "B"]}).status_code == 200
+    friendly = imported(client, ["C", "D"], [0], vacas_to_win=1)
+    final = imported(client, ["A", "B"], [0], vacas_to_win=1)
+    r = enrol(client, tournament, friendly)
+    r = enrol(client, tournament, final)
+    stages = {m["table"]: (m["stage"], m["rules_differ"]) for m in r.json["matches"]}
+    assert stages == {friendly["id"]: ("friendly", None),
+                      final["id"]: ("knockout", {"vacas_to_win": {"table": 1, "tournament": 3}})}

@@ -548,6 +548,16 @@ EN: dict[str, str] = {
     "tour.unknown_team": "{team} is not one of the league's teams (a name mistyped?): it counts as a team of its own.",
     "tour.off_fixtures": "Not in the fixtures: {a} and {b} already have their match at another table, and this one counts in the standings too. Remove it if it is one too many.",
     "tour.off_fixtures_playing": "Not in the fixtures: {a} and {b} already have their match at another table. Finished, this one would count in the standings too: remove it if it is one too many.",
+    "tour.rules_differ": "Not the tournament's rules: {what}. Its result counts all the same: remove it if it should not.",
+    "tour.differ.kings": "{n} kings (the tournament: {tour})",
+    "tour.differ.target": "to {n} stones (the tournament: {tour})",
+    "tour.differ.real31_on": "with real 31 (the tournament: without)",
+    "tour.differ.real31_off": "without real 31 (the tournament: with)",
+    "tour.differ.games_per_vaca": "{n} games a vaca (the tournament: {tour})",
+    "tour.differ.games_per_vaca_one": "one game a vaca (the tournament: {tour})",
+    "tour.differ.vacas_to_win": "to {n} vacas (the tournament: {tour})",
+    "tour.differ.vacas_to_win_one": "to 1 vaca (the tournament: {tour})",
+    "tour.added_rules_differ": "Table added to the tournament, but its rules are not the tournament's: the list of matches says which.",
     "tour.tie.title": "Ties on matches won:",
     "tour.tie.vacas_won_in_lost": "{ahead} ahead of {behind}: more vacas won in the matches lost ({a}–{b}).",
     "tour.tie.vacas_lost": "{ahead} ahead of {behind}: fewer vacas lost ({a}–{b}).",
@@ -1093,6 +1103,16 @@ ES: dict[str, str] = {
     "tour.unknown_team": "La pareja {team} no está en la liga (¿un nombre mal escrito?): cuenta como otra pareja.",
     "tour.off_fixtures": "Fuera del calendario: {a} y {b} ya tienen su partida en otra mesa, y esta cuenta también en la clasificación. Quítala si sobra.",
     "tour.off_fixtures_playing": "Fuera del calendario: {a} y {b} ya tienen su partida en otra mesa. Si se termina, esta contará también en la clasificación: quítala si sobra.",
+    "tour.rules_differ": "Reglas distintas de las del torneo: {what}. Su resultado cuenta igualmente: quítala si no debe contar.",
+    "tour.differ.kings": "{n} reyes (el torneo: {tour})",
+    "tour.differ.target": "a {n} piedras (el torneo: {tour})",
+    "tour.differ.real31_on": "con la real (el torneo: sin ella)",
+    "tour.differ.real31_off": "sin la real (el torneo: con ella)",
+    "tour.differ.games_per_vaca": "{n} juegos por vaca (el torneo: {tour})",
+    "tour.differ.games_per_vaca_one": "un juego por vaca (el torneo: {tour})",
+    "tour.differ.vacas_to_win": "a {n} vacas (el torneo: {tour})",
+    "tour.differ.vacas_to_win_one": "a 1 vaca (el torneo: {tour})",
+    "tour.added_rules_differ": "Mesa añadida al torneo, pero sus reglas no son las del torneo: la lista de partidas dice cuáles.",
     "tour.tie.title": "Empates en partidas ganadas:",
     "tour.tie.vacas_won_in_lost": "{ahead} por delante de {behind}: más vacas ganadas en las partidas perdidas ({a}–{b}).",
     "tour.tie.vacas_lost": "{ahead} por delante de {behind}: menos vacas perdidas ({a}–{b}).",
@@ -1638,6 +1658,16 @@ EU: dict[str, str] = {
     "tour.unknown_team": "{team} bikotea ez da ligako bikoteetako bat (izen bat gaizki idatzita?): beste bikote bat bezala kontatzen da.",
     "tour.off_fixtures": "Egutegitik kanpo: {a} eta {b} bikoteek badute beren partida beste mahai batean, eta hau ere sailkapenean zenbatzen da. Kendu soberan badago.",
     "tour.off_fixtures_playing": "Egutegitik kanpo: {a} eta {b} bikoteek badute beren partida beste mahai batean. Amaitzen bada, hau ere sailkapenean zenbatuko da: kendu soberan badago.",
+    "tour.rules_differ": "Txapelketarenak ez diren arauak: {what}. Emaitzak balio du hala ere: kendu, balio behar ez badu.",
+    "tour.differ.kings": "{n} errege (txapelketa: {tour})",
+    "tour.differ.target": "{n} harri (txapelketa: {tour})",
+    "tour.differ.real31_on": "errealarekin (txapelketa: gabe)",
+    "tour.differ.real31_off": "erreala gabe (txapelketa: errealarekin)",
+    "tour.differ.games_per_vaca": "{n} joko bakako (txapelketa: {tour})",
+    "tour.differ.games_per_vaca_one": "joko bat bakako (txapelketa: {tour})",
+    "tour.differ.vacas_to_win": "{n} bakatara (txapelketa: {tour})",
+    "tour.differ.vacas_to_win_one": "baka batera (txapelketa: {tour})",
+    "tour.added_rules_differ": "Mahaia txapelketara gehitu da, baina bere arauak ez dira txapelketarenak: partiden zerrendak dio zein.",
     "tour.tie.title": "Irabazitako partidetan berdinketak:",
     "tour.tie.vacas_won_in_lost": "{ahead}, {behind} baino lehen: galdutako partidetan irabazitako baka gehiago ({a}–{b}).",
     "tour.tie.vacas_lost": "{ahead}, {behind} baino lehen: galdutako baka gutxiago ({a}–{b}).",
@@ -2186,6 +2216,16 @@ FR: dict[str, str] = {
     "tour.unknown_team": "L'équipe {team} ne fait pas partie du championnat (un nom mal écrit ?) : elle compte comme une autre équipe.",
     "tour.off_fixtures": "Hors calendrier : {a} et {b} ont déjà leur partie à une autre table, et celle-ci compte aussi au classement. Retirez-la si elle est de trop.",
     "tour.off_fixtures_playing": "Hors calendrier : {a} et {b} ont déjà leur partie à une autre table. Terminée, celle-ci compterait aussi au classement : retirez-la si elle est de trop.",
+    "tour.rules_differ": "Pas les règles du tournoi : {what}. Son résultat compte quand même : retirez-la s'il ne doit pas compter.",
+    "tour.differ.kings": "{n} rois (le tournoi : {tour})",
+    "tour.differ.target": "en {n} pierres (le tournoi : {tour})",
+    "tour.differ.real31_on": "avec la royale (le tournoi : sans)",
+    "tour.differ.real31_off": "sans la royale (le tournoi : avec)",
+    "tour.differ.games_per_vaca": "{n} jeux par manche (le tournoi : {tour})",
+    "tour.differ.games_per_vaca_one": "un jeu par manche (le tournoi : {tour})",
+    "tour.differ.vacas_to_win": "{n} manches gagnantes (le tournoi : {tour})",
+    "tour.differ.vacas_to_win_one": "une manche gagnante (le tournoi : {tour})",
+    "tour.added_rules_differ": "Table ajoutée au tournoi, mais ses règles ne sont pas celles du tournoi : la liste des parties dit lesquelles.",
     "tour.tie.title": "Égalités au nombre de parties gagnées :",
     "tour.tie.vacas_won_in_lost": "{ahead} devant {behind} : plus de manches gagnées dans les parties perdues ({a}–{b}).",
     "tour.tie.vacas_lost": "{ahead} devant {behind} : moins de manches perdues ({a}–{b}).",
@@ -2329,6 +2369,21 @@ def long_date(lang: str, iso: str) -> str:
     month = t(lang, "date.months").split(",")[day.month - 1]
     weekday = t(lang, "date.weekdays").split(",")[day.weekday()]
     return t(lang, "date.long", weekday=weekday, day=day.day, month=month, year=day.year)
+
+
+def rules_differ_text(lang: str, differ: dict | None) -> str:
+    """What a table's `rules_differ` (the tournament's state: `{rule: {table, tournament}}`)
+    says in `lang`, each rule that differs with the tournament's beside it: "a 1 vaca (el
+    torneo: 3), 4 reyes (el torneo: 8)"; "" for None."""
+    said = []
+    for rule, pair in (differ or {}).items():
+        n, tour = pair["table"], pair["tournament"]
+        if rule == "real31":
+            said.append(t(lang, "tour.differ.real31_on" if n else "tour.differ.real31_off"))
+        else:
+            one = "_one" if rule in ("games_per_vaca", "vacas_to_win") and n == 1 else ""
+            said.append(t(lang, f"tour.differ.{rule}{one}", n=n, tour=tour))
+    return ", ".join(said)
 
 
 def error_text(lang: str, code: str | None, message: str | None = None) -> str:

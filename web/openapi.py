@@ -174,6 +174,14 @@ SCHEMAS: dict[str, Any] = {
                              "league's teams (of one group) that none of the fixtures' pairings took, each taking "
                              "the first table between its teams, a finished one first: a pairing played again at another table, which the "
                              "standings count too (the page says so beside it)"},
+            "rules": {**_ref("Rules"), "description": "its table's rules, all five"},
+            "rules_differ": {"type": ["object", "null"], "description": "where its table's rules are not the "
+                             "tournament's, each rule that differs: {rule: {table, tournament}} (vacas_to_win: "
+                             "{table: 1, tournament: 3}); its result counts all the same (the organiser decides, "
+                             "and may take it out); null where they agree, and always for a friendly. Enrolling "
+                             "such a table succeeds, its answer carrying the marking",
+                             "additionalProperties": {"type": "object", "properties": {
+                                 "table": {}, "tournament": {}}}},
             "watch_token": {"type": "string", "description": "the organiser's answer only"},
             "group": {"type": ["string", "null"], "description": "a league in groups: the group both its teams are "
                       "in (null: in none, and in no group's standings)"},

@@ -404,6 +404,7 @@ def tournament(tournament_id: str):
         knockout_teams=_knockout_teams(state),
         watch_tokens=watch_tokens,
         tie_breaks=tie_breaks,
+        rules_differ_text=lambda differ: i18n.rules_differ_text(current_lang(), differ),
         round_labels=[i18n.short_date(current_lang(), d) for d in state["round_dates"] or []],
         boot=Markup(_script_json(boot)),
     )

@@ -486,7 +486,10 @@ class TournamentStore:
         for a league match between two of the league's teams (of one group) that none of
         the fixtures' pairings took, the first table of each pairing (of each leg), a finished
         one first, having taken it: a pairing played again at another table, which the standings count
-        too. `standings`: the engine's
+        too. Each match's `rules`: its table's, all five; its `rules_differ`: where they are not
+        the tournament's, each rule that differs, `{rule: {table, tournament}}` (its result
+        counts all the same: the organiser decides), else None (always for a friendly).
+        `standings`: the engine's
         over the league's matches (an unfinished one only lists its teams; one whose two
         teams were renamed alike is listed with `ranked` false and left out).
         `fixtures`: the league's rounds where its teams were entered (`round_dates`, their
@@ -531,6 +534,8 @@ class TournamentStore:
                 "stage": "league",
                 "unknown_teams": [],
                 "off_fixtures": False,
+                "rules": rt.rules.to_json(),
+                "rules_differ": None,
             }
             if watch_links:
                 match["watch_token"] = rt.watch_token
@@ -547,6 +552,8 @@ class TournamentStore:
             for m in matches:
                 if added[m["table"]] >= ko["drawn"]:  # never the league's: the bracket's, or a friendly
                     m["stage"] = "knockout" if m["table"] in played else "friendly"
+        for m in matches:  # a friendly counts in no standings: its rules are its own
+            m["rules_differ"] = None if m["stage"] == "friendly" else rules_differ(m["rules"], row["rules"])
         league = [m for m in matches if m["stage"] == "league"]
         if row["teams"]:
             known = {engine.team_key(t) for t in row["teams"]}
@@ -622,6 +629,14 @@ class TournamentStore:
                 folder = "annulled" if m["annulled"] else folder  # a withdrawn team's, in no standings
                 z.writestr(f"{folder}/{n:02d}-{slug(m['teams'][0])}-{slug(m['teams'][1])}.jsonl", text)
         return buf.getvalue(), f"{slug(state['name'], 'tournament')}.zip"
+
+
+def rules_differ(table: dict[str, Any], tournament: dict[str, Any]) -> dict[str, dict[str, Any]] | None:
+    """The rules in which a table's (`table`) differ from its tournament's, each `{rule:
+    {"table": its value, "tournament": the tournament's}}` in `RULE_KEYS` order, or None
+    where they are the same."""
+    out = {k: {"table": table[k], "tournament": tournament[k]} for k in RULE_KEYS if table[k] != tournament[k]}
+    return out or None
 
 
 def _mark_withdrawn(drawn: list[list[dict[str, Any]]], gone: dict[str, str]) -> None:

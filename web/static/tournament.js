@@ -295,9 +295,11 @@ if (form) {
       return;
     }
     try {
-      await api("POST", `${boot.api}/tables`, { token: boot.token, json: body });
+      const state = await api("POST", `${boot.api}/tables`, { token: boot.token, json: body });
       form.reset();
-      toast(t("tour.added"));
+      // added all the same where its rules are not the tournament's: the list says which
+      const differ = (state.matches || []).find((m) => m.table === body.table)?.rules_differ;
+      toast(t(differ ? "tour.added_rules_differ" : "tour.added"), "info", differ ? 6000 : undefined);
       last = "";
       await refresh();
     } catch (e) {
