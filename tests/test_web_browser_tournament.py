@@ -700,3 +700,32 @@ def test_a_pair_withdraws_on_a_phone_and_deleting_a_played_one_points_to_it(serv
         assert page.locator("#fixtures .fixture.not-played").count() == 0
     finally:
         ctx.close()
+
+
+def test_a_fixtures_table_is_opened_with_the_tournaments_rules(server, browser) -> None:  # noqa: F811
+    """A league of 4 reyes and 2 vacas to win: "Abrir la mesa" on a fixture opened the form
+    with 8 reyes and 3 vacas, and a table that counted silently to other rules. It now opens
+    with the tournament's, and its table plays them, unflagged."""
+    import requests
+
+    tour, organiser = new_tournament(server.url, "Liga")
+    auth = {"Authorization": f"Bearer {tour['token']}"}
+    base = f"{server.url}/api/tournaments/{tour['id']}"
+    requests.put(f"{base}/teams", headers=auth, json={"teams": ["Gorriak", "Urdinak"]}).raise_for_status()
+    requests.put(f"{base}/rules", headers=auth, json={"rules": {"kings": 4, "vacas_to_win": 2}}).raise_for_status()
+    ctx = phone(browser, "es")
+    page = ctx.new_page()
+    try:
+        page.goto(organiser)
+        page.click("#fixtures .open-fixture")
+        page.wait_for_selector("#tournament-rules")
+        table_id, token = open_the_table(page)
+        rules = requests.get(f"{server.url}/api/tables/{table_id}", headers={"Authorization": f"Bearer {token}"}
+                             ).json()["rules"]
+        assert rules == {"kings": 4, "target": 40, "real31": False, "games_per_vaca": 1, "vacas_to_win": 2}
+        match = tournament_api(server.url, tour).json()["matches"][0]
+        assert (match["table"], match["rules_differ"]) == (table_id, None)
+        page.goto(organiser)
+        assert page.locator("#matches .match-row").count() == 1 and page.locator(".rules-differ").count() == 0
+    finally:
+        ctx.close()

@@ -1891,3 +1891,29 @@ def test_a_friendly_is_never_flagged_for_its_rules(client, tournament) -> None:
     stages = {m["table"]: (m["stage"], m["rules_differ"]) for m in r.json["matches"]}
     assert stages == {friendly["id"]: ("friendly", None),
                       final["id"]: ("knockout", {"vacas_to_win": {"table": 1, "tournament": 3}})}
+
+
+def test_a_fixture_opens_its_table_with_the_tournaments_rules(client, tournament) -> None:
+    """"Open the table" on a fixture (and "New table in this tournament") opened the new-table
+    form with the product's defaults, whatever the league played; it now has the
+    tournament's rules chosen, and says they are the tournament's. A plain new table keeps
+    the defaults."""
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    client.put(f"{base}/teams", headers=auth, json={"teams": ["Gorriak", "Urdinak"]})
+    client.put(f"{base}/rules", headers=auth, json={"rules": {"kings": 4, "target": 30, "real31": True,
+                                                              "games_per_vaca": 2, "vacas_to_win": 7}})
+    html = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=en").get_data(as_text=True)
+    link = re.search(r'class="btn btn-ghost no-print open-fixture" href="([^"]+)"', html).group(1).replace("&amp;", "&")
+    new = re.search(r'id="new-tournament-table" href="([^"]+)"', html).group(1).replace("&amp;", "&")
+    for url in (link, new):
+        page = client.get(url).get_data(as_text=True)
+        assert "The tournament&#39;s rules, as its organiser set them" in page
+        checked = re.findall(r'name="(kings|target)" value="(\d+)" checked', page)
+        assert checked == [("kings", "4"), ("target", "30")]
+        assert re.search(r'name="real31" checked', page)
+        assert re.search(r'name="games_per_vaca"><option>1</option><option selected>2</option>', page)
+        assert "<option>5</option><option selected>7</option></select>" in page  # past the form's 5, offered
+    plain = client.get("/?lang=en").get_data(as_text=True)
+    assert re.findall(r'name="(kings|target)" value="(\d+)" checked', plain) == [("kings", "8"), ("target", "40")]
+    assert 'name="real31">' in plain and "<option selected>3</option><option>4</option><option>5</option></select>" \
+        in plain and "tournament-rules" not in plain

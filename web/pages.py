@@ -45,6 +45,7 @@ from flask import (
 from markupsafe import Markup, escape
 
 from scorer.engine.explain import dispute_text, grammar
+from scorer.engine.rules import Rules
 from scorer.engine.standings import team_key, tie_breaks
 from scorer.storage.tables import MAX_NAME, MAX_PHOTOS, StoreError
 from scorer.vision.image import MAX_PIXELS
@@ -292,11 +293,15 @@ def new_table():
         if err:
             return err
         state = current_app.extensions["mus_tournaments"].state(row["id"])
-        tournament = {"id": row["id"], "name": row["name"], "token": row["token"], "teams": _known_teams(state)}
+        tournament = {"id": row["id"], "name": row["name"], "token": row["token"], "teams": _known_teams(state),
+                      "rules": state["rules"]}
     # a fixture's names whole: a name longer than a team's may be is said so when the table is
     # asked for (as the league's form says it), never cut here to some other team's name
     prefill = [request.args.get(f"team{k}", "").strip() if tournament else "" for k in (0, 1)]
-    return _render("new.html", page="new", seats=SEATS, tournament=tournament, prefill=prefill,
+    # a tournament's table is opened with the tournament's rules (another is flagged on its page)
+    rules = tournament["rules"] if tournament else Rules().to_json()
+    return _render("new.html", page="new", seats=SEATS, tournament=tournament, prefill=prefill, rules=rules,
+                   vacas_choices=sorted({1, 2, 3, 4, 5, rules["vacas_to_win"]}),
                    boot=Markup(_script_json({"tournament": tournament})))
 
 
