@@ -729,3 +729,41 @@ def test_a_fixtures_table_is_opened_with_the_tournaments_rules(server, browser) 
         assert page.locator("#matches .match-row").count() == 1 and page.locator(".rules-differ").count() == 0
     finally:
         ctx.close()
+
+
+def test_the_organiser_sets_the_rules_on_a_phone_and_a_table_of_others_added_by_link_is_flagged(
+        server, browser) -> None:  # noqa: F811
+    """The organiser chooses 4 reyes and 1 vaca in "Reglas del torneo": the line at the top
+    says them at once, the API has them; a table of 8 reyes and 3 vacas added by its link
+    is added (not refused), the notice says its rules are not the tournament's, and its
+    row says which, in words."""
+    import requests
+
+    from web import i18n
+
+    tour, organiser = new_tournament(server.url, "Liga")
+    table = requests.post(f"{server.url}/api/tables", json={"teams": ["Gorriak", "Urdinak"]}).json()
+    ctx = phone(browser, "es")
+    page = ctx.new_page()
+    try:
+        page.goto(organiser)
+        assert page.inner_text("#rules-line") == "Reglas: 8 reyes, a 40 piedras, un juego por vaca, 3 vacas para ganar"
+        page.click("#rules-settings summary")
+        page.click("#set-rules label:has(input[name=kings][value='4'])")
+        page.select_option("#set-rules select[name=vacas_to_win]", "1")
+        page.click("#set-rules button[type=submit]")
+        until(page, "document.getElementById('rules-line').textContent.includes('4 reyes')")
+        assert page.inner_text("#rules-line") == "Reglas: 4 reyes, a 40 piedras, un juego por vaca, una vaca para ganar"
+        state = tournament_api(server.url, tour).json()
+        assert (state["rules"]["kings"], state["rules"]["vacas_to_win"], state["revision"]) == (4, 1, 1)
+        page.click("details:has(#add-table) > summary")
+        page.fill("#add-table input[name=link]", table["join_url"])
+        page.click("#add-table button[type=submit]")
+        page.wait_for_selector("#matches .rules-differ")
+        assert page.inner_text("#toast") == i18n.t("es", "tour.added_rules_differ")
+        assert page.inner_text("#matches .rules-differ") == (
+            "Reglas distintas de las del torneo: 8 reyes (el torneo: 4), a 3 vacas (el torneo: 1). "
+            "Su resultado cuenta igualmente: quítala si no debe contar.")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    finally:
+        ctx.close()

@@ -1917,3 +1917,31 @@ def test_a_fixture_opens_its_table_with_the_tournaments_rules(client, tournament
     assert re.findall(r'name="(kings|target)" value="(\d+)" checked', plain) == [("kings", "8"), ("target", "40")]
     assert 'name="real31">' in plain and "<option selected>3</option><option>4</option><option>5</option></select>" \
         in plain and "tournament-rules" not in plain
+
+
+def test_the_tournament_page_says_its_rules_in_a_line_and_the_organiser_sets_them(client, tournament) -> None:
+    """The page never said what the league plays: a short line says its rules, to the
+    watchers too, in the page's language; the organiser's form shows them chosen."""
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    watch = f"/c/{tournament['id']}?token={tournament['watch_token']}"
+    said = {"es": "Reglas: 8 reyes, a 40 piedras, un juego por vaca, 3 vacas para ganar",
+            "en": "Rules: 8 kings, 40 stones, one game a vaca, 3 vacas to win"}
+    for lang, line in said.items():
+        page = client.get(f"{watch}&lang={lang}").get_data(as_text=True)
+        assert f'<p class="hint rules-line" id="rules-line">{line}</p>' in page, lang
+        assert 'id="set-rules"' not in page  # the watchers read them only
+    client.put(f"{base}/rules", headers=auth, json={"rules": {"kings": 4, "target": 30, "real31": True,
+                                                              "games_per_vaca": 2, "vacas_to_win": 1}})
+    said = {"es": "Reglas: 4 reyes, a 30 piedras, 2 juegos por vaca, una vaca para ganar, con la real",
+            "eu": "Arauak: 4 errege, 30 harri, 2 joko bakako, baka bat irabazteko, errealarekin",
+            "fr": "Règles\u00a0: 4 rois, 30 pierres, 2 jeux par manche, une manche pour gagner, avec la royale",
+            "en": "Rules: 4 kings, 30 stones, 2 games a vaca, one vaca to win, real 31"}
+    for lang, line in said.items():
+        page = client.get(f"{watch}&lang={lang}").get_data(as_text=True)
+        assert f'id="rules-line">{line}</p>' in page, (lang, re.search(r'id="rules-line">([^<]*)<', page))
+    page = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=en").get_data(as_text=True)
+    form = page[page.index('<form id="set-rules"'):]
+    form = form[:form.index("</form>")]
+    assert re.findall(r'name="(kings|target)" value="(\d+)" checked', form) == [("kings", "4"), ("target", "30")]
+    assert 'name="real31" checked' in form and "<option selected>2</option>" in form
+    assert "<option selected>1</option><option>2</option>" in form  # one vaca to win

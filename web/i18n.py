@@ -559,6 +559,12 @@ EN: dict[str, str] = {
     "tour.differ.vacas_to_win_one": "to 1 vaca (the tournament: {tour})",
     "tour.added_rules_differ": "Table added to the tournament, but its rules are not the tournament's: the list of matches says which.",
     "tour.rules_preset": "The tournament's rules, as its organiser set them: a table opened with others is flagged on the tournament's page.",
+    "tour.rules_line": "Rules: {rules}",
+    "tour.rules_real31": "real 31",
+    "tour.rules_form": "The tournament's rules",
+    "tour.rules_help": "The tables opened from this page take them. A table of other rules still counts, flagged in the list of matches.",
+    "tour.rules_save": "Save the rules",
+    "tour.rules_saved": "Rules saved.",
     "tour.tie.title": "Ties on matches won:",
     "tour.tie.vacas_won_in_lost": "{ahead} ahead of {behind}: more vacas won in the matches lost ({a}–{b}).",
     "tour.tie.vacas_lost": "{ahead} ahead of {behind}: fewer vacas lost ({a}–{b}).",
@@ -1115,6 +1121,12 @@ ES: dict[str, str] = {
     "tour.differ.vacas_to_win_one": "a 1 vaca (el torneo: {tour})",
     "tour.added_rules_differ": "Mesa añadida al torneo, pero sus reglas no son las del torneo: la lista de partidas dice cuáles.",
     "tour.rules_preset": "Las reglas del torneo, como las puso su organizador: una mesa abierta con otras se señala en la página del torneo.",
+    "tour.rules_line": "Reglas: {rules}",
+    "tour.rules_real31": "con la real",
+    "tour.rules_form": "Reglas del torneo",
+    "tour.rules_help": "Las mesas abiertas desde esta página las toman. Una mesa con otras reglas cuenta igualmente, señalada en la lista de partidas.",
+    "tour.rules_save": "Guardar las reglas",
+    "tour.rules_saved": "Reglas guardadas.",
     "tour.tie.title": "Empates en partidas ganadas:",
     "tour.tie.vacas_won_in_lost": "{ahead} por delante de {behind}: más vacas ganadas en las partidas perdidas ({a}–{b}).",
     "tour.tie.vacas_lost": "{ahead} por delante de {behind}: menos vacas perdidas ({a}–{b}).",
@@ -1671,6 +1683,12 @@ EU: dict[str, str] = {
     "tour.differ.vacas_to_win_one": "baka batera (txapelketa: {tour})",
     "tour.added_rules_differ": "Mahaia txapelketara gehitu da, baina bere arauak ez dira txapelketarenak: partiden zerrendak dio zein.",
     "tour.rules_preset": "Txapelketaren arauak, antolatzaileak jarri bezala: beste batzuekin irekitako mahaia txapelketaren orrian seinalatzen da.",
+    "tour.rules_line": "Arauak: {rules}",
+    "tour.rules_real31": "errealarekin",
+    "tour.rules_form": "Txapelketaren arauak",
+    "tour.rules_help": "Orri honetatik irekitako mahaiek hartzen dituzte. Beste arau batzuetako mahaiak zenbatzen du hala ere, partiden zerrendan seinalatuta.",
+    "tour.rules_save": "Gorde arauak",
+    "tour.rules_saved": "Arauak gorde dira.",
     "tour.tie.title": "Irabazitako partidetan berdinketak:",
     "tour.tie.vacas_won_in_lost": "{ahead}, {behind} baino lehen: galdutako partidetan irabazitako baka gehiago ({a}–{b}).",
     "tour.tie.vacas_lost": "{ahead}, {behind} baino lehen: galdutako baka gutxiago ({a}–{b}).",
@@ -2230,6 +2248,12 @@ FR: dict[str, str] = {
     "tour.differ.vacas_to_win_one": "une manche gagnante (le tournoi : {tour})",
     "tour.added_rules_differ": "Table ajoutée au tournoi, mais ses règles ne sont pas celles du tournoi : la liste des parties dit lesquelles.",
     "tour.rules_preset": "Les règles du tournoi, telles que son organisateur les a fixées : une table ouverte avec d'autres est signalée sur la page du tournoi.",
+    "tour.rules_line": "Règles : {rules}",
+    "tour.rules_real31": "avec la royale",
+    "tour.rules_form": "Règles du tournoi",
+    "tour.rules_help": "Les tables ouvertes depuis cette page les prennent. Une table aux autres règles compte quand même, signalée dans la liste des parties.",
+    "tour.rules_save": "Enregistrer les règles",
+    "tour.rules_saved": "Règles enregistrées.",
     "tour.tie.title": "Égalités au nombre de parties gagnées :",
     "tour.tie.vacas_won_in_lost": "{ahead} devant {behind} : plus de manches gagnées dans les parties perdues ({a}–{b}).",
     "tour.tie.vacas_lost": "{ahead} devant {behind} : moins de manches perdues ({a}–{b}).",
@@ -2373,6 +2397,17 @@ def long_date(lang: str, iso: str) -> str:
     month = t(lang, "date.months").split(",")[day.month - 1]
     weekday = t(lang, "date.weekdays").split(",")[day.weekday()]
     return t(lang, "date.long", weekday=weekday, day=day.day, month=month, year=day.year)
+
+
+def rules_text(lang: str, rules: dict) -> str:
+    """A table's or a tournament's rules in one short line in `lang` (the match sheet's
+    words): "8 reyes, a 40 piedras, un juego por vaca, 3 vacas para ganar", ", con la
+    real" after it where it is played."""
+    gpv, vtw = rules["games_per_vaca"], rules["vacas_to_win"]
+    text = t(lang, "sheet.rules", kings=rules["kings"], target=rules["target"],
+             games=t(lang, "sheet.gpv", n=gpv) if gpv > 1 else t(lang, "sheet.gpv_one"),
+             vacas=t(lang, "sheet.vtw", n=vtw) if vtw > 1 else t(lang, "sheet.vtw_one"))
+    return text + (", " + t(lang, "tour.rules_real31") if rules["real31"] else "")
 
 
 def rules_differ_text(lang: str, differ: dict | None) -> str:

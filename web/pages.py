@@ -410,6 +410,9 @@ def tournament(tournament_id: str):
         watch_tokens=watch_tokens,
         tie_breaks=tie_breaks,
         rules_differ_text=lambda differ: i18n.rules_differ_text(current_lang(), differ),
+        rules_text=lambda rules: i18n.rules_text(current_lang(), rules),
+        rules=state["rules"],  # the organiser's form of them
+        vacas_choices=sorted({1, 2, 3, 4, 5, state["rules"]["vacas_to_win"]}),
         round_labels=[i18n.short_date(current_lang(), d) for d in state["round_dates"] or []],
         boot=Markup(_script_json(boot)),
     )

@@ -5,7 +5,7 @@ import { api, t, toast, rememberTournament, forgetTournament, formError, clearFo
 const boot = JSON.parse(document.getElementById("boot").textContent);
 const REFRESH_MS = 8000;
 let last = JSON.stringify(boot.state);
-// The revision of the settings (name, teams, final stage) this page's forms follow: a
+// The revision of the settings (name, rules, teams, final stage) this page's forms follow: a
 // change sent on an older one is refused (another organiser's phone changed them first).
 let revision = boot.state.revision;
 
@@ -104,6 +104,28 @@ const linesOf = (area) => area.value.split("\n").map((s) => s.trim()).filter(Boo
 export function groupsOf(text) {
   return text.split(/\n\s*\n/).map((block) => block.split("\n").map((s) => s.trim()).filter(Boolean))
     .filter((group) => group.length);
+}
+
+// The tournament's rules: the tables opened from its page take them; one of others is flagged.
+const rulesForm = document.getElementById("set-rules");
+if (rulesForm) {
+  rulesForm.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    clearFormError(rulesForm);
+    const f = rulesForm.elements;
+    const rules = {
+      kings: Number(f.kings.value), target: Number(f.target.value), real31: f.real31.checked,
+      games_per_vaca: Number(f.games_per_vaca.value), vacas_to_win: Number(f.vacas_to_win.value),
+    };
+    try {
+      revision = (await api("PUT", `${boot.api}/rules`, { token: boot.token, json: { rules, revision } })).revision;
+      toast(t("tour.rules_saved"));
+      last = "";
+      await refresh();
+    } catch (e) {
+      await refused(e, 6000, rulesForm);
+    }
+  });
 }
 
 // The league's teams, one a line (a blank line between groups): the server draws the fixtures.
