@@ -425,6 +425,63 @@ def test_a_team_taken_out_leaves_every_other_pairing_in_its_round() -> None:
     assert redraw(new, [left], 1, played) == new
 
 
+def test_a_team_taken_out_of_an_odd_home_and_away_league_leaves_the_return_leg_in_its_rounds() -> None:
+    """3 pairs, two legs: Bixente taken out (it played nothing), the first leg loses a round
+    of its own, but the return leg's Ane-Iker, played in round 5, stays in round 5."""
+    from scorer.engine.tournament import draw_fixtures, moves, redraw, standard_draw
+
+    old = standard_draw([["Ane", "Bixente", "Iker"]], 2)
+    played = [_table("Iker", "Ane", 1), _table("Ane", "Iker", 2)]
+    before = draw_fixtures(old, played)
+    assert [k for k, games in enumerate(before, 1) for g in games if g["table"]] == [2, 5]
+    new = redraw(old, [["Ane", "Iker"]], 2, played)
+    assert moves(before, None, draw_fixtures(new, played), None) == []
+    assert [len(leg) for leg in new[0]] == [3, 3]  # the calendar as it was: the return leg from round 4
+    assert redraw(new, [["Ane", "Iker"]], 2, played) == new  # saved again: as it was
+
+
+def _random_league(rng):
+    """A league drawn at random (1 to 3 groups of 2 to 7, one of 3 to 8 alone; 1 or 2 legs)
+    with a third of its pairings played or begun."""
+    from scorer.engine.tournament import standard_draw
+
+    names = iter(f"T{n:02d}" for n in range(99))
+    count = rng.choice([1, 1, 2, 3])
+    groups = [[next(names) for _ in range(rng.randint(3, 8) if count == 1 else rng.randint(2, 7))]
+              for _ in range(count)]
+    legs = rng.choice([1, 2])
+    draw = standard_draw(groups, legs)
+    pairs = [p for group in draw for leg in group for games in leg for p in games]
+    played = [_table(a, b, n, rng.random() < 0.8) for n, (a, b) in enumerate(pairs) if rng.random() < 0.3]
+    return groups, legs, draw, played
+
+
+def test_a_pair_taken_out_that_played_nothing_moves_no_fixture_played_or_begun() -> None:
+    """Over leagues drawn at random (odd and even, one leg or two, in groups or not): a team
+    that played nothing taken out leaves every pairing played or begun in its round and on
+    its date, and the save asks nothing."""
+    import random
+
+    from scorer.engine.tournament import draw_fixtures, moves, redraw
+
+    rng = random.Random(20240611)
+    tried = set()
+    for _ in range(1500):
+        groups, legs, old, played = _random_league(rng)
+        busy = {t for m in played for t in m["teams"]}
+        idle = [t for group in groups for t in group if t not in busy and (len(groups) == 1 or len(group) > 2)]
+        if not played or not idle:
+            continue
+        out = rng.choice(idle)
+        left = [[t for t in group if t != out] for group in groups]
+        grouped = len(groups) > 1
+        before, after = draw_fixtures(old, played, grouped), draw_fixtures(redraw(old, left, legs, played), played, grouped)
+        dates = [f"2026-{1 + k // 28:02d}-{1 + k % 28:02d}" for k in range(max(len(before), len(after)))]
+        assert moves(before, dates, after, dates) == [], (groups, legs, out, played)
+        tried.add((len(groups), legs, len(next(g for g in groups if out in g)) % 2))
+    assert len(tried) == 12  # every kind of league met
+
+
 def test_a_team_added_after_some_rounds_keeps_the_played_pairings_in_theirs() -> None:
     from scorer.engine.tournament import draw_fixtures, moves, redraw, standard_draw
 

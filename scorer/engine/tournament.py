@@ -153,6 +153,8 @@ def redraw(old: Draw, groups: list[list[str]], legs: int, matches: list[dict[str
     table in the old draw) stays in its round and leg, with its sides; a group's leg whose
     pairings are all as before stays as it was; the rest is drawn again around them (each
     where it was if that takes no more rounds; a return leg not begun mirrors the first).
+    Where the return leg has a pairing played or begun, each leg left shorter (a team taken
+    out) keeps its old rounds, empty ones at its end, so that those keep their rounds too.
     Where nothing was played, `standard_draw`."""
     where: dict[tuple[int, frozenset[str]], tuple[int, int, int, list[str]]] = {}  # -> (group, round, place, sides)
     size: Counter[tuple[int, int]] = Counter()  # pairings of each old (group, leg)
@@ -203,6 +205,10 @@ def redraw(old: Draw, groups: list[list[str]], legs: int, matches: list[dict[str
                 blocks.append([[[b, a] for a, b in games] for games in blocks[0]])
             else:
                 blocks.append(_plan(pairs, fixed, before, places))
+            if leg == 1 and fixed:  # both legs keep their rounds, so that the return leg's played keep theirs
+                was = {where[(1, frozenset(map(team_key, pairs[i])))][0] for i in fixed}
+                for n, block in enumerate(blocks):
+                    block += [[] for _ in range(max(len(old[g][n]) for g in was) - len(block))]
         out.append(blocks)
     return out
 
