@@ -157,8 +157,12 @@ def test_the_league_ends_without_the_pairings_of_a_withdrawn_pair(tmp_path) -> N
     store.withdraw(tour, {"team": "Berdeak", "results": "stand"})
     state = store.state(tour)
     assert state["champion"] == "Gorriak" and state["standings"][-1]["team"] == "Berdeak"
-    # a team that withdrew and is then taken out of the teams takes its withdrawal with it
+    # a team that withdrew and is then taken out of the teams stays withdrawn, its results as chosen
     store.set_teams(tour, {"teams": ["Gorriak", "Urdinak", "Berdeak", "Horiak"]})
     assert store.state(tour)["withdrawn"] == [{"team": "Berdeak", "results": "stand"}]
     store.set_teams(tour, {"teams": ["Gorriak", "Urdinak", "Horiak"], "move_played": True})
+    state = store.state(tour)
+    assert state["withdrawn"] == [{"team": "Berdeak", "results": "stand"}]
+    assert state["standings"][-1]["team"] == "Berdeak" and state["standings"][-1]["withdrawn"] is True
+    store.reinstate(tour, "berdeak")
     assert store.state(tour)["withdrawn"] == []

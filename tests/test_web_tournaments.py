@@ -1945,3 +1945,35 @@ def test_the_tournament_page_says_its_rules_in_a_line_and_the_organiser_sets_the
     assert re.findall(r'name="(kings|target)" value="(\d+)" checked', form) == [("kings", "4"), ("target", "30")]
     assert 'name="real31" checked' in form and "<option selected>2</option>" in form
     assert "<option selected>1</option><option>2</option>" in form  # one vaca to win
+
+
+def test_a_withdrawn_pair_deleted_from_the_teams_stays_withdrawn(client, tournament) -> None:
+    """Groups A/B/C and D/E/F, E–F played, F withdrawn with its results annulled: saving the
+    teams without F kept no withdrawal, so E–F counted again and F came back ranked. The
+    withdrawal now stays (undone only by undoing it), and nobody is told to withdraw F."""
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    groups = [["A", "B", "C"], ["D", "E", "F"]]
+    assert client.put(f"{base}/teams", headers=auth, json={"groups": groups}).status_code == 200
+    assert enrol(client, tournament, imported(client, ["E", "F"], [1, 1])).status_code == 201
+    withdrawn = client.post(f"{base}/withdrawals", headers=auth, json={"team": "F"}).json
+    assert withdrawn["withdrawn"] == [{"team": "F", "results": "annulled"}]
+    assert "F" not in [row["team"] for row in withdrawn["standings"]]
+    without = {"groups": [["A", "B", "C"], ["D", "E"]]}
+    r = client.put(f"{base}/teams", headers=auth, json=without)
+    err = r.json["error"]
+    assert (r.status_code, err["code"], err["params"]["gone"]) == (409, "fixtures_would_move", [])
+    assert "withdraw instead" not in err["message"] and '"F" withdrew already' in err["message"]
+    r = client.put(f"{base}/teams", headers=auth, json={**without, "move_played": True})
+    assert r.status_code == 200, r.json
+    state = r.json
+    assert state["withdrawn"] == [{"team": "F", "results": "annulled"}]
+    assert [m["annulled"] for m in state["matches"]] == [True]
+    assert "F" not in [row["team"] for row in state["standings"]]
+    assert state["standings"] == withdrawn["standings"]  # E's win over F still annulled
+    page = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=en").get_data(as_text=True)
+    assert 'class="btn btn-ghost reinstate" type="button" data-team="F"' in page  # to undo, as before
+    # its results standing instead: ranked last, as it chose; and the withdrawal can still be undone
+    r = client.post(f"{base}/withdrawals", headers=auth, json={"team": "F", "results": "stand"})
+    assert r.status_code == 422 and r.json["error"]["field"] == "team"  # no team of the league now
+    r = client.delete(f"{base}/withdrawals/F", headers=auth)
+    assert r.status_code == 200 and r.json["withdrawn"] == [] and not r.json["matches"][0]["annulled"]

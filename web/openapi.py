@@ -679,7 +679,8 @@ def document() -> dict[str, Any]:
                            "again. Where one would move all the same (a team of it gone, a round or date changed), "
                            "409 fixtures_would_move: its params' moves name each ({teams, table, round, date, "
                            "to_round, to_date}, to_round null where it leaves the fixtures) and gone the teams no "
-                           "longer entered that played them (withdraw those instead).",
+                           "longer entered that played them (withdraw those instead), but for those withdrawn "
+                           "already: every withdrawal stays, that of a team no longer entered too.",
             "responses": {"200": _json(_ref("Tournament"), "the tournament with its fixtures")}
             | _errors(400, 401, 403, 404, 409, 422)}},
         "/api/tournaments/{tournament_id}/withdrawals": {"post": {

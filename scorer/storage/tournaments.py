@@ -330,7 +330,8 @@ class TournamentStore:
         The fixtures played or begun keep their rounds and dates, and only the others are
         drawn again (`engine.tournament.redraw`); where one would move all the same (its
         team gone, its round or date changed), a 409 `fixtures_would_move` (`field`
-        `move_played`) names them, unless the body says `"move_played": true`."""
+        `move_played`) names them, unless the body says `"move_played": true`. Every
+        withdrawal stays, that of a team no longer entered too (its results as it chose)."""
         teams, legs, schedule, groups = check_teams(body)
         move_played = body.get("move_played", False)
         if not isinstance(move_played, bool):
@@ -349,11 +350,11 @@ class TournamentStore:
                              f"every {schedule['every_days']} days run past the year 9999", "start") from None
         moved = moves(before["fixtures"], before["round_dates"], after, dates)
         if moved and not move_played:
-            raise _would_move(tournament_id, moved, teams)
+            raise _would_move(tournament_id, moved, teams, [w["team"] for w in before["withdrawn"]])
         keys = {engine.team_key(t): t for t in teams}
-        with self._revised(tournament_id, revision) as conn:
-            kept = [{**w, "team": keys[engine.team_key(w["team"])]} for w in self._withdrawn(conn, tournament_id)
-                    if engine.team_key(w["team"]) in keys]
+        with self._revised(tournament_id, revision) as conn:  # every withdrawal stays, its team entered or not
+            kept = [{**w, "team": keys.get(engine.team_key(w["team"]), w["team"])}
+                    for w in self._withdrawn(conn, tournament_id)]
             conn.execute("UPDATE tournaments SET teams = ?, legs = ?, schedule = ?, groups = ?, draw = ?, withdrawn = ?"
                          " WHERE id = ?",
                          (json.dumps(teams, ensure_ascii=False), legs, json.dumps(schedule) if schedule else None,
@@ -659,13 +660,18 @@ def _stale(revision: int, now: int) -> StoreError:
                       f"is at revision {now} (changed from another phone): load it again", "revision")
 
 
-def _would_move(tournament_id: str, moved: list[dict[str, Any]], teams: list[str]) -> StoreError:
+def _would_move(tournament_id: str, moved: list[dict[str, Any]], teams: list[str],
+                withdrawn: list[str]) -> StoreError:
     """The 409 `fixtures_would_move` of teams that would move the fixtures played or begun
     (`moves`): each named, the teams no longer in the league that played them (`gone`,
-    whom a withdrawal takes out instead), and the flag that saves all the same."""
+    whom a withdrawal takes out instead; not those `withdrawn` already, whose withdrawal
+    stays), and the flag that saves all the same."""
     keys = {engine.team_key(t) for t in teams}
-    gone = list(dict.fromkeys(t for m in moved if m["to_round"] is None for t in m["teams"]
+    left = list(dict.fromkeys(t for m in moved if m["to_round"] is None for t in m["teams"]
                               if engine.team_key(t) not in keys))
+    out = {engine.team_key(t) for t in withdrawn}
+    gone = [t for t in left if engine.team_key(t) not in out]
+    stays = [t for t in left if engine.team_key(t) in out]
     said_moves = "; ".join(
         f"{m['teams'][0]} – {m['teams'][1]}, round {m['round']}: "
         + ("out of the fixtures" if m["to_round"] is None else
@@ -673,6 +679,8 @@ def _would_move(tournament_id: str, moved: list[dict[str, Any]], teams: list[str
         for m in moved[:2]) + (f"; and {len(moved) - 2} more" if len(moved) > 2 else "")
     hint = (f"; to take {', '.join(gone)} out of a league under way, withdraw instead (POST "
             f"/api/tournaments/{tournament_id}/withdrawals): the fixtures stay") if gone else ""
+    hint += (f"; {', '.join(map(said, stays))} withdrew already: {'its withdrawal stays' if len(stays) == 1 else 'their withdrawals stay'}"
+             if stays else "")
     return StoreError(409, "fixtures_would_move",
                       f"move_played: {len(moved)} fixture(s) played or begun would leave their round or date "
                       f"({said_moves}){hint}; send \"move_played\": true to save all the same",
