@@ -1977,3 +1977,18 @@ def test_a_withdrawn_pair_deleted_from_the_teams_stays_withdrawn(client, tournam
     assert r.status_code == 422 and r.json["error"]["field"] == "team"  # no team of the league now
     r = client.delete(f"{base}/withdrawals/F", headers=auth)
     assert r.status_code == 200 and r.json["withdrawn"] == [] and not r.json["matches"][0]["annulled"]
+
+
+def test_the_messages_naming_teams_quote_them_as_every_message_quotes_a_value(client, tournament) -> None:
+    """The 409 fixtures_would_move and the 422 of a team no withdrawal knows listed the names
+    bare ("Gorriak – Urdinak", "(Gorriak, Urdinak)"): a name with a comma or a dash read as two."""
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    _half_played(client, tournament)
+    r = client.put(f"{base}/teams", headers=auth, json={"teams": [t for t in LEAGUE8 if t != "Moreak"],
+                                                         "start": "2026-01-05"})
+    message = r.json["error"]["message"]
+    assert '"Moreak" – "' in message or '" – "Moreak", round' in message
+    assert 'to take "Moreak" out of a league under way' in message
+    r = client.post(f"{base}/withdrawals", headers=auth, json={"team": "Txuriak"})
+    assert r.json["error"]["message"] == ("team: expected one of the league's teams (" + ", ".join(
+        json.dumps(t) for t in LEAGUE8) + '), got "Txuriak"')

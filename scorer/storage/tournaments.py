@@ -228,7 +228,7 @@ def check_withdrawal(body: Any, teams: list[str]) -> tuple[str, str]:
     name = body.get("team")
     team = next((t for t in teams if isinstance(name, str) and engine.team_key(t) == engine.team_key(name)), None)
     if team is None:
-        known = f"one of the league's teams ({', '.join(teams)})" if teams else "a team of the league, whose teams are not entered yet"
+        known = f"one of the league's teams ({', '.join(map(said, teams))})" if teams else "a team of the league, whose teams are not entered yet"
         raise StoreError(422, "invalid", f"team: expected {known}, got {said(name)}", "team")
     results = body.get("results", "annulled")
     if results not in WITHDRAWAL_RESULTS:
@@ -673,11 +673,11 @@ def _would_move(tournament_id: str, moved: list[dict[str, Any]], teams: list[str
     gone = [t for t in left if engine.team_key(t) not in out]
     stays = [t for t in left if engine.team_key(t) in out]
     said_moves = "; ".join(
-        f"{m['teams'][0]} – {m['teams'][1]}, round {m['round']}: "
+        f"{said(m['teams'][0])} – {said(m['teams'][1])}, round {m['round']}: "
         + ("out of the fixtures" if m["to_round"] is None else
            f"to round {m['to_round']}" + (f" on {m['to_date']}" if m["to_date"] else ""))
         for m in moved[:2]) + (f"; and {len(moved) - 2} more" if len(moved) > 2 else "")
-    hint = (f"; to take {', '.join(gone)} out of a league under way, withdraw instead (POST "
+    hint = (f"; to take {', '.join(map(said, gone))} out of a league under way, withdraw instead (POST "
             f"/api/tournaments/{tournament_id}/withdrawals): the fixtures stay") if gone else ""
     hint += (f"; {', '.join(map(said, stays))} withdrew already: {'its withdrawal stays' if len(stays) == 1 else 'their withdrawals stay'}"
              if stays else "")
