@@ -79,3 +79,16 @@ def test_the_pages_script_says_a_score_and_a_card_as_the_server(server, browser,
     if lang == "fr":
         assert said == [["0 pierre sur 40", "1 pierre sur 40", "2 pierres sur 40", "12 pierres sur 40"],
                         ["As d'épées", "Cavalier d'épées", "Roi de deniers"]]
+
+
+@pytest.mark.parametrize("lang", ["fr", "es", "eu", "en"])
+def test_a_refusal_counting_one_says_it_in_the_singular(server, browser, lang: str) -> None:  # noqa: F811
+    """The page said a refusal's count in the plural whatever it was: "1 fixtures already
+    played or begun would move". A `why.<reason>_one` is picked as a score's is."""
+    from web import i18n
+
+    said = _common_js(server, browser, lang, """
+        return [1, 2].map((count) => new m.ApiError(409, 'fixtures_would_move', 'move_played: ...', 'move_played',
+                                                     null, 'fixtures_would_move', {count, moves: [], gone: []}).text);""")
+    words = [i18n.t(lang, "why.fixtures_would_move_one", count=1), i18n.t(lang, "why.fixtures_would_move", count=2)]
+    assert said == [f"{w[0].upper()}{w[1:]}." for w in words]

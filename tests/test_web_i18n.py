@@ -379,3 +379,24 @@ def test_a_warning_about_one_card_names_it_after_the_word_card(lang, noun):
     for key, text in one.items():
         before = text.split("{card")[0]
         assert before.endswith(noun) or before.rstrip().endswith(":"), f"{lang} {key}: {text!r}"
+
+
+def test_one_fixture_that_would_move_is_said_in_the_singular() -> None:
+    """`why.fixtures_would_move` read "1 fixtures … would move" ("1 partidas …"): one has its
+    singular (`_one`, which the page picks by Intl.PluralRules as for a score)."""
+    one = {lang: i18n.t(lang, "why.fixtures_would_move_one", count=1) for lang in i18n.LANGS}
+    assert one == {"en": "1 fixture already played or begun would move",
+                   "es": "1 partida ya jugada o empezada cambiaría de jornada o de fecha",
+                   "eu": "jokatutako edo hasitako partida 1 jardunaldiz edo dataz aldatuko litzateke",
+                   "fr": "1 partie déjà jouée ou commencée changerait de journée ou de date"}
+    assert i18n.t("es", "why.fixtures_would_move", count=3).startswith("3 partidas")
+
+
+@pytest.mark.parametrize("lang", ["fr", "es", "eu", "en"])
+def test_the_hints_to_withdraw_a_team_name_the_section_as_it_is_titled(lang) -> None:
+    """French sent the organiser to « Retirer une équipe », a section titled « Retirer une
+    équipe (forfait général) »."""
+    title = i18n.t(lang, "tour.withdraw")
+    for key in ("tour.moves_withdraw", "tour.teams_withdraw_hint"):
+        quoted = re.findall(r"[«“]\s*([^»”]+?)\s*[»”]", i18n.t(lang, key, teams="X"))
+        assert quoted == [title], (lang, key, quoted)

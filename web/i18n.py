@@ -305,6 +305,7 @@ EN: dict[str, str] = {
     "why.ko_team_count": "give the final stage 2 to {max} teams",
     "why.third_place_count": "a match for third place takes 4 teams or more (there are {count}): with fewer, no semi-finals are lost",
     "why.fixtures_would_move": "{count} fixtures already played or begun would move",
+    "why.fixtures_would_move_one": "{count} fixture already played or begun would move",
     "why.out_of_turn": "it is not {seat_name}'s turn: {speaker_name} speaks",
     "why.not_in_lance": "{seat_name} takes no part in {lance}: they declared they have none",
     "why.out_of_lance": "{seat_name} said “not for me” to the bet and is out of {lance}",
@@ -867,6 +868,7 @@ ES: dict[str, str] = {
     "why.ko_team_count": "pon de 2 a {max} parejas en la fase final",
     "why.third_place_count": "el tercer puesto necesita 4 parejas o más (hay {count}): con menos no hay perdedores de semifinales",
     "why.fixtures_would_move": "{count} partidas ya jugadas o empezadas cambiarían de jornada o de fecha",
+    "why.fixtures_would_move_one": "{count} partida ya jugada o empezada cambiaría de jornada o de fecha",
     "why.out_of_turn": "no le toca hablar a {seat_name}: habla {speaker_name}",
     "why.not_in_lance": "{seat_name} no entra en {lance}: dijo que no tenía",
     "why.out_of_lance": "{seat_name} dijo «para mí no» a la apuesta y está fuera de {lance}",
@@ -1429,6 +1431,7 @@ EU: dict[str, str] = {
     "why.ko_team_count": "jarri 2 eta {max} bikote artean azken fasean",
     "why.third_place_count": "hirugarren postuak 4 bikote edo gehiago behar ditu ({count} daude): gutxiagorekin ez dago finalerdietako galtzailerik",
     "why.fixtures_would_move": "jokatutako edo hasitako {count} partida jardunaldiz edo dataz aldatuko lirateke",
+    "why.fixtures_would_move_one": "jokatutako edo hasitako partida {count} jardunaldiz edo dataz aldatuko litzateke",
     "why.out_of_turn": "ez da {seat_name} jokalariaren txanda: {speaker_name} jokalariak hitz egiten du",
     "why.not_in_lance": "{seat_name} jokalaria ez dago {lance} jokaldian: ez duela aitortu du",
     "why.out_of_lance": "{seat_name} jokalariak «nere gatik tira» esan dio apustuari, eta {lance} jokalditik kanpo dago",
@@ -1994,6 +1997,7 @@ FR: dict[str, str] = {
     "why.ko_team_count": "indiquez de 2 à {max} équipes pour la phase finale",
     "why.third_place_count": "la troisième place demande 4 équipes ou plus (il y en a {count}) : avec moins, aucune demi-finale n'est perdue",
     "why.fixtures_would_move": "{count} parties déjà jouées ou commencées changeraient de journée ou de date",
+    "why.fixtures_would_move_one": "{count} partie déjà jouée ou commencée changerait de journée ou de date",
     "why.out_of_turn": "ce n'est pas à {seat_name} de parler : c'est à {speaker_name}",
     "why.not_in_lance": "{seat_name} ne joue pas la phase {lance} : il a annoncé ne pas en avoir",
     "why.out_of_lance": "{seat_name} a dit « pas pour moi » face au pari et est hors de la phase {lance}",
@@ -2282,9 +2286,9 @@ FR: dict[str, str] = {
     "tour.moves_confirm": "Enregistrer ces équipes déplace des parties déjà jouées ou commencées :",
     "tour.move_to": "{teams} : journée {from} → journée {to}",
     "tour.move_out": "{teams} (journée {from}) : sort du calendrier, et compte toujours",
-    "tour.moves_withdraw": "Pour sortir {teams} d'une ligue en cours, annulez et utilisez « Retirer une équipe » : le calendrier reste.",
+    "tour.moves_withdraw": "Pour sortir {teams} d'une ligue en cours, annulez et utilisez « Retirer une équipe (forfait général) » : le calendrier reste.",
     "tour.moves_save": "Enregistrer quand même ?",
-    "tour.teams_withdraw_hint": "Sortir une équipe en cours de ligue ? Retirez-la (« Retirer une équipe ») au lieu de l'effacer ici : les parties jouées restent dans leur journée.",
+    "tour.teams_withdraw_hint": "Sortir une équipe en cours de ligue ? Retirez-la avec « Retirer une équipe (forfait général) » au lieu de l'effacer ici : les parties jouées restent dans leur journée.",
 }
 FR = {key: french_spacing(text) for key, text in FR.items()}
 

@@ -58,9 +58,10 @@ export class ApiError extends Error {
   get detail() {
     return this.why || (DETAILED.has(this.code) && this.message && this.message !== this.code ? this.message : "");
   }
-  // The reason the server gave, in the page's language, or "".
+  // The reason the server gave, in the page's language (its singular where it counts one), or "".
   get why() {
-    const key = this.reason && `why.${this.reason}`;
+    const count = this.params.count;
+    const key = this.reason && (Number.isFinite(count) ? plural(`why.${this.reason}`, count) : `why.${this.reason}`);
     return key && key in STRINGS ? t(key, sayParams(this.params)) : "";
   }
   // The user's words for this error: the reason alone where there is one (a name typed
