@@ -745,6 +745,43 @@ def test_the_counts_reasons_without_its_words_are_said_in_the_pages_language(ser
             ctx.close()
 
 
+def test_the_historys_reasons_without_its_words_are_said_in_the_pages_language(server, browser, monkeypatch):  # noqa: F811
+    """A hand of the history whose count in words is missing shows its events: each one's
+    reason is said in the page's language, as the table page's count says it, not the
+    engine's English for machines ("all passed; best pares seat 0; ..."), in every language."""
+    import re
+
+    import web.pages
+    from scorer.engine.explain import words as engine
+
+    api = Api(server.url)
+    api.act("envido", n=2)
+    api.act("no_quiero")  # grande: the deje to Txuriak
+    api.act("envido", n=3)
+    api.act("quiero")  # chica: Bixente's 1-2 wins it
+    api.to_showdown()  # pares: all pass; juego: Ane's alone
+    api.post("showdown", {"hands": HANDS})
+    monkeypatch.setattr(web.pages, "explain_lines", lambda *args: [])
+    for lang in ("es", "eu", "fr", "en"):
+        w = engine(lang)
+        ctx = phone(browser, lang)
+        page = ctx.new_page()
+        try:
+            page.goto(f"{server.url}/t/{api.id}/history?token={api.token}")
+            page.wait_for_selector("#hand-1 .explain .ev")
+            whys = page.eval_on_selector_all("#hand-1 .explain .ev", "els => els.map(e => e.querySelector('.ev-why')?.textContent)")
+            assert whys == [
+                f"{w['envido']}, {w['no_quiero']}",
+                f"{w['envido_n'].format(n=3)}, {w['quiero']}",
+                w["all_passed"],
+                w["only_team"].format(t="Txuriak", l=w["juego"].lower()),
+            ], (lang, whys)
+            text = page.inner_text("#hand-1 .explain")
+            assert not re.search(r"\b(seat|best|refused|accepted|bonus)\b", text), (lang, text)
+        finally:
+            ctx.close()
+
+
 def test_a_count_whose_words_fail_at_once_shows_its_events_without_waiting_for_another_change(server, browser):  # noqa: F811
     """The count waits for its words up to 1.5 s (a live region read once, in words); where
     their request fails sooner (the bar's wifi gone for a moment), its events show then, not

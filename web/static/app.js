@@ -1,6 +1,6 @@
 // The table page (players and spectators): score, the drawn table, the lance being
 // said, showdown with photo and card picker, the count, live updates.
-import { api, ApiError, t, plural, colon, semicolon, toast, untoast, watchNameLengths, h, svg, icon, cardName, newClientId, rememberTable } from "./common.js";
+import { api, ApiError, t, plural, colon, semicolon, toast, untoast, watchNameLengths, h, svg, icon, cardName, newClientId, rememberTable, whyText } from "./common.js";
 import { disputeText } from "./dispute.js";
 
 const BOOT = JSON.parse(document.getElementById("boot").textContent);
@@ -1797,7 +1797,7 @@ function explainedLines(hand, settlement) {
 
 function eventLines(settlement) {
   return (settlement.events || []).map((ev) => {
-    const why = whyText(ev);
+    const why = whyText(ev, teamName(ev.team));
     return h("li", { class: `ev team-${ev.team}` },
       // the parts of a line said apart by a screen reader ("Grande: Beltzak +1, envido, no quiero"), not run together
       h("span", { class: "ev-lance" }, lanceLabel(ev.lance)), h("span", { class: "sr-only" }, colon()),
@@ -1805,39 +1805,6 @@ function eventLines(settlement) {
       h("strong", { class: "ev-stones" }, `+${ev.stones}`),
       why ? [h("span", { class: "sr-only" }, ", "), h("span", { class: "ev-why" }, why)] : null);
   });
-}
-
-// An event's reason in the page's words (the engine's, `count.*`), read from its `why`, the
-// engine's English for machines (scorer/engine/README.md, ruling 10), by its kind as the count
-// in words reads it (scorer/engine/explain.py): the bets said and how they ended ("envido 3,
-// quiero"), all passed, one team alone, a refusal's bonus, a false declaration; "" for a reason
-// it cannot read (never the English).
-function whyText(ev) {
-  const why = String(ev.why || "");
-  const tm = teamName(ev.team);
-  const bet = (word) => {
-    let m = /^envido(?: (\d+))?$/.exec(word);
-    if (m) return !m[1] || m[1] === "2" ? t("count.envido") : t("count.envido_n", { n: m[1] });
-    m = /^(\d+) more$/.exec(word);
-    if (m) return t("count.mas", { n: m[1] });
-    return word === "ordago" ? t("count.ordago") : null;
-  };
-  const bets = (chain, end) => {
-    const said = chain.split(", ").map(bet);
-    return said.every(Boolean) ? [...said, t(end)].join(", ") : "";
-  };
-  let m = /^deje: (.+) refused$/.exec(why);
-  if (m) return bets(m[1], "count.no_quiero");
-  if (/^(false|undeclared) /.test(why)) {
-    const tira = /\btira (\d+)/.exec(why.split("): ")[1] || "");
-    return why.startsWith("undeclared ") && tira ? t("count.tira_for", { n: tira[1], t: tm }) : t("count.annulled", { t: tm });
-  }
-  if (why.startsWith("only team ")) return t("count.only_team", { t: tm, l: lanceLabel(ev.lance).toLowerCase() });
-  if (why.startsWith("punto after refused bet")) return t("count.punto_refused", { t: tm });
-  if (why.startsWith("bonus after refused bet")) return t("count.refused_bonus", { t: tm });
-  if (why.startsWith("all passed")) return t("count.all_passed");
-  m = /^(.+), accepted(?:;|$)/.exec(why);
-  return m ? bets(m[1], "count.quiero") : "";
 }
 
 // What dispute.js says a dispute with: the names, the page's language, the engine's patterns.

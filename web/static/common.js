@@ -17,6 +17,39 @@ export function t(key, values) {
 export const colon = () => (STRINGS["punct.colon"] ?? ": ");
 export const semicolon = () => (STRINGS["punct.semicolon"] ?? "; ");
 
+// An event's reason in the page's words (the engine's, `count.*`), read from its `why`, the
+// engine's English for machines (scorer/engine/README.md, ruling 10), by its kind as the count
+// in words reads it (scorer/engine/explain.py): the bets said and how they ended ("envido 3,
+// quiero"), all passed, one team alone, a refusal's bonus, a false declaration; "" for a reason
+// it cannot read (never the English). `tm`: the event's team's name. Shared by the table
+// page's count and the history's, each while its words are not here.
+export function whyText(ev, tm) {
+  const why = String(ev.why || "");
+  const bet = (word) => {
+    let m = /^envido(?: (\d+))?$/.exec(word);
+    if (m) return !m[1] || m[1] === "2" ? t("count.envido") : t("count.envido_n", { n: m[1] });
+    m = /^(\d+) more$/.exec(word);
+    if (m) return t("count.mas", { n: m[1] });
+    return word === "ordago" ? t("count.ordago") : null;
+  };
+  const bets = (chain, end) => {
+    const said = chain.split(", ").map(bet);
+    return said.every(Boolean) ? [...said, t(end)].join(", ") : "";
+  };
+  let m = /^deje: (.+) refused$/.exec(why);
+  if (m) return bets(m[1], "count.no_quiero");
+  if (/^(false|undeclared) /.test(why)) {
+    const tira = /\btira (\d+)/.exec(why.split("): ")[1] || "");
+    return why.startsWith("undeclared ") && tira ? t("count.tira_for", { n: tira[1], t: tm }) : t("count.annulled", { t: tm });
+  }
+  if (why.startsWith("only team ")) return t("count.only_team", { t: tm, l: t(`lance.${ev.lance}`).toLowerCase() });
+  if (why.startsWith("punto after refused bet")) return t("count.punto_refused", { t: tm });
+  if (why.startsWith("bonus after refused bet")) return t("count.refused_bonus", { t: tm });
+  if (why.startsWith("all passed")) return t("count.all_passed");
+  m = /^(.+), accepted(?:;|$)/.exec(why);
+  return m ? bets(m[1], "count.quiero") : "";
+}
+
 // A count's key in the page's language: `key` + "_one" where the language says that count
 // in the singular and the strings have such a key (French 0 and 1, English 1: "1 stone of
 // 40", "0 pierre sur 40"), else `key`.
