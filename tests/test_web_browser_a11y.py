@@ -677,6 +677,52 @@ def test_the_arrow_keys_move_the_esku_and_save_it_once_chosen(server, browser): 
         ctx.close()
 
 
+def test_the_arrow_keys_move_the_photos_seat_and_save_it_once_chosen(server, browser, tmp_path):  # noqa: F811
+    """From Ane to Iker with the arrow keys, the seat the photo was taken from is saved once,
+    as Iker, when the choice settles (not Bixente on the way, a write each); the cards turn
+    at each arrow and the focus stays on the seat chosen. Enter saves at once, and so does
+    a tap."""
+    photo = tmp_path / "showdown.jpg"
+    photo.write_bytes(showdown_photo(HANDS, bottom=0))
+    api = Api(server.url)
+    ctx = phone(browser, "en")
+    page = ctx.new_page()
+    sent: list[int] = []
+    shown = lambda r: r.method == "POST" and r.url.endswith("/shown")  # noqa: E731
+    page.on("request", lambda r: sent.append(r.post_data_json["bottom"]) if shown(r) else None)
+    on = "v => document.activeElement.matches(`input[type=radio][value='${v}']:checked`)"
+    try:
+        page.goto(api.url())
+        page.wait_for_selector("#live[data-state=live]")
+        api.to_showdown()
+        page.wait_for_selector("#showdown:not([hidden])")
+        page.set_input_files("#photo-input", str(photo))
+        page.wait_for_selector("#photo-boxes g.box >> nth=15")
+        until(page, "window.musTable.state.current.shown?.photo_id != null")
+        page.wait_for_timeout(300)
+        sent.clear()
+        tab_to(page, "#bottom-seat input:checked")
+        for seat in (1, 2):
+            page.keyboard.press("ArrowRight")
+            assert page.evaluate(on, str(seat)), seat
+        until(page, "window.musTable.state.current.shown?.bottom === 2")
+        page.wait_for_timeout(1200)
+        assert sent == [2], sent
+        assert page.evaluate(on, "2")
+        page.keyboard.press("ArrowLeft")
+        with page.expect_request(shown, timeout=500):
+            page.keyboard.press("Enter")  # at once
+        until(page, "window.musTable.state.current.shown?.bottom === 1")
+        assert page.evaluate(on, "1")
+        with page.expect_request(shown, timeout=500):
+            page.click("#bottom-seat label:first-child")  # a tap: at once
+        until(page, "window.musTable.state.current.shown?.bottom === 0")
+        page.wait_for_timeout(1200)
+        assert sent == [2, 1, 0], sent
+    finally:
+        ctx.close()
+
+
 def test_a_lost_connection_is_said_and_so_is_its_return_once_each(browser):  # noqa: F811
     """The wifi stalls: a screen reader is told, once and politely, that the connection is
     lost and the score may be out of date (the top bar's "Reconnecting…" is no live

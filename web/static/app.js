@@ -53,6 +53,51 @@ function keepRadioFocus(box, draw) {
   if (had !== null) box.querySelector(`input[value="${CSS.escape(had)}"]`)?.focus();
 }
 
+// A group of radios whose choice is saved as it settles (the esku's seat, the seat the photo
+// was taken from): the arrow keys move the choice from seat to seat, each a `change`, and a
+// save at each wrote every seat on the way (from Ane to Maite, Bixente and Iker were saved as
+// esku). `chose(value)` at a `change`: `save(value)` once the choice settles (RADIO_SETTLE_MS
+// after the last arrow), at once with Enter or Space, as the focus leaves the group, or on a
+// tap; then `after()`. `pending()`: the choice not saved yet ({value}), or null; `drop()`
+// forgets it.
+const RADIO_SETTLE_MS = 800;
+function settlingRadios(box, save, after = () => {}) {
+  let pending = null;  // {value, timer, saving}
+  let arrow = false;  // the `change` under way comes from an arrow key
+  const flush = async () => {
+    const mine = pending;
+    if (!mine || mine.saving) return;
+    clearTimeout(mine.timer);
+    mine.saving = true;
+    try {
+      await save(mine.value);
+    } finally {
+      if (pending === mine) pending = null;
+      after();
+    }
+  };
+  box.addEventListener("keydown", (e) => {
+    if (e.key.startsWith("Arrow")) {
+      arrow = true;  // its `change` comes before this task ends
+      setTimeout(() => { arrow = false; });
+    } else if ((e.key === "Enter" || e.key === " ") && pending) {
+      e.preventDefault();
+      flush();
+    }
+  });
+  // the focus gone elsewhere (not a seat drawn again, which keepRadioFocus focuses anew)
+  box.addEventListener("focusout", () => setTimeout(() => { if (pending && !box.contains(document.activeElement)) flush(); }));
+  return {
+    chose(value) {
+      clearTimeout(pending?.timer);
+      pending = { value, timer: arrow ? setTimeout(flush, RADIO_SETTLE_MS) : null };
+      if (!arrow) flush();
+    },
+    pending: () => pending,
+    drop() { clearTimeout(pending?.timer); pending = null; },
+  };
+}
+
 function lanceLabel(lance) { return t(`lance.${lance}`); }
 function phaseLabel(phase) {
   if (BET_PHASES.includes(phase)) return lanceLabel(phase);
@@ -702,7 +747,7 @@ function renderEsku() {
   box.classList.toggle("is-fixed", !can);
   const esku = eskuNow();
   if (!can) {
-    eskuPending = null;
+    eskuSeats.drop();
     box.open = false;
     $("esku-q").textContent = t("esku.is", { name: playerName(esku) });
     $("esku-q").setAttribute("aria-disabled", "true");
@@ -714,47 +759,16 @@ function renderEsku() {
   if (eskuAsked !== handNumber()) { eskuAsked = handNumber(); box.open = false; }
   $("esku-q").textContent = first ? t("esku.who_now", { name: playerName(esku) }) : t("esku.now", { name: playerName(esku) });
   $("esku-hint").hidden = !first;
-  const chosen = eskuPending ? eskuPending.seat : esku;  // an arrow key's choice, not saved yet
+  const chosen = eskuSeats.pending()?.value ?? esku;  // an arrow key's choice, not saved yet
   keepRadioFocus($("esku-seats"), () => $("esku-seats").replaceChildren(...[0, 1, 2, 3].map((s) => h("label", { class: `team-${team(s)}` },
-    h("input", { type: "radio", name: "esku", value: s, checked: chosen === s, onchange: () => chooseEsku(s, !eskuArrow) }),
+    h("input", { type: "radio", name: "esku", value: s, checked: chosen === s, onchange: () => eskuSeats.chose(s) }),
     h("span", {}, playerName(s))))));
 }
-// The arrow keys move the choice from seat to seat, each a `change`: it is saved once it
-// settles (ESKU_SETTLE_MS after the last arrow), or at once with Enter or Space, or as the
-// focus leaves the seats; not a write per seat on the way (from Ane to Maite, Bixente and
-// Iker were saved as esku). A tap saves at once.
-const ESKU_SETTLE_MS = 800;
-let eskuPending = null;  // {seat, timer}: the seat an arrow key chose, to be saved
-let eskuArrow = false;  // the `change` under way comes from an arrow key
-function chooseEsku(seat, now) {
-  clearTimeout(eskuPending?.timer);
-  eskuPending = { seat, timer: now ? null : setTimeout(saveEsku, ESKU_SETTLE_MS) };
-  if (now) saveEsku();
-}
-async function saveEsku() {
-  const mine = eskuPending;
-  if (!mine) return;
-  clearTimeout(mine.timer);
-  if (mine.seat !== eskuNow()) await write("esku", { seat: mine.seat });
-  if (eskuPending === mine) eskuPending = null;
-  renderEsku(); // refused: the esku as it is
-}
-if (CAN_PLAY) {
-  // once the hand has started the line only says who is esku: it does not open
-  $("esku-q").addEventListener("click", (e) => { if ($("esku-pick").classList.contains("is-fixed")) e.preventDefault(); });
-  const seats = $("esku-seats");
-  seats.addEventListener("keydown", (e) => {
-    if (e.key.startsWith("Arrow")) {
-      eskuArrow = true;  // its `change` comes before this task ends
-      setTimeout(() => { eskuArrow = false; });
-    } else if ((e.key === "Enter" || e.key === " ") && eskuPending) {
-      e.preventDefault();
-      saveEsku();
-    }
-  });
-  // the focus gone elsewhere (not a seat drawn again, which keepRadioFocus focuses anew)
-  seats.addEventListener("focusout", () => setTimeout(() => { if (eskuPending && !seats.contains(document.activeElement)) saveEsku(); }));
-}
+// The arrow keys move the choice from seat to seat: saved once it settles (settlingRadios).
+// Refused: the esku as it is.
+const eskuSeats = CAN_PLAY ? settlingRadios($("esku-seats"), (seat) => (seat !== eskuNow() ? write("esku", { seat }) : null), renderEsku) : null;
+// once the hand has started the line only says who is esku: it does not open
+if (CAN_PLAY) $("esku-q").addEventListener("click", (e) => { if ($("esku-pick").classList.contains("is-fixed")) e.preventDefault(); });
 
 // ------------------------------------------------------------------ showdown
 
@@ -957,7 +971,7 @@ function renderShowdown() {
 
   const seg = $("bottom-seat");
   keepRadioFocus(seg, () => seg.replaceChildren(...[0, 1, 2, 3].map((s) => h("label", { class: `team-${team(s)}` },
-    h("input", { type: "radio", name: "bottom", value: s, checked: show.bottom === s, onchange: () => bottomChosen(s) }),
+    h("input", { type: "radio", name: "bottom", value: s, checked: show.bottom === s, onchange: () => bottomChosen(s, bottomSeats) }),
     h("span", {}, playerName(s))))));
 
   $("photo-label").textContent = show.photos.length ? t("show.retake") : t("show.photo");
@@ -1109,9 +1123,16 @@ function reseat(bottom) {
   show.settled = turned(show.settled);
   return true;
 }
-function bottomChosen(bottom) {
+// The photo's seat chosen: its cards turn at once, kept at once (a tap on the hint that
+// names the seat) or once the radios' choice settles (`seats`: the arrow keys move it from
+// seat to seat, not a write at each).
+const bottomSeats = CAN_PLAY ? settlingRadios($("bottom-seat"), () => saveShown()) : null;
+function bottomChosen(bottom, seats = null) {
   if (show.reading) { show.bottom = bottom; return; }  // the photo being read is read from there
-  if (reseat(bottom)) { renderShowdown(); saveShown(); }
+  if (reseat(bottom)) {
+    renderShowdown();
+    if (seats) seats.chose(bottom); else saveShown();
+  }
 }
 
 function renderPhoto() {
