@@ -218,11 +218,11 @@ def test_home_and_away_then_a_final_whose_champions_show_live_and_a_zip(server, 
         data = open(got.value.path(), "rb").read()
         z = zipfile.ZipFile(io.BytesIO(data))
         assert got.value.suggested_filename == "txapelketa.zip"
-        assert sorted(z.namelist()) == ["excel/clasificacion.csv", "excel/resultados.csv",
+        assert sorted(z.namelist()) == ["excel/clasificacion.csv", "excel/reglas.csv", "excel/resultados.csv",
                                         "knockout/01-urdinak-gorriak.jsonl", "standings.csv", "tournament.json"]
         results = z.read("excel/resultados.csv").decode("utf-8-sig").splitlines()  # the page's language: es
         assert results[0].startswith("Fase;Ronda;Fecha;Mesa;Pareja A;Pareja B;")
-        assert results[-1].split(";")[-2:] == ["Gorriak", "terminada"]  # the final
+        assert results[-1].split(";")[-3:] == ["Gorriak", "terminada", "a 1 vaca (el torneo: 3)"]  # the final
         assert json.loads(z.read("tournament.json"))["champion"] == "Gorriak"
 
         # renamed, then deleted: the home page forgets it, and its table stays

@@ -517,7 +517,8 @@ def test_the_zip_holds_the_standings_and_every_match_as_excel_opens_them_in_the_
     assert raw.startswith(b"\xef\xbb\xbf") and "Peña Txoko".encode() in raw
     rows = list(csv.reader(io.StringIO(raw.decode("utf-8-sig")), delimiter=";"))
     assert rows[0] == ["Fase", "Ronda", "Fecha", "Mesa", "Pareja A", "Pareja B", "Vacas A", "Vacas B",
-                       "Juegos A", "Juegos B", "Ganadora", "Estado"]
+                       "Juegos A", "Juegos B", "Ganadora", "Estado",
+                       "Reglas distintas de las del torneo"]  # these tables play to 2 vacas, the league to 3
     assert len(rows) == 1 + 6  # every pairing of the league, played or not
     fixture = {tuple(r[4:6]): r for r in rows[1:]}
     order = [g["teams"] for games in state["fixtures"] for g in games]
@@ -527,12 +528,13 @@ def test_the_zip_holds_the_standings_and_every_match_as_excel_opens_them_in_the_
     k = next(k for k, games in enumerate(state["fixtures"]) for g in games if g["teams"] == pair)
     flip = pair[0] != "Peña Txoko"
     assert won[:4] == ["Liga", str(k + 1), today, "1"]
-    assert won[6:] == (["1", "2", "1", "2"] if flip else ["2", "1", "2", "1"]) + ["Peña Txoko", "terminada"]
+    assert won[6:] == (["1", "2", "1", "2"] if flip else ["2", "1", "2", "1"]) + ["Peña Txoko", "terminada",
+                                                                                  "a 2 vacas (el torneo: 3)"]
     other = next(p for p in order if set(p) == {"Horiak", "=Berdeak"})
     live = fixture[("'" + other[0] if other[0].startswith("=") else other[0],
                     "'" + other[1] if other[1].startswith("=") else other[1])]  # no formula for Excel
-    assert live[3] == "2" and live[10:] == ["", "en juego"]
-    unplayed = [r for r in rows[1:] if r[-1] == "por jugar"]
+    assert live[3] == "2" and live[10:] == ["", "en juego", "a 2 vacas (el torneo: 3)"]
+    unplayed = [r for r in rows[1:] if r[-2] == "por jugar"]
     assert len(unplayed) == 4 and all(r[2] == state["round_dates"][int(r[1]) - 1] and r[3] == "" for r in unplayed)
     standings = list(csv.reader(io.StringIO(z.read("excel/clasificacion.csv").decode("utf-8-sig")), delimiter=";"))
     assert standings[0][:3] == ["Puesto", "Pareja", "Partidas jugadas"]
@@ -540,7 +542,8 @@ def test_the_zip_holds_the_standings_and_every_match_as_excel_opens_them_in_the_
     # in English (the phone's language): "," and English words
     z = zipfile.ZipFile(io.BytesIO(client.get(path, headers={**tournament["auth"], "Accept-Language": "en-GB"}).data))
     head = z.read("excel/results.csv").decode("utf-8-sig").splitlines()[0]
-    assert head == "Stage,Round,Date,Table,Team A,Team B,Vacas A,Vacas B,Games A,Games B,Winner,State"
+    assert head == ("Stage,Round,Date,Table,Team A,Team B,Vacas A,Vacas B,Games A,Games B,Winner,State,"
+                    "Rules other than the tournament's")
     assert "excel/standings.csv" in z.namelist()
 
 
@@ -552,7 +555,8 @@ def test_only_the_organiser_exports(client, tournament) -> None:
     assert client.get(path + "?token=nope").json["error"]["code"] == "bad_token"
     assert client.get("/api/tournaments/nope/export", headers=tournament["auth"]).status_code == 404
     empty = zipfile_names(client.get(path, headers=tournament["auth"]).data)
-    assert empty == ["excel/clasificacion.csv", "excel/resultados.csv", "standings.csv", "tournament.json"]
+    assert empty == ["excel/clasificacion.csv", "excel/reglas.csv", "excel/resultados.csv", "standings.csv",
+                     "tournament.json"]
 
 
 def zipfile_names(data: bytes) -> list[str]:
@@ -1774,7 +1778,8 @@ def test_the_spreadsheets_say_a_withdrawal_as_the_page_does(client, tournament) 
     assert standings[0][-1] == "Retirada" and all(r[-1] == "" for r in standings[1:])
     assert client.post(f"{base}/withdrawals", headers=auth, json={"team": "Berdeak"}).status_code == 200
     rows, standings = sheets()
-    state = {frozenset(r[4:6]): r[-1] for r in rows[1:]}
+    at = rows[0].index("Estado")  # a column of the tables' other rules after it (to 2 vacas, the league 3)
+    state = {frozenset(r[4:6]): r[at] for r in rows[1:]}
     assert state[frozenset(["Gorriak", "Berdeak"])] == "anulada — retirada"
     assert state[frozenset(["Urdinak", "Berdeak"])] == "no se juega — retirada"
     assert state[frozenset(["Gorriak", "Urdinak"])] == "terminada"
@@ -1785,7 +1790,7 @@ def test_the_spreadsheets_say_a_withdrawal_as_the_page_does(client, tournament) 
     rows, standings = sheets()
     assert standings[-1][1] == "Berdeak" and standings[-1][-1] == "retirada"
     assert all(r[-1] == "" for r in standings[1:-1])
-    assert {frozenset(r[4:6]): r[-1] for r in rows[1:]}[frozenset(["Gorriak", "Berdeak"])] == "terminada"
+    assert {frozenset(r[4:6]): r[at] for r in rows[1:]}[frozenset(["Gorriak", "Berdeak"])] == "terminada"
 
 
 # -- the tournament's rules ------------------------------------------------------------------
@@ -1878,6 +1883,40 @@ def test_a_table_whose_rules_are_not_the_tournaments_is_flagged_and_still_counts
                                    "vacas_to_win": {"table": 3, "tournament": 1}}
     page = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=es").get_data(as_text=True)
     assert "8 reyes (el torneo: 4), sin la real (el torneo: con ella), a 3 vacas (el torneo: 1)" in page
+
+
+def test_the_spreadsheets_say_the_tournaments_rules_and_each_table_of_other_rules(client, tournament) -> None:
+    """The clerk's spreadsheets said nothing of the rules: `excel/` now holds the
+    tournament's name and rules in one line, and the results a column saying, in the
+    request's language, where a match's table played other rules (only where one did)."""
+    import csv
+    import io
+    import zipfile
+
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+
+    def read(lang: str, name: str) -> list[list[str]]:
+        z = zipfile.ZipFile(io.BytesIO(client.get(f"{base}/export?lang={lang}", headers=auth).data))
+        sep = "," if lang == "en" else ";"
+        return list(csv.reader(io.StringIO(z.read(f"excel/{name}.csv").decode("utf-8-sig")), delimiter=sep))
+
+    assert client.put(f"{base}/rules", headers=auth, json={"rules": {"target": 30}}).status_code == 200
+    assert read("es", "reglas") == [["Torneo", "Reglas"], [
+        "Liga de invierno", "8 reyes, a 30 piedras, un juego por vaca, 3 vacas para ganar"]]
+    assert client.put(f"{base}/rules", headers=auth, json={"rules": {}}).status_code == 200
+    assert read("en", "rules")[0] == ["Tournament", "Rules"]
+    same = imported(client, ["Berdeak", "Horiak"], [1, 1, 1], vacas_to_win=3)
+    assert enrol(client, tournament, same).status_code == 201
+    assert "Reglas distintas de las del torneo" not in read("es", "resultados")[0]  # none differs: no column
+    short = imported(client, ["Gorriak", "Urdinak"], [0], vacas_to_win=1)
+    assert enrol(client, tournament, short).status_code == 201
+    rows = read("es", "resultados")
+    assert rows[0][-1] == "Reglas distintas de las del torneo"
+    said = {tuple(r[4:6]): r[-1] for r in rows[1:]}
+    assert said == {("Berdeak", "Horiak"): "", ("Gorriak", "Urdinak"): "a 1 vaca (el torneo: 3)"}
+    rows = read("en", "results")
+    assert rows[0][-1] == "Rules other than the tournament's"
+    assert {tuple(r[4:6]): r[-1] for r in rows[1:]}[("Gorriak", "Urdinak")] == "to 1 vaca (the tournament: 3)"
 
 
 def test_a_friendly_is_never_flagged_for_its_rules(client, tournament) -> None:

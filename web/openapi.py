@@ -731,7 +731,8 @@ def document() -> dict[str, Any]:
             "description": "standings.csv, tournament.json (the tournament without tokens) and matches/NN-team-team"
                            ".jsonl: each table's match as mus-match/1, which `mus-scorer standings` ranks alike "
                            "(those a withdrawal annulled in annulled/); "
-                           "excel/: the standings and every match's result as spreadsheets in the request's language "
+                           "excel/: the standings, every match's result (where a table played other rules, which) and "
+                           "the tournament's rules as spreadsheets in the request's language "
                            "(?lang=, else the page's cookie, else Accept-Language): UTF-8 with a byte order mark, "
                            "headings in words, ';' in es, eu and fr, ',' in en.",
             "parameters": [TOURNAMENT_ID, TOKEN_Q, {"name": "lang", "in": "query", "required": False,

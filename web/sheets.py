@@ -27,7 +27,8 @@ SEPARATORS = {"es": ";", "eu": ";", "fr": ";", "en": ","}
 STANDINGS = ("rank", "team", "played", "won", "lost", "vacas_won", "vacas_lost", "vacas_won_in_lost", "stones",
              "head_to_head", "withdrawn")
 RESULTS = ("stage", "group", "round", "date", "table", "team_a", "team_b", "vacas_a", "vacas_b", "games_a", "games_b",
-           "winner", "state")
+           "winner", "state", "rules_differ")
+RULES = ("tournament", "rules")
 
 
 def safe(value: Any) -> Any:
@@ -71,6 +72,10 @@ def result_rows(state: dict[str, Any], lang: str, games: Callable[[str], list[in
         vacas = vacas if vacas is not None else match["vacas"]
         return {"vacas_a": vacas[0], "vacas_b": vacas[1], "games_a": won[0], "games_b": won[1]}
 
+    def differ(match: dict[str, Any] | None) -> dict[str, Any]:
+        """Where the match's table played other rules than the tournament's, which, in words."""
+        return {"rules_differ": i18n.rules_differ_text(lang, (match or {}).get("rules_differ"))}
+
     def state_word(finished: bool, played: bool, g: dict[str, Any]) -> str:
         if g.get("annulled"):
             return t["tour.annulled"]  # a withdrawn team's, out of the standings
@@ -88,13 +93,13 @@ def result_rows(state: dict[str, Any], lang: str, games: Callable[[str], list[in
         return {"stage": stage, "group": g.get("group") or "", "round": round_, "date": (dates(g["table"]) if match else None) or day or "",
                 "table": number.get(g["table"], ""), "team_a": g["teams"][0], "team_b": g["teams"][1],
                 **counts(g["teams"], match, g["vacas"]), "winner": g["winner"] or "",
-                "state": state_word(g["finished"], match is not None, g)}
+                "state": state_word(g["finished"], match is not None, g), **differ(match)}
 
     def played(stage: str, m: dict[str, Any]) -> dict[str, Any]:
         return {"stage": stage, "group": m.get("group") or "", "round": "", "date": dates(m["table"]) or "", "table": number[m["table"]],
                 "team_a": m["teams"][0], "team_b": m["teams"][1], **counts(m["teams"], m, None),
                 "winner": m["teams"][m["winner"]] if m["winner"] is not None else "",
-                "state": state_word(m["finished"], True, m)}
+                "state": state_word(m["finished"], True, m), **differ(m)}
 
     league = i18n.t(lang, "csv.league")
     rows: list[dict[str, Any]] = []
@@ -123,12 +128,17 @@ def result_rows(state: dict[str, Any], lang: str, games: Callable[[str], list[in
 
 def excel_files(state: dict[str, Any], lang: str, games: Callable[[str], list[int] | None],
                 dates: Callable[[str], str | None]) -> dict[str, bytes]:
-    """`excel/<standings>.csv`, each group's and `excel/<results>.csv`, named and headed in `lang`."""
+    """`excel/<standings>.csv`, each group's, `excel/<results>.csv` and `excel/<rules>.csv`
+    (the tournament's name and rules in one line), named and headed in `lang`."""
     files = {f"excel/{i18n.t(lang, 'csv.file_standings')}.csv": sheet(lang, STANDINGS, state["standings"])}
     for group in state["groups"] or []:
         name = i18n.t(lang, "csv.file_group", name=group["name"])
         files[f"excel/{name}.csv"] = sheet(lang, STANDINGS, group["standings"])
-    columns = [c for c in RESULTS if c != "group" or state["groups"]]  # a group column for a league in groups
+    files[f"excel/{i18n.t(lang, 'csv.file_rules')}.csv"] = sheet(
+        lang, RULES, [{"tournament": state["name"], "rules": i18n.rules_text(lang, state["rules"])}])
+    # a group column for a league in groups; one of other rules where a table played them
+    columns = [c for c in RESULTS if (c != "group" or state["groups"])
+               and (c != "rules_differ" or any(m.get("rules_differ") for m in state["matches"]))]
     files[f"excel/{i18n.t(lang, 'csv.file_results')}.csv"] = sheet(lang, columns,
                                                                    result_rows(state, lang, games, dates))
     return files
