@@ -731,6 +731,39 @@ def test_a_fixtures_table_is_opened_with_the_tournaments_rules(server, browser) 
         ctx.close()
 
 
+def test_the_new_table_form_says_when_its_rules_leave_the_tournaments(server, browser) -> None:  # noqa: F811
+    """The form opened from a league of 4 reyes and 2 vacas starts with them, but changed
+    away it said nothing: a note now says what the tournament plays, and goes once the
+    rules are the tournament's again. The controls stay free."""
+    import requests
+
+    tour, _ = new_tournament(server.url, "Liga")
+    auth = {"Authorization": f"Bearer {tour['token']}"}
+    requests.put(f"{server.url}/api/tournaments/{tour['id']}/rules", headers=auth,
+                 json={"rules": {"kings": 4, "vacas_to_win": 2}}).raise_for_status()
+    ctx = phone(browser, "es")
+    page = ctx.new_page()
+    try:
+        page.goto(f"{server.url}/?tournament={tour['id']}&ttoken={tour['token']}")
+        page.wait_for_selector("#tournament-rules")
+        assert page.is_hidden("#rules-off")
+        page.select_option("select[name=vacas_to_win]", "3")
+        assert page.inner_text("#rules-off") == "El torneo juega a 2 vacas."
+        page.click("label:has(input[name=kings][value='8'])")
+        page.check("input[name=real31]", force=True)
+        assert page.inner_text("#rules-off") == "El torneo juega con 4 reyes, a 2 vacas, sin la real."
+        assert page.is_enabled("select[name=vacas_to_win]") and page.is_enabled("input[name=kings][value='8']")
+        page.select_option("select[name=vacas_to_win]", "2")
+        page.click("label:has(input[name=kings][value='4'])")
+        page.uncheck("input[name=real31]", force=True)
+        assert page.is_hidden("#rules-off")
+        page.goto(f"{server.url}/?tournament={tour['id']}&ttoken={tour['token']}&lang=en")
+        page.select_option("select[name=vacas_to_win]", "1")
+        assert page.inner_text("#rules-off") == "The tournament plays to 2 vacas."
+    finally:
+        ctx.close()
+
+
 def test_the_organiser_sets_the_rules_on_a_phone_and_a_table_of_others_added_by_link_is_flagged(
         server, browser) -> None:  # noqa: F811
     """The organiser chooses 4 reyes and 1 vaca in "Reglas del torneo": the line at the top

@@ -34,6 +34,35 @@ watchNameLengths(form);
 
 const boot = JSON.parse(document.getElementById("boot")?.textContent || "{}");
 
+// Rules chosen away from the tournament's: a note says what the tournament plays ("El
+// torneo juega a 3 vacas"); the controls stay free (such a table counts, flagged on its page).
+function rulesChosen() {
+  return {
+    kings: Number(form.elements.kings.value),
+    target: Number(form.elements.target.value),
+    real31: form.elements.real31.checked,
+    games_per_vaca: Number(form.elements.games_per_vaca.value),
+    vacas_to_win: Number(form.elements.vacas_to_win.value),
+  };
+}
+const rulesOff = document.getElementById("rules-off");
+function noteRulesOff() {
+  const tour = boot.tournament?.rules;
+  if (!rulesOff || !tour) return;
+  const chosen = rulesChosen();
+  const said = [];
+  for (const rule of ["kings", "target", "games_per_vaca", "vacas_to_win", "real31"]) {
+    if (chosen[rule] === tour[rule]) continue;
+    const n = tour[rule];
+    if (rule === "real31") said.push(t(n ? "tour.plays.real31_on" : "tour.plays.real31_off"));
+    else said.push(t(`tour.plays.${rule}${n === 1 && rule !== "kings" && rule !== "target" ? "_one" : ""}`, { n }));
+  }
+  rulesOff.textContent = said.length ? t("tour.plays", { what: said.join(", ") }) : "";
+  rulesOff.hidden = !said.length;
+}
+form.addEventListener("change", noteRulesOff);
+noteRulesOff();
+
 // A table opened from a tournament's page counts in it (enrolled with both tokens).
 async function enrol(created) {
   const tour = boot.tournament;
@@ -71,13 +100,7 @@ form.addEventListener("submit", async (ev) => {
   const body = {
     teams,
     players: [0, 1, 2, 3].map((s) => value(`player${s}`)),
-    rules: {
-      kings: Number(form.elements.kings.value),
-      target: Number(form.elements.target.value),
-      real31: form.elements.real31.checked,
-      games_per_vaca: Number(form.elements.games_per_vaca.value),
-      vacas_to_win: Number(form.elements.vacas_to_win.value),
-    },
+    rules: rulesChosen(),
     esku: Number(form.elements.esku.value),
   };
   try {
