@@ -1655,7 +1655,7 @@ def test_a_save_that_would_move_a_played_fixture_asks_for_move_played(client, to
     err = r.json["error"]
     assert (r.status_code, err["code"], err["field"], err["reason"]) == (409, "fixtures_would_move", "move_played",
                                                                           "fixtures_would_move")
-    assert err["message"].startswith("move_played: 3 fixture(s) played or begun")
+    assert err["message"].startswith("move_played: 3 fixtures played or begun would leave their round or date (")
     assert '"move_played": true' in err["message"] and f"{base}/withdrawals" in err["message"]
     assert err["params"]["gone"] == ["Moreak"] and err["params"]["count"] == 3
     assert all(m["to_round"] is None and "Moreak" in m["teams"] for m in err["params"]["moves"])
@@ -2002,6 +2002,7 @@ def test_a_withdrawn_pair_deleted_from_the_teams_stays_withdrawn(client, tournam
     err = r.json["error"]
     assert (r.status_code, err["code"], err["params"]["gone"]) == (409, "fixtures_would_move", [])
     assert "withdraw instead" not in err["message"] and '"F" withdrew already' in err["message"]
+    assert err["message"].startswith("move_played: 1 fixture played or begun would leave its round or date (")
     r = client.put(f"{base}/teams", headers=auth, json={**without, "move_played": True})
     assert r.status_code == 200, r.json
     state = r.json

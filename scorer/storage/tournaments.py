@@ -682,7 +682,9 @@ def _would_move(tournament_id: str, moved: list[dict[str, Any]], teams: list[str
     hint += (f"; {', '.join(map(said, stays))} withdrew already: {'its withdrawal stays' if len(stays) == 1 else 'their withdrawals stay'}"
              if stays else "")
     return StoreError(409, "fixtures_would_move",
-                      f"move_played: {len(moved)} fixture(s) played or begun would leave their round or date "
+                      f"move_played: {len(moved)} "
+                      + ("fixture played or begun would leave its" if len(moved) == 1 else
+                         "fixtures played or begun would leave their") + " round or date "
                       f"({said_moves}){hint}; send \"move_played\": true to save all the same",
                       "move_played", "fixtures_would_move",
                       {"count": len(moved), "moves": moved, "gone": gone})
