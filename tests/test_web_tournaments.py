@@ -2032,3 +2032,25 @@ def test_the_messages_naming_teams_quote_them_as_every_message_quotes_a_value(cl
     r = client.post(f"{base}/withdrawals", headers=auth, json={"team": "Txuriak"})
     assert r.json["error"]["message"] == ("team: expected one of the league's teams (" + ", ".join(
         json.dumps(t) for t in LEAGUE8) + '), got "Txuriak"')
+
+
+def test_the_pages_return_leg_heading_stands_where_each_return_leg_starts(client, tournament) -> None:
+    """Home and away in groups of 4 and 6: group A's return leg starts at round 4, group
+    B's at round 6, but the page put one "Segunda vuelta" at half the rounds (round 6),
+    group A's return matches under the first leg. The heading now follows the draw."""
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    groups = [["A1", "A2", "A3", "A4"], ["B1", "B2", "B3", "B4", "B5", "B6"]]
+    r = client.put(f"{base}/teams", headers=auth, json={"groups": groups, "legs": 2})
+    assert r.status_code == 200 and len(r.json["fixtures"]) == 10
+
+    def headings(body: dict) -> list[tuple[str, str]]:
+        assert client.put(f"{base}/teams", headers=auth, json=body).status_code == 200
+        page = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=es").get_data(as_text=True)
+        found = re.findall(r'<p class="eyebrow leg-title">([^<]*)</p>\s*<h3 class="round-title">Jornada (\d+)', page)
+        return [(n, said) for said, n in found]
+
+    assert headings({"groups": groups, "legs": 2}) == [("4", "Segunda vuelta · Grupo A"),
+                                                       ("6", "Segunda vuelta · Grupo B")]
+    assert headings({"groups": [g[:4] for g in groups], "legs": 2}) == [("4", "Segunda vuelta")]  # one start
+    assert headings({"teams": groups[1], "legs": 2}) == [("6", "Segunda vuelta")]
+    assert headings({"teams": groups[1], "legs": 1}) == []

@@ -414,8 +414,31 @@ def tournament(tournament_id: str):
         rules=state["rules"],  # the organiser's form of them
         vacas_choices=sorted({1, 2, 3, 4, 5, state["rules"]["vacas_to_win"]}),
         round_labels=[i18n.short_date(current_lang(), d) for d in state["round_dates"] or []],
+        return_legs=_return_legs(row, state),
         boot=Markup(_script_json(boot)),
     )
+
+
+def _return_legs(row: dict[str, Any], state: dict[str, Any]) -> dict[int, str]:
+    """Where the fixtures' return leg starts, as the draw has it: `{round index: heading}`,
+    "Segunda vuelta" where every group's starts at one round, else one heading per round
+    naming the groups whose return leg starts there ("Segunda vuelta · Grupo A"). Not half
+    the rounds: groups of other sizes, or a leg kept longer when a team was taken out,
+    give legs of other lengths."""
+    from scorer.engine.tournament import GROUP_NAMES
+
+    if state["legs"] != 2 or not state["fixtures"]:
+        return {}
+    starts: dict[int, list[str]] = {}
+    for name, legs in zip(GROUP_NAMES, row["draw"], strict=False):
+        if len(legs) == 2 and legs[1]:
+            starts.setdefault(len(legs[0]), []).append(name)
+    lang = current_lang()
+    leg2 = i18n.t(lang, "tour.leg2")
+    if len(starts) == 1 or not state["groups"]:
+        return {min(starts): leg2} if starts else {}
+    return {k: leg2 + " · " + ", ".join(i18n.t(lang, "tour.group", name=n) for n in names)
+            for k, names in starts.items()}
 
 
 def _knockout_teams(state: dict[str, Any]) -> list[str]:
