@@ -14,6 +14,7 @@ from .record import HandRecord, parse_hand
 from .rules import Rules
 from .settle import settle
 from .standings import knockout_draw, round_robin, standings, team_key
+from .tournament import draw_fixtures, moves, redraw, standard_draw
 
 __all__ = [
     "DECK",
@@ -39,4 +40,8 @@ __all__ = [
     "round_robin",
     "standings",
     "team_key",
+    "standard_draw",
+    "redraw",
+    "draw_fixtures",
+    "moves",
 ]
