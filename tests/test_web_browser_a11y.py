@@ -754,6 +754,29 @@ def test_a_lost_connection_is_said_and_so_is_its_return_once_each(browser):  # n
             ctx.close()
 
 
+def a_hand_of_four_reasons(url: str) -> Api:
+    """A hand counted whose four events each have a reason of its own kind: a deje at grande
+    (envido, no quiero), a bet seen at chica (envido 3, quiero), pares all passed, and juego
+    Ane's alone."""
+    api = Api(url)
+    api.act("envido", n=2)
+    api.act("no_quiero")  # grande: the deje to Txuriak
+    api.act("envido", n=3)
+    api.act("quiero")  # chica: Bixente's 1-2 wins it
+    api.to_showdown()  # pares: all pass; juego: Ane's alone
+    api.post("showdown", {"hands": HANDS})
+    return api
+
+
+def four_reasons(lang: str) -> list[str]:
+    """The reasons of `a_hand_of_four_reasons`' events in `lang`'s words."""
+    from scorer.engine.explain import words as engine
+
+    w = engine(lang)
+    return [f"{w['envido']}, {w['no_quiero']}", f"{w['envido_n'].format(n=3)}, {w['quiero']}", w["all_passed"],
+            w["only_team"].format(t="Txuriak", l=w["juego"].lower())]
+
+
 def test_the_counts_reasons_without_its_words_are_said_in_the_pages_language(server, browser):  # noqa: F811
     """The count's words not here (their request failed), the count shows its events: each
     one's reason is said in the page's language ("envido, no quiero", "todos pasan"), not
@@ -761,17 +784,8 @@ def test_the_counts_reasons_without_its_words_are_said_in_the_pages_language(ser
     seat 0; bonus: ..."), in every language."""
     import re
 
-    from scorer.engine.explain import words as engine
-
-    api = Api(server.url)
-    api.act("envido", n=2)
-    api.act("no_quiero")  # grande: the deje to Txuriak
-    api.act("envido", n=3)
-    api.act("quiero")  # chica: Bixente's 1-2 wins it
-    api.to_showdown()  # pares: all pass; juego: Ane's alone
-    api.post("showdown", {"hands": HANDS})
+    api = a_hand_of_four_reasons(server.url)
     for lang in ("es", "eu", "fr", "en"):
-        w = engine(lang)
         ctx = phone(browser, lang)
         page = ctx.new_page()
         try:
@@ -779,12 +793,7 @@ def test_the_counts_reasons_without_its_words_are_said_in_the_pages_language(ser
             page.goto(api.url())
             page.wait_for_selector("#settlement:not([hidden]) .ev")
             whys = page.eval_on_selector_all("#settlement .ev", "els => els.map(e => e.querySelector('.ev-why')?.textContent)")
-            assert whys == [
-                f"{w['envido']}, {w['no_quiero']}",
-                f"{w['envido_n'].format(n=3)}, {w['quiero']}",
-                w["all_passed"],
-                w["only_team"].format(t="Txuriak", l=w["juego"].lower()),
-            ], (lang, whys)
+            assert whys == four_reasons(lang), (lang, whys)
             text = page.inner_text("#settlement")
             assert not re.search(r"\b(seat|best|refused|accepted|bonus)\b", text), (lang, text)
         finally:
@@ -798,30 +807,17 @@ def test_the_historys_reasons_without_its_words_are_said_in_the_pages_language(s
     import re
 
     import web.pages
-    from scorer.engine.explain import words as engine
 
-    api = Api(server.url)
-    api.act("envido", n=2)
-    api.act("no_quiero")  # grande: the deje to Txuriak
-    api.act("envido", n=3)
-    api.act("quiero")  # chica: Bixente's 1-2 wins it
-    api.to_showdown()  # pares: all pass; juego: Ane's alone
-    api.post("showdown", {"hands": HANDS})
+    api = a_hand_of_four_reasons(server.url)
     monkeypatch.setattr(web.pages, "explain_lines", lambda *args: [])
     for lang in ("es", "eu", "fr", "en"):
-        w = engine(lang)
         ctx = phone(browser, lang)
         page = ctx.new_page()
         try:
             page.goto(f"{server.url}/t/{api.id}/history?token={api.token}")
             page.wait_for_selector("#hand-1 .explain .ev")
             whys = page.eval_on_selector_all("#hand-1 .explain .ev", "els => els.map(e => e.querySelector('.ev-why')?.textContent)")
-            assert whys == [
-                f"{w['envido']}, {w['no_quiero']}",
-                f"{w['envido_n'].format(n=3)}, {w['quiero']}",
-                w["all_passed"],
-                w["only_team"].format(t="Txuriak", l=w["juego"].lower()),
-            ], (lang, whys)
+            assert whys == four_reasons(lang), (lang, whys)
             text = page.inner_text("#hand-1 .explain")
             assert not re.search(r"\b(seat|best|refused|accepted|bonus)\b", text), (lang, text)
         finally:

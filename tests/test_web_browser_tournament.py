@@ -65,6 +65,20 @@ def tournament_api(url: str, tour: dict):
     return requests.get(f"{url}/api/tournaments/{tour['id']}", headers={"Authorization": f"Bearer {tour['token']}"})
 
 
+def enrol_a_match(url: str, tour: dict, teams: list[str], wins: list[int], vacas_to_win: int = 2) -> dict:
+    """A table made by importing a match of `teams` (`wins`: the winner of each game, as
+    `match_file` takes them), enrolled in the tournament with the organiser's token."""
+    import requests
+
+    from tests.test_web_tournaments import match_file
+
+    table = requests.post(f"{url}/api/tables/import", data=match_file(teams, wins, vacas_to_win),
+                          headers={"Content-Type": "application/x-ndjson"}).json()
+    requests.post(f"{url}/api/tournaments/{tour['id']}/tables", headers={"Authorization": f"Bearer {tour['token']}"},
+                  json={"table": table["id"], "token": table["token"]}).raise_for_status()
+    return table
+
+
 @pytest.fixture(scope="module")
 def server():
     _need_browser()
@@ -308,7 +322,6 @@ def test_teams_sent_after_another_phone_changed_them_are_refused_shown_then_sent
 def test_a_bracket_of_three_from_the_form_shows_its_bye_and_the_ties_fit_a_phone(server, browser) -> None:  # noqa: F811
     import requests
 
-    from tests.test_web_tournaments import match_file
 
     tour, organiser = new_tournament(server.url, "Hirukotea")
     auth = {"Authorization": f"Bearer {tour['token']}"}
@@ -317,10 +330,7 @@ def test_a_bracket_of_three_from_the_form_shows_its_bye_and_the_ties_fit_a_phone
                  headers=auth).raise_for_status()
     # a circle of 2-1 wins: the three level on every criterion, the place shared
     for pair in (["Gorriak", "Urdinak"], ["Urdinak", "Berdeak"], ["Berdeak", "Gorriak"]):
-        table = requests.post(f"{server.url}/api/tables/import", data=match_file(pair, [0, 1, 0], 2),
-                              headers={"Content-Type": "application/x-ndjson"}).json()
-        requests.post(f"{server.url}/api/tournaments/{tour['id']}/tables", headers=auth,
-                      json={"table": table["id"], "token": table["token"]}).raise_for_status()
+        enrol_a_match(server.url, tour, pair, [0, 1, 0])
     ctx = phone(browser, "es")
     page = ctx.new_page()
     try:
@@ -504,17 +514,13 @@ def test_on_the_bars_tv_the_standings_sit_beside_the_fixtures_big_enough_to_read
     1.3 times the phone's; at 360 px the page keeps its one column."""
     import requests
 
-    from tests.test_web_tournaments import match_file
 
     tour, _ = new_tournament(server.url, "Neguko txapelketa")
     auth = {"Authorization": f"Bearer {tour['token']}"}
     teams = ["Gorriak", "Urdinak", "Berdeak", "Horiak"]
     requests.put(f"{server.url}/api/tournaments/{tour['id']}/teams", json={"teams": teams},
                  headers=auth).raise_for_status()
-    table = requests.post(f"{server.url}/api/tables/import", data=match_file(teams[:2], [0, 1, 0], 2),
-                          headers={"Content-Type": "application/x-ndjson"}).json()
-    requests.post(f"{server.url}/api/tournaments/{tour['id']}/tables", headers=auth,
-                  json={"table": table["id"], "token": table["token"]}).raise_for_status()
+    enrol_a_match(server.url, tour, teams[:2], [0, 1, 0])
     watch = f"{server.url}/c/{tour['id']}?token={tour['watch_token']}"
     boxes = ("(() => { const box = (s) => document.querySelector(s).getBoundingClientRect();"
              " const s = box('#standings'), f = box('#fixtures'), m = box('#matches'), r = box('#standings tbody tr');"
@@ -540,19 +546,13 @@ def test_on_the_bars_tv_the_standings_sit_beside_the_fixtures_big_enough_to_read
 def test_a_tie_breaks_two_values_stay_on_one_line(server, browser) -> None:  # noqa: F811
     """On the bar's TV a tie-break's values wrapped at their dash, "(1–" ending a line and "0)."
     starting the next. At every width of its line, "(1–0)" now stays whole."""
-    import requests
 
-    from tests.test_web_tournaments import match_file
 
     tour, _ = new_tournament(server.url, "Berdinketak")
-    auth = {"Authorization": f"Bearer {tour['token']}"}
     for pair, wins in ((["Gorriak eta Beltzak", "Urdinak eta Zuriak"], [0, 1, 0]),
                        (["Urdinak eta Zuriak", "Berdeak eta Horiak"], [0, 1, 0]),
                        (["Berdeak eta Horiak", "Gorriak eta Beltzak"], [0, 1, 0]), (["Morea", "Laranja"], [0, 1, 0])):
-        table = requests.post(f"{server.url}/api/tables/import", data=match_file(pair, wins, 2),
-                              headers={"Content-Type": "application/x-ndjson"}).json()
-        requests.post(f"{server.url}/api/tournaments/{tour['id']}/tables", headers=auth,
-                      json={"table": table["id"], "token": table["token"]}).raise_for_status()
+        enrol_a_match(server.url, tour, pair, wins)
     ctx = browser.new_context(viewport={"width": 1920, "height": 1080}, locale="es")
     page = ctx.new_page()
     try:
@@ -577,7 +577,6 @@ def test_printed_for_the_notice_board_each_result_is_one_line(server, browser) -
     each result is one line, kept whole."""
     import requests
 
-    from tests.test_web_tournaments import match_file
 
     tour, organiser = new_tournament(server.url, "Neguko txapelketa")
     auth = {"Authorization": f"Bearer {tour['token']}"}
@@ -588,10 +587,7 @@ def test_printed_for_the_notice_board_each_result_is_one_line(server, browser) -
     requests.put(f"{server.url}/api/tournaments/{tour['id']}/rules", json={"rules": {"vacas_to_win": 2}},
                  headers=auth).raise_for_status()
     for pair in (teams[:2], teams[2:]):
-        table = requests.post(f"{server.url}/api/tables/import", data=match_file(pair, [0, 1, 0], 2),
-                              headers={"Content-Type": "application/x-ndjson"}).json()
-        requests.post(f"{server.url}/api/tournaments/{tour['id']}/tables", headers=auth,
-                      json={"table": table["id"], "token": table["token"]}).raise_for_status()
+        enrol_a_match(server.url, tour, pair, [0, 1, 0])
     ctx = browser.new_context(viewport={"width": 688, "height": 1016}, locale="es")  # A4 within its margins
     page = ctx.new_page()
     try:
@@ -613,17 +609,13 @@ def test_pairs_named_after_their_players_show_whole_in_the_fixtures_at_360_px(se
     lines there, and only a longer one is cut."""
     import requests
 
-    from tests.test_web_tournaments import match_file
 
     teams = ["Mikel eta Iñaki", "Koldo eta Xabier", "Txomin eta Patxi", "Aitor eta Joseba"]
     tour, _ = new_tournament(server.url, "Bikoteak")
     auth = {"Authorization": f"Bearer {tour['token']}"}
     requests.put(f"{server.url}/api/tournaments/{tour['id']}/teams", json={"teams": teams},
                  headers=auth).raise_for_status()
-    table = requests.post(f"{server.url}/api/tables/import", data=match_file(teams[:2], [0, 1, 0], 2),
-                          headers={"Content-Type": "application/x-ndjson"}).json()
-    requests.post(f"{server.url}/api/tournaments/{tour['id']}/tables", headers=auth,
-                  json={"table": table["id"], "token": table["token"]}).raise_for_status()
+    enrol_a_match(server.url, tour, teams[:2], [0, 1, 0])
     ctx = phone(browser, "eu")
     page = ctx.new_page()
     try:
@@ -644,7 +636,6 @@ def test_a_pair_withdraws_on_a_phone_and_deleting_a_played_one_points_to_it(serv
     its matches played are struck through and those to play are not awaited; then undone."""
     import requests
 
-    from tests.test_web_tournaments import match_file
 
     teams = ["Gorriak", "Urdinak", "Berdeak", "Horiak"]
     tour, organiser = new_tournament(server.url, "Liga")
@@ -652,10 +643,7 @@ def test_a_pair_withdraws_on_a_phone_and_deleting_a_played_one_points_to_it(serv
     fixtures = requests.put(f"{server.url}/api/tournaments/{tour['id']}/teams", json={"teams": teams},
                             headers=auth).json()["fixtures"]
     for g in fixtures[0]:  # the first round played
-        table = requests.post(f"{server.url}/api/tables/import", data=match_file(g["teams"], [0, 0], 2),
-                              headers={"Content-Type": "application/x-ndjson"}).json()
-        requests.post(f"{server.url}/api/tournaments/{tour['id']}/tables", headers=auth,
-                      json={"table": table["id"], "token": table["token"]}).raise_for_status()
+        enrol_a_match(server.url, tour, g["teams"], [0, 0])
     ctx = phone(browser, "es")
     page = ctx.new_page()
     try:
