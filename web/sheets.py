@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from scorer.engine import team_key
+from scorer.storage.tournaments import spreadsheet_safe
 from web import i18n
 
 BOM = "\ufeff"
@@ -31,13 +32,6 @@ RESULTS = ("stage", "group", "round", "date", "table", "team_a", "team_b", "vaca
 RULES = ("tournament", "rules")
 
 
-def safe(value: Any) -> Any:
-    """A name a spreadsheet would take for a formula (=, +, -, @) after a quote mark."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
-        return "'" + value
-    return value
-
-
 def sheet(lang: str, columns: tuple[str, ...] | list[str], rows: list[dict[str, Any]]) -> bytes:
     """Rows as a CSV Excel opens right in `lang`'s countries: a BOM, the headings in words."""
     out = io.StringIO()
@@ -46,7 +40,7 @@ def sheet(lang: str, columns: tuple[str, ...] | list[str], rows: list[dict[str, 
     withdrawn = i18n.t(lang, "tour.withdrawn_mark")
     for row in rows:
         row = {**row, "withdrawn": withdrawn if row.get("withdrawn") else ""}
-        w.writerow([safe(row.get(c, "")) for c in columns])
+        w.writerow([spreadsheet_safe(row.get(c, "")) for c in columns])
     return (BOM + out.getvalue()).encode("utf-8")
 
 

@@ -694,6 +694,13 @@ STANDINGS_COLUMNS = ("rank", "team", "played", "won", "lost", "vacas_won", "vaca
                      "stones", "head_to_head", "withdrawn")
 
 
+def spreadsheet_safe(value: Any) -> Any:
+    """A name a spreadsheet would take for a formula (=, +, -, @) after a quote mark."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
+        return "'" + value
+    return value
+
+
 def standings_csv(rows: list[dict[str, Any]]) -> str:
     """The standings rows as CSV, a header line first. A team name that a spreadsheet
     would take for a formula (=, +, -, @) is written after a quote mark. `withdrawn`: "yes"
@@ -702,8 +709,7 @@ def standings_csv(rows: list[dict[str, Any]]) -> str:
     w = csv.writer(out, lineterminator="\n")
     w.writerow(STANDINGS_COLUMNS)
     for r in rows:
-        team = "'" + r["team"] if r["team"][:1] in ("=", "+", "-", "@") else r["team"]
-        cells = {**r, "team": team, "withdrawn": "yes" if r.get("withdrawn") else ""}
+        cells = {**r, "team": spreadsheet_safe(r["team"]), "withdrawn": "yes" if r.get("withdrawn") else ""}
         w.writerow([cells[k] for k in STANDINGS_COLUMNS])
     return out.getvalue()
 
