@@ -13,8 +13,8 @@ from typing import Any
 
 from .standings import knockout_draw, round_robin, team_key
 
-__all__ = ["GROUP_NAMES", "apart", "bracket_pairings", "draw_fixtures", "fixtures", "group_fixtures", "knockout",
-           "moves", "qualifiers", "redraw", "standard_draw"]
+__all__ = ["GROUP_NAMES", "apart", "bracket_pairings", "draw_fixtures", "knockout", "moves", "qualifiers", "redraw",
+           "standard_draw"]
 
 GROUP_NAMES = "ABCDEFGH"  # the groups of a league played in groups
 
@@ -47,29 +47,6 @@ def _pairing(a: str | None, b: str | None, matches: list[dict[str, Any]], used: 
     }
 
 
-def fixtures(teams: list[str], matches: list[dict[str, Any]], legs: int = 1,
-             used: set[str] | None = None) -> list[list[dict[str, Any]]]:
-    """The league's rounds (`round_robin`), each pairing (`_pairing`) with an
-    enrolled table between those two teams, if any: in the order the tables were added,
-    a pairing's first leg takes the first such table and its return leg the next, a
-    finished one before an unfinished one (the tables in `used` are taken already)."""
-    used = set() if used is None else used
-    return [[_pairing(a, b, matches, used) for a, b in pairs]
-            for pairs in (round_robin(teams, legs) if len(teams) >= 2 else [])]
-
-
-def group_fixtures(groups: list[list[str]], matches: list[dict[str, Any]], legs: int = 1) -> list[list[dict[str, Any]]]:
-    """The rounds of a league in groups: round k holds round k of every group (`fixtures`),
-    each pairing naming its `group` ("A", "B", ...); a group of fewer rounds sits the
-    last ones out."""
-    used: set[str] = set()
-    per_group = []
-    for name, teams in zip(GROUP_NAMES, groups, strict=False):
-        per_group.append([[{**g, "group": name} for g in games] for games in fixtures(teams, matches, legs, used)])
-    return [[g for rounds in per_group if k < len(rounds) for g in rounds[k]]
-            for k in range(max(len(rounds) for rounds in per_group))]
-
-
 def standard_draw(groups: list[list[str]], legs: int = 1) -> Draw:
     """The draw `round_robin` makes for each group: its first leg's rounds, then (2 legs)
     the same with the sides swapped."""
@@ -81,9 +58,11 @@ def standard_draw(groups: list[list[str]], legs: int = 1) -> Draw:
 
 
 def draw_fixtures(draw: Draw, matches: list[dict[str, Any]], grouped: bool = False) -> list[list[dict[str, Any]]]:
-    """The rounds of `draw`, each pairing (`_pairing`) with its table as `fixtures` and
-    `group_fixtures` take them (group by group, round by round); round k holds round k of
-    every group, each pairing naming its `group` where `grouped`."""
+    """The rounds of `draw`, each pairing (`_pairing`) with an enrolled table between its
+    two teams, if any: group by group, round by round, in the order the tables were added,
+    a pairing's first leg takes the first such table and its return leg the next, a
+    finished one before an unfinished one. Round k holds round k of every group (a group of
+    fewer rounds sits the last ones out), each pairing naming its `group` where `grouped`."""
     used: set[str] = set()
     per_group = []
     for name, legs in zip(GROUP_NAMES, draw, strict=False):
