@@ -1006,11 +1006,11 @@ function applyChecks() {
   }
   for (const card of show.checks) { const at = placeOf(card); if (at) confirm(at); }
 }
-// The [seat, place] that holds `card` here, or null.
-function placeOf(card) {
+// The [seat, place] that holds `card` here, other than at `except` (a [seat, place]), or null.
+function placeOf(card, except = null) {
   for (const seat of [0, 1, 2, 3]) {
     const i = show.slots[seat].indexOf(card);
-    if (i >= 0) return [seat, i];
+    if (i >= 0 && !(except && seat === except[0] && i === except[1])) return [seat, i];
   }
   return null;
 }
@@ -1404,15 +1404,6 @@ function seatFromDeclared() {
 // card picker
 let pickerTarget = null;
 function usedCards() { return new Set(show.slots.flat().filter(Boolean)); }
-// The seat that holds `card`, other than at `here` (a [seat, place]); null if none does.
-function heldElsewhere(card, here) {
-  for (const seat of [0, 1, 2, 3]) {
-    const i = show.slots[seat].indexOf(card);
-    if (i >= 0 && !(seat === here[0] && i === here[1])) return [seat, i];
-  }
-  return null;
-}
-
 // The card named at `slot` (a [seat, place]): a card another seat holds is moved here, and
 // its place there is left empty, not swapped with the card this place had: an empty place
 // is said ("Falta 1 carta") and holds the count until it is named, where a swap would put
@@ -1424,7 +1415,7 @@ function placeCard(slot, card) {
   // an unsure read named as read: confirmed, for every phone (`nextCheck`)
   if (card && card === was && show.unsure.has(slotKey(slot))) show.checks.add(card);
   else if (card !== was) show.checks.delete(was);
-  const from = card ? heldElsewhere(card, slot) : null;
+  const from = card ? placeOf(card, slot) : null;
   if (from) {
     show.slots[from[0]][from[1]] = null;
     show.unsure.delete(slotKey(from));
@@ -1458,7 +1449,7 @@ function openPicker(currentCard, onPick, maybe = [], here = null) {
       const isCur = card === currentCard;
       // a card another seat holds is offered, marked with its seat: choosing it moves it here
       // (one this seat holds at another place is not: a hand's order says nothing)
-      const at = used.has(card) && !isCur && here ? heldElsewhere(card, here) : null;
+      const at = used.has(card) && !isCur && here ? placeOf(card, here) : null;
       const held = at && at[0] !== here[0] ? at : null;
       const label = held ? `${cardName(card)} · ${t("show.held_by", { player: playerName(held[0]) })}` : cardName(card);
       block.append(h("button", { type: "button", class: `pick${isCur ? " is-current" : ""}${held ? ` held team-${team(held[0])}` : ""}`, dataset: { card, ...(held ? { held: held[0] } : {}) },
