@@ -122,3 +122,35 @@ def test_the_labels_of_tight_fans_are_apart_readable_at_a_phones_width_and_each_
     row = {str(t): r for t, r, at in drawn if len(at) == 4 and at[1] > h // 2 and r[1] > h // 2}
     assert [row[t] for t in ("12o", "11c", "10e", "('7b', '7o')")] == sorted(row.values())
     assert all(r[3] <= boxes[0][1] for r in row.values())
+
+
+def test_a_seats_line_moved_off_its_place_is_joined_to_its_cards_by_a_line() -> None:
+    """A seat's line goes under its cards; where that place is taken it moves to the
+    nearest free one, and a line in the seat's colour joins it to the point under the
+    cards, as a card's label moved off its corner is joined to its card."""
+    img = Image.new("RGB", (800, 600), GREY)
+    draw = ImageDraw.Draw(img)
+    font = ImageFont.load_default(size=14)
+    point = (300, 400)
+    # the place under the point, and a wide margin round it, taken by another band
+    taken = [(200, 395, 700, 470)]
+    rect = _label(draw, img.size, point, "seat 2: 1o 2o 3o 4o", font, SEAT_COLOURS[2], taken)
+    assert not (rect[0] < 700 and 200 < rect[2] and rect[1] < 470 and 395 < rect[3])  # moved off
+    px = np.asarray(img).astype(int)
+    seat = _near(px, SEAT_COLOURS[2], 10)
+    # the line's end at the point: a dot of the seat's colour on it
+    assert seat[point[1] - 1:point[1] + 2, point[0] - 1:point[0] + 2].all()
+    # and the seat's colour halfway from the point to the band
+    end = (min(max(point[0], rect[0]), rect[2]), min(max(point[1], rect[1]), rect[3]))
+    mx, my = (point[0] + end[0]) // 2, (point[1] + end[1]) // 2
+    assert seat[my - 2:my + 3, mx - 2:mx + 3].any()
+
+
+def test_a_seats_line_in_its_place_has_no_line() -> None:
+    img = Image.new("RGB", (800, 600), GREY)
+    draw = ImageDraw.Draw(img)
+    font = ImageFont.load_default(size=14)
+    rect = _label(draw, img.size, (300, 400), "seat 2: 1o 2o 3o 4o", font, SEAT_COLOURS[2], [])
+    assert rect[:2] == (300, 400)  # under the point, its top-left corner on it
+    px = np.asarray(img).astype(int)
+    assert not _near(px[:395], SEAT_COLOURS[2], 10).any()  # nothing drawn above the point

@@ -203,15 +203,16 @@ def _label(draw: ImageDraw.ImageDraw, size: tuple[int, int], at: Sequence[float]
     people read). A pair `(read, held)`: the read struck through, then the card held.
     `at`: a box (x1, y1, x2, y2), the band tried at `prefer` (its place in its fan's row,
     `_crowds`), else above the box's top-left corner, then at the nearest free place,
-    joined to that corner by a line where it does not touch it; or a point (x, y), the
-    band tried under it, then at the nearest free place. A text wider than the image is
+    joined to that corner by a line where it does not touch it; or a point (x, y) (a
+    seat's line, under its cards), the band tried under it, then at the nearest free
+    place, joined to the point by a line likewise. A text wider than the image is
     written smaller. Where no place is free, the first is kept."""
     text, struck, font, x0, t, b, pad, w, h = _measure(draw, size, text, font)
     box = len(at) == 4
     anchor = (int(at[0]), int(at[1]))
     rect = _place(size, anchor, box, w, h, taken, avoid, prefer)
     taken.append(rect)
-    if box and _gap(anchor, rect) > _spacing(h):  # a line from the card's corner to its label
+    if _gap(anchor, rect) > _spacing(h):  # a line from the card's corner (the seat's cards) to its label
         thick = max(2, h // 10)
         end = (min(max(anchor[0], rect[0]), rect[2]), min(max(anchor[1], rect[1]), rect[3]))
         draw.line([anchor, end], fill=(0, 0, 0), width=thick + 4)
@@ -352,7 +353,7 @@ def _place(size: tuple[int, int], anchor: tuple[int, int], box: bool, w: int, h:
     def led(rects: np.ndarray) -> np.ndarray:
         """Which of `rects` the line from the corner (where one is drawn) reaches crossing no band."""
         ends = np.stack([np.clip(ax, rects[:, 0], rects[:, 2]), np.clip(ay, rects[:, 1], rects[:, 3])], axis=1)
-        if not box or not crossed:
+        if not crossed:
             return np.ones(len(rects), bool)
         near = np.hypot(ends[:, 0] - ax, ends[:, 1] - ay) <= gap  # no line drawn
         return near | ~_crossing(anchor, ends, np.array(crossed, dtype=np.int64))
