@@ -1742,6 +1742,27 @@ def test_the_league_ends_without_the_matches_a_withdrawn_pair_will_not_play(clie
     assert 'class="match-row fixture is-finished annulled"' in page and "anulada — retirada" in page
 
 
+def test_a_league_whose_every_pairing_a_withdrawal_ends_names_no_withdrawn_champion(client, tournament) -> None:
+    """A league left with no ranked team that stayed (a pair of two withdraws before playing;
+    the only results left a withdrawn pair's) is over, and has no champion: it answered a
+    500, on the API and the tournament's page, or crowned a pair that withdrew."""
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    client.put(f"{base}/teams", headers=auth, json={"teams": ["Gorriak", "Urdinak"]})
+    r = client.post(f"{base}/withdrawals", headers=auth, json={"team": "Urdinak"})
+    assert r.status_code == 200, r.json
+    assert r.json["champion"] is None and r.json["standings"] == []
+    assert client.get(f"/c/{tournament['id']}?token={tournament['watch_token']}").status_code == 200
+    # three pairs: Urdinak and Berdeak played each other, then both withdrew with their results standing
+    client.put(f"{base}/teams", headers=auth, json={"teams": ["Gorriak", "Urdinak", "Berdeak"]})
+    client.delete(f"{base}/withdrawals/Urdinak", headers=auth)
+    assert enrol(client, tournament, imported(client, ["Urdinak", "Berdeak"], [0, 0])).status_code == 201
+    for team in ("Urdinak", "Berdeak"):
+        client.post(f"{base}/withdrawals", headers=auth, json={"team": team, "results": "stand"})
+    state = client.get(base, headers=auth).json
+    assert [r["team"] for r in state["standings"]] == ["Urdinak", "Berdeak"]
+    assert all(r["withdrawn"] for r in state["standings"]) and state["champion"] is None
+
+
 @pytest.mark.parametrize(("body", "field"), [({"team": "Txuriak"}, "team"), ({"team": 3}, "team"), ({}, "team"),
                                              ({"team": "Gorriak", "results": "forfeit"}, "results"),
                                              ({"team": "Gorriak", "teams": "x"}, "teams")])

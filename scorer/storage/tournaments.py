@@ -591,7 +591,10 @@ class TournamentStore:
         if bracket is not None:
             champion = bracket["champion"]
         elif groups is None and drawn and all(g["finished"] or g["not_played"] for games in drawn for g in games):
-            champion = table[0]["team"] if len(table) < 2 or table[1]["rank"] > 1 else None
+            # the sole leader of the teams that stayed (a withdrawn one, ranked last, never is;
+            # none where every team left withdrew, or none ranked at all)
+            stayed = [r for r in table if not r.get("withdrawn")]
+            champion = stayed[0]["team"] if stayed and (len(stayed) < 2 or stayed[1]["rank"] > 1) else None
         else:
             champion = None
         return {"id": row["id"], "name": row["name"], "revision": row["revision"], "rules": row["rules"],
