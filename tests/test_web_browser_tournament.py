@@ -353,8 +353,8 @@ def test_a_bracket_of_three_from_the_form_shows_its_bye_and_the_ties_fit_a_phone
         assert page.locator("#knockout .open-fixture").count() == 1  # Urdinak–Berdeak only
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
         state = tournament_api(server.url, tour).json()
-        assert state["knockout"]["rounds"][0][0] == {"teams": ["Gorriak", None], "table": None, "vacas": None,
-                                                     "finished": True, "winner": "Gorriak", "bye": True}
+        assert state["knockout"]["rounds"][0][0] == {"teams": ["Gorriak", None], "table": None, "result": None,
+                                                     "walkover": None, "vacas": None, "finished": True, "winner": "Gorriak", "bye": True}
     finally:
         ctx.close()
 

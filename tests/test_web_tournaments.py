@@ -943,8 +943,8 @@ def test_the_semi_finals_losers_play_for_third_place(client, tournament) -> None
     seeds = ["Gorriak", "Urdinak", "Berdeak", "Horiak"]
     r = client.put(ko, headers=tournament["auth"], json={"teams": seeds, "third_place": True})
     assert r.status_code == 200, r.json
-    assert r.json["knockout"]["third_place"] == {"teams": [None, None], "table": None, "vacas": None,
-                                                 "finished": False, "winner": None, "bye": False}
+    assert r.json["knockout"]["third_place"] == {"teams": [None, None], "table": None, "result": None,
+                                                 "walkover": None, "vacas": None, "finished": False, "winner": None, "bye": False}
     # semi-finals: Gorriak and Urdinak go through; Horiak and Berdeak meet for third place
     for table in (imported(client, ["Gorriak", "Horiak"], [0, 0]), imported(client, ["Berdeak", "Urdinak"], [1, 1])):
         assert enrol(client, tournament, table).status_code == 201
@@ -1162,7 +1162,7 @@ def test_a_bracket_of_three_plays_out_its_bye_on_the_page(client, tournament) ->
     r = client.put(ko, headers=tournament["auth"], json={"teams": ["Gorriak", "Urdinak", "Berdeak"]})
     assert r.status_code == 200, r.json
     semis, final = r.json["knockout"]["rounds"]
-    assert semis[0] == {"teams": ["Gorriak", None], "table": None, "vacas": None, "finished": True,
+    assert semis[0] == {"teams": ["Gorriak", None], "table": None, "result": None, "walkover": None, "vacas": None, "finished": True,
                         "winner": "Gorriak", "bye": True}
     assert semis[1]["teams"] == ["Urdinak", "Berdeak"] and not semis[1]["bye"]
     assert final[0]["teams"] == ["Gorriak", None]  # waiting for the other semi-final

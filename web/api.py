@@ -4,7 +4,8 @@ Tokens: the players' token reads and writes a table, the watch token only reads;
 either comes as `Authorization: Bearer <token>` or `?token=`, and is compared in
 constant time. Writes carry `client_id` (a retry answers without applying twice)
 and `version` (the table's version the phone saw; another one is 409
-`stale_version`). A tournament's settings (name, rules, teams, final stage) may name the
+`stale_version`). A tournament's settings (name, rules, teams, withdrawals, final stage,
+results entered without hands) may name the
 `revision` they follow likewise (another one is 409 `stale_revision`). Every refusal
 is one JSON shape (`web.errors`).
 """
@@ -1116,6 +1117,25 @@ def reinstate_tournament_team(tournament_id: str, team: str) -> Response:
     """Undo a team's withdrawal (the organiser's token) -> the tournament."""
     _tournament(tournament_id, write=True)
     _tournaments().reinstate(tournament_id, team, _revision())
+    return _dump(_tournaments().state(tournament_id, watch_links=True))
+
+
+@bp.post("/tournaments/<tournament_id>/results")
+def add_tournament_result(tournament_id: str) -> Response:
+    """A finished match's result entered without hands `{teams, vacas, stones?, winner?}`,
+    or a walkover `{teams, walkover}` (the organiser's token) -> 201 the tournament; it
+    takes its pairing as a finished table does (`storage.tournaments.check_result`)."""
+    _tournament(tournament_id, write=True)
+    body = _body()
+    _tournaments().add_result(tournament_id, body, _revision(body))
+    return _dump(_tournaments().state(tournament_id, watch_links=True), 201)
+
+
+@bp.delete("/tournaments/<tournament_id>/results/<result_id>")
+def remove_tournament_result(tournament_id: str, result_id: str) -> Response:
+    """Take out a result entered without hands (the organiser's token) -> the tournament."""
+    _tournament(tournament_id, write=True)
+    _tournaments().remove_result(tournament_id, result_id, _revision())
     return _dump(_tournaments().state(tournament_id, watch_links=True))
 
 

@@ -153,12 +153,24 @@ SCHEMAS: dict[str, Any] = {
                    "properties": {
         "id": {"type": "string"}, "name": {"type": "string"},
         "revision": {"type": "integer", "description": "how many times the organiser changed its name, rules, "
-                     "teams or final stage (enrolling a table and the tables' hands leave it as it is)"},
+                     "teams, withdrawals, final stage or results entered without hands (enrolling a table and the "
+                     "tables' hands leave it as it is)"},
         "rules": {**_ref("Rules"), "description": "the tournament's rules, all five (the defaults where none "
                   "were set): the tables opened from its page take them"},
-        "matches": {"type": "array", "items": {"type": "object", "properties": {
-            "table": {"type": "string"}, "teams": {"type": "array", "items": {"type": "string"}},
-            "vacas": _PAIR, "games": _PAIR, "score": _PAIR, "stones": _PAIR, "hands": {"type": "integer"},
+        "matches": {"type": "array", "description": "the tables enrolled and the results entered without hands "
+                    "(POST .../results), in the order they were added", "items": {"type": "object", "properties": {
+            "table": {"type": ["string", "null"], "description": "its table; null for a result entered without "
+                      "hands"},
+            "result": {"type": ["string", "null"], "description": "a result entered without hands: its id "
+                       "(DELETE .../results/{result_id}); it has no table, no hands and no match file; null for "
+                       "a table"},
+            "walkover": {"type": ["string", "null"], "description": "a walkover entered: the team that did not "
+                         "turn up (it lost by vacas_to_win to 0, no stones); else null"},
+            "teams": {"type": "array", "items": {"type": "string"}},
+            "vacas": _PAIR, "games": {**_PAIR, "type": ["array", "null"], "description": "null for a result "
+                                      "entered without hands"},
+            "score": {**_PAIR, "type": ["array", "null"], "description": "null for a result entered without hands"},
+            "stones": _PAIR, "hands": {"type": "integer"},
             "winner": {"type": ["integer", "null"]}, "finished": {"type": "boolean"},
             "ranked": {"type": "boolean",
                        "description": "false where its two teams share a name, case and accents aside (left out)"},
@@ -200,7 +212,12 @@ SCHEMAS: dict[str, Any] = {
                      "or twice with legs 2: the second leg's rounds follow with the sides swapped)",
                      "items": {"type": "array", "items": {"type": "object", "properties": {
                          "teams": {"type": "array", "items": {"type": "string"}},
-                         "table": {"type": ["string", "null"]}, "vacas": {"type": ["array", "null"]},
+                         "table": {"type": ["string", "null"]},
+                         "result": {"type": ["string", "null"], "description": "the result entered without hands "
+                                    "that took the pairing (as a finished table does), else null"},
+                         "walkover": {"type": ["string", "null"], "description": "that result a walkover: the "
+                                      "team that did not turn up"},
+                         "vacas": {"type": ["array", "null"]},
                          "finished": {"type": "boolean"}, "winner": {"type": ["string", "null"]},
                          "group": {"type": "string", "description": "a league in groups: the pairing's group"},
                          "withdrawn": {"type": ["string", "null"], "description": "its team that withdrew"},
@@ -704,6 +721,44 @@ def document() -> dict[str, Any]:
                                            "schema": {"type": "string"}}, TOKEN_Q, REVISION_Q],
             "security": SECURE,
             "responses": {"200": _json(_ref("Tournament"), "the tournament")} | _errors(400, 401, 403, 404, 409)}},
+        "/api/tournaments/{tournament_id}/results": {"post": {
+            "summary": "Enter a finished match's result without hands, or a walkover (the organiser's token)",
+            "description": "A match played on paper: its two teams and the vacas each won (the winner's are the "
+                           "tournament's vacas_to_win, the loser's fewer), the stones if known. A walkover (no "
+                           "presentado): its two teams and the one that did not turn up, which loses by "
+                           "vacas_to_win to 0, no stones, played, won and lost in the standings alike. It takes "
+                           "its pairing as a finished table added now would (in the fixtures, or the final stage's "
+                           "bracket once one is drawn), has no match file in the export (tournament.json and the "
+                           "results sheet list it), and counts a revision. To put one right, delete it and enter "
+                           "it again.",
+            "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
+            "requestBody": {"required": True, "content": {JSON: {"schema": {
+                "type": "object", "required": ["teams"], "additionalProperties": False,
+                "description": "vacas, or walkover (then neither vacas nor stones); another key is a 422 invalid "
+                               "naming it", "oneOf": [{"required": ["vacas"]}, {"required": ["walkover"]}],
+                "properties": {
+                    "teams": {"type": "array", "minItems": 2, "maxItems": 2, "items": TEAM, "description": "the "
+                              "match's two teams, each one of the league's where its teams are entered (teams[i]), "
+                              "not one team twice (teams[1])"},
+                    "vacas": {"type": "array", "minItems": 2, "maxItems": 2, "description": "the vacas each team "
+                              "won, in teams' order: the winner's the tournament's vacas_to_win, the loser's fewer",
+                              "items": _whole({"type": "integer", "minimum": 0})},
+                    "stones": {"type": "array", "minItems": 2, "maxItems": 2, "description": "the stones each "
+                               "team scored over the match, if known (else 0 and 0)",
+                               "items": _whole({"type": "integer", "minimum": 0, "maximum": 9999})},
+                    "winner": {"type": "string", "description": "optional: the team the vacas make the winner "
+                               "(another is a 422 invalid on winner)"},
+                    "walkover": {"type": "string", "description": "the one of the two teams that did not turn up"},
+                    "revision": REVISION}}}}},
+            "responses": {"201": _json(_ref("Tournament"), "the tournament with the result")}
+            | _errors(400, 401, 403, 404, 409, 422)}},
+        "/api/tournaments/{tournament_id}/results/{result_id}": {"delete": {
+            "summary": "Take out a result entered without hands (the organiser's token)",
+            "parameters": [TOURNAMENT_ID, {"name": "result_id", "in": "path", "required": True,
+                                           "schema": {"type": "string"}}, TOKEN_Q, REVISION_Q],
+            "security": SECURE,
+            "responses": {"200": _json(_ref("Tournament"), "the tournament without it")}
+            | _errors(400, 401, 403, 404, 409)}},
         "/api/tournaments/{tournament_id}/knockout": {"put": {
             "summary": "Draw the final stage (the organiser's token): the tables added from then on play it",
             "description": "The first seed meets the last; the draw keeps the top seeds apart until the end "
@@ -751,7 +806,7 @@ def document() -> dict[str, Any]:
     }
     responses = {f"E{s}": _json(_ref("Error"), d) for s, d in {
         400: "bad request", 401: "no token", 403: "wrong token or read-only token", 404: "not found",
-        409: "stale_version, stale_revision, match_over, showdown_settled, client_id_reused (a client_id sent already with another request), teams_differ (a match file of another pairing imported into a table; rename) or fixtures_would_move (a league's teams that would move fixtures played; move_played)", 413: "too_large: a body over its limit (a JSON write's, JSON_MAX_BYTES; a match file's, IMPORT_MAX_BYTES; a "
+        409: "stale_version, stale_revision, match_over, showdown_settled, client_id_reused (a client_id sent already with another request), teams_differ (a match file of another pairing imported into a table; rename), fixtures_would_move (a league's teams that would move fixtures played; move_played), too_many_tables or too_many_results (a tournament's 200 tables, 1000 results entered without hands)", 413: "too_large: a body over its limit (a JSON write's, JSON_MAX_BYTES; a match file's, IMPORT_MAX_BYTES; a "
              "photo's, MAX_CONTENT_LENGTH, 25 MB, a multipart upload's form 64 KB more, the photo itself named "
              "with its size), or a photo of too many pixels, told from its header before it is decoded (over about "
              "50 megapixels, 52,000,000 pixels; a decompression bomb)",

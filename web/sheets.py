@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from scorer.engine import team_key
+from scorer.engine.tournament import match_id
 from scorer.storage.tournaments import spreadsheet_safe
 from web import i18n
 
@@ -52,15 +53,18 @@ def result_rows(state: dict[str, Any], lang: str, games: Callable[[str], list[in
     stage round by round (a bye as its team going through) and the friendlies. `table` is
     the number of the table's match file in the zip (`matches/NN-...jsonl`); `date` the day
     its table was opened, else the round's date; `games` and `vacas` in the row's order.
-    `games(table)`: the games each team of the table's match won, in the match's order."""
+    `games(table)`: the games each team of the table's match won, in the match's order. A
+    result entered without hands has no table (nor match file, nor games): its `table` and
+    `games` cells are blank, its `date` the round's, and its state says it was entered by
+    hand, or which team did not turn up (a walkover)."""
     t = i18n.strings(lang)
-    number = {m["table"]: n for n, m in enumerate(state["matches"], 1)}
-    match_of = {m["table"]: m for m in state["matches"]}
+    number = {match_id(m): n for n, m in enumerate(state["matches"], 1) if m["table"]}
+    match_of = {match_id(m): m for m in state["matches"]}
 
     def counts(teams: list[str], match: dict[str, Any] | None, vacas: list[int] | None) -> dict[str, Any]:
         if match is None:
             return {}
-        won = games(match["table"]) or ["", ""]
+        won = (games(match["table"]) if match["table"] else None) or ["", ""]
         if team_key(match["teams"][0]) != team_key(teams[0]):
             won = won[::-1]
         vacas = vacas if vacas is not None else match["vacas"]
@@ -75,6 +79,10 @@ def result_rows(state: dict[str, Any], lang: str, games: Callable[[str], list[in
             return t["tour.annulled"]  # a withdrawn team's, out of the standings
         if g.get("not_played"):
             return t["tour.not_played"]
+        if g.get("walkover"):
+            return i18n.t(lang, "tour.walkover_note", team=g["walkover"])
+        if g.get("result"):
+            return t["tour.entered"]
         return t["tour.finished" if finished else "tour.playing_now" if played else "tour.to_play"]
 
     def pairing(stage: str, round_: str, g: dict[str, Any], day: str | None = None) -> dict[str, Any] | None:
@@ -83,14 +91,16 @@ def result_rows(state: dict[str, Any], lang: str, games: Callable[[str], list[in
                     "state": t["tour.bye"]}
         if not (g["teams"][0] and g["teams"][1]):
             return None  # a team still to come from the round before
-        match = match_of.get(g["table"]) if g["table"] else None
-        return {"stage": stage, "group": g.get("group") or "", "round": round_, "date": (dates(g["table"]) if match else None) or day or "",
-                "table": number.get(g["table"], ""), "team_a": g["teams"][0], "team_b": g["teams"][1],
+        match = match_of.get(match_id(g)) if match_id(g) else None
+        return {"stage": stage, "group": g.get("group") or "", "round": round_,
+                "date": (dates(g["table"]) if match and g["table"] else None) or day or "",
+                "table": number.get(match_id(g), ""), "team_a": g["teams"][0], "team_b": g["teams"][1],
                 **counts(g["teams"], match, g["vacas"]), "winner": g["winner"] or "",
                 "state": state_word(g["finished"], match is not None, g), **differ(match)}
 
     def played(stage: str, m: dict[str, Any]) -> dict[str, Any]:
-        return {"stage": stage, "group": m.get("group") or "", "round": "", "date": dates(m["table"]) or "", "table": number[m["table"]],
+        return {"stage": stage, "group": m.get("group") or "", "round": "",
+                "date": (dates(m["table"]) if m["table"] else None) or "", "table": number.get(match_id(m), ""),
                 "team_a": m["teams"][0], "team_b": m["teams"][1], **counts(m["teams"], m, None),
                 "winner": m["teams"][m["winner"]] if m["winner"] is not None else "",
                 "state": state_word(m["finished"], True, m), **differ(m)}
@@ -101,11 +111,11 @@ def result_rows(state: dict[str, Any], lang: str, games: Callable[[str], list[in
     for k, games_ in enumerate(state["fixtures"] or []):
         day = state["round_dates"][k] if state["round_dates"] else None
         for g in games_:
-            taken.add(g["table"])
+            taken.add(match_id(g))
             row = pairing(league, str(k + 1), g, day)
             if row:
                 rows.append(row)
-    rows += [played(league, m) for m in state["matches"] if m["stage"] == "league" and m["table"] not in taken]
+    rows += [played(league, m) for m in state["matches"] if m["stage"] == "league" and match_id(m) not in taken]
     ko = state["knockout"]
     if ko:
         final = t["tour.knockout"]

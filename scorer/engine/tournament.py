@@ -2,7 +2,9 @@
 one league or in groups), the final stage's bracket, the teams it would take from the
 league. Pure functions of plain data: `scorer.storage.tournaments` keeps the tournaments
 and feeds them the matches its tables played, each `{teams, table, ranked, vacas,
-finished, winner}`.
+finished, winner}`, and the results its organiser entered without hands, each with
+`table` None, `result` its id and `walkover` the team that did not turn up (or None):
+such a result takes a pairing just as a finished table does (`match_id`).
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ from typing import Any
 
 from .standings import knockout_draw, round_robin, team_key
 
-__all__ = ["GROUP_NAMES", "apart", "bracket_pairings", "draw_fixtures", "knockout", "moves", "qualifiers", "redraw",
-           "standard_draw"]
+__all__ = ["GROUP_NAMES", "apart", "bracket_pairings", "draw_fixtures", "knockout", "match_id", "moves", "qualifiers",
+           "redraw", "standard_draw"]
 
 GROUP_NAMES = "ABCDEFGH"  # the groups of a league played in groups
 
@@ -24,23 +26,33 @@ GROUP_NAMES = "ABCDEFGH"  # the groups of a league played in groups
 Draw = list[list[list[list[list[str]]]]]
 
 
+def match_id(match: dict[str, Any]) -> str | None:
+    """What tells a match (or a pairing) from every other: its table's id, or for a result
+    entered without hands its `result` id; None for a pairing nothing played."""
+    return match.get("table") or match.get("result")
+
+
 def _pairing(a: str | None, b: str | None, matches: list[dict[str, Any]], used: set[str]) -> dict[str, Any]:
-    """A pairing `{teams, table, vacas, finished, winner}` with the first ranked table of
-    `matches` between `a` and `b` (by `team_key`) not in `used` (which then
+    """A pairing `{teams, table, result, walkover, vacas, finished, winner}` with the first
+    ranked match of `matches` between `a` and `b` (by `team_key`) not in `used` (which then
     holds it), if any, a finished one before one still unfinished (a table left half played
-    and the match played again at another); `vacas` in the pairing's order, `winner` `a` or `b`."""
+    and the match played again at another): a table (`table` its id) or a result entered
+    without hands (`result` its id, `walkover` the team that did not turn up, else None);
+    `vacas` in the pairing's order, `winner` `a` or `b`."""
     m = None
     if a is not None and b is not None:
-        tables = [m for m in matches if m["ranked"] and m["table"] not in used
+        tables = [m for m in matches if m["ranked"] and match_id(m) not in used
                   and {team_key(t) for t in m["teams"]} == {team_key(a), team_key(b)}]
         m = next((m for m in tables if m["finished"]), tables[0] if tables else None)
     if m is not None:
-        used.add(m["table"])
+        used.add(match_id(m))
     flip = m is not None and team_key(m["teams"][0]) != team_key(a or "")
     won = None if m is None or m["winner"] is None else m["winner"] ^ flip
     return {
         "teams": [a, b],
-        "table": m["table"] if m else None,
+        "table": m.get("table") if m else None,
+        "result": m.get("result") if m else None,
+        "walkover": m.get("walkover") if m else None,
         "vacas": (m["vacas"][::-1] if flip else m["vacas"]) if m else None,
         "finished": bool(m and m["finished"]),
         "winner": None if won is None else (a, b)[won],
@@ -146,7 +158,7 @@ def redraw(old: Draw, groups: list[list[str]], legs: int, matches: list[dict[str
                     ident = (leg, frozenset((team_key(a), team_key(b))))
                     where[ident] = (n, k, j, [a, b])
                     size[n, leg] += 1
-                    if _pairing(a, b, matches, used)["table"]:
+                    if match_id(_pairing(a, b, matches, used)):
                         taken.add(ident)
     if not taken:
         return standard_draw(groups, legs)
@@ -194,17 +206,18 @@ def redraw(old: Draw, groups: list[list[str]], legs: int, matches: list[dict[str
 
 def moves(before: list[list[dict[str, Any]]], before_dates: list[str] | None,
           after: list[list[dict[str, Any]]], after_dates: list[str] | None) -> list[dict[str, Any]]:
-    """The pairings played or begun in the fixtures `before` (those with a table) that are
-    not in the same round on the same date `after`: `{teams, table, round, date, to_round,
-    to_date}` (rounds counted from 1; `to_round` None where no pairing takes that table any
-    more). A date given where there was none, or taken away, moves nothing."""
-    now = {g["table"]: k for k, games in enumerate(after) for g in games if g["table"]}
+    """The pairings played or begun in the fixtures `before` (those with a table, or a result
+    entered without hands) that are not in the same round on the same date `after`: `{teams,
+    table, round, date, to_round, to_date}` (rounds counted from 1; `table` None for a result
+    entered; `to_round` None where no pairing takes that match any more). A date given where
+    there was none, or taken away, moves nothing."""
+    now = {match_id(g): k for k, games in enumerate(after) for g in games if match_id(g)}
     out = []
     for k, games in enumerate(before):
         for g in games:
-            if not g["table"]:
+            if not match_id(g):
                 continue
-            to = now.get(g["table"])
+            to = now.get(match_id(g))
             date = before_dates[k] if before_dates and k < len(before_dates) else None
             to_date = after_dates[to] if to is not None and after_dates and to < len(after_dates) else None
             if to != k or (date and to_date and date != to_date):
@@ -222,7 +235,8 @@ def _loser(game: dict[str, Any]) -> str | None:
 
 def _bye(team: str) -> dict[str, Any]:
     """A first-round pairing of `team` against a bye: won at once, without a table."""
-    return {"teams": [team, None], "table": None, "vacas": None, "finished": True, "winner": team, "bye": True}
+    return {"teams": [team, None], "table": None, "result": None, "walkover": None, "vacas": None, "finished": True,
+            "winner": team, "bye": True}
 
 
 def knockout(seeds: list[str], matches: list[dict[str, Any]], third_place: bool = False) -> dict[str, Any]:

@@ -175,6 +175,18 @@ MIGRATIONS: list[str | Callable[[sqlite3.Connection], None]] = [
     """
     ALTER TABLE tournaments ADD COLUMN rules TEXT;
     """,
+    # 12 -> 13: the results a tournament's organiser entered without hands (a match played on
+    # paper, a walkover): JSON {"teams", "vacas", "stones", "walkover", "rules"}, each taking
+    # its pairing as a finished table does (`storage.tournaments.check_result`)
+    """
+    CREATE TABLE tournament_results (
+        tournament_id TEXT NOT NULL REFERENCES tournaments(id) ON DELETE CASCADE,
+        id            TEXT NOT NULL,
+        result        TEXT NOT NULL,
+        added         REAL NOT NULL,
+        PRIMARY KEY (tournament_id, id)
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,8 +1,9 @@
 """Tournaments: a club's league of tables, ranked with the engine's standings.
 
 A tournament is a name, two tokens (the organiser's adds tables; the watch token only
-reads) and the tables played in it. Adding a table takes that table's players' token
-too, so nobody enrols a match they could not open. The standings are never stored:
+reads), the tables played in it and the results its organiser entered without hands (a
+match played on paper, a walkover: `check_result`). Adding a table takes that table's
+players' token too, so nobody enrols a match they could not open. The standings are never stored:
 they are the engine's `standings` over the tables' matches as they stand now, so a
 hand settled at any table moves them at once.
 """
@@ -29,6 +30,7 @@ from scorer.engine.tournament import (
     bracket_pairings,
     draw_fixtures,
     knockout,
+    match_id,
     moves,
     redraw,
     standard_draw,
@@ -58,6 +60,9 @@ RENAME_KEYS = ("name", "revision")  # of a renaming's
 TEAMS_KEYS = ("teams", "groups", "legs", "start", "every_days", "move_played", "revision")  # of the league's teams'
 KNOCKOUT_KEYS = ("teams", "third_place", "revision")  # of the final stage's
 WITHDRAW_KEYS = ("team", "results", "revision")  # of a team's withdrawal
+RESULT_KEYS = ("teams", "vacas", "stones", "winner", "walkover", "revision")  # of a result entered without hands
+MAX_RESULTS = 1000  # results entered without hands in one tournament (a league of 32 home and away plays 992)
+MAX_STONES = 9999  # the stones a team of a result entered may have scored
 
 
 def _tidy_name(value: Any, field: str, limit: int) -> str:
@@ -237,6 +242,81 @@ def check_withdrawal(body: Any, teams: list[str]) -> tuple[str, str]:
     return team, results
 
 
+def _whole_pair(value: Any, most: int) -> bool:
+    """Whether `value` is two whole numbers from 0 to `most` (not true or false)."""
+    return isinstance(value, list) and len(value) == 2 and all(
+        isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= most for v in value)
+
+
+def check_result(body: Any, teams: list[str], vacas_to_win: int) -> dict[str, Any]:
+    """A finished match's result entered without hands, from `{"teams": [a, b], "vacas":
+    [va, vb], "stones"?: [sa, sb], "winner"?: team}` (a match played on paper) or
+    `{"teams": [a, b], "walkover": team}` (that team did not turn up), as `{teams, vacas,
+    stones, walkover}`, or a 422 naming the field at fault.
+
+    `teams`: two names not alike by `engine.team_key`, each one of the league's `teams`
+    where those are entered (spelt as the league spells it). `vacas`: the winner's are the
+    tournament's `vacas_to_win` and the loser's fewer (2–1 to 2 vacas); `stones` 0–0 unless
+    given; `winner`, where given, must be the team those vacas make the winner. A walkover
+    ("no presentado") is a match won by the team present by `vacas_to_win` vacas to 0, no
+    stones either way: it counts in the standings as played, won and lost; `vacas` and
+    `stones` are not given with it (the convention sets them), `walkover` names one of the
+    two `teams`."""
+    if not isinstance(body, dict):
+        raise StoreError(400, "bad_json", f"expected a JSON object with the teams and their vacas, got {json_type(body)}")
+    check_known(body, RESULT_KEYS)
+    pair = body.get("teams")
+    if not isinstance(pair, list) or len(pair) != 2:
+        raise StoreError(422, "invalid", f"teams: expected the match's two teams, [team, team], got {said(pair)}", "teams")
+    names = [_tidy_name(v, f"teams[{i}]", MAX_NAME) for i, v in enumerate(pair)]
+    if engine.team_key(names[0]) == engine.team_key(names[1]):
+        told = f"{said(names[1])} is named twice" if names[0] == names[1] else f"{said(names[1])} is {said(names[0])} again"
+        raise StoreError(422, "invalid", f"teams[1]: {told}: a match is between two teams", "teams[1]",
+                         "named_twice" if names[0] == names[1] else "named_again", {"name": names[1], "same": names[0]})
+    if teams:
+        for i, name in enumerate(names):
+            spelt = next((t for t in teams if engine.team_key(t) == engine.team_key(name)), None)
+            if spelt is None:
+                raise StoreError(422, "invalid", f"teams[{i}]: expected one of the league's teams "
+                                 f"({', '.join(map(said, teams))}), got {said(name)}", f"teams[{i}]")
+            names[i] = spelt
+    keys = [engine.team_key(t) for t in names]
+    walkover = body.get("walkover")
+    if walkover is not None:
+        if not isinstance(walkover, str) or engine.team_key(walkover) not in keys:
+            raise StoreError(422, "invalid", f"walkover: expected the one of the match's two teams ({said(names[0])} "
+                             f"or {said(names[1])}) that did not turn up, got {said(walkover)}", "walkover")
+        for key in ("vacas", "stones"):
+            if key in body:
+                raise StoreError(422, "invalid", f"{key}: a walkover is won by {vacas_to_win} vacas (the "
+                                 f"tournament's vacas_to_win) to 0, no stones: leave {key} out", key)
+        absent = keys.index(engine.team_key(walkover))
+        vacas = [0, 0]
+        vacas[1 - absent] = vacas_to_win
+        out = {"teams": names, "vacas": vacas, "stones": [0, 0], "walkover": names[absent]}
+    else:
+        vacas = body.get("vacas")
+        if not _whole_pair(vacas, vacas_to_win) or max(vacas) != vacas_to_win or min(vacas) == vacas_to_win:
+            raise StoreError(422, "invalid", f"vacas: expected the vacas each team won, [{vacas_to_win}, n] or [n, "
+                             f"{vacas_to_win}] with n from 0 to {vacas_to_win - 1} (the winner's are the tournament's "
+                             f"vacas_to_win, {vacas_to_win}), got {said(vacas)}", "vacas")
+        stones = body.get("stones", [0, 0])
+        if not _whole_pair(stones, MAX_STONES):
+            raise StoreError(422, "invalid", f"stones: expected the stones each team scored, two whole numbers from 0 "
+                             f"to {MAX_STONES}, got {said(stones)}", "stones")
+        out = {"teams": names, "vacas": list(vacas), "stones": list(stones), "walkover": None}
+    won = 0 if out["vacas"][0] > out["vacas"][1] else 1
+    winner = body.get("winner")
+    if winner is not None:
+        if not isinstance(winner, str) or engine.team_key(winner) not in keys:
+            raise StoreError(422, "invalid", f"winner: expected one of the match's two teams ({said(names[0])} or "
+                             f"{said(names[1])}), got {said(winner)}", "winner")
+        if keys.index(engine.team_key(winner)) != won:
+            raise StoreError(422, "invalid", f"winner: {said(winner)} is not the winner: the vacas "
+                             f"{out['vacas'][0]}–{out['vacas'][1]} make {said(names[won])} the winner", "winner")
+    return out
+
+
 def role_of(row: dict[str, Any], token: str) -> str | None:
     """What `token` opens of the tournament `row`: "organise", "watch" or None (compared
     in constant time)."""
@@ -412,6 +492,44 @@ class TournamentStore:
         with self._revised(tournament_id, revision) as conn:
             conn.execute("UPDATE tournaments SET knockout = NULL WHERE id = ?", (tournament_id,))
 
+    def add_result(self, tournament_id: str, body: Any, revision: int | None = None) -> str:
+        """Enter a finished match's result without hands (`check_result`: a match played on
+        paper, or a walkover; the caller has checked the organiser's token): its id. It
+        takes its pairing in the fixtures (or the bracket, entered once the final stage is
+        drawn) as a finished table added now would, and counts in the standings alike; its
+        `rules` are the tournament's as they are now."""
+        row = self.get(tournament_id)
+        result = {**check_result(body, row["teams"], row["rules"]["vacas_to_win"]), "rules": row["rules"]}
+        result_id = new_id()
+        with self._revised(tournament_id, revision) as conn:
+            n = conn.execute("SELECT COUNT(*) FROM tournament_results WHERE tournament_id = ?",
+                             (tournament_id,)).fetchone()[0]
+            if n >= MAX_RESULTS:
+                raise StoreError(409, "too_many_results", f"a tournament holds {MAX_RESULTS} results entered without "
+                                 "hands at most")
+            conn.execute("INSERT INTO tournament_results (tournament_id, id, result, added) VALUES (?, ?, ?, ?)",
+                         (tournament_id, result_id, json.dumps(result, ensure_ascii=False), time.time()))
+        return result_id
+
+    def remove_result(self, tournament_id: str, result_id: str, revision: int | None = None) -> None:
+        """Take out a result entered without hands (to put it right, enter it again); a 404
+        (`field` `result`) where the tournament has no such result."""
+        with self._revised(tournament_id, revision) as conn:
+            gone = conn.execute("DELETE FROM tournament_results WHERE tournament_id = ? AND id = ?",
+                                (tournament_id, result_id)).rowcount
+            if not gone:
+                raise StoreError(404, "not_found", f"result: no result {said(result_id)} entered in this tournament",
+                                 "result")
+
+    def _entered(self, tournament_id: str) -> list[tuple[str, dict[str, Any], float]]:
+        """The results entered without hands: (id, `check_result`'s with its `rules`, when
+        it was entered), in the order they were entered."""
+        rows = self.db.reader().execute(
+            "SELECT id, result, added FROM tournament_results WHERE tournament_id = ? ORDER BY added, id",
+            (tournament_id,),
+        )
+        return [(r["id"], json.loads(r["result"]), r["added"]) for r in rows]
+
     def add_table(self, tournament_id: str, table_id: str) -> bool:
         """Enrol a table (the caller has checked both tokens): True if it was not in yet."""
         self.get(tournament_id)
@@ -476,7 +594,10 @@ class TournamentStore:
         `revision`: how many times the organiser changed the name, rules, teams or final
         stage (a write may name the revision it follows, and is refused where it is not this).
         `rules`: the tournament's, all five (the defaults where the organiser set none).
-        `matches`: each table's match as it stands, with its `stage`: "league" (a table
+        `matches`: each table's match as it stands, and each result entered without hands
+        (`add_result`: `table`, `games` and `score` None, `result` its id, `walkover` the
+        team that did not turn up or None; a table's has `result` and `walkover` None), in
+        the order they were added, with its `stage`: "league" (a table
         added before the final stage was drawn, or while there is none), "knockout" (one
         added since, that plays one of the bracket's pairings) or "friendly" (one added
         since that plays none of them, or none yet: an early final whose other semi-final
@@ -512,6 +633,16 @@ class TournamentStore:
         finished is `not_played`, and the league ends without it."""
         row = self.get(tournament_id)
         matches, results, added = [], {}, {}
+        for result_id, r, when in self._entered(tournament_id):  # merged with the tables below, by when added
+            won = 0 if r["vacas"][0] > r["vacas"][1] else 1
+            matches.append({
+                "table": None, "result": result_id, "walkover": r["walkover"],
+                "teams": r["teams"], "vacas": r["vacas"], "games": None, "score": None, "stones": r["stones"],
+                "hands": 0, "winner": won, "finished": True, "ranked": True, "stage": "league",
+                "unknown_teams": [], "off_fixtures": False, "rules": r["rules"], "rules_differ": None,
+            })
+            added[result_id] = when
+            results[result_id] = {"teams": r["teams"], "vacas": r["vacas"], "stones": r["stones"], "winner": won}
         for table_id, when in self._enrolled(tournament_id):
             try:
                 rt = self.tables.runtime(table_id)
@@ -523,6 +654,8 @@ class TournamentStore:
             ranked = engine.team_key(result["teams"][0]) != engine.team_key(result["teams"][1])
             match = {
                 "table": table_id,
+                "result": None,
+                "walkover": None,
                 "teams": result["teams"],
                 "vacas": list(result["vacas"]),
                 "games": list(st["games"]),
@@ -544,15 +677,16 @@ class TournamentStore:
             added[table_id] = when
             if ranked:
                 results[table_id] = result
+        matches.sort(key=lambda m: added[match_id(m)])  # the tables and the results entered, as added (stable)
         ko = row["knockout"]
         bracket = None
         if ko is not None:
-            bracket = knockout(ko["teams"], [m for m in matches if added[m["table"]] >= ko["drawn"]],
+            bracket = knockout(ko["teams"], [m for m in matches if added[match_id(m)] >= ko["drawn"]],
                                ko.get("third_place", False))
-            played = {g["table"] for g in bracket_pairings(bracket) if g["table"]}
+            played = {match_id(g) for g in bracket_pairings(bracket) if match_id(g)}
             for m in matches:
-                if added[m["table"]] >= ko["drawn"]:  # never the league's: the bracket's, or a friendly
-                    m["stage"] = "knockout" if m["table"] in played else "friendly"
+                if added[match_id(m)] >= ko["drawn"]:  # never the league's: the bracket's, or a friendly
+                    m["stage"] = "knockout" if match_id(m) in played else "friendly"
         for m in matches:  # a friendly counts in no standings: its rules are its own
             m["rules_differ"] = None if m["stage"] == "friendly" else rules_differ(m["rules"], row["rules"])
         league = [m for m in matches if m["stage"] == "league"]
@@ -564,7 +698,7 @@ class TournamentStore:
         annulled = {engine.team_key(t) for t, how in gone.items() if how == "annulled"}
         for m in matches:
             m["annulled"] = m["stage"] == "league" and any(engine.team_key(t) in annulled for t in m["teams"])
-        ranked = [results[m["table"]] for m in league if m["ranked"]]
+        ranked = [results[match_id(m)] for m in league if m["ranked"]]
         table = engine.standings(ranked, names=row["teams"], withdrawn=gone)
         if bracket is not None:  # a seed of no league team: no table between the league's teams plays its pairing
             league_keys = {engine.team_key(t) for t in row["teams"] or [r["team"] for r in table]}
@@ -577,17 +711,17 @@ class TournamentStore:
                 a, b = (group_of.get(key(t)) for t in m["teams"])
                 m["group"] = a if a == b else None
             groups = [{"name": name, "teams": teams, "standings": engine.standings(
-                [results[m["table"]] for m in league if m["ranked"] and m["group"] == name], names=teams,
+                [results[match_id(m)] for m in league if m["ranked"] and m["group"] == name], names=teams,
                 withdrawn={t: how for t, how in gone.items() if t in teams})}
                 for name, teams in zip(GROUP_NAMES, row["groups"], strict=False)]
         drawn = draw_fixtures(row["draw"], league, bool(row["groups"]))
         _mark_withdrawn(drawn, gone)
         # a league match between two league teams (of one group) that no pairing took: that
         # pairing was played at another table too (a match played again), and both count
-        taken = {g["table"] for games in drawn for g in games if g["table"]}
+        taken = {match_id(g) for games in drawn for g in games if match_id(g)}
         for m in league:
             m["off_fixtures"] = bool(drawn) and m["ranked"] and not m["unknown_teams"] \
-                and m.get("group", "") is not None and m["table"] not in taken
+                and m.get("group", "") is not None and match_id(m) not in taken
         if bracket is not None:
             champion = bracket["champion"]
         elif groups is None and drawn and all(g["finished"] or g["not_played"] for games in drawn for g in games):
@@ -610,7 +744,9 @@ class TournamentStore:
         """The tournament as a zip and its file name: `standings.csv` (and
         `standings-group-A.csv`, ... for a league in groups), `tournament.json`
         (the answer of `state`, without tokens) and `matches/NN-team-team.jsonl`, each
-        league table's match as `mus-match/1` (what `mus-scorer standings` ranks), the
+        league table's match as `mus-match/1` (what `mus-scorer standings` ranks; a result
+        entered without hands has no hands and no such file: `tournament.json` lists it
+        with its `result` id and `walkover`, numbered among the matches all the same), the
         final stage's in `knockout/`, the friendlies' (`state`) in `friendly/`, those a
         withdrawal annulled in `annulled/`; and
         `extra(state)`, more files by name, from the same state (the web app's
@@ -625,6 +761,8 @@ class TournamentStore:
                 z.writestr(name, data)
             z.writestr("tournament.json", json.dumps(state, ensure_ascii=False, indent=1) + "\n")
             for n, m in enumerate(state["matches"], 1):
+                if m["table"] is None:  # a result entered without hands: no hands, no match file (tournament.json)
+                    continue
                 try:
                     text = self.tables.runtime(m["table"]).match_file()
                 except StoreError:  # deleted since it was listed

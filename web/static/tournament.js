@@ -209,6 +209,81 @@ for (const b of document.querySelectorAll(".reinstate")) {
   });
 }
 
+// A result entered without hands: a match played on paper (the vacas each team won, the
+// stones if known) or a walkover (the team that did not turn up loses by the vacas to win to
+// 0). The server checks it and says what is wrong; the form keeps what was typed.
+const resultForm = document.getElementById("add-result");
+if (resultForm) {
+  const f = resultForm.elements;
+  const names = () => [f.team0.value.trim(), f.team1.value.trim()];
+  const show = () => {
+    const walkover = f.kind.value === "walkover";
+    for (const box of resultForm.querySelectorAll(".result-played")) box.hidden = walkover;
+    resultForm.querySelector(".result-walkover").hidden = !walkover;
+    names().forEach((name, k) => {
+      f.absent.options[k].textContent = name || t("tour.result_team", { n: k + 1 });
+      for (const span of resultForm.querySelectorAll(`.result-name[data-k="${k}"]`)) {
+        span.textContent = name || t("tour.result_team", { n: k + 1 });
+      }
+    });
+  };
+  resultForm.addEventListener("input", show);
+  resultForm.addEventListener("change", show);
+  show();
+  resultForm.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    clearFormError(resultForm);
+    const teams = names();
+    const body = { teams, revision };
+    let field = null;
+    if (f.kind.value === "walkover") {
+      body.walkover = teams[Number(f.absent.value) || 0];
+    } else {
+      const number = (input) => (input.value.trim() === "" ? null : Number(input.value));
+      body.vacas = [number(f.vacas0), number(f.vacas1)];
+      const stones = [number(f.stones0), number(f.stones1)];
+      if (stones.some((s) => s !== null)) body.stones = stones.map((s) => s ?? 0);
+    }
+    try {
+      revision = (await api("POST", `${boot.api}/results`, { token: boot.token, json: body })).revision;
+      toast(t("tour.result_done"));
+      location.reload();
+    } catch (e) {
+      field = { vacas: f.vacas0, stones: f.stones0, "teams[0]": f.team0, "teams[1]": f.team1,
+        teams: f.team0, walkover: f.absent, winner: f.vacas0 }[e.field] || null;
+      await refused(e, 6000, resultForm, field);
+    }
+  });
+}
+// A fixture's "enter the result": the form opened with its two teams.
+document.addEventListener("click", (ev) => {
+  const button = ev.target.closest(".enter-fixture-result");
+  if (!button || !resultForm) return;
+  const f = resultForm.elements;
+  f.team0.value = button.dataset.team0;
+  f.team1.value = button.dataset.team1;
+  resultForm.dispatchEvent(new Event("change"));
+  const box = document.getElementById("enter-result");
+  box.open = true;
+  box.scrollIntoView({ block: "start" });
+  (f.kind.value === "walkover" ? f.absent : f.vacas0).focus({ preventScroll: true });
+});
+// The organiser takes out a result entered without hands (to put it right, enter it again).
+document.addEventListener("click", async (ev) => {
+  const button = ev.target.closest(".remove-result");
+  if (!button || !confirm(t("tour.result_remove_confirm", { teams: button.dataset.teams }))) return;
+  try {
+    const state = await api("DELETE",
+      `${boot.api}/results/${encodeURIComponent(button.dataset.result)}?revision=${revision}`, { token: boot.token });
+    revision = state.revision;
+    toast(t("tour.result_removed"));
+    last = "";
+    await refresh();
+  } catch (e) {
+    await refused(e, 5000);
+  }
+});
+
 // The final stage: its teams, the best first; or taken away.
 const koForm = document.getElementById("set-knockout");
 if (koForm) {
