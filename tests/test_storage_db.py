@@ -170,6 +170,31 @@ def test_a_version_11_tournament_has_the_default_rules_and_takes_its_own(tmp_pat
     db.close()
 
 
+def test_a_version_12_tournament_keeps_its_tables_and_takes_results_entered_without_hands(tmp_path) -> None:
+    from scorer.storage.tables import TableStore
+    from scorer.storage.tournaments import TournamentStore
+
+    db = _database_at(tmp_path / "v12.db", 12,
+                      "INSERT INTO tables (id, token, watch_token, header, version, current, created, updated) VALUES "
+                      "('t1', 'tok', 'w', '{\"teams\": [\"A\", \"B\"], \"players\": [\"a\", \"b\", \"c\", "
+                      "\"d\"], \"rules\": {\"kings\": 8, \"target\": 40}, \"esku\": 0}', 1, '{\"log\": []}', 0, 0)",
+                      "INSERT INTO tournaments (id, token, watch_token, name, teams, created, rules) "
+                      "VALUES ('c1', 'tok', 'w', 'Liga', '[\"A\", \"B\", \"C\"]', 0, '{\"vacas_to_win\": 2}')",
+                      "INSERT INTO tournament_tables (tournament_id, table_id, added) VALUES ('c1', 't1', 1)")
+    assert db.schema_version == SCHEMA_VERSION >= 13
+    tours = TournamentStore(db, TableStore(db))
+    before = tours.state("c1")
+    assert [m["table"] for m in before["matches"]] == ["t1"] and before["rules"]["vacas_to_win"] == 2
+    result = tours.add_result("c1", {"teams": ["B", "C"], "walkover": "C"}, revision=0)
+    state = tours.state("c1")
+    assert [m["table"] or m["result"] for m in state["matches"]] == ["t1", result]
+    assert state["standings"][0] == {**state["standings"][0], "team": "B", "won": 1, "vacas_won": 2}
+    with db.write() as w:  # the tournament deleted takes its results with it (ON DELETE CASCADE)
+        w.execute("DELETE FROM tournaments WHERE id = 'c1'")
+    assert db.reader().execute("SELECT COUNT(*) FROM tournament_results").fetchone()[0] == 0
+    db.close()
+
+
 def test_a_version_5_database_keeps_its_writes_as_retries(tmp_path) -> None:
     from scorer.storage.tables import TableStore
 

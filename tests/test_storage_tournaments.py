@@ -166,3 +166,90 @@ def test_the_league_ends_without_the_pairings_of_a_withdrawn_pair(tmp_path) -> N
     assert state["standings"][-1]["team"] == "Berdeak" and state["standings"][-1]["withdrawn"] is True
     store.reinstate(tour, "berdeak")
     assert store.state(tour)["withdrawn"] == []
+
+
+# -- results entered without hands (a match played on paper, a walkover) ------------------------
+def test_a_result_entered_without_hands_and_a_walkover_take_their_pairings_and_count(tmp_path) -> None:
+    store = _store(tmp_path / "mus.db")
+    tour = store.create({"name": "Liga", "rules": {"vacas_to_win": 2}})["id"]
+    store.set_teams(tour, {"teams": ["Gorriak", "Urdinak", "Berdeak"]})
+    played = _played(store, tour, ["Gorriak", "Urdinak"])  # a table, 1-0
+    paper = store.add_result(tour, {"teams": ["berdeak", "Gorriak"], "vacas": [1, 2], "stones": [70, 95],
+                                    "winner": "gorriak"}, revision=1)
+    walkover = store.add_result(tour, {"teams": ["Urdinak", "Berdeak"], "walkover": "Berdeak"}, revision=2)
+    state = store.state(tour)
+    assert state["revision"] == 3
+    pairings = {frozenset(g["teams"]): g for games in state["fixtures"] for g in games}
+    g = pairings[frozenset(["Berdeak", "Gorriak"])]
+    assert (g["table"], g["result"], g["walkover"], g["finished"], g["winner"]) == (None, paper, None, True, "Gorriak")
+    assert g["vacas"] == ([1, 2] if g["teams"][0] == "Berdeak" else [2, 1])
+    g = pairings[frozenset(["Urdinak", "Berdeak"])]
+    assert (g["result"], g["walkover"], g["winner"]) == (walkover, "Berdeak", "Urdinak")
+    assert pairings[frozenset(["Gorriak", "Urdinak"])]["table"] == played
+    assert state["champion"] == "Gorriak"  # every pairing finished: the sole leader
+    rows = {r["team"]: r for r in state["standings"]}
+    assert (rows["Gorriak"]["won"], rows["Gorriak"]["vacas_won"], rows["Gorriak"]["stones"]) == (2, 3, 40 + 95)
+    # the walkover: won by vacas_to_win to 0 by the team present, no stones; played by both
+    assert (rows["Urdinak"]["won"], rows["Urdinak"]["vacas_won"], rows["Urdinak"]["vacas_lost"]) == (1, 2, 1)
+    assert (rows["Berdeak"]["played"], rows["Berdeak"]["vacas_lost"], rows["Berdeak"]["stones"]) == (2, 4, 70)
+    entered = [m for m in state["matches"] if m["result"]]
+    assert [(m["table"], m["games"], m["hands"], m["walkover"], m["off_fixtures"]) for m in entered] == [
+        (None, None, 0, None, False), (None, None, 0, "Berdeak", False)]
+    # the zip: no match file for either, tournament.json lists both
+    z = zipfile.ZipFile(io.BytesIO(store.export(tour)[0]))
+    assert [n for n in z.namelist() if n.endswith(".jsonl")] == ["matches/01-gorriak-urdinak.jsonl"]
+    saved = json.loads(z.read("tournament.json"))
+    assert [(m["result"], m["walkover"]) for m in saved["matches"] if m["result"]] == [(paper, None),
+                                                                                     (walkover, "Berdeak")]
+    # taken out: its pairing waits to be played again, the standings without it
+    store.remove_result(tour, walkover, revision=3)
+    state = store.state(tour)
+    g = next(g for games in state["fixtures"] for g in games if set(g["teams"]) == {"Urdinak", "Berdeak"})
+    assert (g["result"], g["finished"], state["champion"]) == (None, False, None)
+    with pytest.raises(StoreError) as err:
+        store.remove_result(tour, walkover)
+    assert (err.value.status, err.value.field) == (404, "result")
+
+
+def test_a_walkover_entered_once_the_bracket_is_drawn_takes_its_pairing(tmp_path) -> None:
+    store = _store(tmp_path / "mus.db")
+    tour = store.create({"name": "Copa"})["id"]
+    store.set_knockout(tour, {"teams": ["A", "B", "C", "D"]})
+    store.add_result(tour, {"teams": ["A", "D"], "walkover": "D"})
+    store.add_result(tour, {"teams": ["C", "B"], "vacas": [3, 2]})
+    state = store.state(tour)
+    semis, final = state["knockout"]["rounds"]
+    assert [g["winner"] for g in semis] == ["A", "C"] and final[0]["teams"] == ["A", "C"]
+    assert semis[0]["walkover"] == "D" and {m["stage"] for m in state["matches"]} == {"knockout"}
+    store.add_result(tour, {"teams": ["C", "A"], "vacas": [1, 3]})
+    assert store.state(tour)["champion"] == "A"
+    assert store.state(tour)["standings"] == []  # the final stage counts in no standings
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ({"teams": ["T1", "t1"], "vacas": [3, 1]}, "teams[1]"),  # one team twice, case aside
+    ({"teams": ["T1", "T9"], "vacas": [3, 1]}, "teams[1]"),  # not a team of the league
+    ({"teams": ["T1"], "vacas": [3, 1]}, "teams"),
+    ({"teams": ["T1", "T2"]}, "vacas"),
+    ({"teams": ["T1", "T2"], "vacas": [3, 3]}, "vacas"),  # nobody won
+    ({"teams": ["T1", "T2"], "vacas": [2, 1]}, "vacas"),  # the winner short of vacas_to_win
+    ({"teams": ["T1", "T2"], "vacas": [3, -1]}, "vacas"),
+    ({"teams": ["T1", "T2"], "vacas": [3.0, 1]}, "vacas"),
+    ({"teams": ["T1", "T2"], "vacas": [True, 3]}, "vacas"),
+    ({"teams": ["T1", "T2"], "vacas": [3, 1], "stones": [1]}, "stones"),
+    ({"teams": ["T1", "T2"], "vacas": [3, 1], "winner": "T2"}, "winner"),  # the vacas make T1 the winner
+    ({"teams": ["T1", "T2"], "vacas": [3, 1], "winner": "T3"}, "winner"),
+    ({"teams": ["T1", "T2"], "walkover": "T3"}, "walkover"),  # not one of the pair
+    ({"teams": ["T1", "T2"], "walkover": "T1", "vacas": [0, 3]}, "vacas"),  # a walkover's vacas are set
+    ({"teams": ["T1", "T2"], "walkover": "T1", "winner": "T1"}, "winner"),
+    ({"teams": ["T1", "T2"], "vacas": [3, 1], "table": "x"}, "table"),
+])
+def test_a_bad_result_is_refused_by_name_and_nothing_recorded_is_lost(league, body, field) -> None:
+    store, tour = league
+    store.add_result(tour, {"teams": ["T3", "T4"], "walkover": "T4"})
+    before = store.state(tour)
+    with pytest.raises(StoreError) as err:
+        store.add_result(tour, body)
+    assert (err.value.status, err.value.code, err.value.field) == (422, "invalid", field)
+    assert err.value.message.startswith(f"{field}: ")
+    assert store.state(tour) == before

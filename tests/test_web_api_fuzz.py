@@ -45,7 +45,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from scorer.storage.tables import StoreError, check_header
-from scorer.storage.tournaments import check_knockout, check_name, check_teams
+from scorer.storage.tournaments import check_knockout, check_name, check_result, check_teams
 from tests.test_web_api_photos import DEAL, DECK, FakeRecognizer, photo_bytes
 from tests.test_web_tournaments import ordago_hand
 from web import create_app
@@ -519,6 +519,9 @@ WRITES = [
           lambda w, t, b: passes(check_teams, b)),
     Write("tournament knockout", "put", "/api/tournaments/{tour}/knockout", "tour",
           (("teams", TEAMS4), ("third_place", False)), lambda w, t, b: passes(check_knockout, b)),
+    Write("enter result", "post", "/api/tournaments/{tour}/results", "tour",
+          (("teams", TEAMS4[:2]), ("vacas", [3, 1]), ("stones", [80, 41])),
+          lambda w, t, b: passes(lambda body: check_result(body, TEAMS4, 3), b)),
 ]
 BY_NAME = {x.name: x for x in WRITES}
 
@@ -563,6 +566,10 @@ JUNK = {
     "start": schedule_junk,
     "every_days": st.one_of(leaves, st.integers(-1, 100)),
     "third_place": leaves,
+    "vacas": st.one_of(json_values, st.lists(st.integers(-1, 4) | leaves, max_size=3)),
+    "stones": st.one_of(json_values, st.lists(st.integers(-1, 10001) | leaves, max_size=3)),
+    "walkover": st.one_of(names, st.sampled_from(TEAMS4)),
+    "winner": st.one_of(names, st.sampled_from(TEAMS4)),
 }
 
 
@@ -570,7 +577,8 @@ def plan_for(write: Write) -> Any:
     """What to do with each key of the valid body (keep it, drop it, or junk in its place),
     and keys to add (known ones and others); groups, for the league teams."""
     keys = [k for k, _ in write.template]
-    extra_keys = {"tournament teams": ["groups"], "showdown": ["photo_id"]}.get(write.name, [])
+    extra_keys = {"tournament teams": ["groups"], "showdown": ["photo_id"],
+                  "enter result": ["walkover", "winner"]}.get(write.name, [])
     each = {k: st.one_of(st.just(KEEP), st.just(DROP), JUNK.get(k, json_values).map(lambda v: ("junk", v)))
             for k in keys}
     adds = {k: st.one_of(st.just(DROP), JUNK.get(k, json_values).map(lambda v: ("junk", v)),
@@ -809,6 +817,7 @@ GUARDED = [
     Guarded("tournament knockout", "put", "/api/tournaments/{tour}/knockout", "tour"),
     Guarded("clear knockout", "delete", "/api/tournaments/{tour}/knockout", "tour", "none"),
     Guarded("remove table", "delete", "/api/tournaments/{tour}/tables/{live}", "tour", "none"),
+    Guarded("enter result", "post", "/api/tournaments/{tour}/results", "tour"),
     Guarded("delete tournament", "delete", "/api/tournaments/{tour}", "tour", "none"),
     Guarded("teach deck", "post", "/api/decks", "decks", "multipart"),
     Guarded("delete deck", "delete", "/api/decks/abcdef012345", "decks", "none"),

@@ -2075,3 +2075,115 @@ def test_the_pages_return_leg_heading_stands_where_each_return_leg_starts(client
     assert headings({"groups": [g[:4] for g in groups], "legs": 2}) == [("4", "Segunda vuelta")]  # one start
     assert headings({"teams": groups[1], "legs": 2}) == [("6", "Segunda vuelta")]
     assert headings({"teams": groups[1], "legs": 1}) == []
+
+
+# -- results entered without hands: a match played on paper, a walkover -----------------------
+def test_a_walkover_and_a_result_on_paper_are_entered_shown_exported_and_taken_out(client, tournament, tmp_path) -> None:
+    import csv
+    import io
+    import subprocess
+    import sys
+    import zipfile
+    from pathlib import Path
+
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    watch = {"Authorization": f"Bearer {tournament['watch_token']}"}
+    client.put(f"{base}/teams", headers=auth, json={"teams": ["Gorriak", "Urdinak", "Berdeak"]})
+    assert enrol(client, tournament, imported(client, ["Gorriak", "Urdinak"], [0, 1, 0, 0], 3)).status_code == 201
+    before = state_of(client, tournament)
+    body = {"teams": ["urdinak", "Berdeak"], "walkover": "BERDEAK", "revision": before["revision"]}
+    assert client.post(f"{base}/results", headers=watch, json=body).json["error"]["code"] == "read_only"
+    assert client.post(f"{base}/results", json=body).json["error"]["code"] == "missing_token"
+    assert state_of(client, tournament) == before
+    r = client.post(f"{base}/results", headers=auth, json=body)
+    assert r.status_code == 201, r.json
+    walkover = r.json["matches"][-1]
+    assert (walkover["table"], walkover["teams"], walkover["vacas"], walkover["walkover"], walkover["winner"]) == (
+        None, ["Urdinak", "Berdeak"], [3, 0], "Berdeak", 0)
+    assert r.json["revision"] == before["revision"] + 1 and "watch_token" not in walkover
+    stale = client.post(f"{base}/results", headers=auth,
+                        json={"teams": ["Berdeak", "Gorriak"], "vacas": [2, 3], "revision": before["revision"]})
+    assert (stale.status_code, stale.json["error"]["code"], stale.json["error"]["field"]) == (409, "stale_revision",
+                                                                                              "revision")
+    r = client.post(f"{base}/results", headers=auth, json={"teams": ["Berdeak", "Gorriak"], "vacas": [2, 3],
+                                                            "stones": [101, 120]})
+    assert r.status_code == 201, r.json
+    state = r.json
+    assert [r["team"] for r in state["standings"]] == ["Gorriak", "Urdinak", "Berdeak"]
+    assert [(r["won"], r["lost"]) for r in state["standings"]] == [(2, 0), (1, 1), (0, 2)]
+    assert state["champion"] == "Gorriak"  # every pairing finished, two of them without hands
+    assert sorted(bool(g["result"]) for games in state["fixtures"] for g in games) == [False, True, True]
+
+    # the page: marked as entered by hand or as a walkover, no table to watch; the organiser may take it out
+    page = client.get(f"/c/{tournament['id']}?token={tournament['watch_token']}&lang=es").get_data(as_text=True)
+    assert page.count('class="walkover-note">no presentada: Berdeak<') == 2  # in the fixtures and the matches
+    assert page.count('class="entered-note">introducido a mano<') == 2
+    assert page.count("watch-table") == 0 and "remove-result" not in page
+    organiser = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=es").get_data(as_text=True)
+    assert organiser.count('class="btn btn-ghost remove-result') == 2 and "Introducir un resultado sin jugar" in organiser
+
+    # the zip: one match file (the table's); tournament.json and the results sheet say the rest
+    data = client.get(f"{base}/export?lang=es", headers=auth).data
+    z = zipfile.ZipFile(io.BytesIO(data))
+    assert [n for n in z.namelist() if n.endswith(".jsonl")] == ["matches/01-gorriak-urdinak.jsonl"]
+    saved = json.loads(z.read("tournament.json"))
+    assert [(m["result"] is not None, m["walkover"]) for m in saved["matches"]] == [(False, None), (True, "Berdeak"),
+                                                                                    (True, None)]
+    rows = list(csv.reader(io.StringIO(z.read("excel/resultados.csv").decode("utf-8-sig")), delimiter=";"))
+    at, table = rows[0].index("Estado"), rows[0].index("Mesa")
+    said = {frozenset(r[4:6]): (r[at], r[table]) for r in rows[1:]}
+    assert said[frozenset(["Urdinak", "Berdeak"])] == ("no presentada: Berdeak", "")
+    assert said[frozenset(["Berdeak", "Gorriak"])] == ("introducido a mano", "")
+    assert said[frozenset(["Gorriak", "Urdinak"])] == ("terminada", "1")
+    # `mus-scorer standings` of the zip ranks it as the tournament does, the results entered included
+    (tmp_path / "liga.zip").write_bytes(data)
+    proc = subprocess.run([sys.executable, "-m", "scorer", "standings", str(tmp_path / "liga.zip"), "--json"],
+                          capture_output=True, text=True, timeout=60, cwd=Path(__file__).resolve().parent.parent)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["standings"] == state["standings"]
+
+    # taken out (to be put right): the revision guards it, a result not there is a 404 naming it
+    gone = state["matches"][1]["result"]
+    r = client.delete(f"{base}/results/{gone}?revision={state['revision'] - 1}", headers=auth)
+    assert (r.status_code, r.json["error"]["code"]) == (409, "stale_revision")
+    assert client.delete(f"{base}/results/{gone}", headers=watch).json["error"]["code"] == "read_only"
+    r = client.delete(f"{base}/results/{gone}?revision={state['revision']}", headers=auth)
+    assert r.status_code == 200 and [m["result"] for m in r.json["matches"]] == [None, state["matches"][2]["result"]]
+    assert r.json["champion"] is None  # Urdinak – Berdeak to play again
+    r = client.delete(f"{base}/results/{gone}", headers=auth)
+    assert (r.status_code, r.json["error"]["field"]) == (404, "result")
+
+
+@pytest.mark.parametrize(("body", "field", "words"), [
+    ({"teams": ["Gorriak", "gorriak"], "vacas": [3, 1]}, "teams[1]", '"gorriak" is "Gorriak" again'),
+    ({"teams": ["Gorriak", "Txuriak"], "vacas": [3, 1]}, "teams[1]", "one of the league's teams"),
+    ({"teams": ["Gorriak", "Urdinak"], "vacas": [3, "1"]}, "vacas", "the vacas each team won"),
+    ({"teams": ["Gorriak", "Urdinak"], "vacas": [1, 1]}, "vacas", "the vacas each team won"),
+    ({"teams": ["Gorriak", "Urdinak"], "vacas": [3, 1], "winner": "Urdinak"}, "winner",
+     '"Urdinak" is not the winner: the vacas 3–1 make "Gorriak" the winner'),
+    ({"teams": ["Gorriak", "Urdinak"], "walkover": "Berdeak"}, "walkover", "that did not turn up"),
+    ({"teams": ["Gorriak", "Urdinak"], "walkover": "Urdinak", "stones": [0, 0]}, "stones", "leave stones out"),
+    ({"teams": ["Gorriak", "Urdinak"], "vacas": [3, 1], "table": "x"}, "table", "table"),
+])
+def test_a_bad_result_is_refused_in_the_one_error_shape_naming_its_field(client, tournament, body, field,
+                                                                         words) -> None:
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    client.put(f"{base}/teams", headers=auth, json={"teams": ["Gorriak", "Urdinak", "Berdeak"]})
+    before = state_of(client, tournament)
+    r = client.post(f"{base}/results", headers=auth, json=body)
+    err = r.json["error"]
+    assert (r.status_code, err["code"], err["field"]) == (422, "invalid", field)
+    assert err["message"].startswith(f"{field}: ") and words in err["message"]
+    assert state_of(client, tournament) == before  # nothing recorded, not even the revision
+
+
+def test_openapi_documents_the_results_entered_without_hands(client) -> None:
+    doc = client.get("/api/openapi.json").json
+    post = doc["paths"]["/api/tournaments/{tournament_id}/results"]["post"]
+    schema = post["requestBody"]["content"]["application/json"]["schema"]
+    assert set(schema["properties"]) == {"teams", "vacas", "stones", "winner", "walkover", "revision"}
+    assert {"201", "409", "422"} <= set(post["responses"])
+    delete = doc["paths"]["/api/tournaments/{tournament_id}/results/{result_id}"]["delete"]
+    assert "revision" in {p["name"] for p in delete["parameters"]} and "404" in delete["responses"]
+    match = doc["components"]["schemas"]["Tournament"]["properties"]["matches"]["items"]["properties"]
+    assert {"result", "walkover"} <= set(match) and "null" in match["table"]["type"]

@@ -2,7 +2,9 @@
 
 Each file is a `mus-match/1` file, replayed as `replay` does, or a tournament's zip (the
 web app's "Download the tournament"), whose `matches/*.jsonl` are its league's matches; the results of the matches
-(`Match.result()`) are ranked by the engine's `standings` (RULES.md "Club standings"); a
+(`Match.result()`), with a zip's results entered without hands (a match played on paper,
+a walkover: listed in its `tournament.json`, having no match file), are ranked by the
+engine's `standings` (RULES.md "Club standings"); a
 team is its name whatever its case, accents and spacing (`engine.team_key`). Prints a table (rank, team, played, won, lost, vacas won, then the tie-breaks in their
 order: vacas won in the matches lost, vacas lost, stones, head-to-head wins), then the
 matches not finished yet, which count for nothing but list their teams. A single zip of a
@@ -107,6 +109,8 @@ def _texts(path: str) -> list[tuple[str, str | None, int]]:
         with zipfile.ZipFile(path) as z:
             members = sorted((i for i in z.infolist() if i.filename.startswith("matches/")
                               and i.filename.endswith(".jsonl") and not i.is_dir()), key=lambda i: i.filename)
+            if not members and _entered(path):  # its league's matches all entered without hands
+                return []
             if not members:
                 print(f"mus-scorer standings: {path}: no matches/*.jsonl in it (a tournament's zip holds its "
                       "league's matches there)", file=sys.stderr)
@@ -160,6 +164,42 @@ def _league(path: str) -> tuple[list[str], list[dict[str, Any]] | None, dict[str
             and w.get("results") in ("annulled", "stand")} if isinstance(gone, list) else {}
     return (teams if _names(teams) else []), (
         [{"name": g["name"], "teams": g["teams"]} for g in groups] if groups else None), gone
+
+
+def _entered(path: str) -> list[dict[str, Any]]:
+    """The league's results entered without hands (a match played on paper, a walkover),
+    which have no match file: its `tournament.json`'s league matches with a `result` id,
+    each `{"file": "zip:tournament.json", "teams", "vacas", "stones", "winner"}` (as the
+    tournament ranks them; `standings` refuses a malformed one by name); [] where it names
+    none (not a zip, no such member)."""
+    if not path.lower().endswith(".zip"):
+        return []
+    try:
+        with zipfile.ZipFile(path) as z:
+            if "tournament.json" not in z.namelist() or z.getinfo("tournament.json").file_size > MAX_MEMBER:
+                return []
+            saved = json.loads(z.read("tournament.json").decode("utf-8"))
+    except (OSError, ValueError, RecursionError, *UNREADABLE_MEMBER):
+        return []
+    matches = saved.get("matches") if isinstance(saved, dict) else None
+    return [{"file": said(f"{path}:tournament.json"), **{k: m.get(k) for k in ("teams", "vacas", "stones", "winner")}}
+            for m in (matches if isinstance(matches, list) else [])
+            if isinstance(m, dict) and isinstance(m.get("result"), str) and m.get("stage") == "league"]
+
+
+def _check_entered(results: list[dict[str, Any]]) -> int:
+    """1 after saying on standard error what is wrong with the first malformed result of
+    `_entered` (as `standings` refuses it), else 0."""
+    from scorer.engine.errors import MusError
+    from scorer.engine.standings import standings
+
+    for m in results:
+        try:
+            standings([m])
+        except MusError as exc:
+            print(shown(f"mus-scorer standings: {m['file']}: {exc}"), file=sys.stderr)
+            return 1
+    return 0
 
 
 def _names(value: Any) -> bool:
@@ -216,6 +256,9 @@ def _standings(args: argparse.Namespace) -> int:
                 if result is not None:
                     matches.append({"file": path if path == "-" else said(path), **result})
             status = max(status, code)
+        entered = _entered(given)
+        matches += entered
+        status = max(status, _check_entered(entered))
     if status:
         return status
 
