@@ -788,3 +788,61 @@ def test_the_organiser_sets_the_rules_on_a_phone_and_a_table_of_others_added_by_
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
     finally:
         ctx.close()
+
+
+def test_a_walkover_entered_on_a_phone_takes_its_pairing_and_moves_the_standings(server, browser) -> None:  # noqa: F811
+    """A pair that does not turn up: on a phone (360 px) the organiser presses the pairing's
+    "Poner el resultado", says which pair did not turn up, and the standings count the
+    other's win by the tournament's vacas to 0; the pairing and the match say "no
+    presentada", with no table to open or watch; taken out again, the pairing waits."""
+    import requests
+
+    teams = ["Gorriak", "Urdinak", "Berdeak", "Horiak"]
+    tour, organiser = new_tournament(server.url, "Liga")
+    auth = {"Authorization": f"Bearer {tour['token']}"}
+    fixtures = requests.put(f"{server.url}/api/tournaments/{tour['id']}/teams", json={"teams": teams},
+                            headers=auth).json()["fixtures"]
+    for g in fixtures[0]:  # the first round played: each pairing's first team won 2-0
+        enrol_a_match(server.url, tour, g["teams"], [0, 0])
+    home, away = fixtures[1][0]["teams"]  # a pairing of round 2: its second team does not turn up
+    before = {r["team"]: r for r in tournament_api(server.url, tour).json()["standings"]}
+    ctx = phone(browser, "es")
+    page = ctx.new_page()
+    try:
+        page.goto(organiser)
+        page.on("dialog", lambda d: d.accept())
+        row = page.locator("#fixtures .fixture").filter(has_text=home).filter(has_text=away)
+        row.locator(".enter-fixture-result").click()
+        assert page.locator("#enter-result").get_attribute("open") is not None
+        assert page.input_value("#add-result select[name=team0]") == home
+        assert page.input_value("#add-result select[name=team1]") == away
+        page.check("#add-result input[value=walkover]")
+        assert page.locator("#add-result .result-walkover").is_visible()
+        assert not page.locator("#add-result input[name=vacas0]").is_visible()
+        page.select_option("#add-result select[name=absent]", label=away)
+        page.click("#add-result button[type=submit]")
+        page.wait_for_selector("#fixtures .walkover-note")
+        state = tournament_api(server.url, tour).json()
+        after = {r["team"]: r for r in state["standings"]}
+        assert (after[home]["won"], after[home]["vacas_won"]) == (before[home]["won"] + 1,
+                                                                  before[home]["vacas_won"] + 3)
+        assert (after[away]["lost"], after[away]["vacas_lost"]) == (before[away]["lost"] + 1,
+                                                                    before[away]["vacas_lost"] + 3)
+        shown = page.locator(f'#standings tr[data-team="{home}"] td').nth(2).inner_text()
+        assert shown == str(after[home]["won"])  # the standings on the page moved too
+        row = page.locator("#fixtures .fixture").filter(has_text=home).filter(has_text=away)
+        assert row.locator(".hint").inner_text() == f"no presentada: {away}"
+        assert row.locator(".match-vacas").inner_text() == "3–0"
+        assert row.locator(".open-fixture, .enter-fixture-result").count() == 0
+        entered = page.locator("#matches .match-row.entered")
+        assert entered.count() == 1 and entered.locator(".watch-table").count() == 0
+        assert f"no presentada: {away}" in entered.inner_text()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360  # no sideways scroll
+        # taken out again: the pairing waits to be played
+        entered.locator(".remove-result").click()
+        page.wait_for_selector("#matches .match-row.entered", state="detached")
+        assert tournament_api(server.url, tour).json()["standings"] == list(before.values())
+        row = page.locator("#fixtures .fixture").filter(has_text=home).filter(has_text=away)
+        assert row.locator(".enter-fixture-result").count() == 1
+    finally:
+        ctx.close()
