@@ -14,7 +14,7 @@ from .record import HandRecord, parse_hand
 from .rules import Rules
 from .settle import settle
 from .standings import knockout_draw, round_robin, standings, team_key
-from .tournament import draw_fixtures, moves, redraw, standard_draw
+from .tournament import draw_fixtures, match_id, moves, redraw, standard_draw
 
 __all__ = [
     "DECK",
@@ -44,4 +44,5 @@ __all__ = [
     "redraw",
     "draw_fixtures",
     "moves",
+    "match_id",
 ]
