@@ -2120,7 +2120,7 @@ def test_a_walkover_and_a_result_on_paper_are_entered_shown_exported_and_taken_o
     assert page.count('class="entered-note">introducido a mano<') == 2
     assert page.count("watch-table") == 0 and "remove-result" not in page
     organiser = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=es").get_data(as_text=True)
-    assert organiser.count('class="btn btn-ghost remove-result') == 2 and "Introducir un resultado sin jugar" in organiser
+    assert organiser.count('class="btn btn-ghost remove-result') == 2 and "Anotar un resultado: en papel, o no presentada" in organiser
 
     # the zip: one match file (the table's); tournament.json and the results sheet say the rest
     data = client.get(f"{base}/export?lang=es", headers=auth).data
@@ -2187,3 +2187,23 @@ def test_openapi_documents_the_results_entered_without_hands(client) -> None:
     assert "revision" in {p["name"] for p in delete["parameters"]} and "404" in delete["responses"]
     match = doc["components"]["schemas"]["Tournament"]["properties"]["matches"]["items"]["properties"]
     assert {"result", "walkover"} <= set(match) and "null" in match["table"]["type"]
+
+
+@pytest.mark.parametrize(("lang", "missing", "wrong"), [
+    ("es", "Este enlace no tiene llave del torneo.", "La llave de este enlace no abre este torneo."),
+    ("en", "This link has no key for the tournament.", "This link's key does not open this tournament."),
+    ("eu", "Esteka honek ez du txapelketaren gakorik.", "Esteka honen gakoak ez du txapelketa hau irekitzen."),
+    ("fr", "Ce lien n'a pas de clé pour le tournoi.", "La clé de ce lien n'ouvre pas ce tournoi."),
+])
+def test_a_tournament_link_without_its_key_says_tournament_not_table(client, tournament, lang, missing, wrong) -> None:
+    """A tournament's page opened without its key, or with a table's, says it is the
+    tournament's key that is missing (not a table's), and whom to ask."""
+    import html
+
+    table = imported(client, ["Gorriak", "Urdinak"], [0, 0])
+    path = f"/c/{tournament['id']}?lang={lang}"
+    r = client.get(path)
+    text = html.unescape(r.get_data(as_text=True))
+    assert r.status_code == 401 and missing in text
+    r = client.get(path + f"&token={table['token']}")
+    assert r.status_code == 403 and wrong in html.unescape(r.get_data(as_text=True))

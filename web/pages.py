@@ -173,9 +173,11 @@ def _json_error(status: int, code: str) -> Response:
     return error_response(status, code, i18n.error_text(current_lang(), code))
 
 
-def _error_page(status: int, code: str) -> Response:
+def _error_page(status: int, code: str, words: str | None = None) -> Response:
+    """The error page for an API error `code`, said with the i18n key `words` where given."""
     lang = current_lang()
-    return _render("error.html", status=status, message=i18n.error_text(lang, code), code=code, page="error")
+    message = i18n.t(lang, words) if words else i18n.error_text(lang, code)
+    return _render("error.html", status=status, message=message, code=code, page="error")
 
 
 # ---------------------------------------------------------------- links and QR codes
@@ -365,7 +367,7 @@ def _tournament_or_error(tournament_id: str, token: str | None, organiser: bool 
     from scorer.storage.tournaments import role_of
 
     if not token:
-        return None, _error_page(401, "missing_token")
+        return None, _error_page(401, "missing_token", "tour.missing_token")
     try:
         row = current_app.extensions["mus_tournaments"].get(tournament_id)
     except StoreError:
@@ -373,7 +375,9 @@ def _tournament_or_error(tournament_id: str, token: str | None, organiser: bool 
     role = role_of(row, token)
     if role == "organise" or (role == "watch" and not organiser):
         return {**row, "role": role}, None
-    return None, _error_page(403, "read_only" if role == "watch" else "bad_token")
+    if role == "watch":
+        return None, _error_page(403, "read_only")
+    return None, _error_page(403, "bad_token", "tour.bad_token")
 
 
 @bp.get("/c/<tournament_id>")
