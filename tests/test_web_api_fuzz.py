@@ -808,6 +808,8 @@ GUARDED = [
             fields=(("hands", [["1o", None, None, None], None, None, None]),)),
     Guarded("check", "post", "/api/tables/{showdown}/shown/checks", "showdown",
             fields=(("photo_id", "p"), ("seat", 0), ("place", 0), ("card", "1o"))),
+    Guarded("uncheck", "post", "/api/tables/{showdown}/shown/checks", "showdown",
+            fields=(("photo_id", "p"), ("seat", 0), ("place", 0), ("card", "1o"), ("undo", True))),
     Guarded("showdown", "post", "/api/tables/{showdown}/showdown", "showdown"),
     Guarded("photo", "post", "/api/tables/{live}/photos", "live", "photo"),
     Guarded("import into", "post", "/api/tables/{live}/import", "live", "import"),
@@ -896,9 +898,10 @@ def test_the_guarded_writes_are_taken_with_the_right_token(tmp_path) -> None:
     admin key's writes (teach, switch models) are left out: their refusals are covered."""
     w = build_world(tmp_path)
     for g in GUARDED:
-        # a check cites a photo of the showdown, which this world's has not: its taking is
-        # covered in test_web_api_photos (test_an_unsure_read_confirmed_is_kept_for_every_phone)
-        if g.who != "decks" and g.name != "check":
+        # a check (and its taking back) cites a photo of the showdown, which this world's has
+        # not: its taking is covered in test_web_api_photos (test_an_unsure_read_confirmed_is_kept_for_every_phone,
+        # test_a_confirmation_taken_back_is_unsure_again_for_every_phone)
+        if g.who != "decks" and g.name not in ("check", "uncheck"):
             r = g.send(w, _bearer(the_token(w, g)), {})
             assert r.status_code < 300, (g.name, r.status_code, r.data[:300])
 

@@ -1016,6 +1016,70 @@ def test_an_unsure_read_confirmed_is_kept_for_every_phone(tmp_path) -> None:
     assert err["field"] == "photo_id" and "has no photo" in err["message"]
 
 
+def test_a_confirmation_taken_back_is_unsure_again_for_every_phone(tmp_path) -> None:
+    """A person confirmed Bixente's 2c and takes it back (`undo: true`, the same versioned
+    write): `current.shown.checked` no longer has it, for every phone (the live events are
+    told the new version) and a server started again, the other confirmation stays; a retry
+    answers as it was. A bad or stale take-back (the card not confirmed there, another card,
+    `undo` not a boolean, a stale version, a forged token, the confirmation's own
+    client_id) is refused naming what is wrong, and nothing recorded is lost."""
+    app, client, t, reader = _two_reads_app(tmp_path)
+    first = _upload(client, t).json["photo_id"]
+    _to_showdown(client, t)
+    assert _post(client, t, "shown", hands=DEAL, photo_id=first, bottom=0).status_code == 200
+    _check(client, t, first, 1, 1, "2c")
+    confirmed = _check(client, t, first, 0, 3, "4o")
+    assert [(c["seat"], c["place"]) for c in confirmed.json["current"]["shown"]["checked"]] == [(0, 3), (1, 1)]
+    heard = []
+    app.extensions["mus_store"].listeners.append(lambda table_id, version: heard.append((table_id, version)))
+    r = _check(client, t, first, 1, 1, "2c", undo=True)
+    assert r.status_code == 200, r.json
+    assert r.json["version"] == confirmed.json["version"] + 1 and heard == [(t["id"], r.json["version"])]
+    assert r.json["current"]["shown"] == {"hands": DEAL, "photo_id": first, "bottom": 0,
+                                          "checked": [{"seat": 0, "place": 3, "card": "4o"}]}
+    again = client.post(f"/api/tables/{t['id']}/shown/checks", headers=t["auth"],
+                        json={"client_id": f"shown/checks-{r.json['version'] - 1}", "version": r.json["version"] - 1,
+                              "photo_id": first, "seat": 1, "place": 1, "card": "2c", "undo": True})
+    assert again.status_code == 200 and again.headers.get("Idempotent-Replayed") == "true"
+    assert again.json["version"] == r.json["version"] and len(heard) == 1
+    fresh = create_app({"DATABASE": str(tmp_path / "mus.db"), "TESTING": True, "RECOGNIZER": reader}).test_client()
+    assert fresh.get(f"/api/tables/{t['id']}", headers=t["auth"]).json["current"]["shown"] == r.json["current"]["shown"]
+    snap = snapshot(app, client, t)
+    for body, status, code, field, said in [
+        ({}, 422, "nothing_to_undo", "card", '"2c" at hands[1][1] is not confirmed'),
+        ({"card": "3c"}, 422, "invalid", "card", 'hands[1][1] holds "2c", not "3c"'),
+        ({"undo": "yes"}, 422, "invalid", "undo", 'got "yes"'),
+        ({"undo": 1}, 422, "invalid", "undo", "got 1"),
+        ({"undo": None}, 422, "invalid", "undo", "got null"),
+        ({"seat": 4}, 422, "invalid", "seat", "4 is not a seat 0..3"),
+        ({"photo_id": "nope"}, 422, "invalid", "photo_id", 'no photo "nope"'),
+    ]:
+        args = {"photo_id": first, "seat": 1, "place": 1, "card": "2c", "undo": True, **body}
+        err = assert_error(_check(client, t, **args), status, code)
+        assert err["field"] == field and said in err["message"], (body, err)
+    body = {"client_id": "late", "version": snap_version(client, t) - 1, "photo_id": first, "seat": 0, "place": 3,
+            "card": "4o", "undo": True}
+    err = assert_error(client.post(f"/api/tables/{t['id']}/shown/checks", headers=t["auth"], json=body), 409,
+                       "stale_version")
+    assert err["field"] == "version"
+    body["version"] += 1
+    for headers, status, code in [({"Authorization": "Bearer forged"}, 403, "bad_token"),
+                                  ({"Authorization": f"Bearer {t['watch_token']}"}, 403, "read_only"),
+                                  ({}, 401, "missing_token")]:
+        assert_error(client.post(f"/api/tables/{t['id']}/shown/checks", headers=headers, json=body), status, code)
+    # the confirmation's own client_id is not its taking back: another request
+    used = f"shown/checks-{confirmed.json['version'] - 1}"
+    err = assert_error(client.post(f"/api/tables/{t['id']}/shown/checks", headers=t["auth"],
+                                   json={**body, "client_id": used}), 409, "client_id_reused")
+    assert err["field"] == "client_id" and "(check)" in err["message"]
+    assert snapshot(app, client, t) == snap and len(heard) == 1
+    # the last one taken back: `checked` goes; confirmed again, it comes back
+    r = _check(client, t, first, 0, 3, "4o", undo=True)
+    assert r.json["current"]["shown"] == {"hands": DEAL, "photo_id": first, "bottom": 0}
+    assert _check(client, t, first, 0, 3, "4o").json["current"]["shown"]["checked"] == [
+        {"seat": 0, "place": 3, "card": "4o"}]
+
+
 def snap_version(client, t) -> int:
     return client.get(f"/api/tables/{t['id']}", headers=t["auth"]).json["version"]
 

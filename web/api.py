@@ -368,15 +368,16 @@ CHECK_NEEDS = {"photo_id": "a photo of the showdown kept", "seat": "the seat 0..
 @bp.post("/tables/<table_id>/shown/checks")
 def post_shown_check(table_id: str) -> Response:
     """Confirm an unsure read of the showdown kept `{client_id, version, photo_id, seat,
-    place, card}`: every phone shows it confirmed (`current.shown.checked`)."""
+    place, card, undo?}`: every phone shows it confirmed (`current.shown.checked`); with
+    `undo: true`, that confirmation taken back: every phone shows the card unsure again."""
     _table(table_id, write=True)
     body, client_id, version = _write_args()
-    check_known(body, ("client_id", "version", *CHECK_NEEDS))
+    check_known(body, ("client_id", "version", *CHECK_NEEDS, "undo"))
     for key, what in CHECK_NEEDS.items():
         if key not in body:
             raise ApiError(400, "invalid", f"{key}: missing ({what})", key)
     return _answer(_store().check_shown(table_id, client_id, version, body["photo_id"], body["seat"], body["place"],
-                                        body["card"]))
+                                        body["card"], body.get("undo", False)))
 
 
 # -- photos --------------------------------------------------------------------

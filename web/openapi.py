@@ -343,7 +343,10 @@ SCHEMAS: dict[str, Any] = {
         "place": _whole({"type": "integer", "minimum": 0, "maximum": 3,
                          "description": "the card's place in that seat's hand (current.shown.hands[seat][place])"}),
         "card": {"type": "string", "description": "the card confirmed: the one at that place (another: 422 "
-                 "invalid on card)"}}}]},
+                 "invalid on card)"},
+        "undo": {"type": "boolean", "default": False, "description": "true: take back the confirmation of that card "
+                 "at that place instead (every phone shows it unsure again); not confirmed there: 422 "
+                 "nothing_to_undo on card; not a boolean: 422 invalid on undo"}}}]},
     "ShowdownWrite": {"allOf": [_ref("Write"), {"type": "object", "required": ["hands"], "properties": {
         "hands": {"type": "array", "minItems": 4, "maxItems": 4,
                   "items": {"type": ["array", "null"], "items": {"type": "string"}, "minItems": 4, "maxItems": 4}},
@@ -504,10 +507,13 @@ def document() -> dict[str, Any]:
             "goes to s + new bottom - old bottom, mod 4); their annotated copies are drawn again with the "
             "new seats when next fetched (the cards are not read again).")},
         "/api/tables/{table_id}/shown/checks": {"post": _write(
-            "Confirm an unsure read of the showdown kept", "CheckWrite",
+            "Confirm an unsure read of the showdown kept, or take a confirmation back (undo: true)", "CheckWrite",
             "At the showdown only (else 422 illegal on phase, reason no_showdown_yet); the state's "
-            "current.shown.checked says it to every phone. A seat or place not 0..3, not a card, a card not at "
-            "that place, or a photo not of the showdown kept: 422 invalid naming it; nothing else changes.")},
+            "current.shown.checked says it to every phone (live, as every write). A seat or place not 0..3, not a "
+            "card, a card not at that place, or a photo not of the showdown kept: 422 invalid naming it; with "
+            "undo: true, a card not confirmed at that place: 422 nothing_to_undo on card; nothing else changes. "
+            "A confirmation and its taking back are two requests: one client_id for both is a 409 "
+            "client_id_reused.")},
         "/api/tables/{table_id}/showdown": {"post": _write(
             "Settle the hand with the cards shown; the next hand starts", "ShowdownWrite")},
         "/api/tables/{table_id}/photos": {"post": {

@@ -848,14 +848,19 @@ class TableStore:
         return self.write(table_id, client_id, version, "shown", change, [hands, photo_id, bottom])
 
     def check_shown(self, table_id: str, client_id: Any, version: Any, photo_id: Any, seat: Any, place: Any,
-                    card: Any) -> tuple[Runtime, bool]:
+                    card: Any, undo: Any = False) -> tuple[Runtime, bool]:
         """Record that a person confirmed the card `card` at `hands[seat][place]` of the
         showdown kept (`set_shown`), read from its photo `photo_id` (any photo of that
-        showdown): every phone shows it confirmed (`current.shown.checked`). A 422 names a
-        bad seat, place or card, a card not at that place, or a photo that is not the
+        showdown): every phone shows it confirmed (`current.shown.checked`). `undo` true
+        takes that confirmation back instead: every phone shows the card unsure again (a
+        422 `nothing_to_undo` on `card` where it is not confirmed). A 422 names a bad seat,
+        place, card or `undo`, a card not at that place, or a photo that is not the
         showdown's kept; only at the showdown. Nothing else changes."""
 
         def change(rt: Runtime) -> dict[str, Any]:
+            if type(undo) is not bool:
+                raise StoreError(422, "invalid", f"undo: expected true (take the confirmation back) or false, got "
+                                 f"{said(undo, 60)}", "undo")
             for name, value in (("seat", seat), ("place", place)):
                 if type(value) is not int or value not in (0, 1, 2, 3):
                     raise StoreError(422, "invalid", f"{name}: {said(value)} is not a {name} 0..3", name)
@@ -878,11 +883,19 @@ class TableStore:
                 raise StoreError(422, "invalid", f"card: hands[{seat}][{place}] holds "
                                  f"{'no card' if held is None else said(held)}, not {said(card)}", "card")
             checked = [c for c in shown.get("checked", ()) if (c["seat"], c["place"]) != (seat, place)]
+            if undo:
+                if len(checked) == len(shown.get("checked", ())):
+                    raise StoreError(422, "nothing_to_undo", f"card: {said(card)} at hands[{seat}][{place}] is not "
+                                     "confirmed: nothing to take back", "card")
+                rest = {k: v for k, v in shown.items() if k != "checked"}
+                return {"live": live, "mus_rounds": rt.mus_rounds, "shown": {**rest, **({"checked": checked} if checked
+                                                                                        else {})}}
             checked.append({"seat": seat, "place": place, "card": card})
             checked.sort(key=lambda c: (c["seat"], c["place"]))
             return {"live": live, "mus_rounds": rt.mus_rounds, "shown": {**shown, "checked": checked}}
 
-        return self.write(table_id, client_id, version, "check", change, [photo_id, seat, place, card])
+        return self.write(table_id, client_id, version, "uncheck" if undo is True else "check", change,
+                          [photo_id, seat, place, card])
 
     def _pending_photo(self, rt: Runtime, photo_id: Any) -> str:
         """The first photo of the showdown `photo_id` is of, where that showdown is the
