@@ -1241,6 +1241,63 @@ def test_an_unsure_card_confirmed_on_one_phone_is_confirmed_on_the_other_live(br
         finally:
             b_ctx.close()
 
+def test_a_confirmation_taken_back_on_one_phone_is_unsure_again_on_the_other_live(browser, tmp_path):
+    """Phone A confirms Maite's 5c, read unsure: both phones show it confirmed, with
+    "Deshacer" beside it (a button named for the card it is about, next after the cards
+    for the keyboard). B takes it back from the keyboard: the table no longer keeps it
+    (`current.shown.checked`), B's focus goes to the card to check it again, and A shows
+    the 5c unsure again within seconds, without reloading; A reloaded still asks for it."""
+    reader = FakeRecognizer(HANDS, low_conf={"5c", "7c"})
+    maite_5c = ".card-slot[data-seat='3'][data-slot='1']"
+    undo = "#checked-cards .undo-check"
+    name = "Deshacer la confirmación: 5 de copas de Maite"
+    with at_the_showdown(browser, tmp_path, reader) as (a, api, photo, srv):
+        a.set_input_files("#photo-input", str(photo))
+        a.wait_for_selector("#photo-add:not([hidden])")
+        until(a, "window.musTable.state.current.shown?.photo_id")
+        b_ctx = phone(browser)
+        try:
+            b = b_ctx.new_page()
+            b.goto(api.url())
+            b.wait_for_selector("#photo-boxes g.box >> nth=15")
+            until(b, "document.querySelector('#missing').textContent !== ''")
+            assert b.is_hidden("#checked-cards") and b.locator(undo).count() == 0
+            a.click(maite_5c)
+            a.click("#picker .pick-maybe[data-maybe='5c']")
+            until(a, "window.musTable.state.current.shown?.checked?.length === 1", timeout=10000)
+            for p in (a, b):
+                p.wait_for_selector(undo, timeout=10000)
+                assert p.inner_text("#checked-cards li span") == "5 de copas de Maite, confirmada"
+                assert p.inner_text(undo) == "Deshacer" and p.get_by_role("button", name=name).count() == 1
+                assert "confirmed" in p.get_attribute(maite_5c, "class") and "unsure" not in p.get_attribute(maite_5c, "class")
+                assert p.inner_text("#missing") == "Difíciles de leer, revisa: 7 de copas"
+            # B: from Maite's last card, Tab reaches "Deshacer"; Enter takes the confirmation back
+            b.focus(".card-slot[data-seat='3'][data-slot='3']")
+            b.keyboard.press("Tab")
+            assert b.evaluate("document.activeElement.getAttribute('aria-label')") == name
+            b.keyboard.press("Enter")
+            until(b, "window.musTable.state.current.shown && !window.musTable.state.current.shown.checked",
+                  timeout=10000)
+            assert "checked" not in api.state()["current"]["shown"]
+            until(b, f"document.querySelector(\"{maite_5c}\").classList.contains('unsure')")
+            assert b.evaluate(f"document.activeElement === document.querySelector(\"{maite_5c}\")")
+            assert b.is_hidden("#checked-cards")
+            assert b.inner_text("#missing") == "Difíciles de leer, revisa: 7 de copas, 5 de copas"
+            # A, live: the 5c is unsure again, "Deshacer" gone
+            until(a, f"document.querySelector(\"{maite_5c}\").classList.contains('unsure')", timeout=10000)
+            assert "confirmed" not in a.get_attribute(maite_5c, "class")
+            assert a.is_hidden("#checked-cards") and a.locator(undo).count() == 0
+            assert a.inner_text("#missing") == "Difíciles de leer, revisa: 7 de copas, 5 de copas"
+            assert a.get_attribute(maite_5c, "aria-label") == "Maite 2: 5 de copas · revísala"
+            a.reload()
+            a.wait_for_selector("#photo-boxes g.box >> nth=15")
+            until(a, "document.querySelector('#missing').textContent !== ''")
+            assert "unsure" in a.get_attribute(maite_5c, "class")
+            assert a.inner_text("#missing") == "Difíciles de leer, revisa: 7 de copas, 5 de copas"
+        finally:
+            b_ctx.close()
+
+
 def test_two_phones_naming_cards_at_once_both_keep_both(browser, tmp_path):
     """Phone B names a card while phone A's (another place) is on its way: B's write is
     refused as stale (B heard nothing meanwhile), and B reads the table again and puts its

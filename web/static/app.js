@@ -170,6 +170,7 @@ function tapLabel(path, body) {
     case "undo": return t("table.undo");
     case "esku": return t("esku.is", { name: playerName(body.seat) });
     case "showdown": return t("show.settle");
+    case "shown/checks": return body.undo ? t("show.undo_check_label", { card: cardName(body.card), player: playerName(body.seat) }) : null;
     default: return null;
   }
 }
@@ -789,7 +790,9 @@ function freshShow() {
   // settled: the places ("seat:i") whose card a person named or confirmed, kept over another photo
   // synced: the showdown as the table keeps it (`shownKey`), last written or taken from it
   // checks: the unsure reads confirmed on this phone that the table does not keep yet (`nextCheck`)
-  return { hand: handNumber(), photos: [], shown: 0, reading: false, scan: null, settled: new Set(), slots: [0, 1, 2, 3].map(() => [null, null, null, null]), boxSlot: {}, unsure: new Set(), checks: new Set(), bottom: show?.bottom ?? 0, synced: "null" };
+  // confirmedAt: the places shown confirmed ("seat:i" -> the table's {seat, place, card}, or null: here only)
+  // keptChecks: the table's confirmations as last seen (`applyChecks`), to tell one taken back
+  return { hand: handNumber(), photos: [], shown: 0, reading: false, scan: null, settled: new Set(), slots: [0, 1, 2, 3].map(() => [null, null, null, null]), boxSlot: {}, unsure: new Set(), checks: new Set(), confirmedAt: new Map(), keptChecks: null, bottom: show?.bottom ?? 0, synced: "null" };
 }
 
 // ------------------------------------------------------------------ the showdown, kept for every phone
@@ -993,18 +996,62 @@ function renderShowdown() {
 // them with a new first photo. Those confirmed here and not kept yet (`show.checks`, sent
 // after the cards they are on) stand here meanwhile; not kept across a reload, as the cards
 // named and not yet kept are not.
+// A confirmation taken back (`takeBack`, here or on another phone: the table no longer
+// keeps it, its card still at its place) makes that card unsure again, as it was read.
 function applyChecks() {
   const shown = current().shown;
-  const confirm = ([s, i]) => { show.unsure.delete(slotKey([s, i])); show.settled.add(slotKey([s, i])); };
-  if (shown?.photo_id && shown.photo_id === show.photos[0]?.id) {
+  show.confirmedAt = new Map();
+  const confirm = ([s, i], kept) => { show.unsure.delete(slotKey([s, i])); show.settled.add(slotKey([s, i])); show.confirmedAt.set(slotKey([s, i]), kept); };
+  const ours = shown?.photo_id && shown.photo_id === show.photos[0]?.id ? shown : null;
+  if (ours) {
     // seated as the table keeps them; this phone may see them from another seat, not yet kept
-    const turn = Number.isInteger(shown.bottom) ? (show.bottom - shown.bottom + 4) % 4 : 0;
-    for (const c of shown.checked || []) {
+    const turn = Number.isInteger(ours.bottom) ? (show.bottom - ours.bottom + 4) % 4 : 0;
+    const was = show.keptChecks;
+    if (was && was.photo === ours.photo_id && was.bottom === (ours.bottom ?? null)) {
+      const key = (c) => `${c.seat}:${c.place}:${c.card}`;
+      const now = new Set((ours.checked || []).map(key));
+      for (const c of was.list) {
+        if (now.has(key(c)) || ours.hands?.[c.seat]?.[c.place] !== c.card || show.checks.has(c.card)) continue;
+        const at = [(c.seat + turn) % 4, c.place];
+        if (show.slots[at[0]]?.[at[1]] === c.card && readUnsure(c.card)) {
+          show.unsure.add(slotKey(at));
+          show.settled.delete(slotKey(at));
+        }
+      }
+    }
+    for (const c of ours.checked || []) {
       const seat = (c.seat + turn) % 4;
-      if (show.slots[seat]?.[c.place] === c.card) confirm([seat, c.place]);
+      if (show.slots[seat]?.[c.place] === c.card) confirm([seat, c.place], c);
     }
   }
-  for (const card of show.checks) { const at = placeOf(card); if (at) confirm(at); }
+  show.keptChecks = ours ? { photo: ours.photo_id, bottom: ours.bottom ?? null, list: (ours.checked || []).slice() } : null;
+  for (const card of show.checks) { const at = placeOf(card); if (at && !show.confirmedAt.get(slotKey(at))) confirm(at, null); }
+}
+// Whether the photos read `card` unsure (a confirmation taken back asks for it again).
+function readUnsure(card) {
+  return (show.scan?.cards || []).some((c) => c.card === card && (c.conf ?? 1) < LOW_CONF);
+}
+// "Deshacer" beside a card confirmed: the table no longer keeps it confirmed (POST
+// .../shown/checks with `undo`), and every phone shows it unsure again; one confirmed here
+// and not kept yet is let go here. The keyboard's focus goes to the card, to check again.
+async function takeBack(key) {
+  const mine = show;
+  const [seat, i] = slotOf(key);
+  const card = mine.slots[seat][i];
+  const kept = mine.confirmedAt.get(key);
+  if (!card) return;
+  mine.checks.delete(card);
+  if (kept) {
+    await afterShown();
+    if (show !== mine) return;
+    const res = await write("shown/checks", { photo_id: mine.photos[0]?.id, seat: kept.seat, place: kept.place, card, undo: true });
+    if (show !== mine || !res) return;
+  } else {
+    mine.unsure.add(key);
+    mine.settled.delete(key);
+  }
+  renderShowdown();
+  document.querySelector(`.card-slot[data-seat="${seat}"][data-slot="${i}"]`)?.focus({ preventScroll: true });
 }
 // The [seat, place] that holds `card` here, other than at `except` (a [seat, place]), or null.
 function placeOf(card, except = null) {
@@ -1337,10 +1384,12 @@ function renderHands() {
     show.slots[seat].forEach((card, i) => {
       // "Ane 1: As de espadas", in French "Ane 1 : As d'épées" (the language's colon)
       const unsure = Boolean(card) && show.unsure.has(slotKey([seat, i]));
-      row.append(h("button", { type: "button", class: `card-slot${unsure ? " unsure" : ""}`, dataset: { seat, slot: i }, "aria-label": `${playerName(seat)} ${i + 1}${colon()}${card ? cardName(card) : "—"}${unsure ? ` · ${t("show.to_check")}` : ""}`, onclick: () => pickForSlot(seat, i) }, miniCard(card)));
+      const confirmed = Boolean(card) && !unsure && show.confirmedAt.has(slotKey([seat, i]));
+      row.append(h("button", { type: "button", class: `card-slot${unsure ? " unsure" : ""}${confirmed ? " confirmed" : ""}`, dataset: { seat, slot: i }, "aria-label": `${playerName(seat)} ${i + 1}${colon()}${card ? cardName(card) : "—"}${unsure ? ` · ${t("show.to_check")}` : ""}`, onclick: () => pickForSlot(seat, i) }, miniCard(card)));
     });
     grid.append(row);
   }
+  renderConfirmed();
   const missing = show.slots.flat().filter((c) => !c).length;
   const check = [0, 1, 2, 3].flatMap((seat) => show.slots[seat].map((card, i) => (card && show.unsure.has(slotKey([seat, i])) ? card : null))).filter(Boolean);
   const lines = [];
@@ -1356,6 +1405,23 @@ function renderHands() {
       h("span", {}, t("show.seat_hint", { player: playerName(from) }), " ",
         h("button", { type: "button", class: "btn-link seat-hint-fix", onclick: () => bottomChosen(from) }, t("show.seat_hint_fix", { player: playerName(from) })))));
   }
+}
+
+// The cards read unsure that a person confirmed, each with "Deshacer" to take it back (`takeBack`).
+function renderConfirmed() {
+  const list = $("checked-cards");
+  if (!list) return;
+  const had = document.activeElement?.closest?.("#checked-cards .undo-check")?.dataset.k;
+  const keys = [...show.confirmedAt.keys()].filter((k) => { const [s, i] = slotOf(k); return Boolean(show.slots[s]?.[i]); }).sort();
+  list.replaceChildren(...keys.map((k) => {
+    const [seat, i] = slotOf(k);
+    const what = { card: cardName(show.slots[seat][i]), player: playerName(seat) };
+    return h("li", { class: `checked-card team-${team(seat)}` }, icon("check"),
+      h("span", {}, t("show.confirmed_card", what)), " ",
+      h("button", { type: "button", class: "btn-link undo-check", dataset: { k }, "aria-label": t("show.undo_check_label", what), onclick: () => takeBack(k) }, t("show.undo_check")));
+  }));
+  list.hidden = !keys.length;
+  if (had) list.querySelector(`.undo-check[data-k="${had}"]`)?.focus({ preventScroll: true });
 }
 
 // The cards read unsure that no one has confirmed or corrected yet, with their seats.
