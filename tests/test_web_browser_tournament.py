@@ -107,6 +107,7 @@ def test_a_tournament_from_the_home_page_counts_its_tables_live(server, browser)
         assert "Peña Txoko" in page.inner_text("#tournament-note")
         page.fill("input[name=team0]", "Gorriak")
         page.fill("input[name=team1]", "Urdinak")
+        page.click("#rules-change")  # the tournament's rules are locked: changed on purpose
         page.select_option("select[name=vacas_to_win]", "1")  # one game decides the match
         table_id, table_token = open_the_table(page)
 
@@ -211,6 +212,7 @@ def test_home_and_away_then_a_final_whose_champions_show_live_and_a_zip(server, 
         page.click("#knockout .open-fixture")
         page.wait_for_selector("#tournament-note")
         assert [page.input_value(f"input[name=team{k}]") for k in (0, 1)] == ["Urdinak", "Gorriak"]
+        page.click("#rules-change")
         page.select_option("select[name=vacas_to_win]", "1")
         table_id, table_token = open_the_table(page)
 
@@ -449,6 +451,7 @@ def test_a_fixture_of_long_names_opens_its_table_with_them_whole_and_counts(serv
         opener.click()
         page.wait_for_selector("#tournament-note")
         assert [page.input_value(f"input[name=team{k}]") for k in (0, 1)] == teams
+        page.click("#rules-change")  # the tournament's rules are locked: changed on purpose
         page.select_option("select[name=vacas_to_win]", "1")
         table_id, table_token = open_the_table(page)
         http, base = seat_1_wins_an_ordago(server.url, table_id, table_token)
@@ -722,7 +725,8 @@ def test_a_fixtures_table_is_opened_with_the_tournaments_rules(server, browser) 
 def test_the_new_table_form_says_when_its_rules_leave_the_tournaments(server, browser) -> None:  # noqa: F811
     """The form opened from a league of 4 reyes and 2 vacas starts with them, but changed
     away it said nothing: a note now says what the tournament plays, and goes once the
-    rules are the tournament's again. The controls stay free."""
+    rules are the tournament's again. The controls are free once "Cambiar las reglas"
+    unlocks them (test_the_new_table_form_locks_the_tournaments_rules_until_changed)."""
     import requests
 
     tour, _ = new_tournament(server.url, "Liga")
@@ -735,6 +739,7 @@ def test_the_new_table_form_says_when_its_rules_leave_the_tournaments(server, br
         page.goto(f"{server.url}/?tournament={tour['id']}&ttoken={tour['token']}")
         page.wait_for_selector("#tournament-rules")
         assert page.is_hidden("#rules-off")
+        page.click("#rules-change")
         page.select_option("select[name=vacas_to_win]", "3")
         assert page.inner_text("#rules-off") == "El torneo juega a 2 vacas."
         page.click("label:has(input[name=kings][value='8'])")
@@ -746,8 +751,87 @@ def test_the_new_table_form_says_when_its_rules_leave_the_tournaments(server, br
         page.uncheck("input[name=real31]", force=True)
         assert page.is_hidden("#rules-off")
         page.goto(f"{server.url}/?tournament={tour['id']}&ttoken={tour['token']}&lang=en")
+        page.click("#rules-change")
         page.select_option("select[name=vacas_to_win]", "1")
         assert page.inner_text("#rules-off") == "The tournament plays to 2 vacas."
+    finally:
+        ctx.close()
+
+
+def test_the_new_table_form_locks_the_tournaments_rules_until_changed(server, browser) -> None:  # noqa: F811
+    """On a 360-px phone, the form opened from a league of 4 reyes and 2 vacas says its
+    rules in a line, locked (no control to change by mistake): a table opened so plays
+    them, unflagged. "Cambiar las reglas" (a button, by the keyboard too) shows the controls
+    with a warning that the result will be flagged; "Volver a las reglas del torneo" sets
+    them back and locks them again; a table opened with other rules is flagged
+    (`rules_differ`). In every language."""
+    import requests
+
+    from web import i18n
+
+    tour, organiser = new_tournament(server.url, "Liga")
+    auth = {"Authorization": f"Bearer {tour['token']}"}
+    requests.put(f"{server.url}/api/tournaments/{tour['id']}/rules", headers=auth,
+                 json={"rules": {"kings": 4, "vacas_to_win": 2}}).raise_for_status()
+    new_table = f"{server.url}/?tournament={tour['id']}&ttoken={tour['token']}"
+    ctx = phone(browser, "es")
+    page = ctx.new_page()
+    try:
+        page.goto(new_table)
+        page.wait_for_selector("#rules-summary")
+        assert page.inner_text("#rules-summary") == \
+            "Reglas del torneo: 4 reyes, a 40 piedras, un juego por vaca, 2 vacas para ganar"
+        assert page.is_hidden("#rules-controls") and page.is_hidden("select[name=vacas_to_win]")
+        assert page.inner_text("#rules-change") == "Cambiar las reglas"
+        assert page.get_attribute("#rules-change", "aria-expanded") == "false"
+        assert page.inner_text("#rules-unlocked") == "" and page.is_hidden("#rules-off")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360  # no sideways scroll
+        box = page.locator("#rules-change").bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 360 and box["height"] >= 40
+        # unlocked from the keyboard: the controls and the warning, the button says the way back
+        page.focus("#rules-change")
+        page.keyboard.press("Enter")
+        assert page.is_visible("select[name=vacas_to_win]") and page.is_visible("#rules-unlocked")
+        assert page.get_attribute("#rules-change", "aria-expanded") == "true"
+        assert page.inner_text("#rules-unlocked") == i18n.t("es", "tour.rules_unlocked")
+        assert "señala como jugado con reglas distintas" in page.inner_text("#rules-unlocked")
+        assert page.inner_text("#rules-change") == "Volver a las reglas del torneo"
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360
+        page.select_option("select[name=vacas_to_win]", "3")
+        page.click("label:has(input[name=kings][value='8'])")
+        assert page.inner_text("#rules-off") == "El torneo juega con 4 reyes, a 2 vacas."
+        # back: the tournament's rules again, locked, nothing said
+        page.click("#rules-change")
+        assert page.is_hidden("#rules-controls") and page.inner_text("#rules-unlocked") == ""
+        assert page.is_hidden("#rules-off")
+        assert page.input_value("select[name=vacas_to_win]") == "2"
+        assert page.is_checked("input[name=kings][value='4']")
+        page.fill("input[name=team0]", "Gorriak")
+        page.fill("input[name=team1]", "Urdinak")
+        kept_id, kept_token = open_the_table(page)
+        rules = requests.get(f"{server.url}/api/tables/{kept_id}",
+                             headers={"Authorization": f"Bearer {kept_token}"}).json()["rules"]
+        assert rules == {"kings": 4, "target": 40, "real31": False, "games_per_vaca": 1, "vacas_to_win": 2}
+        # changed on purpose: the table counts, flagged
+        page.goto(new_table)
+        page.click("#rules-change")
+        page.select_option("select[name=vacas_to_win]", "1")
+        page.fill("input[name=team0]", "Berdeak")
+        page.fill("input[name=team1]", "Moreak")
+        other_id, _ = open_the_table(page)
+        matches = {m["table"]: m["rules_differ"] for m in tournament_api(server.url, tour).json()["matches"]}
+        assert matches == {kept_id: None, other_id: {"vacas_to_win": {"table": 1, "tournament": 2}}}
+        # the same in the other languages, at 360 px
+        for lang in ("eu", "fr", "en"):
+            page.goto(f"{new_table}&lang={lang}")
+            page.wait_for_selector("#rules-summary")
+            assert page.inner_text("#rules-summary") == i18n.t(lang, "tour.rules_locked",
+                                                                 rules=i18n.rules_text(lang, rules))
+            assert page.inner_text("#rules-change") == i18n.t(lang, "tour.rules_change")
+            page.click("#rules-change")
+            assert page.inner_text("#rules-unlocked") == i18n.t(lang, "tour.rules_unlocked")
+            assert page.inner_text("#rules-change") == i18n.t(lang, "tour.rules_keep")
+            assert page.evaluate("document.documentElement.scrollWidth") <= 360, lang
     finally:
         ctx.close()
 

@@ -303,6 +303,7 @@ def new_table():
     # a tournament's table is opened with the tournament's rules (another is flagged on its page)
     rules = tournament["rules"] if tournament else Rules().to_json()
     return _render("new.html", page="new", seats=SEATS, tournament=tournament, prefill=prefill, rules=rules,
+                   rules_line=i18n.rules_text(current_lang(), rules),
                    vacas_choices=sorted({1, 2, 3, 4, 5, rules["vacas_to_win"]}),
                    boot=Markup(_script_json({"tournament": tournament})))
 

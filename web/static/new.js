@@ -35,7 +35,7 @@ watchNameLengths(form);
 const boot = JSON.parse(document.getElementById("boot")?.textContent || "{}");
 
 // Rules chosen away from the tournament's: a note says what the tournament plays ("El
-// torneo juega a 3 vacas"); the controls stay free (such a table counts, flagged on its page).
+// torneo juega a 3 vacas"); such a table counts, flagged on its page (`rules_differ`).
 function rulesChosen() {
   return {
     kings: Number(form.elements.kings.value),
@@ -61,6 +61,30 @@ function noteRulesOff() {
   rulesOff.hidden = !said.length;
 }
 form.addEventListener("change", noteRulesOff);
+
+// A tournament's table takes the tournament's rules, locked: a line says them, the controls
+// hidden. "Cambiar las reglas" shows them, with a warning that the table's result will be
+// flagged on the tournament's page; "Volver a las reglas del torneo" sets them back and locks them.
+const rulesControls = document.getElementById("rules-controls");
+const rulesChange = document.getElementById("rules-change");
+const rulesUnlocked = document.getElementById("rules-unlocked");
+function setRules(rules) {
+  for (const rule of ["kings", "target"]) for (const el of form.elements[rule]) el.checked = Number(el.value) === rules[rule];
+  for (const rule of ["games_per_vaca", "vacas_to_win"]) form.elements[rule].value = String(rules[rule]);
+  form.elements.real31.checked = Boolean(rules.real31);
+}
+function lockRules(locked) {
+  if (!rulesControls || !rulesChange || !boot.tournament?.rules) return;
+  if (locked) setRules(boot.tournament.rules);
+  rulesControls.hidden = locked;
+  rulesChange.setAttribute("aria-expanded", String(!locked));
+  rulesChange.textContent = t(locked ? "tour.rules_change" : "tour.rules_keep");
+  document.getElementById("rules-locked")?.classList.toggle("is-unlocked", !locked);
+  if (rulesUnlocked) rulesUnlocked.textContent = locked ? "" : t("tour.rules_unlocked");
+  noteRulesOff();
+}
+rulesChange?.addEventListener("click", () => lockRules(!rulesControls.hidden));
+lockRules(true);
 noteRulesOff();
 
 // A table opened from a tournament's page counts in it (enrolled with both tokens).
