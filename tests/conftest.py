@@ -15,6 +15,10 @@ import os
 
 import pytest
 
+# The test browser measures with a phone's font metrics (tests/fonts.conf says why); a
+# FONTCONFIG_FILE already set is kept. Chromium inherits it from this process.
+os.environ.setdefault("FONTCONFIG_FILE", os.path.join(os.path.dirname(__file__), "fonts.conf"))
+
 TRAIN_ONLY = ("'cv2'", "'torch'", "'ultralytics'")
 """What a module skipped at collection may lack when the train extra is deselected."""
 

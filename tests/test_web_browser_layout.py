@@ -6,6 +6,7 @@ Without Chromium these tests skip, unless `CI` is set: then they fail.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -524,3 +525,20 @@ def test_the_history_prints_every_hand_whole_and_not_its_buttons(server, browser
         assert page.is_visible("#hand-1 .explain") and not page.is_visible("#export")
     finally:
         ctx.close()
+
+
+def test_the_test_browser_measures_with_a_phones_font(browser):  # noqa: F811
+    """The layout tests measure text in the app's font stack (system-ui first); a phone's
+    font is about as wide as Arial, and tests/fonts.conf makes the test browser's
+    system-ui and sans-serif Liberation Sans (Arial's metrics). Where it is not, a wide
+    default font (DejaVu Sans) fails the layout tests for a font no phone has."""
+    page = browser.new_page()
+    try:
+        page.set_content("".join(f'<span style="font: 700 20px {family}">Cartas a la vista</span><br>'
+                                 for family in ("system-ui", "sans-serif", "'Liberation Sans'", "'DejaVu Sans'")))
+        ui, sans, liberation, dejavu = page.evaluate(
+            "[...document.querySelectorAll('span')].map(e => e.getBoundingClientRect().width)")
+    finally:
+        page.close()
+    assert dejavu > liberation * 1.1, "no Liberation Sans here? apt-get install fonts-liberation"
+    assert ui == sans == liberation, (ui, sans, liberation, "FONTCONFIG_FILE", os.environ.get("FONTCONFIG_FILE"))
