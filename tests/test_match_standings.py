@@ -299,7 +299,7 @@ def test_a_bracket_of_three_plays_out_with_a_bye() -> None:
     bracket = knockout(seeds, [])
     semi = bracket["rounds"][0]
     assert semi[0] == {"teams": ["Gorriak", None], "table": None, "result": None, "walkover": None, "vacas": None, "finished": True,
-                       "winner": "Gorriak", "bye": True}  # through at once, with no table
+                       "winner": "Gorriak", "bye": True, "withdrawn": None, "not_played": False}  # through at once, with no table
     assert semi[1]["teams"] == ["Urdinak", "Berdeak"] and semi[1]["bye"] is False and semi[1]["winner"] is None
     assert bracket["rounds"][1][0]["teams"] == ["Gorriak", None] and bracket["champion"] is None
     # Berdeak win their semi-final, then beat the top seed in the final

@@ -226,6 +226,75 @@ def test_a_walkover_entered_once_the_bracket_is_drawn_takes_its_pairing(tmp_path
     assert store.state(tour)["standings"] == []  # the final stage counts in no standings
 
 
+def test_a_seed_that_withdraws_loses_its_pairings_not_played_by_walkover_until_it_comes_back(tmp_path) -> None:
+    """Before: a seed that withdrew once the bracket was drawn still had its semi-final "to
+    play" (with a table to open), and the final waited for it for ever. Now each of its
+    pairings not played goes to its opponent by walkover (the tournament's vacas to win to
+    0, as an entered one), so that the bracket goes on; one played keeps its result; a pair
+    of two that withdrew is not played; undone, the pairings wait to be played again."""
+    store = _store(tmp_path / "mus.db")
+    tour = store.create({"name": "Copa", "rules": {"vacas_to_win": 2}})["id"]
+    store.set_teams(tour, {"teams": ["A", "B", "C", "D"]})
+    for g in [g for games in store.state(tour)["fixtures"] for g in games]:  # the league played out: A, B, C, D
+        _played(store, tour, g["teams"], winner=int("ABCD".index(g["teams"][0]) > "ABCD".index(g["teams"][1])))
+    league = store.state(tour)["standings"]
+    assert [r["team"] for r in league] == ["A", "B", "C", "D"]
+    store.set_knockout(tour, {"teams": ["A", "B", "C", "D"], "third_place": True})
+    begun = store.tables.create({"teams": ["A", "D"], "players": ["P", "Q", "R", "S"], "esku": 0,
+                                 "rules": {"vacas_to_win": 2}}, []).id  # A – D begun, not finished
+    store.add_table(tour, begun)
+    played = _played(store, tour, ["B", "C"])  # the other semi-final: B won it
+    state = store.state(tour)
+    semis = state["knockout"]["rounds"][0]
+    assert (semis[0]["table"], semis[0]["finished"], semis[0]["withdrawn"], semis[0]["not_played"]) == (
+        begun, False, None, False)
+
+    store.withdraw(tour, {"team": "D", "results": "stand"})
+    state = store.state(tour)
+    (semi_ad, semi_bc), (final,) = state["knockout"]["rounds"]
+    assert {k: semi_ad[k] for k in ("teams", "table", "result", "walkover", "vacas", "finished", "winner",
+                                     "withdrawn", "not_played")} == {
+        "teams": ["A", "D"], "table": None, "result": None, "walkover": "D", "vacas": [2, 0], "finished": True,
+        "winner": "A", "withdrawn": "D", "not_played": False}
+    assert (semi_bc["table"], semi_bc["winner"], semi_bc["withdrawn"]) == (played, "B", None)
+    assert (final["teams"], final["finished"], final["withdrawn"]) == (["A", "B"], False, None)
+    third = state["knockout"]["third_place"]  # the semi-finals' losers: D withdrew, C is third
+    assert (third["teams"], third["walkover"], third["vacas"], third["winner"]) == (["D", "C"], "D", [0, 2], "C")
+    assert state["knockout"]["third"] == "C" and state["champion"] is None
+    stages = {m["table"]: m["stage"] for m in state["matches"] if m["table"] in (begun, played)}
+    assert stages == {begun: "friendly", played: "knockout"}  # the table begun plays no pairing now
+    # the league's standings as a withdrawal leaves them, the final stage counting in none
+    assert [(r["team"], r["played"], r.get("withdrawn", False)) for r in state["standings"]] == [
+        (r["team"], r["played"], r["team"] == "D") for r in league]
+    assert not any(m["annulled"] for m in state["matches"])
+
+    store.withdraw(tour, {"team": "B"})  # the winner of a semi-final played: its result stays
+    state = store.state(tour)
+    (semi_ad, semi_bc), (final,) = state["knockout"]["rounds"]
+    assert (semi_bc["table"], semi_bc["winner"], semi_bc["walkover"], semi_bc["withdrawn"]) == (played, "B", None, "B")
+    assert (final["walkover"], final["vacas"], final["winner"], state["champion"]) == ("B", [2, 0], "A", "A")
+    assert [r["team"] for r in state["standings"]] == ["A", "C", "D"]  # B's league results annulled, as today
+
+    store.withdraw(tour, {"team": "A"})  # both of the final withdrew: not played, no champion
+    state = store.state(tour)
+    (semi_ad, _), (final,) = state["knockout"]["rounds"]
+    assert (semi_ad["not_played"], semi_ad["winner"], semi_ad["walkover"], semi_ad["finished"]) == (
+        True, None, None, False)
+    assert (final["teams"], final["not_played"], final["winner"], state["champion"]) == (["A", "B"], True, None, None)
+    assert state["knockout"]["third"] == "C"
+
+    for team in ("A", "B", "D"):  # undone: nothing of it was stored, the bracket is as it was
+        store.reinstate(tour, team)
+    state = store.state(tour)
+    (semi_ad, semi_bc), (final,) = state["knockout"]["rounds"]
+    assert (semi_ad["table"], semi_ad["walkover"], semi_ad["finished"], semi_ad["withdrawn"]) == (
+        begun, None, False, None)
+    assert (final["teams"], state["knockout"]["third_place"]["teams"], state["champion"]) == (
+        [None, "B"], [None, "C"], None)  # A – D to be played again, at its table
+    assert {m["table"]: m["stage"] for m in state["matches"] if m["table"] == begun} == {begun: "knockout"}
+    assert [r["team"] for r in state["standings"]] == ["A", "B", "C", "D"]
+
+
 @pytest.mark.parametrize(("body", "field"), [
     ({"teams": ["T1", "t1"], "vacas": [3, 1]}, "teams[1]"),  # one team twice, case aside
     ({"teams": ["T1", "T9"], "vacas": [3, 1]}, "teams[1]"),  # not a team of the league

@@ -356,7 +356,8 @@ def test_a_bracket_of_three_from_the_form_shows_its_bye_and_the_ties_fit_a_phone
         assert page.evaluate("document.documentElement.scrollWidth") <= 360
         state = tournament_api(server.url, tour).json()
         assert state["knockout"]["rounds"][0][0] == {"teams": ["Gorriak", None], "table": None, "result": None,
-                                                     "walkover": None, "vacas": None, "finished": True, "winner": "Gorriak", "bye": True}
+                                                     "walkover": None, "vacas": None, "finished": True, "winner": "Gorriak", "bye": True,
+                                                     "withdrawn": None, "not_played": False}
     finally:
         ctx.close()
 
@@ -928,5 +929,58 @@ def test_a_walkover_entered_on_a_phone_takes_its_pairing_and_moves_the_standings
         assert tournament_api(server.url, tour).json()["standings"] == list(before.values())
         row = page.locator("#fixtures .fixture").filter(has_text=home).filter(has_text=away)
         assert row.locator(".enter-fixture-result").count() == 1
+    finally:
+        ctx.close()
+
+
+def test_a_seed_withdrawn_during_the_final_stage_gives_its_semi_final_by_walkover_on_a_phone(
+        server, browser) -> None:  # noqa: F811
+    """A seed leaves once the bracket is drawn: withdrawn on a phone (360 px) from its form,
+    its semi-final not played says "no presentada" with the vacas to win to 0 and nothing
+    to open or enter, and the winner waits in the final; undone, the semi-final is to play
+    again, its buttons back."""
+    import requests
+
+    teams = ["Gorriak", "Urdinak", "Berdeak", "Horiak"]
+    tour, organiser = new_tournament(server.url, "Copa")
+    auth = {"Authorization": f"Bearer {tour['token']}"}
+    fixtures = requests.put(f"{server.url}/api/tournaments/{tour['id']}/teams", json={"teams": teams},
+                            headers=auth).json()["fixtures"]
+    for g in fixtures[0]:
+        enrol_a_match(server.url, tour, g["teams"], [0, 0])
+    requests.put(f"{server.url}/api/tournaments/{tour['id']}/knockout", json={"teams": teams},
+                 headers=auth).raise_for_status()
+    before = tournament_api(server.url, tour).json()["standings"]
+    ctx = phone(browser, "es")
+    page = ctx.new_page()
+    try:
+        page.goto(organiser)
+        page.on("dialog", lambda d: d.accept())
+        semi = page.locator("#knockout .fixture").filter(has_text="Gorriak").filter(has_text="Horiak")
+        assert semi.locator(".open-fixture, .enter-fixture-result").count() == 2
+        page.click("#withdrawals summary")
+        page.select_option("#withdraw-team select[name=team]", "Horiak")
+        page.check("#withdraw-team input[value=stand]")
+        page.click("#withdraw-team button[type=submit]")
+        page.wait_for_selector(".withdrawn-note")
+        semi = page.locator("#knockout .fixture").filter(has_text="Gorriak").filter(has_text="Horiak")
+        assert semi.locator(".hint").inner_text() == "no presentada: Horiak"
+        assert semi.locator(".match-vacas").inner_text() == "3–0"
+        assert semi.locator(".tc.won").inner_text() == "Gorriak"
+        assert semi.locator(".open-fixture, .enter-fixture-result").count() == 0
+        final = page.locator("#knockout .match-list").last.locator(".fixture")
+        assert final.locator(".team-0").inner_text() == "Gorriak" and final.locator(".team-1").inner_text() == "?"
+        state = tournament_api(server.url, tour).json()
+        assert [r["team"] for r in state["standings"]] == [r["team"] for r in before if r["team"] != "Horiak"] + [
+            "Horiak"]  # the league's standings as a withdrawal with its results standing leaves them
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360  # no sideways scroll
+        # undone: the semi-final is to be played again
+        page.click("#withdrawals summary")
+        page.click(".reinstate")
+        page.wait_for_selector(".withdrawn-note", state="detached")
+        semi = page.locator("#knockout .fixture").filter(has_text="Gorriak").filter(has_text="Horiak")
+        assert semi.locator(".walkover-note").count() == 0
+        assert semi.locator(".open-fixture, .enter-fixture-result").count() == 2
+        assert tournament_api(server.url, tour).json()["knockout"]["rounds"][0][0]["walkover"] is None
     finally:
         ctx.close()

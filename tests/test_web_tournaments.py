@@ -944,7 +944,8 @@ def test_the_semi_finals_losers_play_for_third_place(client, tournament) -> None
     r = client.put(ko, headers=tournament["auth"], json={"teams": seeds, "third_place": True})
     assert r.status_code == 200, r.json
     assert r.json["knockout"]["third_place"] == {"teams": [None, None], "table": None, "result": None,
-                                                 "walkover": None, "vacas": None, "finished": False, "winner": None, "bye": False}
+                                                 "walkover": None, "vacas": None, "finished": False, "winner": None, "bye": False,
+                                                 "withdrawn": None, "not_played": False}
     # semi-finals: Gorriak and Urdinak go through; Horiak and Berdeak meet for third place
     for table in (imported(client, ["Gorriak", "Horiak"], [0, 0]), imported(client, ["Berdeak", "Urdinak"], [1, 1])):
         assert enrol(client, tournament, table).status_code == 201
@@ -1163,7 +1164,7 @@ def test_a_bracket_of_three_plays_out_its_bye_on_the_page(client, tournament) ->
     assert r.status_code == 200, r.json
     semis, final = r.json["knockout"]["rounds"]
     assert semis[0] == {"teams": ["Gorriak", None], "table": None, "result": None, "walkover": None, "vacas": None, "finished": True,
-                        "winner": "Gorriak", "bye": True}
+                        "winner": "Gorriak", "bye": True, "withdrawn": None, "not_played": False}
     assert semis[1]["teams"] == ["Urdinak", "Berdeak"] and not semis[1]["bye"]
     assert final[0]["teams"] == ["Gorriak", None]  # waiting for the other semi-final
     for lang, said in (("en", "Gorriak go through without playing (a bye)."),
@@ -2207,3 +2208,59 @@ def test_a_tournament_link_without_its_key_says_tournament_not_table(client, tou
     assert r.status_code == 401 and missing in text
     r = client.get(path + f"&token={table['token']}")
     assert r.status_code == 403 and wrong in html.unescape(r.get_data(as_text=True))
+
+
+def test_a_seed_that_withdraws_during_the_final_stage_gives_its_pairings_by_walkover(client, tournament) -> None:
+    """A seed withdrawn after the bracket was drawn: its semi-final, not played, goes to its
+    opponent by walkover (the page, tournament.json and the results sheet say "no
+    presentada", the vacas to win to 0), with nothing left to open or enter; the final
+    waits for the other semi-final; undone, the semi-final waits to be played again. The
+    league's standings are as a withdrawal leaves them."""
+    import csv
+    import io
+    import zipfile
+
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    teams = ["Gorriak", "Urdinak", "Berdeak", "Horiak"]
+    client.put(f"{base}/teams", headers=auth, json={"teams": teams})
+    for table in (imported(client, ["Gorriak", "Horiak"], [0, 0]), imported(client, ["Urdinak", "Berdeak"], [0, 0])):
+        assert enrol(client, tournament, table).status_code == 201
+    client.put(f"{base}/knockout", headers=auth, json={"teams": teams})
+    before = state_of(client, tournament)
+    r = client.post(f"{base}/withdrawals", headers=auth,
+                    json={"team": "horiak", "results": "stand", "revision": before["revision"]})
+    assert r.status_code == 200, r.json
+    state = r.json
+    semi = state["knockout"]["rounds"][0][0]
+    assert (semi["teams"], semi["walkover"], semi["vacas"], semi["winner"], semi["withdrawn"]) == (
+        ["Gorriak", "Horiak"], "Horiak", [3, 0], "Gorriak", "Horiak")
+    assert (semi["table"], semi["result"], semi["finished"]) == (None, None, True)
+    assert state["knockout"]["rounds"][1][0]["teams"] == ["Gorriak", None] and state["champion"] is None
+    assert [m for m in state["matches"] if m["stage"] != "league"] == []  # no match of its own: a pairing's walkover
+    assert [(r["team"], r["played"]) for r in state["standings"]] == [
+        (r["team"], r["played"]) for r in before["standings"] if r["team"] != "Horiak"] + [("Horiak", 1)]
+    assert state["standings"][-1]["withdrawn"] is True  # ranked last, as a withdrawal with its results standing is
+
+    page = client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang=es").get_data(as_text=True)
+    ko = page[page.index('id="knockout"'):page.index('id="matches"')]
+    assert ko.count('class="walkover-note">no presentada: Horiak<') == 1 and 'data-withdrawn="Horiak"' in ko
+    row = ko[ko.index('data-withdrawn="Horiak"'):]
+    row = row[:row.index("</li>")]
+    assert ">3–0<" in row and "open-fixture" not in row and "enter-fixture-result" not in row
+    assert ko.count("enter-fixture-result") == 1  # Urdinak – Berdeak, still to play
+    data = client.get(f"{base}/export?lang=es", headers=auth).data
+    saved = json.loads(zipfile.ZipFile(io.BytesIO(data)).read("tournament.json"))
+    assert saved["knockout"]["rounds"][0][0]["walkover"] == "Horiak"
+    rows = list(csv.DictReader(io.StringIO(zipfile.ZipFile(io.BytesIO(data)).read(
+        "excel/resultados.csv").decode("utf-8-sig")), delimiter=";"))
+    walkover = next(r for r in rows if r["Pareja A"] == "Gorriak" and r["Pareja B"] == "Horiak"
+                    and r["Fase"] != "Liga")
+    assert (walkover["Estado"], walkover["Ganadora"], walkover["Mesa"]) == ("no presentada: Horiak", "Gorriak", "")
+    assert (walkover["Vacas A"], walkover["Vacas B"]) == ("3", "0")
+
+    # undone: the walkover was never stored, and the semi-final waits to be played
+    r = client.delete(f"{base}/withdrawals/Horiak?revision={state['revision']}", headers=auth)
+    assert r.status_code == 200, r.json
+    semi = r.json["knockout"]["rounds"][0][0]
+    assert (semi["walkover"], semi["finished"], semi["winner"], semi["withdrawn"]) == (None, False, None, None)
+    assert r.json["standings"] == before["standings"]

@@ -235,7 +235,12 @@ SCHEMAS: dict[str, Any] = {
                      "winners of pairings 2k and 2k + 1 meet next; each pairing's `bye` true where a top seed meets "
                      "a bye in the first round, short of 4, 8 or 16 teams: `teams` [team, null], won by that team "
                      "at once, with no table), its champion, and where the semi-finals' losers play for third "
-                     "place, that pairing and its winner",
+                     "place, that pairing and its winner. Each pairing has `withdrawn` (its team that withdrew, "
+                     "else null) and `not_played`: a pairing of a team that withdrew (POST .../withdrawals), its "
+                     "two teams known and not finished, goes to the other by walkover (`walkover` the team "
+                     "withdrawn, `vacas` the tournament's vacas_to_win to 0, `finished`, no `table` nor `result`: "
+                     "nothing stored, undoing the withdrawal takes it back); where both withdrew it is "
+                     "`not_played`, with no winner, and its first team goes on only to lose its next pairing so",
                      "properties": {"teams": {"type": "array", "items": {"type": "string"}},
                                     "rounds": {"type": "array", "items": {"type": "array"}},
                                     "third_place": {"type": ["object", "null"]},
@@ -710,7 +715,9 @@ def document() -> dict[str, Any]:
             "summary": "A league team withdraws (the organiser's token)",
             "description": "results annulled (the default): its matches leave the standings, and so does it; "
                            "stand: those played count and it is ranked last. Either way its pairings not finished "
-                           "are not played, and the league ends without them. Sent again, it changes the choice.",
+                           "are not played, and the league ends without them; in the final stage drawn, each of its "
+                           "pairings not played goes to its opponent by walkover (the vacas to win to 0), so that "
+                           "the bracket goes on, and one played keeps its result. Sent again, it changes the choice.",
             "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
             "requestBody": {"required": True, "content": {JSON: {"schema": {
                 "type": "object", "required": ["team"], "additionalProperties": False,
@@ -723,6 +730,7 @@ def document() -> dict[str, Any]:
             | _errors(400, 401, 403, 404, 409, 422)}},
         "/api/tournaments/{tournament_id}/withdrawals/{team}": {"delete": {
             "summary": "Undo a team's withdrawal (the organiser's token)",
+            "description": "its pairings wait to be played again, the final stage's walkovers it gave taken back",
             "parameters": [TOURNAMENT_ID, {"name": "team", "in": "path", "required": True,
                                            "schema": {"type": "string"}}, TOKEN_Q, REVISION_Q],
             "security": SECURE,

@@ -62,8 +62,8 @@ def result_rows(state: dict[str, Any], lang: str, games: Callable[[str], list[in
     match_of = {match_id(m): m for m in state["matches"]}
 
     def counts(teams: list[str], match: dict[str, Any] | None, vacas: list[int] | None) -> dict[str, Any]:
-        if match is None:
-            return {}
+        if match is None:  # nothing played; or a final stage's walkover of a team that withdrew: its vacas
+            return {} if vacas is None else {"vacas_a": vacas[0], "vacas_b": vacas[1], "games_a": "", "games_b": ""}
         won = (games(match["table"]) if match["table"] else None) or ["", ""]
         if team_key(match["teams"][0]) != team_key(teams[0]):
             won = won[::-1]

@@ -10,7 +10,8 @@ such a result takes a pairing just as a finished table does (`match_id`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from .standings import knockout_draw, round_robin, team_key
@@ -227,19 +228,53 @@ def moves(before: list[list[dict[str, Any]]], before_dates: list[str] | None,
 
 
 def _loser(game: dict[str, Any]) -> str | None:
-    """The team that lost a pairing, or None before it is won."""
+    """The team that lost a pairing, or None before it is won; of a pairing both of whose
+    teams withdrew (`not_played`), its second (which withdrew: it loses its next by walkover)."""
+    if game.get("not_played"):
+        return game["teams"][1]
     if game["winner"] is None:
         return None
     return game["teams"][1] if game["winner"] == game["teams"][0] else game["teams"][0]
 
 
-def _bye(team: str) -> dict[str, Any]:
+def _through(game: dict[str, Any]) -> str | None:
+    """The team a pairing sends to the next round: its winner, or None before it is won; of
+    a pairing both of whose teams withdrew (`not_played`), its first (which withdrew: it
+    loses its next by walkover, so that its opponent there goes through)."""
+    return game["teams"][0] if game.get("not_played") else game["winner"]
+
+
+def _bye(team: str, out: AbstractSet[str] = frozenset()) -> dict[str, Any]:
     """A first-round pairing of `team` against a bye: won at once, without a table."""
     return {"teams": [team, None], "table": None, "result": None, "walkover": None, "vacas": None, "finished": True,
-            "winner": team, "bye": True}
+            "winner": team, "bye": True, "withdrawn": team if team_key(team) in out else None, "not_played": False}
 
 
-def knockout(seeds: list[str], matches: list[dict[str, Any]], third_place: bool = False) -> dict[str, Any]:
+def _forfeit(game: dict[str, Any], out: AbstractSet[str], vacas_to_win: int, used: set[str]) -> dict[str, Any]:
+    """A final stage's pairing with its `withdrawn` (its team that withdrew, by `team_key` in
+    `out`, else None) and `not_played`. A pairing of a team that withdrew, its two teams
+    known and not finished (a pairing played keeps its result), goes to the other team by
+    walkover, as an entered walkover does: `walkover` the team withdrawn, `vacas` the
+    `vacas_to_win` to 0, `finished`, `table` and `result` None (a table begun between them
+    is a friendly then). Where both withdrew, it is `not_played`, with no winner."""
+    left = [t for t in game["teams"] if t is not None and team_key(t) in out]
+    game = {**game, "withdrawn": left[0] if left else None, "not_played": False}
+    if not left or game["finished"] or None in game["teams"]:
+        return game
+    used.discard(match_id(game) or "")
+    game.update(table=None, result=None)
+    if len(left) == 2:
+        game.update(walkover=None, vacas=None, winner=None, not_played=True)
+        return game
+    absent = 0 if team_key(game["teams"][0]) in out else 1
+    vacas = [0, 0]
+    vacas[1 - absent] = vacas_to_win
+    game.update(walkover=game["teams"][absent], vacas=vacas, finished=True, winner=game["teams"][1 - absent])
+    return game
+
+
+def knockout(seeds: list[str], matches: list[dict[str, Any]], third_place: bool = False,
+             withdrawn: Iterable[str] = (), vacas_to_win: int = 3) -> dict[str, Any]:
     """The final stage `{teams, rounds, third_place, champion, third}` between `seeds`
     (`knockout_draw`): each round's pairings (`_pairing`, a team None until the
     match before it is won, each with `bye` false) played by `matches`, the first table
@@ -248,17 +283,21 @@ def knockout(seeds: list[str], matches: list[dict[str, Any]], third_place: bool 
     the next of those and the top seeds meet a bye in the first round: that pairing is
     `{teams: [team, None], bye: true}`, won by its team at once, with no table. With
     `third_place` (4 teams or more), the semi-finals' losers meet too: `third_place`,
-    that pairing (else None), and `third`, its winner or None."""
+    that pairing (else None), and `third`, its winner or None. A team of `withdrawn`
+    (the tournament's withdrawals) loses each of its pairings not played by walkover,
+    `vacas_to_win` to 0, so that the bracket goes on (`_forfeit`); each pairing has its
+    `withdrawn` and `not_played`."""
     used: set[str] = set()
+    out = {team_key(t) for t in withdrawn}
 
     def game(a: str | None, b: str | None) -> dict[str, Any]:
-        return {**_pairing(a, b, matches, used), "bye": False}
+        return _forfeit({**_pairing(a, b, matches, used), "bye": False}, out, vacas_to_win, used)
 
     # a None in the first round is a bye (`knockout_draw` never pairs two); later, a team to come
-    games = [_bye(a) if b is None else game(a, b) for a, b in knockout_draw(seeds)]
+    games = [_bye(a, out) if b is None else game(a, b) for a, b in knockout_draw(seeds)]
     rounds = [games]
     while len(games) > 1:
-        games = [game(games[i]["winner"], games[i + 1]["winner"]) for i in range(0, len(games), 2)]
+        games = [game(_through(games[i]), _through(games[i + 1])) for i in range(0, len(games), 2)]
         rounds.append(games)
     third = None
     if third_place and len(seeds) >= 4:

@@ -452,8 +452,9 @@ class TournamentStore:
         """A team of the league withdraws, from `{"team", "results": "annulled" | "stand"}`
         (`check_withdrawal`; the caller has checked the organiser's token): its results
         annulled (its matches leave the standings, and so does it), or those played stand
-        (it is ranked last); its pairings not played are not played. Withdrawn already, the
-        choice of `results` is changed."""
+        (it is ranked last); its pairings not played are not played, and those of the final
+        stage go to its opponents by walkover (`state`). Withdrawn already, the choice of
+        `results` is changed."""
         team, results = check_withdrawal(body, self.get(tournament_id)["teams"])
         with self._revised(tournament_id, revision) as conn:
             now = [w for w in self._withdrawn(conn, tournament_id)
@@ -630,7 +631,11 @@ class TournamentStore:
         `withdrawn`: the teams that withdrew, `[{team, results}]` ("annulled": their matches,
         each `annulled`, leave the standings and so do they; "stand": they are ranked last,
         marked `withdrawn`), each pairing of the fixtures marked (`_mark_withdrawn`): one not
-        finished is `not_played`, and the league ends without it."""
+        finished is `not_played`, and the league ends without it. In the final stage, each
+        pairing of theirs not played, its two teams known, goes to the other team by walkover
+        (the tournament's `vacas_to_win` to 0, `walkover` the team withdrawn, no table nor
+        `result`: `engine.tournament.knockout`), so that the bracket goes on; one played keeps
+        its result, and undoing the withdrawal takes those walkovers back (nothing is stored)."""
         row = self.get(tournament_id)
         matches, results, added = [], {}, {}
         for result_id, r, when in self._entered(tournament_id):  # merged with the tables below, by when added
@@ -681,8 +686,10 @@ class TournamentStore:
         ko = row["knockout"]
         bracket = None
         if ko is not None:
+            # a team that withdrew loses its pairings not played by walkover: the bracket goes on
             bracket = knockout(ko["teams"], [m for m in matches if added[match_id(m)] >= ko["drawn"]],
-                               ko.get("third_place", False))
+                               ko.get("third_place", False), [w["team"] for w in row["withdrawn"]],
+                               row["rules"]["vacas_to_win"])
             played = {match_id(g) for g in bracket_pairings(bracket) if match_id(g)}
             for m in matches:
                 if added[match_id(m)] >= ko["drawn"]:  # never the league's: the bracket's, or a friendly
