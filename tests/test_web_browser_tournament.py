@@ -984,3 +984,49 @@ def test_a_seed_withdrawn_during_the_final_stage_gives_its_semi_final_by_walkove
         assert tournament_api(server.url, tour).json()["knockout"]["rounds"][0][0]["walkover"] is None
     finally:
         ctx.close()
+
+
+def test_a_result_refused_is_said_in_the_pages_language_by_its_field(server, browser) -> None:  # noqa: F811
+    """The result form refused said the server's English ("No se entendió. (vacas: expected
+    the vacas each team won, ...)"): now the reason in Spanish, in the form's line, tied to
+    the field at fault for a screen reader (aria-invalid, aria-describedby) and focused;
+    put right and sent again, the line goes and the result is entered."""
+    import requests
+
+    teams = ["Gorriak", "Urdinak", "Berdeak"]
+    tour, organiser = new_tournament(server.url, "Liga")
+    requests.put(f"{server.url}/api/tournaments/{tour['id']}/teams", json={"teams": teams},
+                 headers={"Authorization": f"Bearer {tour['token']}"}).raise_for_status()
+    ctx = phone(browser, "es")
+    page = ctx.new_page()
+    try:
+        page.goto(organiser)
+        page.click("#enter-result summary")
+        page.select_option("#add-result select[name=team0]", "Gorriak")
+        page.select_option("#add-result select[name=team1]", "Urdinak")
+        page.fill("#add-result input[name=vacas0]", "2")  # the tournament plays to 3 vacas
+        page.fill("#add-result input[name=vacas1]", "1")
+        page.click("#add-result button[type=submit]")
+        error = page.locator("#add-result-error")
+        error.wait_for(state="visible")
+        assert error.inner_text() == "La pareja ganadora tiene las 3 vacas del torneo, y la otra menos."
+        vacas = page.locator("#add-result input[name=vacas0]")
+        assert vacas.get_attribute("aria-invalid") == "true"
+        assert "add-result-error" in vacas.get_attribute("aria-describedby").split()
+        assert page.evaluate("document.activeElement.name") == "vacas0"
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360  # no sideways scroll
+        # stones out of range: said by the stones' field
+        page.fill("#add-result input[name=vacas0]", "3")
+        page.fill("#add-result input[name=stones0]", "10000")
+        page.click("#add-result button[type=submit]")
+        page.wait_for_function("document.getElementById('add-result-error').textContent.includes('piedras')")
+        assert error.inner_text() == "Las piedras son números enteros de 0 a 9999."
+        assert page.locator("#add-result input[name=stones0]").get_attribute("aria-invalid") == "true"
+        assert vacas.get_attribute("aria-invalid") is None
+        # put right: entered
+        page.fill("#add-result input[name=stones0]", "40")
+        page.click("#add-result button[type=submit]")
+        page.wait_for_selector("#matches .match-row.entered")
+        assert [m["vacas"] for m in tournament_api(server.url, tour).json()["matches"]] == [[3, 1]]
+    finally:
+        ctx.close()

@@ -2264,3 +2264,62 @@ def test_a_seed_that_withdraws_during_the_final_stage_gives_its_pairings_by_walk
     semi = r.json["knockout"]["rounds"][0][0]
     assert (semi["walkover"], semi["finished"], semi["winner"], semi["withdrawn"]) == (None, False, None, None)
     assert r.json["standings"] == before["standings"]
+
+
+@pytest.mark.parametrize(("body", "field", "reason", "params"), [
+    ({"teams": ["Gorriak"], "vacas": [3, 1]}, "teams", "result_teams", None),
+    ({"teams": ["Gorriak", " "], "vacas": [3, 1]}, "teams[1]", "blank_name", None),
+    ({"teams": ["Gorriak", "gorriak"], "vacas": [3, 1]}, "teams[1]", "named_again", {"name": "gorriak",
+                                                                                     "same": "Gorriak"}),
+    ({"teams": ["Txuriak", "Gorriak"], "vacas": [3, 1]}, "teams[0]", "not_league_team", {"name": "Txuriak"}),
+    ({"teams": ["Gorriak", "Urdinak"], "vacas": [2, 1]}, "vacas", "result_vacas", {"vacas": 3}),
+    ({"teams": ["Gorriak", "Urdinak"], "vacas": [3, None]}, "vacas", "result_vacas", {"vacas": 3}),
+    ({"teams": ["Gorriak", "Urdinak"], "vacas": [3, 1], "stones": [-1, 0]}, "stones", "result_stones",
+     {"max": 9999}),
+    ({"teams": ["Gorriak", "Urdinak"], "vacas": [3, 1], "winner": "Berdeak"}, "winner", "winner_team", None),
+    ({"teams": ["Gorriak", "Urdinak"], "vacas": [3, 1], "winner": "urdinak"}, "winner", "not_the_winner",
+     {"name": "Urdinak", "team": "Gorriak"}),
+    ({"teams": ["Gorriak", "Urdinak"], "walkover": "Berdeak"}, "walkover", "walkover_team", None),
+    ({"teams": ["Gorriak", "Urdinak"], "walkover": "Urdinak", "vacas": [3, 0]}, "vacas", "walkover_score",
+     {"vacas": 3}),
+])
+def test_a_result_refused_says_why_as_a_key_every_language_has(client, tournament, body, field, reason,
+                                                                params) -> None:
+    """The result form said "No se entendió. (vacas: expected the vacas each team won, ...)",
+    the server's English in a Spanish sentence: each refusal of a result entered without hands
+    now carries its `reason` (and `params`), said in each language, the English message as it was."""
+    from web import i18n
+
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    client.put(f"{base}/teams", headers=auth, json={"teams": ["Gorriak", "Urdinak", "Berdeak"]})
+    err = client.post(f"{base}/results", headers=auth, json=body).json["error"]
+    assert (err["code"], err["field"], err.get("reason"), err.get("params")) == ("invalid", field, reason,
+                                                                                  params or {})
+    assert err["message"].startswith(f"{field}: ")
+    said = {lang: i18n.t(lang, f"why.{reason}", **(params or {})) for lang in i18n.LANGS}
+    assert len(set(said.values())) == len(i18n.LANGS) and not any("{" in s for s in said.values()), said
+    assert all(str(v) in s for v in (params or {}).values() for s in said.values()), said
+
+
+def test_past_the_results_limit_a_result_is_refused_and_said_in_every_language(client, tournament,
+                                                                                monkeypatch) -> None:
+    """1000 results entered without hands at most (a league of 32 home and away plays 992):
+    the next is a 409 `too_many_results`, nothing recorded; taken out, one fits again. The
+    limit made 2 here, to test it cheaply."""
+    from scorer.storage import tournaments
+    from web import i18n
+
+    monkeypatch.setattr(tournaments, "MAX_RESULTS", 2)
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    body = {"teams": ["Gorriak", "Urdinak"], "walkover": "Urdinak"}
+    first = client.post(f"{base}/results", headers=auth, json=body).json["matches"][0]["result"]
+    assert client.post(f"{base}/results", headers=auth, json=body).status_code == 201
+    before = state_of(client, tournament)
+    r = client.post(f"{base}/results", headers=auth, json=body)
+    assert (r.status_code, r.json["error"]["code"]) == (409, "too_many_results")
+    assert "1000" not in r.json["error"]["message"] and "2 results" in r.json["error"]["message"]
+    assert state_of(client, tournament) == before  # nothing recorded, not even the revision
+    assert client.delete(f"{base}/results/{first}", headers=auth).status_code == 200
+    assert client.post(f"{base}/results", headers=auth, json=body).status_code == 201
+    for lang in i18n.LANGS:
+        assert "err.too_many_results" in i18n._TABLES[lang], lang

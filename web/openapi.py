@@ -273,7 +273,7 @@ SCHEMAS: dict[str, Any] = {
                        "reader's language; `message` stays English",
                        "enum": sorted(REASONS)},
             "params": {"type": "object", "description": "the values `reason` speaks of: `name`, `same`, "
-                       "`limit`, `max` (names), `group` (a group's letter); `lance`, `act`, `card` as the records write them, `rank`, "
+                       "`limit`, `max` (names), `group` (a group's letter), `vacas` (a tournament's vacas to win); `lance`, `act`, `card` as the records write them, `rank`, "
                        "`count`, `team`, `given` and `score` (two numbers), `text`; `seat`, `speaker`, "
                        "`refuser` (0..3), each with its player's name beside it (`seat_name`, ...); a text longer "
                        "than 100 characters is cut in its middle with an ellipsis alone (`start…end`, no words: "

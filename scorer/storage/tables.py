@@ -45,7 +45,9 @@ DEFAULT_TEAMS = ["Team 0", "Team 1"]  # a table opened without team names
 REASONS = frozenset({"blank_name", "name_too_long", "named_twice", "named_again", "player_twice", "team_count",
                      "bad_start", "bad_every_days", "group_count", "group_too_small", "groups_team_count",
                      "ko_team_count", "third_place_count", "lances_started", "no_showdown_yet",
-                     "teams_differ", "watch_link", "fixtures_would_move"}) | ENGINE_KEYS
+                     "teams_differ", "watch_link", "fixtures_would_move", "result_teams", "not_league_team",
+                     "result_vacas", "result_stones", "walkover_team", "walkover_score", "winner_team",
+                     "not_the_winner"}) | ENGINE_KEYS
 """The `reason` keys a refusal may carry (`StoreError`); a page says each in its language.
 The engine's refusals bring theirs (`scorer.engine.errors.KEYS`, `engine_why`)."""
 

@@ -267,7 +267,8 @@ def check_result(body: Any, teams: list[str], vacas_to_win: int) -> dict[str, An
     check_known(body, RESULT_KEYS)
     pair = body.get("teams")
     if not isinstance(pair, list) or len(pair) != 2:
-        raise StoreError(422, "invalid", f"teams: expected the match's two teams, [team, team], got {said(pair)}", "teams")
+        raise StoreError(422, "invalid", f"teams: expected the match's two teams, [team, team], got {said(pair)}", "teams",
+                         "result_teams")
     names = [_tidy_name(v, f"teams[{i}]", MAX_NAME) for i, v in enumerate(pair)]
     if engine.team_key(names[0]) == engine.team_key(names[1]):
         told = f"{said(names[1])} is named twice" if names[0] == names[1] else f"{said(names[1])} is {said(names[0])} again"
@@ -278,18 +279,21 @@ def check_result(body: Any, teams: list[str], vacas_to_win: int) -> dict[str, An
             spelt = next((t for t in teams if engine.team_key(t) == engine.team_key(name)), None)
             if spelt is None:
                 raise StoreError(422, "invalid", f"teams[{i}]: expected one of the league's teams "
-                                 f"({', '.join(map(said, teams))}), got {said(name)}", f"teams[{i}]")
+                                 f"({', '.join(map(said, teams))}), got {said(name)}", f"teams[{i}]",
+                                 "not_league_team", {"name": name})
             names[i] = spelt
     keys = [engine.team_key(t) for t in names]
     walkover = body.get("walkover")
     if walkover is not None:
         if not isinstance(walkover, str) or engine.team_key(walkover) not in keys:
             raise StoreError(422, "invalid", f"walkover: expected the one of the match's two teams ({said(names[0])} "
-                             f"or {said(names[1])}) that did not turn up, got {said(walkover)}", "walkover")
+                             f"or {said(names[1])}) that did not turn up, got {said(walkover)}", "walkover",
+                             "walkover_team")
         for key in ("vacas", "stones"):
             if key in body:
                 raise StoreError(422, "invalid", f"{key}: a walkover is won by {vacas_to_win} vacas (the "
-                                 f"tournament's vacas_to_win) to 0, no stones: leave {key} out", key)
+                                 f"tournament's vacas_to_win) to 0, no stones: leave {key} out", key,
+                                 "walkover_score", {"vacas": vacas_to_win})
         absent = keys.index(engine.team_key(walkover))
         vacas = [0, 0]
         vacas[1 - absent] = vacas_to_win
@@ -299,21 +303,23 @@ def check_result(body: Any, teams: list[str], vacas_to_win: int) -> dict[str, An
         if not _whole_pair(vacas, vacas_to_win) or max(vacas) != vacas_to_win or min(vacas) == vacas_to_win:
             raise StoreError(422, "invalid", f"vacas: expected the vacas each team won, [{vacas_to_win}, n] or [n, "
                              f"{vacas_to_win}] with n from 0 to {vacas_to_win - 1} (the winner's are the tournament's "
-                             f"vacas_to_win, {vacas_to_win}), got {said(vacas)}", "vacas")
+                             f"vacas_to_win, {vacas_to_win}), got {said(vacas)}", "vacas",
+                             "result_vacas", {"vacas": vacas_to_win})
         stones = body.get("stones", [0, 0])
         if not _whole_pair(stones, MAX_STONES):
             raise StoreError(422, "invalid", f"stones: expected the stones each team scored, two whole numbers from 0 "
-                             f"to {MAX_STONES}, got {said(stones)}", "stones")
+                             f"to {MAX_STONES}, got {said(stones)}", "stones", "result_stones", {"max": MAX_STONES})
         out = {"teams": names, "vacas": list(vacas), "stones": list(stones), "walkover": None}
     won = 0 if out["vacas"][0] > out["vacas"][1] else 1
     winner = body.get("winner")
     if winner is not None:
         if not isinstance(winner, str) or engine.team_key(winner) not in keys:
             raise StoreError(422, "invalid", f"winner: expected one of the match's two teams ({said(names[0])} or "
-                             f"{said(names[1])}), got {said(winner)}", "winner")
+                             f"{said(names[1])}), got {said(winner)}", "winner", "winner_team")
         if keys.index(engine.team_key(winner)) != won:
             raise StoreError(422, "invalid", f"winner: {said(winner)} is not the winner: the vacas "
-                             f"{out['vacas'][0]}–{out['vacas'][1]} make {said(names[won])} the winner", "winner")
+                             f"{out['vacas'][0]}–{out['vacas'][1]} make {said(names[won])} the winner", "winner",
+                             "not_the_winner", {"name": names[keys.index(engine.team_key(winner))], "team": names[won]})
     return out
 
 
