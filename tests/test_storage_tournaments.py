@@ -322,3 +322,19 @@ def test_a_bad_result_is_refused_by_name_and_nothing_recorded_is_lost(league, bo
     assert (err.value.status, err.value.code, err.value.field) == (422, "invalid", field)
     assert err.value.message.startswith(f"{field}: ")
     assert store.state(tour) == before
+
+
+def test_setting_the_teams_reads_the_tournament_once(league, monkeypatch) -> None:
+    """`set_teams` reads the tournament's row once, for the state before and the draw it
+    keeps (it read it twice), and changes what it changed before."""
+    store, tour = league
+    reads = []
+    get = TournamentStore.get
+    monkeypatch.setattr(TournamentStore, "get", lambda self, tid: reads.append(tid) or get(self, tid))
+    before = store.state(tour)
+    reads.clear()
+    store.set_teams(tour, {"teams": [t for t in TEAMS if t != "T3"], "start": "2026-01-05"})
+    assert reads == [tour]
+    after = store.state(tour)
+    assert after["revision"] == before["revision"] + 1 and "T3" not in after["teams"]
+    assert _where(after) == _where(before)

@@ -423,11 +423,12 @@ class TournamentStore:
         if not isinstance(move_played, bool):
             raise StoreError(422, "invalid", f"move_played: expected true or false, got {said(move_played)}",
                              "move_played")
-        before = self.state(tournament_id)
+        row = self.get(tournament_id)  # read once: the state before and the draw it keeps
+        before = self._state(row)
         if revision is not None and revision != before["revision"]:  # said before what would move
             raise _stale(revision, before["revision"])
         league = [m for m in before["matches"] if m["stage"] == "league"]
-        draw = redraw(self.get(tournament_id)["draw"], groups or [teams], legs, league)
+        draw = redraw(row["draw"], groups or [teams], legs, league)
         after = draw_fixtures(draw, league, bool(groups))
         try:
             dates = round_dates(schedule, len(after))
@@ -642,7 +643,11 @@ class TournamentStore:
         (the tournament's `vacas_to_win` to 0, `walkover` the team withdrawn, no table nor
         `result`: `engine.tournament.knockout`), so that the bracket goes on; one played keeps
         its result, and undoing the withdrawal takes those walkovers back (nothing is stored)."""
-        row = self.get(tournament_id)
+        return self._state(self.get(tournament_id), watch_links)
+
+    def _state(self, row: dict[str, Any], watch_links: bool = False) -> dict[str, Any]:
+        """`state` of the tournament whose row (`get`) is `row`, read by the caller."""
+        tournament_id = row["id"]
         matches, results, added = [], {}, {}
         for result_id, r, when in self._entered(tournament_id):  # merged with the tables below, by when added
             won = 0 if r["vacas"][0] > r["vacas"][1] else 1
