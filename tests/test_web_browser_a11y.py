@@ -818,6 +818,8 @@ def test_the_historys_reasons_without_its_words_are_said_in_the_pages_language(s
             page.wait_for_selector("#hand-1 .explain .ev")
             whys = page.eval_on_selector_all("#hand-1 .explain .ev", "els => els.map(e => e.querySelector('.ev-why')?.textContent)")
             assert whys == four_reasons(lang), (lang, whys)
+            # said once each: the server's words, the page's script adding none again
+            assert page.eval_on_selector_all("#hand-1 .explain .ev", "els => els.map(e => e.querySelectorAll('.ev-why').length)") == [1] * 4
             text = page.inner_text("#hand-1 .explain")
             assert not re.search(r"\b(seat|best|refused|accepted|bonus)\b", text), (lang, text)
         finally:

@@ -92,3 +92,35 @@ def test_a_refusal_counting_one_says_it_in_the_singular(server, browser, lang: s
                                                      null, 'fixtures_would_move', {count, moves: [], gone: []}).text);""")
     words = [i18n.t(lang, "why.fixtures_would_move_one", count=1), i18n.t(lang, "why.fixtures_would_move", count=2)]
     assert said == [f"{w[0].upper()}{w[1:]}." for w in words]
+
+
+WHYS = [  # the engine's reasons of every kind (scorer/engine/README.md, ruling 10), and some it never writes
+    {"lance": "grande", "team": 0, "why": "deje: envido refused"},
+    {"lance": "grande", "team": 1, "why": "deje: envido 3, 2 more, ordago refused"},
+    {"lance": "chica", "team": 1, "why": "envido 2, 2 more, accepted; best chica seat 1"},
+    {"lance": "chica", "team": 0, "why": "ordago, accepted"},
+    {"lance": "pares", "team": 0, "why": "false pares of seat 1 (seed 004 art. 13a): seat 0 pareja, seat 2 pareja"},
+    {"lance": "punto", "team": 1, "why": "undeclared juego of seat 2 (seed 002 art. 18, seed 004 art. 16a): tira 2"},
+    {"lance": "juego", "team": 0, "why": "only team 0 has juego: seat 2 33"},
+    {"lance": "punto", "team": 1, "why": "punto after refused bet on juego"},
+    {"lance": "pares", "team": 0, "why": "bonus after refused bet: seat 0 medias"},
+    {"lance": "pares", "team": 1, "why": "all passed; best pares seat 1"},
+    {"lance": "grande", "team": 0, "why": "deje: 3 less refused"},
+    {"lance": "grande", "team": 0, "why": "something new"},
+    {"lance": "grande", "team": 0},
+]
+
+
+@pytest.mark.parametrize("lang", ["fr", "es", "eu", "en"])
+def test_the_pages_script_says_an_events_reason_as_the_server(server, browser, lang: str) -> None:  # noqa: F811
+    """The table page's count says each event's reason with its script (common.js whyText);
+    the history says it from the server (i18n.why_text), for a page without script: word for
+    word the same, a reason neither reads left out of both."""
+    from web import i18n
+
+    teams = ["Gorriak", "Ane"]  # a Basque plural and a name in a vowel
+    said = _common_js(server, browser, lang, f"""
+        const teams = {json.dumps(teams)};
+        return {json.dumps(WHYS)}.map((ev) => m.whyText(ev, teams[ev.team]));""")
+    assert said == [i18n.why_text(lang, ev, teams[ev["team"]]) for ev in WHYS]
+    assert said[-3:] == ["", "", ""] and all(said[:-3]), said

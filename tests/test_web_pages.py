@@ -569,3 +569,70 @@ def test_the_pages_scripts_hold_no_regex_lookbehind() -> None:
     found = [f"{js.name}:{n}" for js in sorted(static.glob("*.js"))
              for n, line in enumerate(js.read_text(encoding="utf-8").splitlines(), 1) if re.search(r"\(\?<[=!]", line)]
     assert found == []
+
+
+def _history_of_a_hand_half_declared(client, lang: str) -> str:
+    """The history page, in `lang`, of one imported hand whose record says the pares
+    declared and not the juego (read from the cards), with a deje at grande (envido, no
+    quiero) and a bet seen at chica (envido, 2 más, quiero): Bixente's pares are false."""
+    header = {"format": "mus-match/1", "teams": ["Txuriak", "Beltzak"], "players": ["Ane", "Bixente", "Iker", "Maite"],
+              "rules": {"kings": 8, "target": 40}, "esku": 0}
+    hand = {"hands": [["12o", "12c", "4e", "5b"], ["1o", "4o", "6o", "7o"], ["11c", "11e", "6c", "7c"],
+                      ["5c", "6e", "7e", "10b"]],
+            "declared": {"pares": [True, True, True, False]},
+            "bets": {"grande": [{"seat": 0, "act": "envido", "n": 3}, {"seat": 1, "act": "no_quiero"},
+                                {"seat": 3, "act": "no_quiero"}],
+                     "chica": [{"seat": 0, "act": "envido", "n": 2}, {"seat": 1, "act": "mas", "n": 2},
+                               {"seat": 2, "act": "quiero"}]}}
+    r = client.post("/api/tables/import", data=json.dumps(header) + "\n" + json.dumps(hand) + "\n",
+                    headers={"Content-Type": "application/x-ndjson"})
+    assert r.status_code == 201, r.json
+    return client.get(f"/t/{r.json['id']}/history?token={r.json['token']}&lang={lang}").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("lang", ["es", "eu", "fr", "en"])
+def test_the_historys_reasons_are_in_the_page_without_script(client, monkeypatch, lang):
+    """Without the count in words, each event of a hand settled by the rules (a false pares,
+    the juego not said) shows its reason in the page's words in the HTML itself, as the
+    table page's script says it (common.js whyText): a page without JavaScript reads them
+    too. Never the engine's English for machines."""
+    import html
+
+    import web.pages
+    from scorer.engine.explain import words
+
+    monkeypatch.setattr(web.pages, "explain_lines", lambda *args: [])
+    page = _history_of_a_hand_half_declared(client, lang)
+    count = page[page.index('class="explain"'):]
+    count = count[:count.index("</ol>")]
+    events = re.findall(r'<li class="ev team-(\d)" data-lance="(\w+)">(.*?)</li>', count)
+    assert [(team, lance) for team, lance, _ in events] == [("0", "grande"), ("1", "chica"), ("0", "pares"),
+                                                            ("0", "juego")]
+    whys = [re.findall(r'<span class="ev-why">(.*?)</span>', body) for _, _, body in events]
+    w = words(lang)
+    assert [html.unescape(s) for one in whys for s in one] == [
+        f"{w['envido']}, {w['no_quiero']}",
+        f"{w['envido']}, {w['mas'].format(n=2)}, {w['quiero']}",
+        i18n.t(lang, "count.annulled", t="Txuriak"),
+        i18n.t(lang, "count.only_team", t="Txuriak", l=w["juego"].lower()),
+    ] and all(len(one) == 1 for one in whys), whys  # once each
+    assert "data-why" not in count and not re.search(r"\b(seat|best|refused|accepted|false pares)\b", count), count
+    if lang == "es":
+        assert html.unescape(whys[2][0]) == "declaración falsa, apuestas anuladas: para Txuriak"
+        assert html.unescape(whys[3][0]) == "solo Txuriak con juego"
+    # the page's script says no reason again: the server's are the page's
+    from pathlib import Path
+
+    script = (Path(web.pages.__file__).parent / "static" / "history.js").read_text(encoding="utf-8")
+    assert "whyText(" not in script and "ev-why" not in script
+
+
+def test_an_events_reason_the_server_cannot_read_is_left_out() -> None:
+    """A reason not of the engine's kinds is left out ("", never the English); a tira
+    not declared says its stones."""
+    ev = {"lance": "punto", "team": 1, "why": "undeclared juego of seat 2 (seed 002 art. 18): tira 2"}
+    assert i18n.why_text("en", ev, "Beltzak") == "tira 2 to Beltzak: a combination not declared"
+    assert i18n.why_text("en", {"lance": "grande", "team": 0, "why": "something new"}, "Txuriak") == ""
+    assert i18n.why_text("en", {"lance": "grande", "team": 0, "why": "deje: 3 less refused"}, "Txuriak") == ""
+    assert i18n.why_text("es", {"lance": "grande", "team": 0, "why": "envido 5, accepted; best grande seat 0"},
+                         "Txuriak") == "envido 5, quiero"

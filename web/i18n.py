@@ -2505,12 +2505,57 @@ def _engine_words(lang: str) -> dict[str, str]:
         **{f"lance.{lance}": w[lance] for lance in engine_grammar()["lances"]},
         **{key.replace("_", ".", 1): text for key, text in w.items() if key.startswith(("dispute_", "rule_"))},
         **{f"effect.{key}": text for key, text in engine_effect_words(lang).items()},
-        # a count's reasons while its words are not here (web/static/app.js whyText)
+        # a count's reasons while its words are not here (why_text; web/static/common.js whyText)
         **{f"count.{key}": w[key] for key in _COUNT_WORDS},
         # ": " and "; ", in French " : " and " ; " with a no-break space (a dispute's sentence,
         # web/static/dispute.js; the card buttons' labels, web/static/app.js)
         "punct.colon": w["colon"], "punct.semicolon": w["semicolon"],
     }
+
+
+def _bet_text(lang: str, word: str) -> str | None:
+    """One bet of an event's reason ("envido 3", "2 more", "ordago") in `lang`, or None."""
+    m = re.fullmatch(r"envido(?: (\d+))?", word)
+    if m:
+        return t(lang, "count.envido") if m.group(1) in (None, "2") else t(lang, "count.envido_n", n=m.group(1))
+    m = re.fullmatch(r"(\d+) more", word)
+    if m:
+        return t(lang, "count.mas", n=m.group(1))
+    return t(lang, "count.ordago") if word == "ordago" else None
+
+
+def why_text(lang: str, event: dict, team: str) -> str:
+    """An event's reason in `lang`'s words (`count.*`, the engine's), read from its `why`, the
+    engine's English for machines (scorer/engine/README.md, ruling 10), by its kind as the
+    count in words reads it: the bets said and how they ended ("envido 3, quiero"), all passed,
+    one team alone, a refusal's bonus, a declaration the cards contradict; "" for a reason it
+    cannot read (never the English). `team`: the event's team's name. The history says it in
+    its page, without script; the table page's script says it the same (common.js `whyText`)."""
+    why = str(event.get("why") or "")
+
+    def bets(chain: str, end: str) -> str:
+        said = [_bet_text(lang, word) for word in chain.split(", ")]
+        return ", ".join([*said, t(lang, end)]) if all(said) else ""
+
+    m = re.fullmatch(r"deje: (.+) refused", why)
+    if m:
+        return bets(m.group(1), "count.no_quiero")
+    if why.startswith(("false ", "undeclared ")):
+        parts = why.split("): ")
+        tira = re.search(r"\btira (\d+)", parts[1] if len(parts) > 1 else "")
+        if why.startswith("undeclared ") and tira:
+            return t(lang, "count.tira_for", n=tira.group(1), t=team)
+        return t(lang, "count.annulled", t=team)
+    if why.startswith("only team "):
+        return t(lang, "count.only_team", t=team, l=t(lang, f"lance.{event.get('lance')}").lower())
+    if why.startswith("punto after refused bet"):
+        return t(lang, "count.punto_refused", t=team)
+    if why.startswith("bonus after refused bet"):
+        return t(lang, "count.refused_bonus", t=team)
+    if why.startswith("all passed"):
+        return t(lang, "count.all_passed")
+    m = re.match(r"(.+), accepted(?:;|\Z)", why)
+    return bets(m.group(1), "count.quiero") if m else ""
 
 
 def strings(lang: str) -> dict[str, str]:

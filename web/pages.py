@@ -107,6 +107,8 @@ def _render(template: str, status: int = 200, **ctx) -> Response:
         lang_url=lang_url,
         # a dispute in a sentence: the engine's one composition (the table page's script says it the same)
         dispute_text=lambda dispute, players: dispute_text(dispute, list(players or []), lang),
+        # an event's reason in the page's words (the table page's script says it the same: whyText)
+        why_text=lambda event, team: i18n.why_text(lang, event, team),
         strings_json=Markup(_script_json(strings)),
         keep_runs=keep_runs,
         keep_scores=keep_scores,

@@ -21,8 +21,9 @@ export const semicolon = () => (STRINGS["punct.semicolon"] ?? "; ");
 // engine's English for machines (scorer/engine/README.md, ruling 10), by its kind as the count
 // in words reads it (scorer/engine/explain.py): the bets said and how they ended ("envido 3,
 // quiero"), all passed, one team alone, a refusal's bonus, a false declaration; "" for a reason
-// it cannot read (never the English). `tm`: the event's team's name. Shared by the table
-// page's count and the history's, each while its words are not here.
+// it cannot read (never the English). `tm`: the event's team's name. The table page's count,
+// while its words are not here; the history's page says the same from the server (web/i18n.py
+// why_text, its twin: change both).
 export function whyText(ev, tm) {
   const why = String(ev.why || "");
   const bet = (word) => {

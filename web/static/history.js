@@ -1,15 +1,11 @@
 // History: import hands into this table (mus-match/1); every hand prints whole.
-import { api, t, h, newClientId, fileErrorText, showChosenFile, formError, clearFormError, whyText } from "./common.js";
+import { api, t, newClientId, fileErrorText, showChosenFile, formError, clearFormError } from "./common.js";
 
 const BOOT = JSON.parse(document.getElementById("boot").textContent);
 
-// A hand whose count in words is missing shows its events: each one's reason in the page's
-// words, read from the engine's English for machines (data-why) as the table page's count
-// reads it; a reason it cannot read is left out, never said in English.
-for (const li of document.querySelectorAll(".explain li.ev[data-why]")) {
-  const why = whyText({ why: li.dataset.why, lance: li.dataset.lance }, li.querySelector(".ev-team").textContent);
-  if (why) li.append(h("span", { class: "sr-only" }, ", "), h("span", { class: "ev-why" }, why));
-}
+// A hand whose count in words is missing shows its events, each one's reason in the page's
+// words: the server says them (web/i18n.py why_text, as the table page's whyText), so the
+// page reads whole without script and nothing here says them again.
 
 const form = document.getElementById("import-into");
 if (form) {
