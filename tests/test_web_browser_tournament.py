@@ -324,7 +324,6 @@ def test_teams_sent_after_another_phone_changed_them_are_refused_shown_then_sent
 def test_a_bracket_of_three_from_the_form_shows_its_bye_and_the_ties_fit_a_phone(server, browser) -> None:  # noqa: F811
     import requests
 
-
     tour, organiser = new_tournament(server.url, "Hirukotea")
     auth = {"Authorization": f"Bearer {tour['token']}"}
     teams = ["Gorriak", "Urdinak", "Berdeak"]
@@ -345,7 +344,12 @@ def test_a_bracket_of_three_from_the_form_shows_its_bye_and_the_ties_fit_a_phone
         # the three of them in the bracket from the form: the top seed goes through on a bye
         page.click("#final-stage summary")
         page.fill("#set-knockout textarea", "Gorriak\nUrdinak\nBerdeak")
-        page.click("#set-knockout button[type=submit]")
+        # the form's answer reloads the page (tournament.js): the bracket is read from the new
+        # page loaded whole, its stylesheet too, never from one half parsed (a loaded machine
+        # once read it so) nor from the old one (its 8-s refresh may draw the bracket in just
+        # before the reload replaces it, the reads then straddling the navigation)
+        with page.expect_navigation(wait_until="load", timeout=30_000):
+            page.click("#set-knockout button[type=submit]")
         page.wait_for_selector("#knockout .bye")
         assert page.locator("#knockout .round-title").all_inner_texts() == ["Semifinales", "Final"]
         bye = page.locator("#knockout .bye")
