@@ -2040,6 +2040,90 @@ def test_a_double_tap_says_one_word_not_the_next_players_too(server, browser):
         ctx.close()
 
 
+# A tap on the table page a moment after the tap just taken, as a finger's: 100 ms after the
+# first tap, or later, once the grid is drawn for the next speaker (with `written`, also once
+# the first tap's write has ended: while one is on its way the grid's buttons take no pointer,
+# body.busy), a pointer's click at `selector`'s button (or, without it, where the first tap
+# landed). Resolves with the times (performance.now) of the first tap, the grid's change and
+# the second tap.
+NEXT_TAP = """([version, selector, at, written]) => { window.nextTap = new Promise((resolve) => {
+  let first = null, changed = null;
+  document.addEventListener('click', () => { first = first ?? performance.now(); }, { capture: true });
+  const grid = document.getElementById('action-grid');
+  const seen = new MutationObserver(() => {
+    if (window.musTable.state.version > version) { changed = performance.now(); seen.disconnect(); }
+  });
+  seen.observe(grid, { childList: true });
+  const ready = () => changed !== null && !(written && document.body.classList.contains('busy'));
+  const tap = () => {
+    if (!ready() || performance.now() < first + 100) { setTimeout(tap, 5); return; }
+    let [x, y] = at;
+    if (selector) {
+      const r = document.querySelector(selector).getBoundingClientRect();
+      [x, y] = [r.left + r.width / 2, r.top + r.height / 2];
+    }
+    document.elementFromPoint(x, y).dispatchEvent(new MouseEvent('click', {
+      bubbles: true, cancelable: true, view: window, detail: 1, clientX: x, clientY: y }));
+    resolve({ first, changed, second: performance.now() });
+  };
+  document.addEventListener('click', () => setTimeout(tap, 0), { capture: true, once: true });
+}); }"""
+
+
+def _center(page, selector: str) -> tuple[float, float]:
+    """The middle of `selector`'s button, read in one go (the grid drawn again meanwhile,
+    as the live stream comes in, detaches the button a locator found)."""
+    x, y = until(page, """(s) => { const r = document.querySelector(s)?.getBoundingClientRect();
+                                   return r && r.width ? [r.left + r.width / 2, r.top + r.height / 2] : null; }""", selector)
+    return x, y
+
+
+def test_a_quick_tap_on_another_button_is_a_word_of_its_own(server, browser):
+    """On a phone passed round the table, Ane's "Paso" and then, 100 ms later, Bixente's
+    "Envido" on the grid drawn for him: both words are said. The moment after a grid changes
+    holds back only a repeat of the tap (the double tap), not another button's tap."""
+    api = Api(server.url)
+    ctx = phone(browser)
+    page = ctx.new_page()
+    try:
+        page.goto(api.url())
+        page.wait_for_selector("#live[data-state=live]")
+        x, y = _center(page, ".act[data-act=paso]")
+        page.evaluate(NEXT_TAP, [api.state()["version"], ".act-envido", [0, 0], True])
+        page.mouse.click(x, y)
+        times = page.evaluate("window.nextTap")
+        until(page, "window.musTable.state.current.log.length === 2")
+        log = api.state()["current"]["log"]
+        assert [(a["seat"], a["act"]) for a in log] == [(0, "paso"), (1, "envido")], (log, times)
+        assert 90 <= times["second"] - times["first"], times
+    finally:
+        ctx.close()
+
+
+def test_the_same_button_tapped_twice_quickly_says_one_word(server, browser):
+    """Ane's "Paso" tapped twice, 100 ms apart: the second tap lands on Bixente's "Paso",
+    drawn in its place, and is held back (one word); a moment later the grid takes it."""
+    api = Api(server.url)
+    ctx = phone(browser)
+    page = ctx.new_page()
+    try:
+        page.goto(api.url())
+        page.wait_for_selector("#live[data-state=live]")
+        x, y = _center(page, ".act[data-act=paso]")
+        page.evaluate(NEXT_TAP, [api.state()["version"], None, [x, y], False])
+        page.mouse.click(x, y)
+        times = page.evaluate("window.nextTap")
+        page.wait_for_timeout(800)
+        assert _center(page, ".act[data-act=paso]") == (x, y)  # Bixente's "Paso", where Ane's was
+        log = api.state()["current"]["log"]
+        assert [(a["seat"], a["act"]) for a in log] == [(0, "paso")], (log, times)
+        page.mouse.click(x, y)  # a tap of its own, past the moment
+        until(page, "window.musTable.state.current.log.length === 2")
+        assert [(a["seat"], a["act"]) for a in api.state()["current"]["log"]] == [(0, "paso"), (1, "paso")]
+    finally:
+        ctx.close()
+
+
 def test_a_name_too_long_is_said_while_it_is_typed(server, browser):
     """A 45-character team name: the form says so under the teams as it is typed (the
     field marked), not only once "Abrir la mesa" is tapped; a name cut back to 40 clears it.

@@ -612,23 +612,65 @@ function refocusAction(grid, had) {
 // A second tap of a hurried double tap, or a tap begun as another phone's word came in,
 // lands on whatever button the new speaker's grid put under the finger ("Para mí no" tapped
 // twice said the partner's "2 más"): for a moment after the grid changes to another
-// speaker, lance or hand (or a mus, an undo), its buttons and Mus and Undo take no tap
-// (aria-disabled, their look unchanged): "Deshacer" tapped twice undoes one word.
+// speaker, lance or hand (or a mus, an undo), a tap is held back (aria-disabled, the look
+// unchanged):
+// - after this phone's own word, only a repeat of it: on a button of the same action (the
+//   same act, value and n, or Mus, or Undo: "Deshacer" tapped twice undoes one word), or on
+//   the button now lying where the one tapped was. A quick tap on another button is a word of
+//   its own (the next player's, on a phone passed round the table) and is taken;
+// - after another phone's word, any tap on the grid, Mus and Undo.
 const REARM_MS = 350;
 let gridKey = null;
 let armedAt = 0;
 let armTimer = null;
+let lastTap = null;      // the last word tapped: its button's action and box
+let saidHere = false;    // a word was tapped on the grid shown now: its change is this phone's own
+let ownChange = false;   // the last change of the grid followed this phone's word
+const heldNow = () => [$("action-grid"), ...$("action-grid").querySelectorAll("button"), $("btn-undo"), $("btn-mus")];
 function armGrid(grid, key) {
   const changed = gridKey !== null && key !== gridKey;
   gridKey = key;
   if (!changed) return;
   armedAt = performance.now() + REARM_MS;
-  const held = [grid, $("btn-undo"), $("btn-mus")];
-  for (const el of held) el.setAttribute("aria-disabled", "true");
+  ownChange = saidHere;
+  saidHere = false;
   clearTimeout(armTimer);
-  armTimer = setTimeout(() => { for (const el of held) el.removeAttribute("aria-disabled"); }, REARM_MS);
+  for (const el of heldNow()) el.removeAttribute("aria-disabled");
+  if (!ownChange) for (const el of [grid, $("btn-undo"), $("btn-mus")]) el.setAttribute("aria-disabled", "true");
+  armTimer = setTimeout(() => { for (const el of heldNow()) el.removeAttribute("aria-disabled"); }, REARM_MS);
 }
-const tapGuard = (fn) => (ev) => { if (performance.now() < armedAt) { ev?.preventDefault(); return; } fn(ev); };
+// What a button says: a grid button's act, value and n, a stepper's step, else its id (Mus, Undo).
+function actionOf(el) {
+  const d = el?.dataset || {};
+  return d.act ? `act:${d.act}|${d.value || ""}|${d.n || ""}` : d.step ? `step:${d.step}` : `id:${el?.id || ""}`;
+}
+// Whether a tap on `el` now repeats the last word tapped: the same action, or the button lying
+// where the one tapped was (its middle inside that one's box), or a pointer's tap (`ev`) landing
+// there: a double tap's second tap, whatever button lies under it now.
+function repeats(el, ev = null) {
+  if (!lastTap || !el) return false;
+  if (actionOf(el) === lastTap.action) return true;
+  const box = lastTap.box;
+  const inBox = (x, y) => Boolean(box) && x >= box.left && x <= box.right && y >= box.top && y <= box.bottom;
+  const r = el.getBoundingClientRect();
+  return Boolean(r.width && inBox(r.left + r.width / 2, r.top + r.height / 2))
+    || Boolean(ev?.detail > 0 && Number.isFinite(ev.clientX) && inBox(ev.clientX, ev.clientY));  // a key's click has no place
+}
+// After this phone's own word, the buttons that would hold a tap back say so while they do.
+function holdRepeats() {
+  if (!ownChange || performance.now() >= armedAt) return;
+  for (const el of heldNow().slice(1)) if (repeats(el)) el.setAttribute("aria-disabled", "true");
+}
+const tapGuard = (fn) => (ev) => {
+  const el = ev?.currentTarget instanceof Element ? ev.currentTarget : null;
+  if (performance.now() < armedAt && (!ownChange || repeats(el, ev))) { ev?.preventDefault(); return; }
+  const action = actionOf(el);
+  if (!action.startsWith("step:")) {  // a stepper's − and + say no word: none to repeat
+    lastTap = { action, box: el?.getBoundingClientRect() || null };
+    saidHere = true;
+  }
+  fn(ev);
+};
 
 function renderActions() {
   if (!CAN_PLAY) return;
@@ -711,6 +753,7 @@ function renderActions() {
   musBtn.hidden = !(phase === "grande" && log.length === 0);
   $("mus-count").textContent = cur.mus_rounds ? `×${cur.mus_rounds}` : "";
   $("btn-undo").disabled = log.length === 0 && !cur.mus_rounds && !cur.esku_chosen && !(state.hands || []).length;
+  holdRepeats();
 }
 
 // A stepper is read and tabbed through as it is seen: −, its word, + in a row; with large
