@@ -295,6 +295,71 @@ def test_a_seed_that_withdraws_loses_its_pairings_not_played_by_walkover_until_i
     assert [r["team"] for r in state["standings"]] == ["A", "B", "C", "D"]
 
 
+def test_a_seed_of_a_knockout_only_cup_withdraws_and_comes_back(tmp_path) -> None:
+    """Before: a cup played as a knockout only (no league teams entered, its seeds typed
+    when drawing it) could not withdraw a seed (422 `team`: only the league's teams could).
+    Now any seed can, spelt as the seeds spell it: its pairings not played go by walkover,
+    as a league team's do; undone, they wait again. A name that is neither a league team
+    nor a seed is still a 422 naming `team`, and so is any name before there is either."""
+    store = _store(tmp_path / "mus.db")
+    tour = store.create({"name": "Copa", "rules": {"vacas_to_win": 2}})["id"]
+    with pytest.raises(StoreError) as err:  # nothing to withdraw from yet
+        store.withdraw(tour, {"team": "Gorriak"})
+    assert (err.value.status, err.value.field) == (422, "team") and "none of them entered yet" in err.value.message
+    store.set_knockout(tour, {"teams": ["Gorriak", "Urdinak", "Berdeak", "Horiak"]})
+    played = _played(store, tour, ["Urdinak", "Berdeak"])  # the other semi-final: Urdinak won it
+    before = store.state(tour)
+    assert before["standings"] == [] and before["teams"] == []
+
+    store.withdraw(tour, {"team": "HORIAK", "results": "stand"})  # by team_key, spelt as the seed
+    state = store.state(tour)
+    assert state["withdrawn"] == [{"team": "Horiak", "results": "stand"}]
+    (semi_gh, semi_ub), (final,) = state["knockout"]["rounds"]
+    assert (semi_gh["teams"], semi_gh["walkover"], semi_gh["vacas"], semi_gh["finished"], semi_gh["winner"],
+            semi_gh["withdrawn"], semi_gh["table"], semi_gh["result"]) == (
+        ["Gorriak", "Horiak"], "Horiak", [2, 0], True, "Gorriak", "Horiak", None, None)
+    assert (semi_ub["table"], semi_ub["winner"]) == (played, "Urdinak")
+    assert (final["teams"], final["finished"]) == (["Gorriak", "Urdinak"], False)
+    assert state["standings"] == [] and state["fixtures"] == [] and state["champion"] is None
+    # the zip: tournament.json says it; its standings.csv is its header alone, as without the withdrawal
+    z = zipfile.ZipFile(io.BytesIO(store.export(tour)[0]))
+    saved = json.loads(z.read("tournament.json"))
+    assert saved["withdrawn"] == state["withdrawn"] and saved["knockout"]["rounds"][0][0]["walkover"] == "Horiak"
+    assert len(z.read("standings.csv").decode().splitlines()) == 1
+
+    for body in ({"team": "Moreak"}, {"team": ""}, {"team": None}):  # neither a league team nor a seed
+        with pytest.raises(StoreError) as err:
+            store.withdraw(tour, body)
+        assert (err.value.status, err.value.field) == (422, "team")
+        assert "final stage's seeds" in err.value.message and "league's teams" not in err.value.message
+    store.reinstate(tour, "horiak")
+    state = store.state(tour)
+    semi_gh = state["knockout"]["rounds"][0][0]
+    assert (state["withdrawn"], semi_gh["walkover"], semi_gh["finished"], semi_gh["withdrawn"]) == ([], None, False, None)
+    assert state["knockout"] == before["knockout"]
+
+
+def test_a_seed_that_is_no_league_team_withdraws_too(tmp_path) -> None:
+    """A league with a final stage: a league team withdraws as before, spelt as entered (even
+    where a seed spells it otherwise), and so does a seed that is none of the league's teams
+    (a guest pair), spelt as the seed; the 422 names both lists."""
+    store = _store(tmp_path / "mus.db")
+    tour = store.create({"name": "Liga"})["id"]
+    store.set_teams(tour, {"teams": ["Gorriak", "Urdinak", "Berdeak"]})
+    store.set_knockout(tour, {"teams": ["GORRIAK", "Urdinak", "Berdeak", "Gonbidatuak"]})
+    store.withdraw(tour, {"team": "gorriak"})
+    store.withdraw(tour, {"team": "gonbidatuak", "results": "stand"})
+    state = store.state(tour)
+    assert state["withdrawn"] == [{"team": "Gorriak", "results": "annulled"},
+                                  {"team": "Gonbidatuak", "results": "stand"}]
+    (semi_a, semi_b), _ = state["knockout"]["rounds"]
+    assert (semi_a["teams"], semi_a["not_played"]) == (["GORRIAK", "Gonbidatuak"], True)  # both withdrew
+    with pytest.raises(StoreError) as err:
+        store.withdraw(tour, {"team": "Moreak"})
+    assert (err.value.status, err.value.field) == (422, "team")
+    assert "league's teams" in err.value.message and "final stage's seeds" in err.value.message
+
+
 @pytest.mark.parametrize(("body", "field"), [
     ({"teams": ["T1", "t1"], "vacas": [3, 1]}, "teams[1]"),  # one team twice, case aside
     ({"teams": ["T1", "T9"], "vacas": [3, 1]}, "teams[1]"),  # not a team of the league

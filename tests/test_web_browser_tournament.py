@@ -1034,3 +1034,58 @@ def test_a_result_refused_is_said_in_the_pages_language_by_its_field(server, bro
         assert [m["vacas"] for m in tournament_api(server.url, tour).json()["matches"]] == [[3, 1]]
     finally:
         ctx.close()
+
+
+def test_a_seed_of_a_knockout_only_cup_withdraws_on_a_phone_and_its_semi_final_goes_by_walkover(
+        server, browser) -> None:  # noqa: F811
+    """A cup played as a knockout only (no league teams, its seeds typed when drawing the
+    bracket): before, its page had no withdrawal form (and the API refused a seed). On a
+    phone (360 px) the form lists the seeds, with no choice of results (there is no
+    league); Horiak withdrawn, its semi-final says "no presentada" with the vacas to win to
+    0 and nothing to open or enter, the other semi-final played sends its winner to the
+    final; undone, the semi-final is to play again."""
+    import requests
+
+    seeds = ["Gorriak", "Urdinak", "Berdeak", "Horiak"]
+    tour, organiser = new_tournament(server.url, "Copa")
+    requests.put(f"{server.url}/api/tournaments/{tour['id']}/knockout", json={"teams": seeds},
+                 headers={"Authorization": f"Bearer {tour['token']}"}).raise_for_status()
+    enrol_a_match(server.url, tour, ["Urdinak", "Berdeak"], [0, 0])
+    ctx = phone(browser, "es")
+    page = ctx.new_page()
+    try:
+        page.goto(organiser)
+        page.on("dialog", lambda d: d.accept())
+        semi = page.locator("#knockout .fixture").filter(has_text="Gorriak").filter(has_text="Horiak")
+        assert semi.locator(".open-fixture, .enter-fixture-result").count() == 2
+        page.click("#withdrawals summary")
+        options = page.locator("#withdraw-team select[name=team] option").all_inner_texts()
+        assert options == seeds and page.locator("#withdraw-team input[name=results]").count() == 0
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360  # the form fits a phone
+        page.select_option("#withdraw-team select[name=team]", "Horiak")
+        with page.expect_navigation(wait_until="load"):
+            page.click("#withdraw-team button[type=submit]")
+        page.wait_for_selector(".withdrawn-note")
+        semi = page.locator("#knockout .fixture").filter(has_text="Gorriak").filter(has_text="Horiak")
+        assert semi.locator(".hint").inner_text() == "no presentada: Horiak"
+        assert semi.locator(".match-vacas").inner_text() == "3–0"
+        assert semi.locator(".tc.won").inner_text() == "Gorriak"
+        assert semi.locator(".open-fixture, .enter-fixture-result").count() == 0
+        final = page.locator("#knockout .match-list").last.locator(".fixture")
+        assert final.locator(".team-0").inner_text() == "Gorriak" and final.locator(".team-1").inner_text() == "Urdinak"
+        assert page.locator(".withdrawn-note").inner_text() == (
+            "Retirada: Horiak. Sus eliminatorias por jugar las ganan sus rivales por no presentada.")
+        state = tournament_api(server.url, tour).json()
+        assert state["withdrawn"] == [{"team": "Horiak", "results": "annulled"}] and state["standings"] == []
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360  # no sideways scroll
+        # undone: the semi-final is to be played again
+        page.click("#withdrawals summary")
+        with page.expect_navigation(wait_until="load"):
+            page.click(".reinstate")
+        page.wait_for_selector(".withdrawn-note", state="detached")
+        semi = page.locator("#knockout .fixture").filter(has_text="Gorriak").filter(has_text="Horiak")
+        assert semi.locator(".walkover-note").count() == 0
+        assert semi.locator(".open-fixture, .enter-fixture-result").count() == 2
+        assert tournament_api(server.url, tour).json()["knockout"]["rounds"][0][0]["walkover"] is None
+    finally:
+        ctx.close()

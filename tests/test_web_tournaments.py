@@ -2323,3 +2323,93 @@ def test_past_the_results_limit_a_result_is_refused_and_said_in_every_language(c
     assert client.post(f"{base}/results", headers=auth, json=body).status_code == 201
     for lang in i18n.LANGS:
         assert "err.too_many_results" in i18n._TABLES[lang], lang
+
+
+def test_a_seed_of_a_knockout_only_cup_withdraws_from_the_api_and_the_page(client, tournament, tmp_path) -> None:
+    """A cup played as a knockout only (no league teams, its seeds typed when drawing it):
+    before, a withdrawal was a 422 `team` and the page had no withdrawal form. Now a seed
+    withdraws (by team_key, spelt as the seeds are), its semi-final goes by walkover on the
+    page, in tournament.json and the results sheet; the standings stay empty and `mus-scorer
+    standings` of the zip says what it said before (no league matches to rank); undone, the
+    semi-final waits again. A name that is no seed is still a 422 naming `team`."""
+    import csv
+    import html
+    import io
+    import subprocess
+    import sys
+    import zipfile
+    from pathlib import Path
+
+    from web import i18n
+
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    seeds = ["Gorriak", "Urdinak", "Berdeak", "Horiak"]
+    assert client.post(f"{base}/withdrawals", headers=auth, json={"team": "Horiak"}).json["error"]["field"] == "team"
+    organiser = f"/c/{tournament['id']}?token={tournament['token']}&lang=es"
+    assert 'id="withdrawals"' not in client.get(organiser).get_data(as_text=True)  # nothing to withdraw yet
+    assert client.put(f"{base}/knockout", headers=auth, json={"teams": seeds}).status_code == 200
+    assert enrol(client, tournament, imported(client, ["Urdinak", "Berdeak"], [0, 0])).status_code == 201
+    page = client.get(organiser).get_data(as_text=True)
+    form = page[page.index('id="withdrawals"'):]
+    form = form[:form.index("</details>")]
+    assert "data-cup" in form and 'name="results"' not in form  # no league: no choice of results
+    assert re.findall(r"<option>([^<]*)</option>", form) == seeds
+    assert "Para una pareja que deja el torneo" in form
+    cmd = [sys.executable, "-m", "scorer", "standings", str(tmp_path / "copa.zip")]
+    cwd = Path(__file__).resolve().parent.parent
+    (tmp_path / "copa.zip").write_bytes(client.get(f"{base}/export", headers=auth).data)
+    today = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=cwd)
+
+    before = state_of(client, tournament)
+    for name in ("Moreak", "gorriak ", None):  # neither a league team nor a seed ("gorriak " is one, by team_key)
+        r = client.post(f"{base}/withdrawals", headers=auth, json={"team": name, "revision": before["revision"]})
+        if name == "gorriak ":
+            assert r.status_code == 200 and r.json["withdrawn"] == [{"team": "Gorriak", "results": "annulled"}]
+            r = client.delete(f"{base}/withdrawals/Gorriak", headers=auth)
+            assert r.status_code == 200 and r.json["withdrawn"] == []
+            before = r.json
+            continue
+        assert r.status_code == 422 and r.json["error"]["field"] == "team", r.json
+        assert "final stage's seeds" in r.json["error"]["message"]
+    r = client.post(f"{base}/withdrawals", headers=auth, json={"team": "horiak", "revision": before["revision"]})
+    assert r.status_code == 200, r.json
+    state = r.json
+    assert state["withdrawn"] == [{"team": "Horiak", "results": "annulled"}]
+    (semi, other), (final,) = state["knockout"]["rounds"]
+    assert (semi["teams"], semi["walkover"], semi["vacas"], semi["winner"], semi["withdrawn"], semi["table"]) == (
+        ["Gorriak", "Horiak"], "Horiak", [3, 0], "Gorriak", "Horiak", None)
+    assert other["winner"] == "Urdinak" and final["teams"] == ["Gorriak", "Urdinak"]
+    assert state["standings"] == before["standings"] == [] and state["champion"] is None
+
+    page = client.get(organiser).get_data(as_text=True)
+    ko = page[page.index('id="knockout"'):page.index('id="matches"')]
+    assert ko.count('class="walkover-note">no presentada: Horiak<') == 1
+    assert "Retirada: Horiak. Sus eliminatorias por jugar las ganan sus rivales por no presentada." in page
+    form = page[page.index('id="withdrawals"'):]
+    form = form[:form.index("</details>")]
+    assert re.findall(r"<option>([^<]*)</option>", form) == ["Gorriak", "Urdinak", "Berdeak"]
+    assert 'class="btn btn-ghost reinstate" type="button" data-team="Horiak"' in form
+    assert "pierde sus eliminatorias por no presentada" in form
+    for lang in ("eu", "fr", "en"):  # the cup's words in every language
+        text = html.unescape(client.get(f"/c/{tournament['id']}?token={tournament['token']}&lang={lang}").get_data(
+            as_text=True))
+        assert i18n.t(lang, "tour.withdrawn_cup_note", team="Horiak") in text
+
+    data = client.get(f"{base}/export?lang=es", headers=auth).data
+    z = zipfile.ZipFile(io.BytesIO(data))
+    saved = json.loads(z.read("tournament.json"))
+    assert saved["withdrawn"] == state["withdrawn"] and saved["knockout"]["rounds"][0][0]["walkover"] == "Horiak"
+    rows = list(csv.DictReader(io.StringIO(z.read("excel/resultados.csv").decode("utf-8-sig")), delimiter=";"))
+    walkover = next(r for r in rows if (r["Pareja A"], r["Pareja B"]) == ("Gorriak", "Horiak"))
+    assert (walkover["Estado"], walkover["Ganadora"], walkover["Vacas A"], walkover["Vacas B"]) == (
+        "no presentada: Horiak", "Gorriak", "3", "0")
+    assert len(z.read("excel/clasificacion.csv").decode("utf-8-sig").splitlines()) == 1  # its heading alone
+    (tmp_path / "copa.zip").write_bytes(data)
+    after = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=cwd)
+    # no league match to rank, with the withdrawal as without it
+    assert (after.returncode, after.stdout, after.stderr) == (today.returncode, today.stdout, today.stderr)
+
+    r = client.delete(f"{base}/withdrawals/HORIAK?revision={state['revision']}", headers=auth)
+    assert r.status_code == 200 and r.json["withdrawn"] == [], r.json
+    assert r.json["knockout"] == before["knockout"]
+    assert client.delete(f"{base}/withdrawals/Horiak", headers=auth).json["error"]["field"] == "team"

@@ -1105,8 +1105,10 @@ def set_tournament_teams(tournament_id: str) -> Response:
 
 @bp.post("/tournaments/<tournament_id>/withdrawals")
 def withdraw_tournament_team(tournament_id: str) -> Response:
-    """A league team withdraws `{team, results: "annulled" (default) | "stand"}` (the
-    organiser's token) -> the tournament; its pairings not played are not played."""
+    """A league team, or a seed of the final stage (a cup played as a knockout only),
+    withdraws `{team, results: "annulled" (default) | "stand"}` (the organiser's token) ->
+    the tournament; its pairings not played are not played, those of the bracket lost by
+    walkover."""
     _tournament(tournament_id, write=True)
     body = _body()
     _tournaments().withdraw(tournament_id, body, _revision(body))

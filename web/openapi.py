@@ -199,7 +199,7 @@ SCHEMAS: dict[str, Any] = {
                       "in (null: in none, and in no group's standings)"},
             "annulled": {"type": "boolean", "description": "a league match of a team that withdrew with its results "
                          "annulled: in no standings"}}}},
-        "withdrawn": {"type": "array", "description": "the league's teams that withdrew (POST .../withdrawals)",
+        "withdrawn": {"type": "array", "description": "the league's teams, or the final stage's seeds, that withdrew (POST .../withdrawals)",
                       "items": {"type": "object", "properties": {"team": {"type": "string"},
                                                                  "results": {"enum": ["annulled", "stand"]}}}},
         "teams": {"type": "array", "items": {"type": "string"}},
@@ -712,8 +712,10 @@ def document() -> dict[str, Any]:
             "responses": {"200": _json(_ref("Tournament"), "the tournament with its fixtures")}
             | _errors(400, 401, 403, 404, 409, 422)}},
         "/api/tournaments/{tournament_id}/withdrawals": {"post": {
-            "summary": "A league team withdraws (the organiser's token)",
-            "description": "results annulled (the default): its matches leave the standings, and so does it; "
+            "summary": "A league team, or a seed of the final stage, withdraws (the organiser's token)",
+            "description": "A team of the league, or a seed of the final stage drawn (a cup played as a knockout "
+                           "only, no league teams entered, withdraws its seeds). "
+                           "results annulled (the default): its matches leave the standings, and so does it; "
                            "stand: those played count and it is ranked last. Either way its pairings not finished "
                            "are not played, and the league ends without them; in the final stage drawn, each of its "
                            "pairings not played goes to its opponent by walkover (the vacas to win to 0), so that "
@@ -722,8 +724,9 @@ def document() -> dict[str, Any]:
             "requestBody": {"required": True, "content": {JSON: {"schema": {
                 "type": "object", "required": ["team"], "additionalProperties": False,
                 "description": "another key is a 422 invalid naming it", "properties": {
-                    "team": {"type": "string", "description": "one of the league's teams (case, accents and "
-                             "spacing aside)"},
+                    "team": {"type": "string", "description": "one of the league's teams, spelt then as the "
+                             "league enters it, or of the final stage's seeds, spelt as the seeds are (case, "
+                             "accents and spacing aside); else 422 invalid naming team"},
                     "results": {"enum": ["annulled", "stand"], "default": "annulled"},
                     "revision": REVISION}}}}},
             "responses": {"200": _json(_ref("Tournament"), "the tournament")}

@@ -414,6 +414,7 @@ def tournament(tournament_id: str):
         qr=url_for("pages.tournament_qr", tournament_id=tournament_id, token=token),
         new_table=url_for("pages.new_table", tournament=tournament_id, ttoken=token) if organiser else None,
         knockout_teams=_knockout_teams(state),
+        withdraw_choices=_withdraw_choices(state),
         watch_tokens=watch_tokens,
         tie_breaks=tie_breaks,
         rules_differ_text=lambda differ: i18n.rules_differ_text(current_lang(), differ),
@@ -456,6 +457,17 @@ def _knockout_teams(state: dict[str, Any]) -> list[str]:
     if state["knockout"]:
         return state["knockout"]["teams"]
     return qualifiers(state)
+
+
+def _withdraw_choices(state: dict[str, Any]) -> list[str]:
+    """The teams the withdrawal form offers: the league's entered teams, then the final
+    stage's seeds that are none of them (`storage.tournaments.withdrawable`: a cup played
+    as a knockout only), but for those withdrawn already (by `team_key`)."""
+    from scorer.storage.tournaments import withdrawable
+
+    gone = {team_key(w["team"]) for w in state["withdrawn"]}
+    seeds = state["knockout"]["teams"] if state["knockout"] else None
+    return [t for t in withdrawable(state["teams"], seeds) if team_key(t) not in gone]
 
 
 @bp.get("/c/<tournament_id>/qr.svg")

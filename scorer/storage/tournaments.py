@@ -223,18 +223,35 @@ def check_knockout(body: Any) -> tuple[list[str], bool]:
     return seeds, third
 
 
-def check_withdrawal(body: Any, teams: list[str]) -> tuple[str, str]:
+def withdrawable(teams: list[str], seeds: list[str] | None = None) -> list[str]:
+    """The teams that may withdraw: the league's entered `teams`, then the final stage's
+    `seeds` that are none of those (by `engine.team_key`: a cup played as a knockout only,
+    its seeds typed when drawing it), each spelt as given."""
+    keys = {engine.team_key(t) for t in teams}
+    out = list(teams)
+    for seed in seeds or []:
+        if engine.team_key(seed) not in keys:
+            keys.add(engine.team_key(seed))
+            out.append(seed)
+    return out
+
+
+def check_withdrawal(body: Any, teams: list[str], seeds: list[str] | None = None) -> tuple[str, str]:
     """The team of a `{"team": name, "results": "annulled" | "stand"}` withdrawal, spelt as
-    the league entered it, and what becomes of its results ("annulled" unless given), or a
-    422 naming `team` (not one of the league's `teams`) or `results`."""
+    the league entered it (else as the final stage's `seeds` spell it: `withdrawable`), and
+    what becomes of its results ("annulled" unless given), or a 422 naming `team` (none of
+    the league's `teams` nor of the `seeds`) or `results`."""
     if not isinstance(body, dict):
         raise StoreError(400, "bad_json", f"expected a JSON object with a team, got {json_type(body)}")
     check_known(body, WITHDRAW_KEYS)
     name = body.get("team")
-    team = next((t for t in teams if isinstance(name, str) and engine.team_key(t) == engine.team_key(name)), None)
+    team = next((t for t in withdrawable(teams, seeds)
+                 if isinstance(name, str) and engine.team_key(t) == engine.team_key(name)), None)
     if team is None:
-        known = f"one of the league's teams ({', '.join(map(said, teams))})" if teams else "a team of the league, whose teams are not entered yet"
-        raise StoreError(422, "invalid", f"team: expected {known}, got {said(name)}", "team")
+        known = [f"one of the league's teams ({', '.join(map(said, teams))})"] if teams else []
+        known += [f"one of the final stage's seeds ({', '.join(map(said, seeds))})"] if seeds else []
+        expected = " or ".join(known) or "a team of the league or a seed of the final stage, none of them entered yet"
+        raise StoreError(422, "invalid", f"team: expected {expected}, got {said(name)}", "team")
     results = body.get("results", "annulled")
     if results not in WITHDRAWAL_RESULTS:
         raise StoreError(422, "invalid", f"results: expected \"annulled\" (its matches leave the standings) or "
@@ -456,13 +473,15 @@ class TournamentStore:
         return json.loads(raw) if raw else []
 
     def withdraw(self, tournament_id: str, body: Any, revision: int | None = None) -> None:
-        """A team of the league withdraws, from `{"team", "results": "annulled" | "stand"}`
+        """A team of the league, or a seed of the final stage (a cup played as a knockout
+        only), withdraws, from `{"team", "results": "annulled" | "stand"}`
         (`check_withdrawal`; the caller has checked the organiser's token): its results
         annulled (its matches leave the standings, and so does it), or those played stand
         (it is ranked last); its pairings not played are not played, and those of the final
         stage go to its opponents by walkover (`state`). Withdrawn already, the choice of
         `results` is changed."""
-        team, results = check_withdrawal(body, self.get(tournament_id)["teams"])
+        row = self.get(tournament_id)
+        team, results = check_withdrawal(body, row["teams"], row["knockout"]["teams"] if row["knockout"] else None)
         with self._revised(tournament_id, revision) as conn:
             now = [w for w in self._withdrawn(conn, tournament_id)
                    if engine.team_key(w["team"]) != engine.team_key(team)]

@@ -177,14 +177,17 @@ export function movesText({ moves, gone }) {
   return [t("tour.moves_confirm"), ...lines, ...hint, "", t("tour.moves_save")].join("\n");
 }
 
-// A team withdraws (its results annulled, or those played standing), or comes back.
+// A team withdraws (its results annulled, or those played standing), or comes back. In a
+// cup played as a knockout only (no league teams: #withdrawals[data-cup]) a seed withdraws,
+// its pairings not played going by walkover; there is no choice of results to make.
 const withdrawForm = document.getElementById("withdraw-team");
+const cup = document.getElementById("withdrawals")?.hasAttribute("data-cup") ?? false;
 if (withdrawForm) {
   withdrawForm.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const team = withdrawForm.elements.team.value;
-    const results = withdrawForm.elements.results.value || "annulled";
-    if (!confirm(t(`tour.withdraw_confirm_${results}`, { team }))) return;
+    const results = withdrawForm.elements.results?.value || "annulled";
+    if (!confirm(t(cup ? "tour.withdraw_confirm_cup" : `tour.withdraw_confirm_${results}`, { team }))) return;
     try {
       await api("POST", `${boot.api}/withdrawals`, { token: boot.token, json: { team, results, revision } });
       toast(t("tour.withdrawn_done", { team }));
@@ -201,7 +204,7 @@ for (const b of document.querySelectorAll(".reinstate")) {
     try {
       await api("DELETE", `${boot.api}/withdrawals/${encodeURIComponent(team)}?revision=${revision}`,
         { token: boot.token });
-      toast(t("tour.reinstated", { team }));
+      toast(t(cup ? "tour.reinstated_cup" : "tour.reinstated", { team }));
       location.reload();
     } catch (e) {
       await refused(e);
