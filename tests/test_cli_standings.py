@@ -359,3 +359,27 @@ def test_a_file_name_that_is_not_utf8_is_said_not_a_traceback(tmp_path: Path) ->
     proc = run(b"replay", b"--json", hand)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert json.loads(proc.stdout)["error"].startswith(f"{tmp_path}/h\ufffd.json is a mus-hand/1 document")
+
+
+@pytest.mark.parametrize(("champion", "said"), [("Gorriak", "; champion: Gorriak)"), (None, "tournament.json)")])
+def test_a_cups_zip_says_it_ranks_no_league(tmp_path: Path, champion: str | None, said: str) -> None:
+    """A cup played as a knockout only has no league matches: its zip is not ranked, and
+    the command says it is a cup's (and its champion) where it said only that no match
+    file was in it."""
+    import zipfile
+
+    cup = tmp_path / "copa.zip"
+    knockout = {"teams": ["Gorriak", "Urdinak"], "rounds": [], "champion": champion}
+    with zipfile.ZipFile(cup, "w") as z:
+        z.writestr("standings.csv", "rank,team\n")
+        z.writestr("tournament.json", json.dumps({"matches": [{"stage": "knockout", "result": None}],
+                                                  "knockout": knockout, "champion": champion}))
+    r = standings(str(cup))
+    assert r.returncode == 1 and r.stdout == ""
+    assert "no matches/*.jsonl in it (a cup played as a knockout only: no league to rank;" in r.stderr
+    assert r.stderr.rstrip().endswith(said)
+    league = tmp_path / "liga.zip"  # a league's zip without match files still says where they go
+    with zipfile.ZipFile(league, "w") as z:
+        z.writestr("tournament.json", json.dumps({"matches": [{"stage": "league", "result": None}],
+                                                  "knockout": knockout, "champion": champion}))
+    assert "a tournament's zip holds its league's matches there" in standings(str(league)).stderr

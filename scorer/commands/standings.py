@@ -112,8 +112,11 @@ def _texts(path: str) -> list[tuple[str, str | None, int]]:
             if not members and _entered(path):  # its league's matches all entered without hands
                 return []
             if not members:
-                print(f"mus-scorer standings: {path}: no matches/*.jsonl in it (a tournament's zip holds its "
-                      "league's matches there)", file=sys.stderr)
+                cup = _cup(z)
+                why = (f"a cup played as a knockout only: no league to rank; its bracket is in tournament.json"
+                       f"{'; champion: ' + cup if cup else ''}" if cup is not None
+                       else "a tournament's zip holds its league's matches there")
+                print(f"mus-scorer standings: {path}: no matches/*.jsonl in it ({why})", file=sys.stderr)
                 return [(path, None, 1)]
             out: list[tuple[str, str | None, int]] = []
             for info in members:
@@ -164,6 +167,24 @@ def _league(path: str) -> tuple[list[str], list[dict[str, Any]] | None, dict[str
             and w.get("results") in ("annulled", "stand")} if isinstance(gone, list) else {}
     return (teams if _names(teams) else []), (
         [{"name": g["name"], "teams": g["teams"]} for g in groups] if groups else None), gone
+
+
+def _cup(z: zipfile.ZipFile) -> str | None:
+    """Where the zip's `tournament.json` is a cup's (a final stage drawn, no league match):
+    its champion, or "" while there is none; else (a league, no such member) None."""
+    try:
+        if "tournament.json" not in z.namelist() or z.getinfo("tournament.json").file_size > MAX_MEMBER:
+            return None
+        saved = json.loads(z.read("tournament.json").decode("utf-8"))
+    except (OSError, ValueError, RecursionError, *UNREADABLE_MEMBER):
+        return None
+    if not isinstance(saved, dict) or not isinstance(saved.get("knockout"), dict):
+        return None
+    matches = saved.get("matches") if isinstance(saved.get("matches"), list) else []
+    if any(isinstance(m, dict) and m.get("stage") == "league" for m in matches):
+        return None
+    champion = saved.get("champion")
+    return champion if isinstance(champion, str) else ""
 
 
 def _entered(path: str) -> list[dict[str, Any]]:
