@@ -2124,6 +2124,94 @@ def test_the_same_button_tapped_twice_quickly_says_one_word(server, browser):
         ctx.close()
 
 
+def answer_held(page, held: list, sent: list) -> None:
+    """Each word the page sends is kept in `sent` (its JSON body); the first is held back in
+    `held` (its route) until the test sends it on, the others go through."""
+    def route(r):
+        sent.append(json.loads(r.request.post_data or "{}"))
+        if held:
+            r.continue_()
+        else:
+            held.append(r)
+    page.route(re.compile(r".*/api/tables/[^/]+/actions$"), route)
+
+
+def _tap_next_before_the_answer(page, api: Api, held: list, sent: list) -> tuple:
+    """Ane's "Paso" tapped and held on its way (`answer_held`): a tap on her grid meanwhile
+    (her "Órdago", a slip) is dropped. Then the Paso reaches the server, which records it, and the
+    live stream draws Bixente's grid while its answer is still held back; Bixente's "Envido"
+    tapped there waits for that answer, its button pressed (taken). The version it was tapped
+    on and the held answer (route, response)."""
+    page.goto(api.url())
+    page.wait_for_selector("#live[data-state=live]")
+    version = api.state()["version"]
+    answer_held(page, held, sent)
+    page.mouse.click(*_center(page, ".act[data-act=paso]"))
+    held_back(page, held, "Ane's Paso")
+    assert page.get_attribute("#action-grid", "aria-disabled") == "true"  # Ane's grid takes no tap now
+    assert page.get_attribute("#action-grid", "aria-busy") == "true"
+    page.evaluate("document.querySelector('.act-ordago').click()")  # a key's tap, say: dropped
+    assert page.evaluate("!document.querySelector('.taken') && !document.body.classList.contains('queued')")
+    route = held[0]
+    answer = route.fetch()  # recorded; its answer is held here
+    until(page, f"window.musTable.state.version > {version} && window.musTable.state.current.to_speak === 1")
+    assert page.evaluate("document.body.classList.contains('busy')")  # the Paso's answer not in yet
+    page.mouse.click(*_center(page, ".act-envido"))
+    until(page, "document.querySelector('.act-envido')?.classList.contains('taken')")
+    assert page.get_attribute(".act-envido", "aria-busy") == "true"
+    assert page.get_attribute(".act[data-act=paso]", "aria-disabled") == "true"  # one word waits at a time
+    assert len(sent) == 1  # the Envido is not sent before the Paso's answer
+    return version + 1, (route, answer)
+
+
+def test_a_tap_on_the_grid_the_stream_drew_before_the_answer_is_sent_after_it(server, browser):
+    """At a quick table the live stream draws the next player's grid before the answer to
+    the word just said comes back: a tap there (Bixente's "Envido" after Ane's "Paso") was
+    dropped as a double tap, unsaid and unseen. It is kept, its button pressed, and sent once
+    the answer comes, against the version it was tapped on: both words once each, in order."""
+    api = Api(server.url)
+    ctx = phone(browser)
+    page = ctx.new_page()
+    held, sent = [], []
+    try:
+        tapped_on, (route, answer) = _tap_next_before_the_answer(page, api, held, sent)
+        route.fulfill(response=answer)
+        until(page, "window.musTable.state.current.log.length === 2")
+        until(page, "!document.body.classList.contains('busy')")
+        log = api.state()["current"]["log"]
+        assert [(a["seat"], a["act"]) for a in log] == [(0, "paso"), (1, "envido")]
+        assert [(b["version"], b["action"]["act"]) for b in sent] == [(tapped_on - 1, "paso"), (tapped_on, "envido")]
+        assert sent[0]["client_id"] != sent[1]["client_id"]
+        assert not page.locator(".taken, [aria-busy=true]").count()
+    finally:
+        ctx.close()
+
+
+def test_a_tap_waiting_for_the_answer_is_not_sent_once_another_phone_spoke(server, browser):
+    """Bixente's "Envido", tapped on his grid while the answer to Ane's "Paso" is on its way,
+    waits; meanwhile another phone records Bixente's "Paso". The Envido, tapped on a table
+    that is no more, is not sent; the notice says what the other phone recorded and that
+    this phone's word was not."""
+    api = Api(server.url)
+    ctx = phone(browser)
+    page = ctx.new_page()
+    held, sent = [], []
+    try:
+        tapped_on, (route, answer) = _tap_next_before_the_answer(page, api, held, sent)
+        api.act("paso")  # Bixente's, from another phone
+        until(page, f"window.musTable.state.version > {tapped_on}")
+        route.fulfill(response=answer)
+        page.wait_for_selector("#toast.show")
+        assert page.inner_text("#toast") == "Bixente: paso ya apuntado; tu «Envido» no se ha apuntado."
+        until(page, "!document.body.classList.contains('busy')")
+        assert [(a["seat"], a["act"]) for a in api.state()["current"]["log"]] == [(0, "paso"), (1, "paso")]
+        assert len(sent) == 1
+        assert not page.locator(".taken, [aria-busy=true]").count()
+        assert page.get_attribute(".act[data-act=paso]", "aria-disabled") is None
+    finally:
+        ctx.close()
+
+
 def test_a_name_too_long_is_said_while_it_is_typed(server, browser):
     """A 45-character team name: the form says so under the teams as it is typed (the
     field marked), not only once "Abrir la mesa" is tapped; a name cut back to 40 clears it.

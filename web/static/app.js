@@ -16,7 +16,10 @@ const $ = (id) => document.getElementById(id);
 let state = null;
 let busy = false;
 let busyWith = null; // the write on its way: its path
+let busyFrom = null; // the version the write on its way was sent from (null: none)
 let writeDone = null; // settled as it ends
+let queued = null; // a tap on the grid drawn past the write on its way, sent after it: {path, body, before, mine, action, resolve}
+let tapping = null; // the button whose tap is being taken (tapGuard), for write()
 let show = null; // local showdown work: {hand, photo, slots, scan, bottom, boxSlot, unsure}
 const MAX_PHOTOS = BOOT.max_photos ?? 4; // photos of one showdown read together
 const LOW_CONF = BOOT.low_confidence ?? 0.7; // the reader's own threshold for "a person should check this card"
@@ -220,29 +223,58 @@ async function afterShown() {
   while (busy && keepingShown(busyWith)) await writeDone;
 }
 
+// A tap while a write is on its way is dropped (a double tap's second), unless the table shown
+// is already past that write: the live stream (or the answer) brought a newer version and the
+// grid was drawn for it, so the tap is the next word (the next player's, at a quick table). A
+// word, a mus or an undo tapped there is kept (one at a time: the button shows it is taken)
+// and sent as that write ends, against the version it was tapped on; the table moved on past
+// that meanwhile, it is not sent and the notice says so, as a 409 stale_version would.
+const QUEUED_PATHS = ["actions", "mus", "undo"];
+const aheadOfWrite = () => busyFrom !== null && Boolean(state) && state.version > busyFrom;
+
 async function write(path, body = {}, opts = {}) {
+  const el = tapping;  // read as the tap calls, before any wait
+  const at = state;
   if (!keepingShown(path)) await afterShown();
-  if (busy) return null;
+  if (!busy) return send(path, body, opts);
+  if (!QUEUED_PATHS.includes(path) || queued || !el?.isConnected || !at || busyFrom === null
+      || at.version <= busyFrom || state.version !== at.version) return null;
+  return new Promise((resolve) => {
+    queued = { path, body, before: at, mine: tapLabel(path, body), action: actionOf(el), resolve };
+    markHeld();
+  });
+}
+
+// The tap kept while the write before it was on its way, sent now (see write()).
+function sendQueued(next) {
+  if (!state || state.version !== next.before.version) {
+    toast(t("table.stale_yours", { done: otherPhoneDid(next.before), mine: next.mine }), "warn", 5000);
+    return Promise.resolve(null);
+  }
+  return send(next.path, next.body, {}, next.before, next.mine);
+}
+
+async function send(path, body, opts, before = state, mine = tapLabel(path, body)) {
   busy = true;
   busyWith = path;
+  busyFrom = before.version;
   let done;
   writeDone = new Promise((resolve) => { done = resolve; });
   document.body.classList.add("busy");
-  const before = state;
-  const mine = tapLabel(path, body);
+  markHeld();
   try {
-    let json = { client_id: newClientId(), version: state.version, ...body };
-    const send = () => retrying(() => api("POST", `${API}/${path}`, { token: TOKEN, json, timeout: TIMEOUT_MS }));
+    let json = { client_id: newClientId(), version: before.version, ...body };
+    const post = () => retrying(() => api("POST", `${API}/${path}`, { token: TOKEN, json, timeout: TIMEOUT_MS }));
     let next;
     try {
-      next = await send();
+      next = await post();
     } catch (e) {
       if (!(e instanceof ApiError && e.field === "photo_id" && "photo_id" in json && (path === "showdown" || path === "shown"))) throw e;
       // the photo went meanwhile (another phone's newer ones): the cards settle the hand alone
       toast(t("show.photo_gone"), "warn", 4500);
       const { photo_id: gone, ...rest } = json;
       json = { ...rest, client_id: newClientId() };
-      next = await send();
+      next = await post();
     }
     if (next && typeof next === "object" && "version" in next) apply(next);
     else await refresh();
@@ -259,8 +291,13 @@ async function write(path, body = {}, opts = {}) {
   } finally {
     busy = false;
     busyWith = null;
+    busyFrom = null;
     document.body.classList.remove("busy");
     done();
+    const next = queued;
+    queued = null;
+    if (next) next.resolve(sendQueued(next));
+    markHeld();
   }
 }
 
@@ -635,9 +672,7 @@ function armGrid(grid, key) {
   ownChange = saidHere;
   saidHere = false;
   clearTimeout(armTimer);
-  for (const el of heldNow()) el.removeAttribute("aria-disabled");
-  if (!ownChange) for (const el of [grid, $("btn-undo"), $("btn-mus")]) el.setAttribute("aria-disabled", "true");
-  armTimer = setTimeout(() => { for (const el of heldNow()) el.removeAttribute("aria-disabled"); }, REARM_MS);
+  armTimer = setTimeout(() => { armedAt = 0; markHeld(); }, REARM_MS);
 }
 // What a button says: a grid button's act, value and n, a stepper's step, else its id (Mus, Undo).
 function actionOf(el) {
@@ -656,10 +691,33 @@ function repeats(el, ev = null) {
   return Boolean(r.width && inBox(r.left + r.width / 2, r.top + r.height / 2))
     || Boolean(ev?.detail > 0 && Number.isFinite(ev.clientX) && inBox(ev.clientX, ev.clientY));  // a key's click has no place
 }
-// After this phone's own word, the buttons that would hold a tap back say so while they do.
-function holdRepeats() {
-  if (!ownChange || performance.now() >= armedAt) return;
-  for (const el of heldNow().slice(1)) if (repeats(el)) el.setAttribute("aria-disabled", "true");
+// The buttons that hold a tap back say so while they do (aria-disabled):
+// - for the moment after the grid changes: after this phone's own word, those that would
+//   repeat it; after another phone's, the grid, Mus and Undo;
+// - while a write is on its way and the grid is still the one it was sent from (a tap there
+//   is dropped; not the showdown's cards, after which a tap is sent): the grid, Mus and
+//   Undo, and the grid is aria-busy (its look: body.busy);
+// - while a tap on the grid drawn past that write waits for it (write()): every button but
+//   the one tapped, which shows it is taken (.taken, aria-busy) until it is sent.
+function markHeld() {
+  if (!CAN_PLAY) return;
+  const grid = $("action-grid");
+  const whole = [grid, $("btn-undo"), $("btn-mus")];
+  const moment = performance.now() < armedAt;
+  const sentFrom = busyFrom !== null && !keepingShown(busyWith) && !aheadOfWrite();  // a tap after the cards kept waits for them
+  const waiting = queued && state?.version === queued.before.version ? queued : null;
+  document.body.classList.toggle("ahead", aheadOfWrite());
+  document.body.classList.toggle("queued", Boolean(queued));
+  for (const el of heldNow()) {
+    const taken = Boolean(waiting) && el !== grid && actionOf(el) === waiting.action;
+    const held = (moment && (ownChange ? el !== grid && repeats(el) : whole.includes(el)))
+      || (sentFrom && whole.includes(el)) || (Boolean(queued) && el !== grid);
+    if (held) el.setAttribute("aria-disabled", "true");
+    else el.removeAttribute("aria-disabled");
+    el.classList.toggle("taken", taken);
+    if (taken || (el === grid && (sentFrom || Boolean(queued)))) el.setAttribute("aria-busy", "true");
+    else el.removeAttribute("aria-busy");
+  }
 }
 const tapGuard = (fn) => (ev) => {
   const el = ev?.currentTarget instanceof Element ? ev.currentTarget : null;
@@ -669,7 +727,12 @@ const tapGuard = (fn) => (ev) => {
     lastTap = { action, box: el?.getBoundingClientRect() || null };
     saidHere = true;
   }
-  fn(ev);
+  tapping = el;
+  try {
+    fn(ev);
+  } finally {
+    tapping = null;
+  }
 };
 
 function renderActions() {
@@ -753,7 +816,7 @@ function renderActions() {
   musBtn.hidden = !(phase === "grande" && log.length === 0);
   $("mus-count").textContent = cur.mus_rounds ? `×${cur.mus_rounds}` : "";
   $("btn-undo").disabled = log.length === 0 && !cur.mus_rounds && !cur.esku_chosen && !(state.hands || []).length;
-  holdRepeats();
+  markHeld();
 }
 
 // A stepper is read and tabbed through as it is seen: −, its word, + in a row; with large
