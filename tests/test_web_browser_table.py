@@ -2042,9 +2042,9 @@ def test_a_double_tap_says_one_word_not_the_next_players_too(server, browser):
 
 # A tap on the table page a moment after the tap just taken, as a finger's: 100 ms after the
 # first tap, or later, once the grid is drawn for the next speaker (with `written`, also once
-# the first tap's write has ended: while one is on its way the grid's buttons take no pointer,
-# body.busy), a pointer's click at `selector`'s button (or, without it, where the first tap
-# landed). Resolves with the times (performance.now) of the first tap, the grid's change and
+# the first tap's write has ended: a tap on the next grid while it is on its way waits for
+# it, see test_a_tap_on_the_grid_the_stream_drew_before_the_answer_is_sent_after_it), a
+# pointer's click at `selector`'s button (or, without it, where the first tap landed). Resolves with the times (performance.now) of the first tap, the grid's change and
 # the second tap.
 NEXT_TAP = """([version, selector, at, written]) => { window.nextTap = new Promise((resolve) => {
   let first = null, changed = null;
