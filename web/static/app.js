@@ -541,7 +541,8 @@ function betSummary(cur) {
 
 // The felt's lines keep to one line each, so that the table keeps its height through the hand: a
 // label too long for it ("Cartas a la vista", a team's long name at the end) is set smaller, down to
-// 60% (then an ellipsis), and of the lance's bets the first ones give way to "…".
+// 50% (then an ellipsis: a desktop's wide font needs 57% for "Cartas a la vista" at 360 px), and of the
+// lance's bets the first ones give way to "…".
 let feltBets = [];
 function textOver(el) {  // the width of el's text over el's own (overflow hidden): above 1, it is cut
   const text = document.createRange();
@@ -552,7 +553,7 @@ function fitFelt() {
   const label = $("felt-phase");
   label.style.fontSize = "";
   const over = textOver(label);
-  if (over > 1) label.style.fontSize = `${parseFloat(getComputedStyle(label).fontSize) * Math.max(0.6, 0.97 / over)}px`;
+  if (over > 1) label.style.fontSize = `${parseFloat(getComputedStyle(label).fontSize) * Math.max(0.5, 0.97 / over)}px`;
   const bet = $("felt-bet");
   bet.textContent = feltBets.join(" · ");
   for (let i = 1; i < feltBets.length && textOver(bet) > 1; i++) bet.textContent = `… ${feltBets.slice(i).join(" · ")}`;
