@@ -14,7 +14,7 @@ from .record import HandRecord, parse_hand
 from .rules import Rules
 from .settle import settle
 from .standings import knockout_draw, round_robin, standings, team_key
-from .tournament import draw_fixtures, match_id, moves, redraw, standard_draw
+from .tournament import draw_fixtures, knockout, match_id, moves, redraw, standard_draw
 
 __all__ = [
     "DECK",
@@ -45,4 +45,5 @@ __all__ = [
     "draw_fixtures",
     "moves",
     "match_id",
+    "knockout",
 ]
