@@ -2413,3 +2413,30 @@ def test_a_seed_of_a_knockout_only_cup_withdraws_from_the_api_and_the_page(clien
     assert r.status_code == 200 and r.json["withdrawn"] == [], r.json
     assert r.json["knockout"] == before["knockout"]
     assert client.delete(f"{base}/withdrawals/Horiak", headers=auth).json["error"]["field"] == "team"
+
+
+def test_a_seed_of_a_league_played_without_entered_teams_withdraws_with_the_choice_of_its_results(
+        client, tournament) -> None:
+    """A league whose teams were never entered (its standings ranked from its tables), then a
+    final stage drawn from them: a seed's withdrawal annuls its league results unless the
+    organiser says they stand. The page's form took such a tournament for a cup played as a
+    knockout only (no choice of results, sent "annulled", its words saying only that its
+    pairings go by walkover), so the team and its matches silently left the standings. Now
+    the form asks, as a league's does, and the page says what became of its results."""
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    for teams in (["Gorriak", "Urdinak"], ["Berdeak", "Horiak"], ["Gorriak", "Berdeak"]):
+        assert enrol(client, tournament, imported(client, teams, [0, 0])).status_code == 201
+    assert [r["team"] for r in state_of(client, tournament)["standings"]][:1] == ["Gorriak"]
+    seeds = ["Gorriak", "Berdeak", "Urdinak", "Horiak"]
+    assert client.put(f"{base}/knockout", headers=auth, json={"teams": seeds}).status_code == 200
+    organiser = f"/c/{tournament['id']}?token={tournament['token']}&lang=es"
+    page = client.get(organiser).get_data(as_text=True)
+    form = page[page.index('id="withdrawals"'):]
+    form = form[:form.index("</details>")]
+    assert "data-cup" not in form and 'name="results"' in form  # its league results: the organiser's choice
+    r = client.post(f"{base}/withdrawals", headers=auth, json={"team": "Urdinak", "results": "stand"})
+    assert r.status_code == 200 and r.json["standings"][-1]["team"] == "Urdinak"
+    page = client.get(organiser).get_data(as_text=True)
+    from web import i18n
+    assert i18n.t("es", "tour.withdrawn_stand_note", team="Urdinak") in page
+    assert i18n.t("es", "tour.withdrawn_cup_note", team="Urdinak") not in page

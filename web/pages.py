@@ -415,6 +415,8 @@ def tournament(tournament_id: str):
         new_table=url_for("pages.new_table", tournament=tournament_id, ttoken=token) if organiser else None,
         knockout_teams=_knockout_teams(state),
         withdraw_choices=_withdraw_choices(state),
+        # a cup played as a knockout only: no league teams entered, no league match for a withdrawal's results to touch
+        cup=not state["teams"] and not any(m["stage"] == "league" for m in state["matches"]),
         watch_tokens=watch_tokens,
         tie_breaks=tie_breaks,
         rules_differ_text=lambda differ: i18n.rules_differ_text(current_lang(), differ),
