@@ -383,3 +383,20 @@ def test_a_cups_zip_says_it_ranks_no_league(tmp_path: Path, champion: str | None
         z.writestr("tournament.json", json.dumps({"matches": [{"stage": "league", "result": None}],
                                                   "knockout": knockout, "champion": champion}))
     assert "a tournament's zip holds its league's matches there" in standings(str(league)).stderr
+
+
+def test_a_cups_champion_from_its_zip_cannot_rewrite_the_terminal(tmp_path: Path) -> None:
+    """The champion named in a cup's tournament.json is a name from a file: said with its
+    control characters escaped (`shown`), as every other name from a file is, not written
+    raw to the terminal (an ESC sequence that retitles or recolours it)."""
+    import zipfile
+
+    cup = tmp_path / "copa.zip"
+    champion = "Gorriak\x1b]0;pwned\x07\x1b[2J"
+    with zipfile.ZipFile(cup, "w") as z:
+        z.writestr("tournament.json", json.dumps({"matches": [], "champion": champion,
+                                                  "knockout": {"teams": ["Gorriak", "Urdinak"], "rounds": []}}))
+    r = standings(str(cup))
+    assert r.returncode == 1 and "a cup played as a knockout only" in r.stderr
+    assert "\x1b" not in r.stderr and "\x07" not in r.stderr
+    assert "champion: Gorriak\\x1b]0;pwned\\x07\\x1b[2J" in r.stderr

@@ -116,7 +116,7 @@ def _texts(path: str) -> list[tuple[str, str | None, int]]:
                 why = (f"a cup played as a knockout only: no league to rank; its bracket is in tournament.json"
                        f"{'; champion: ' + cup if cup else ''}" if cup is not None
                        else "a tournament's zip holds its league's matches there")
-                print(f"mus-scorer standings: {path}: no matches/*.jsonl in it ({why})", file=sys.stderr)
+                print(shown(f"mus-scorer standings: {path}: no matches/*.jsonl in it ({why})"), file=sys.stderr)
                 return [(path, None, 1)]
             out: list[tuple[str, str | None, int]] = []
             for info in members:
