@@ -400,3 +400,20 @@ def test_a_cups_champion_from_its_zip_cannot_rewrite_the_terminal(tmp_path: Path
     assert r.returncode == 1 and "a cup played as a knockout only" in r.stderr
     assert "\x1b" not in r.stderr and "\x07" not in r.stderr
     assert "champion: Gorriak\\x1b]0;pwned\\x07\\x1b[2J" in r.stderr
+
+
+def test_a_result_entered_whose_name_is_no_text_is_refused_by_name_not_a_traceback(tmp_path: Path) -> None:
+    """A tournament's zip whose tournament.json lists a result entered without hands with a
+    team name no text can hold (a lone surrogate, "\\ud800", which JSON reads): said by its
+    place and exit status 1, where the table printed with it ended in a UnicodeEncodeError
+    traceback."""
+    import zipfile
+
+    liga = tmp_path / "liga.zip"
+    entered = {"stage": "league", "result": "r1", "table": None, "teams": ["Gorriak\ud800", "Urdinak"],
+               "vacas": [3, 1], "stones": [0, 0], "winner": 0}
+    with zipfile.ZipFile(liga, "w") as z:
+        z.writestr("tournament.json", json.dumps({"teams": [], "matches": [entered]}))
+    r = standings(str(liga))
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    assert r.stdout == "" and "tournament.json" in r.stderr and "teams[0]" in r.stderr

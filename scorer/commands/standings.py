@@ -211,10 +211,15 @@ def _entered(path: str) -> list[dict[str, Any]]:
 def _check_entered(results: list[dict[str, Any]]) -> int:
     """1 after saying on standard error what is wrong with the first malformed result of
     `_entered` (as `standings` refuses it), else 0."""
-    from scorer.engine.errors import MusError
+    from scorer.engine.errors import MusError, lone_surrogate
     from scorer.engine.standings import standings
 
     for m in results:
+        where = lone_surrogate({k: v for k, v in m.items() if k != "file"})
+        if where is not None:  # "\ud800": no text holds it, and the table could not be printed
+            print(shown(f"mus-scorer standings: {m['file']}: {where}: a lone surrogate escape, which is not text"),
+                  file=sys.stderr)
+            return 1
         try:
             standings([m])
         except MusError as exc:
