@@ -636,3 +636,18 @@ def test_an_events_reason_the_server_cannot_read_is_left_out() -> None:
     assert i18n.why_text("en", {"lance": "grande", "team": 0, "why": "deje: 3 less refused"}, "Txuriak") == ""
     assert i18n.why_text("es", {"lance": "grande", "team": 0, "why": "envido 5, accepted; best grande seat 0"},
                          "Txuriak") == "envido 5, quiero"
+
+
+def test_the_readme_names_the_result_forms_buttons_as_the_spanish_page_says_them() -> None:
+    """The README tells an organiser which buttons enter a result without hands; the form's
+    heading was renamed ("Anotar un resultado: en papel, o no presentada") while the README
+    still sent them to "Introducir un resultado sin jugar", which no page shows."""
+    from pathlib import Path
+
+    from web import i18n
+
+    readme = " ".join((Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8").split())
+    m = re.search(r'is entered without hands \("([^"]+)", or a pairing\'s "([^"]+)"\)', readme)
+    assert m, "the README's sentence on results entered without hands"
+    spanish = set(i18n.strings("es").values())
+    assert m.group(1) in spanish and m.group(2) in spanish, m.groups()
