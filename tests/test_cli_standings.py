@@ -417,3 +417,26 @@ def test_a_result_entered_whose_name_is_no_text_is_refused_by_name_not_a_traceba
     r = standings(str(liga))
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     assert r.stdout == "" and "tournament.json" in r.stderr and "teams[0]" in r.stderr
+
+
+@pytest.mark.parametrize("winner", [0, "Gorriak"])
+def test_a_result_entered_whose_winner_won_fewer_vacas_is_refused_by_name(tmp_path: Path, winner) -> None:
+    """A tournament.json edited by hand whose result entered without hands names as winner
+    the team with fewer vacas: the app never writes one, and the tournament would not rank
+    it so; said by its place and exit status 1, where the command ranked the winner it named."""
+    import zipfile
+
+    liga = tmp_path / "liga.zip"
+    entered = {"stage": "league", "result": "r1", "table": None, "teams": ["Gorriak", "Urdinak"],
+               "vacas": [1, 3], "stones": [0, 0], "winner": winner}
+    with zipfile.ZipFile(liga, "w") as z:
+        z.writestr("tournament.json", json.dumps({"teams": [], "matches": [entered]}))
+    r = standings(str(liga))
+    assert (r.returncode, r.stdout) == (1, ""), r.stdout
+    assert r.stderr == (f"mus-scorer standings: {liga}:tournament.json: winner: {json.dumps(winner)} won 1 vacas "
+                        "to 3: the winner is the team with more vacas\n")
+    entered["winner"] = 1 if winner == 0 else "Urdinak"  # the right one: ranked
+    with zipfile.ZipFile(liga, "w") as z:
+        z.writestr("tournament.json", json.dumps({"teams": [], "matches": [entered]}))
+    r = standings(str(liga), "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["standings"][0]["team"] == "Urdinak", r.stderr

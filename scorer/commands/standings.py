@@ -212,6 +212,7 @@ def _check_entered(results: list[dict[str, Any]]) -> int:
     """1 after saying on standard error what is wrong with the first malformed result of
     `_entered` (as `standings` refuses it), else 0."""
     from scorer.engine.errors import MusError, lone_surrogate
+    from scorer.engine.errors import said as quoted
     from scorer.engine.standings import standings
 
     for m in results:
@@ -224,6 +225,13 @@ def _check_entered(results: list[dict[str, Any]]) -> int:
             standings([m])
         except MusError as exc:
             print(shown(f"mus-scorer standings: {m['file']}: {exc}"), file=sys.stderr)
+            return 1
+        # well formed: a winner (0, 1 or a team's name) whose vacas are not the more (a file edited by hand)
+        winner, teams, vacas = m.get("winner"), m["teams"], m["vacas"]
+        k = teams.index(winner) if isinstance(winner, str) else winner
+        if k in (0, 1) and not isinstance(k, bool) and vacas[k] <= vacas[1 - k]:
+            print(shown(f"mus-scorer standings: {m['file']}: winner: {quoted(winner)} won {vacas[k]} vacas to "
+                        f"{vacas[1 - k]}: the winner is the team with more vacas"), file=sys.stderr)
             return 1
     return 0
 
