@@ -211,6 +211,51 @@ def test_a_result_entered_without_hands_and_a_walkover_take_their_pairings_and_c
     assert (err.value.status, err.value.field) == (404, "result")
 
 
+def test_a_result_corrected_keeps_its_id_its_place_and_its_pairing(tmp_path) -> None:
+    store = _store(tmp_path / "mus.db")
+    tour = store.create({"name": "Liga"})["id"]
+    store.set_teams(tour, {"teams": ["Gorriak", "Urdinak", "Berdeak"]})
+    paper = store.add_result(tour, {"teams": ["Gorriak", "Urdinak"], "vacas": [3, 1]})
+    table = _played(store, tour, ["Gorriak", "Urdinak"])  # the same pairing played after: a friendly
+    later = store.add_result(tour, {"teams": ["Urdinak", "Berdeak"], "walkover": "Berdeak"})
+    before = store.state(tour)
+    store.correct_result(tour, paper, {"teams": ["Gorriak", "Urdinak"], "vacas": [2, 3], "stones": [90, 120]},
+                         revision=before["revision"])
+    state = store.state(tour)
+    assert state["revision"] == before["revision"] + 1
+    assert [(m["table"], m["result"]) for m in state["matches"]] == [(None, paper), (table, None), (None, later)]
+    m = state["matches"][0]
+    assert (m["vacas"], m["stones"], m["winner"], m["off_fixtures"]) == ([2, 3], [90, 120], 1, False)
+    g = next(g for games in state["fixtures"] for g in games if set(g["teams"]) == {"Gorriak", "Urdinak"})
+    assert (g["result"], g["table"], g["winner"]) == (paper, None, "Urdinak")  # still its pairing's, not the table's
+    rows = {r["team"]: r for r in state["standings"]}
+    was = {r["team"]: r for r in before["standings"]}
+    assert (rows["Urdinak"]["won"], rows["Gorriak"]["won"]) == (was["Urdinak"]["won"] + 1, was["Gorriak"]["won"] - 1)
+    # turned into a walkover: the same place still
+    store.correct_result(tour, paper, {"teams": ["Gorriak", "Urdinak"], "walkover": "Urdinak"})
+    state = store.state(tour)
+    assert [(m["result"], m["walkover"]) for m in state["matches"] if m["result"]] == [(paper, "Urdinak"),
+                                                                                     (later, "Berdeak")]
+    # refused: stale, unknown, a field at fault; nothing changes
+    before = store.state(tour)
+    for call, want in (
+        (lambda: store.correct_result(tour, paper, {"teams": ["Gorriak", "Urdinak"], "vacas": [3, 0]},
+                                      revision=before["revision"] - 1), (409, "stale_revision", "revision")),
+        (lambda: store.correct_result(tour, "nosuchresult", {"teams": ["Gorriak", "Urdinak"], "vacas": [3, 0]}),
+         (404, "not_found", "result")),
+        (lambda: store.correct_result(tour, table, {"teams": ["Gorriak", "Urdinak"], "vacas": [3, 0]}),
+         (404, "not_found", "result")),  # a table is no result entered
+        (lambda: store.correct_result(tour, paper, {"teams": ["Gorriak", "Urdinak"], "vacas": [3, 3]}),
+         (422, "invalid", "vacas")),
+        (lambda: store.correct_result(tour, paper, {"teams": ["Gorriak", "Moreak"], "vacas": [3, 0]}),
+         (422, "invalid", "teams[1]")),
+    ):
+        with pytest.raises(StoreError) as err:
+            call()
+        assert (err.value.status, err.value.code, err.value.field) == want, err.value.message
+        assert store.state(tour) == before
+
+
 def test_a_walkover_entered_once_the_bracket_is_drawn_takes_its_pairing(tmp_path) -> None:
     store = _store(tmp_path / "mus.db")
     tour = store.create({"name": "Copa"})["id"]

@@ -98,6 +98,7 @@ class World:
     loose_photo: str  # of `live`, cited by no hand
     showdown_photo: str  # of `showdown`, cited by its last hand settled
     used_ids: dict[str, str]  # a client_id each kind of write took at `live`
+    result: str = ""  # a result entered without hands in `tour` (a friendly: Txuriak, Gorriak)
 
     def __repr__(self) -> str:
         return "World(...)"
@@ -196,11 +197,13 @@ def build_world(root: Path) -> World:
         ("put", "knockout", {"teams": ["Txuriak", "Beltzak", "Gorriak", "Urdinak"], "third_place": True}),
         ("post", "tables", {"table": live["id"], "token": live["token"]}),
         ("post", "tables", {"table": over["id"], "token": over["token"]}),
+        ("post", "results", {"teams": ["Txuriak", "Gorriak"], "vacas": [3, 2]}),
     ):
         r = getattr(client, method)(f"/api/tournaments/{tour['id']}/{path}", headers=tour["auth"], json=body)
         assert r.status_code in (200, 201), r.json
+    result = next(m["result"] for m in r.json["matches"] if m["result"])
     return World(app, client, root / "mus.db", root / "decks", live, fresh, showdown, over, tour, tours[1],
-                 settled_photo, loose_photo, showdown_photo, used)
+                 settled_photo, loose_photo, showdown_photo, used, result)
 
 
 # -- what must not change -----------------------------------------------------------
@@ -470,7 +473,7 @@ class Write:
 
     def url(self, w: World) -> str:
         t = w.table(self.target) if self.target in TABLES else None
-        return self.path.format(table=t["id"] if t else "", tour=w.tour["id"])
+        return self.path.format(table=t["id"] if t else "", tour=w.tour["id"], result=w.result)
 
     def auth(self, w: World) -> dict[str, str]:
         if self.target == "tour":
@@ -521,6 +524,9 @@ WRITES = [
           (("teams", TEAMS4), ("third_place", False)), lambda w, t, b: passes(check_knockout, b)),
     Write("enter result", "post", "/api/tournaments/{tour}/results", "tour",
           (("teams", TEAMS4[:2]), ("vacas", [3, 1]), ("stones", [80, 41])),
+          lambda w, t, b: passes(lambda body: check_result(body, TEAMS4, 3), b)),
+    Write("correct result", "put", "/api/tournaments/{tour}/results/{result}", "tour",
+          (("teams", ["Txuriak", "Gorriak"]), ("vacas", [3, 1]), ("stones", [80, 41])),
           lambda w, t, b: passes(lambda body: check_result(body, TEAMS4, 3), b)),
 ]
 BY_NAME = {x.name: x for x in WRITES}
@@ -771,7 +777,7 @@ class Guarded:
 
     def url(self, w: World) -> str:
         return self.path.format(live=w.live["id"], fresh=w.fresh["id"], showdown=w.showdown["id"],
-                                tour=w.tour["id"])
+                                tour=w.tour["id"], result=w.result)
 
     def send(self, w: World, headers: dict[str, str], query: dict[str, str]) -> Any:
         t = w.table(self.who) if self.who in TABLES else None
@@ -820,6 +826,7 @@ GUARDED = [
     Guarded("clear knockout", "delete", "/api/tournaments/{tour}/knockout", "tour", "none"),
     Guarded("remove table", "delete", "/api/tournaments/{tour}/tables/{live}", "tour", "none"),
     Guarded("enter result", "post", "/api/tournaments/{tour}/results", "tour"),
+    Guarded("correct result", "put", "/api/tournaments/{tour}/results/{result}", "tour"),
     Guarded("delete tournament", "delete", "/api/tournaments/{tour}", "tour", "none"),
     Guarded("teach deck", "post", "/api/decks", "decks", "multipart"),
     Guarded("delete deck", "delete", "/api/decks/abcdef012345", "decks", "none"),
@@ -1164,7 +1171,7 @@ def test_an_import_into_with_bad_parameters_is_refused(world, client_id, version
 def test_a_method_the_address_does_not_take_is_refused(world, which, method, raw) -> None:
     w = world
     path = which.format(table=w.live["id"], live=w.live["id"], fresh=w.fresh["id"], showdown=w.showdown["id"],
-                        tour=w.tour["id"])
+                        tour=w.tour["id"], result=w.result)
     try:
         w.app.url_map.bind("localhost").match(path, method=method)
     except Exception:  # 405 (or 404): the request is refused by routing

@@ -2178,6 +2178,60 @@ def test_a_bad_result_is_refused_in_the_one_error_shape_naming_its_field(client,
     assert state_of(client, tournament) == before  # nothing recorded, not even the revision
 
 
+def test_a_result_corrected_in_place_keeps_its_id_its_place_and_its_pairing(client, tournament) -> None:
+    """PUT .../results/{result_id} puts a result right where it stands: deleting it and
+    entering it again put it last, where a table of the same pairing added meanwhile took
+    its pairing."""
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    watch = {"Authorization": f"Bearer {tournament['watch_token']}"}
+    client.put(f"{base}/teams", headers=auth, json={"teams": ["Gorriak", "Urdinak", "Berdeak"]})
+    r = client.post(f"{base}/results", headers=auth, json={"teams": ["Gorriak", "Urdinak"], "vacas": [3, 1]})
+    paper = r.json["matches"][0]["result"]
+    assert enrol(client, tournament, imported(client, ["Gorriak", "Urdinak"], [1, 1, 1], 3)).status_code == 201
+    r = client.post(f"{base}/results", headers=auth, json={"teams": ["Urdinak", "Berdeak"], "walkover": "Berdeak"})
+    before = r.json
+    order = [(m["table"], m["result"]) for m in before["matches"]]
+    body = {"teams": ["Gorriak", "Urdinak"], "vacas": [2, 3], "stones": [88, 97], "revision": before["revision"]}
+    assert client.put(f"{base}/results/{paper}", headers=watch, json=body).json["error"]["code"] == "read_only"
+    assert client.put(f"{base}/results/{paper}", json=body).json["error"]["code"] == "missing_token"
+    refusals = [
+        ({**body, "revision": before["revision"] - 1}, paper, (409, "stale_revision", "revision")),
+        (body, "nosuchresult", (404, "not_found", "result")),
+        ({**body, "vacas": [3, 3]}, paper, (422, "invalid", "vacas")),
+        ({**body, "teams": ["Gorriak", "gorriak"]}, paper, (422, "invalid", "teams[1]")),
+        ({**body, "walkover": "Berdeak", "vacas": None}, paper, (422, "invalid", None)),
+    ]
+    for wrong, rid, want in refusals:
+        r = client.put(f"{base}/results/{rid}", headers=auth, json={k: v for k, v in wrong.items() if v is not None})
+        err = r.json["error"]
+        assert (r.status_code, err["code"]) == want[:2], err
+        if want[2]:
+            assert err["field"] == want[2], err
+        if want[0] == 422:
+            assert err["message"].startswith(f"{err['field']}: ") and err.get("reason"), err
+        assert state_of(client, tournament) == before  # nothing changed, not even the revision
+    r = client.put(f"{base}/results/{paper}", headers=auth, json=body)
+    assert r.status_code == 200, r.json
+    state = r.json
+    assert state["revision"] == before["revision"] + 1
+    assert [(m["table"], m["result"]) for m in state["matches"]] == order  # its id and its place kept
+    m = state["matches"][0]
+    assert (m["vacas"], m["stones"], m["winner"]) == ([2, 3], [88, 97], 1)
+    g = next(g for games in state["fixtures"] for g in games if set(g["teams"]) == {"Gorriak", "Urdinak"})
+    assert (g["result"], g["table"], g["winner"]) == (paper, None, "Urdinak")  # the pairing still its own
+    assert state["matches"][1]["off_fixtures"] is True  # the table after it: a friendly still
+    was = {x["team"]: x for x in before["standings"]}
+    now = {x["team"]: x for x in state["standings"]}
+    assert (now["Urdinak"]["won"], now["Gorriak"]["won"]) == (was["Urdinak"]["won"] + 1, was["Gorriak"]["won"] - 1)
+    # a walkover put right into a result on paper, and back; a 422 says its reason as POST's does
+    walkover = state["matches"][2]["result"]
+    r = client.put(f"{base}/results/{walkover}", headers=auth, json={"teams": ["Urdinak", "Berdeak"],
+                                                                     "walkover": "Urdinak", "vacas": [3, 0]})
+    assert (r.json["error"]["field"], r.json["error"]["reason"]) == ("vacas", "walkover_score")
+    r = client.put(f"{base}/results/{walkover}", headers=auth, json={"teams": ["Urdinak", "Berdeak"], "vacas": [1, 3]})
+    assert r.status_code == 200 and r.json["matches"][2]["walkover"] is None and r.json["matches"][2]["result"] == walkover
+
+
 def test_openapi_documents_the_results_entered_without_hands(client) -> None:
     doc = client.get("/api/openapi.json").json
     post = doc["paths"]["/api/tournaments/{tournament_id}/results"]["post"]
@@ -2186,6 +2240,8 @@ def test_openapi_documents_the_results_entered_without_hands(client) -> None:
     assert {"201", "409", "422"} <= set(post["responses"])
     delete = doc["paths"]["/api/tournaments/{tournament_id}/results/{result_id}"]["delete"]
     assert "revision" in {p["name"] for p in delete["parameters"]} and "404" in delete["responses"]
+    put = doc["paths"]["/api/tournaments/{tournament_id}/results/{result_id}"]["put"]
+    assert put["requestBody"] == post["requestBody"] and {"200", "404", "409", "422"} <= set(put["responses"])
     match = doc["components"]["schemas"]["Tournament"]["properties"]["matches"]["items"]["properties"]
     assert {"result", "walkover"} <= set(match) and "null" in match["table"]["type"]
 

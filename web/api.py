@@ -1134,6 +1134,16 @@ def add_tournament_result(tournament_id: str) -> Response:
     return _dump(_tournaments().state(tournament_id, watch_links=True), 201)
 
 
+@bp.put("/tournaments/<tournament_id>/results/<result_id>")
+def correct_tournament_result(tournament_id: str, result_id: str) -> Response:
+    """Put right a result entered without hands, the same body as POST's (the organiser's
+    token) -> the tournament; it keeps its id and its time added, so its pairing."""
+    _tournament(tournament_id, write=True)
+    body = _body()
+    _tournaments().correct_result(tournament_id, result_id, body, _revision(body))
+    return _dump(_tournaments().state(tournament_id, watch_links=True))
+
+
 @bp.delete("/tournaments/<tournament_id>/results/<result_id>")
 def remove_tournament_result(tournament_id: str, result_id: str) -> Response:
     """Take out a result entered without hands (the organiser's token) -> the tournament."""

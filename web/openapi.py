@@ -162,7 +162,7 @@ SCHEMAS: dict[str, Any] = {
             "table": {"type": ["string", "null"], "description": "its table; null for a result entered without "
                       "hands"},
             "result": {"type": ["string", "null"], "description": "a result entered without hands: its id "
-                       "(DELETE .../results/{result_id}); it has no table, no hands and no match file; null for "
+                       "(PUT .../results/{result_id} puts it right in its place, DELETE takes it out); it has no table, no hands and no match file; null for "
                        "a table"},
             "walkover": {"type": ["string", "null"], "description": "a walkover entered: the team that did not "
                          "turn up (it lost by vacas_to_win to 0, no stones); else null"},
@@ -460,6 +460,25 @@ SCHEMAS: dict[str, Any] = {
         "decks": {"type": "array", "items": _ref("Deck")}}},
 }
 
+_RESULT_BODY = {"required": True, "content": {JSON: {"schema": {
+    "type": "object", "required": ["teams"], "additionalProperties": False,
+    "description": "vacas, or walkover (then neither vacas nor stones); another key is a 422 invalid "
+                   "naming it", "oneOf": [{"required": ["vacas"]}, {"required": ["walkover"]}],
+    "properties": {
+        "teams": {"type": "array", "minItems": 2, "maxItems": 2, "items": TEAM, "description": "the "
+                  "match's two teams, each one of the league's where its teams are entered (teams[i]), "
+                  "not one team twice (teams[1])"},
+        "vacas": {"type": "array", "minItems": 2, "maxItems": 2, "description": "the vacas each team "
+                  "won, in teams' order: the winner's the tournament's vacas_to_win, the loser's fewer",
+                  "items": _whole({"type": "integer", "minimum": 0})},
+        "stones": {"type": "array", "minItems": 2, "maxItems": 2, "description": "the stones each "
+                   "team scored over the match, if known (else 0 and 0)",
+                   "items": _whole({"type": "integer", "minimum": 0, "maximum": 9999})},
+        "winner": {"type": "string", "description": "optional: the team the vacas make the winner "
+                   "(another is a 422 invalid on winner)"},
+        "walkover": {"type": "string", "description": "the one of the two teams that did not turn up"},
+        "revision": REVISION}}}}}  # of a result entered without hands, POST and PUT alike
+
 
 def document() -> dict[str, Any]:
     """The OpenAPI 3.1 document."""
@@ -746,30 +765,23 @@ def document() -> dict[str, Any]:
                            "vacas_to_win to 0, no stones, played, won and lost in the standings alike. It takes "
                            "its pairing as a finished table added now would (in the fixtures, or the final stage's "
                            "bracket once one is drawn), has no match file in the export (tournament.json and the "
-                           "results sheet list it), and counts a revision. To put one right, delete it and enter "
-                           "it again.",
-            "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE,
-            "requestBody": {"required": True, "content": {JSON: {"schema": {
-                "type": "object", "required": ["teams"], "additionalProperties": False,
-                "description": "vacas, or walkover (then neither vacas nor stones); another key is a 422 invalid "
-                               "naming it", "oneOf": [{"required": ["vacas"]}, {"required": ["walkover"]}],
-                "properties": {
-                    "teams": {"type": "array", "minItems": 2, "maxItems": 2, "items": TEAM, "description": "the "
-                              "match's two teams, each one of the league's where its teams are entered (teams[i]), "
-                              "not one team twice (teams[1])"},
-                    "vacas": {"type": "array", "minItems": 2, "maxItems": 2, "description": "the vacas each team "
-                              "won, in teams' order: the winner's the tournament's vacas_to_win, the loser's fewer",
-                              "items": _whole({"type": "integer", "minimum": 0})},
-                    "stones": {"type": "array", "minItems": 2, "maxItems": 2, "description": "the stones each "
-                               "team scored over the match, if known (else 0 and 0)",
-                               "items": _whole({"type": "integer", "minimum": 0, "maximum": 9999})},
-                    "winner": {"type": "string", "description": "optional: the team the vacas make the winner "
-                               "(another is a 422 invalid on winner)"},
-                    "walkover": {"type": "string", "description": "the one of the two teams that did not turn up"},
-                    "revision": REVISION}}}}},
+                           "results sheet list it), and counts a revision. To put one right, PUT "
+                           ".../results/{result_id} (it keeps its place and its pairing).",
+            "parameters": [TOURNAMENT_ID, TOKEN_Q], "security": SECURE, "requestBody": _RESULT_BODY,
             "responses": {"201": _json(_ref("Tournament"), "the tournament with the result")}
             | _errors(400, 401, 403, 404, 409, 422)}},
-        "/api/tournaments/{tournament_id}/results/{result_id}": {"delete": {
+        "/api/tournaments/{tournament_id}/results/{result_id}": {"put": {
+            "summary": "Put right a result entered without hands (the organiser's token), in its place",
+            "description": "The same body as POST .../results, checked alike (the same 422s, naming the field, "
+                           "with the same reasons). The result keeps its id and the time it was added, so its "
+                           "place among the matches and the pairing it took; its rules are the tournament's now. "
+                           "Counts a revision; refused, nothing changes. 404 (field result) where the tournament "
+                           "has no such result.",
+            "parameters": [TOURNAMENT_ID, {"name": "result_id", "in": "path", "required": True,
+                                           "schema": {"type": "string"}}, TOKEN_Q], "security": SECURE,
+            "requestBody": _RESULT_BODY,
+            "responses": {"200": _json(_ref("Tournament"), "the tournament with the result put right")}
+            | _errors(400, 401, 403, 404, 409, 422)}, "delete": {
             "summary": "Take out a result entered without hands (the organiser's token)",
             "parameters": [TOURNAMENT_ID, {"name": "result_id", "in": "path", "required": True,
                                            "schema": {"type": "string"}}, TOKEN_Q, REVISION_Q],

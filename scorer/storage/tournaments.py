@@ -538,9 +538,25 @@ class TournamentStore:
                          (tournament_id, result_id, json.dumps(result, ensure_ascii=False), time.time()))
         return result_id
 
+    def correct_result(self, tournament_id: str, result_id: str, body: Any, revision: int | None = None) -> None:
+        """Put right a result entered without hands, from the same body as `add_result`'s
+        (`check_result`; the caller has checked the organiser's token): it keeps its id and
+        the time it was added, so it keeps its place among the matches and its pairing; its
+        `rules` are the tournament's as they are now (as entering it again would take). A
+        404 (`field` `result`) where the tournament has no such result; refused, nothing
+        changes."""
+        row = self.get(tournament_id)
+        result = {**check_result(body, row["teams"], row["rules"]["vacas_to_win"]), "rules": row["rules"]}
+        with self._revised(tournament_id, revision) as conn:
+            done = conn.execute("UPDATE tournament_results SET result = ? WHERE tournament_id = ? AND id = ?",
+                                (json.dumps(result, ensure_ascii=False), tournament_id, result_id)).rowcount
+            if not done:
+                raise StoreError(404, "not_found", f"result: no result {said(result_id)} entered in this tournament",
+                                 "result")
+
     def remove_result(self, tournament_id: str, result_id: str, revision: int | None = None) -> None:
-        """Take out a result entered without hands (to put it right, enter it again); a 404
-        (`field` `result`) where the tournament has no such result."""
+        """Take out a result entered without hands (to put it right without losing its place,
+        `correct_result`); a 404 (`field` `result`) where the tournament has no such result."""
         with self._revised(tournament_id, revision) as conn:
             gone = conn.execute("DELETE FROM tournament_results WHERE tournament_id = ? AND id = ?",
                                 (tournament_id, result_id)).rowcount
