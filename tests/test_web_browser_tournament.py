@@ -937,6 +937,69 @@ def test_a_walkover_entered_on_a_phone_takes_its_pairing_and_moves_the_standings
         ctx.close()
 
 
+def test_a_result_on_paper_corrected_on_a_phone_keeps_its_place_and_moves_the_standings(
+        server, browser) -> None:  # noqa: F811
+    """A result entered 3–1 that was 3–2: on a phone (360 px) the organiser presses its
+    "Corregir", the result form opens with it filled in and says it corrects, and saved it
+    is 3–2 in the same place (its id, its pairing), the standings' vacas moved; the
+    form is back to adding after. "Cancelar" in between puts the form back to adding."""
+    import requests
+
+    teams = ["Gorriak", "Urdinak", "Berdeak", "Horiak"]
+    tour, organiser = new_tournament(server.url, "Liga")
+    auth = {"Authorization": f"Bearer {tour['token']}"}
+    fixtures = requests.put(f"{server.url}/api/tournaments/{tour['id']}/teams", json={"teams": teams},
+                            headers=auth).json()["fixtures"]
+    home, away = fixtures[0][0]["teams"]
+    r = requests.post(f"{server.url}/api/tournaments/{tour['id']}/results", headers=auth,
+                      json={"teams": [home, away], "vacas": [3, 1]})
+    assert r.status_code == 201, r.text
+    paper = r.json()["matches"][0]["result"]
+    enrol_a_match(server.url, tour, fixtures[0][1]["teams"], [0, 0])  # a table added after it
+    before = tournament_api(server.url, tour).json()
+    ctx = phone(browser, "es")
+    page = ctx.new_page()
+    try:
+        page.goto(organiser)
+        entered = page.locator(f'#matches .match-row[data-result="{paper}"]')
+        assert entered.locator(".match-vacas").inner_text() == "3–1"
+        entered.locator(".correct-result").click()
+        assert page.locator("#enter-result").get_attribute("open") is not None
+        assert page.locator("#result-form-title").inner_text() == f"Corregir el resultado introducido: {home} – {away}"
+        assert page.locator("#add-result button[type=submit]").inner_text() == "Guardar la corrección"
+        assert page.locator("#add-result .result-correcting").is_visible()
+        assert (page.input_value("#add-result select[name=team0]"), page.input_value("#add-result select[name=team1]"),
+                page.input_value("#add-result input[name=vacas0]"),
+                page.input_value("#add-result input[name=vacas1]")) == (home, away, "3", "1")
+        # cancelled: the form adds again; opened again from the result
+        page.click("#add-result .cancel-correction")
+        assert page.locator("#result-form-title").inner_text() == "Anotar un resultado: en papel, o no presentada"
+        assert page.locator("#add-result button[type=submit]").inner_text() == "Guardar el resultado"
+        assert not page.locator("#add-result .cancel-correction").is_visible()
+        entered.locator(".correct-result").click()
+        page.fill("#add-result input[name=vacas1]", "2")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360  # no sideways scroll
+        with page.expect_navigation(wait_until="load", timeout=30_000):
+            page.click("#add-result button[type=submit]")
+        state = tournament_api(server.url, tour).json()
+        assert [(m["table"], m["result"]) for m in state["matches"]] == [
+            (m["table"], m["result"]) for m in before["matches"]]  # its id and its place kept
+        assert state["matches"][0]["vacas"] == [3, 2] and state["revision"] == before["revision"] + 1
+        g = next(g for g in state["fixtures"][0] if set(g["teams"]) == {home, away})
+        assert (g["result"], g["vacas"]) == (paper, [3, 2])
+        was = {x["team"]: x for x in before["standings"]}
+        now = {x["team"]: x for x in state["standings"]}
+        assert (now[home]["vacas_lost"], now[away]["vacas_won"]) == (was[home]["vacas_lost"] + 1,
+                                                                     was[away]["vacas_won"] + 1)
+        entered = page.locator(f'#matches .match-row[data-result="{paper}"]')
+        assert entered.locator(".match-vacas").inner_text() == "3–2"
+        assert page.locator(f'#standings tr[data-team="{away}"] td.pair').inner_text() == (
+            f"{now[away]['vacas_won']}–{now[away]['vacas_lost']}")  # the standings on the page moved
+        assert page.locator("#add-result button[type=submit]").text_content() == "Guardar el resultado"  # adds again
+    finally:
+        ctx.close()
+
+
 def test_a_seed_withdrawn_during_the_final_stage_gives_its_semi_final_by_walkover_on_a_phone(
         server, browser) -> None:  # noqa: F811
     """A seed leaves once the bracket is drawn: withdrawn on a phone (360 px) from its form,

@@ -187,7 +187,8 @@ if (withdrawForm) {
     ev.preventDefault();
     const team = withdrawForm.elements.team.value;
     const results = withdrawForm.elements.results?.value || "annulled";
-    if (!confirm(t(cup ? "tour.withdraw_confirm_cup" : `tour.withdraw_confirm_${results}`, { team }))) return;
+    const ko = document.getElementById("withdrawals")?.hasAttribute("data-knockout") ? ` ${t("tour.withdraw_confirm_ko")}` : "";
+    if (!confirm(t(cup ? "tour.withdraw_confirm_cup" : `tour.withdraw_confirm_${results}`, { team }) + ko)) return;
     try {
       await api("POST", `${boot.api}/withdrawals`, { token: boot.token, json: { team, results, revision } });
       toast(t("tour.withdrawn_done", { team }));
@@ -214,8 +215,23 @@ for (const b of document.querySelectorAll(".reinstate")) {
 
 // A result entered without hands: a match played on paper (the vacas each team won, the
 // stones if known) or a walkover (the team that did not turn up loses by the vacas to win to
-// 0). The server checks it and says what is wrong; the form keeps what was typed.
+// 0). The server checks it and says what is wrong; the form keeps what was typed. Opened
+// from a result's "Correct", the form puts that result right in its place (PUT, its id kept)
+// until it is sent or the correction is cancelled: its heading and button say so.
 const resultForm = document.getElementById("add-result");
+let correcting = null; // the id of the result the form corrects, or null: it adds one
+function correctMode(id, teams = "") {
+  correcting = id;
+  if (!resultForm) return;
+  document.getElementById("result-form-title").textContent = id
+    ? t("tour.result_correct_form", { teams }) : t("tour.result_form");
+  resultForm.querySelector("button[type=submit]").textContent = t(id ? "tour.result_correct_button"
+    : "tour.result_button");
+  resultForm.querySelector(".cancel-correction").hidden = !id;
+  resultForm.querySelector(".result-correcting").hidden = !id;
+  resultForm.dataset.correcting = id || "";
+  if (!id) delete resultForm.dataset.correcting;
+}
 if (resultForm) {
   const f = resultForm.elements;
   const names = () => [f.team0.value.trim(), f.team1.value.trim()];
@@ -248,8 +264,10 @@ if (resultForm) {
       if (stones.some((s) => s !== null)) body.stones = stones.map((s) => s ?? 0);
     }
     try {
-      revision = (await api("POST", `${boot.api}/results`, { token: boot.token, json: body })).revision;
-      toast(t("tour.result_done"));
+      revision = (correcting
+        ? await api("PUT", `${boot.api}/results/${encodeURIComponent(correcting)}`, { token: boot.token, json: body })
+        : await api("POST", `${boot.api}/results`, { token: boot.token, json: body })).revision;
+      toast(t(correcting ? "tour.result_corrected" : "tour.result_done"));
       location.reload();
     } catch (e) {
       field = { vacas: f.vacas0, stones: f.stones0, "teams[0]": f.team0, "teams[1]": f.team1,
@@ -258,11 +276,46 @@ if (resultForm) {
     }
   });
 }
+// A result's "Correct": the form opened with what was entered, to put it right in its place.
+document.addEventListener("click", (ev) => {
+  const button = ev.target.closest(".correct-result");
+  if (!button || !resultForm) return;
+  const f = resultForm.elements;
+  const d = button.dataset;
+  clearFormError(resultForm);
+  f.team0.value = d.team0;
+  f.team1.value = d.team1;
+  const walkover = d.walkover ? (d.walkover === d.team1 ? 1 : 0) : null;
+  for (const radio of resultForm.querySelectorAll("input[name=kind]")) {
+    radio.checked = radio.value === (walkover === null ? "played" : "walkover");
+  }
+  const vacas = d.vacas.split(",");
+  const stones = d.stones ? d.stones.split(",") : ["", ""];
+  f.vacas0.value = walkover === null ? vacas[0] : "";
+  f.vacas1.value = walkover === null ? vacas[1] : "";
+  f.stones0.value = walkover === null ? stones[0] : "";
+  f.stones1.value = walkover === null ? stones[1] : "";
+  if (walkover !== null) f.absent.value = String(walkover);
+  correctMode(d.result, d.teams);
+  resultForm.dispatchEvent(new Event("change"));
+  const box = document.getElementById("enter-result");
+  box.open = true;
+  box.scrollIntoView({ block: "start" });
+  (walkover === null ? f.vacas0 : f.absent).focus({ preventScroll: true });
+});
+resultForm?.querySelector(".cancel-correction")?.addEventListener("click", () => {
+  correctMode(null);
+  resultForm.reset();
+  clearFormError(resultForm);
+  resultForm.dispatchEvent(new Event("change"));
+  resultForm.elements.team0.focus();
+});
 // A fixture's "enter the result": the form opened with its two teams.
 document.addEventListener("click", (ev) => {
   const button = ev.target.closest(".enter-fixture-result");
   if (!button || !resultForm) return;
   const f = resultForm.elements;
+  correctMode(null);
   f.team0.value = button.dataset.team0;
   f.team1.value = button.dataset.team1;
   resultForm.dispatchEvent(new Event("change"));
