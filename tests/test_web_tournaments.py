@@ -2496,3 +2496,37 @@ def test_a_seed_of_a_league_played_without_entered_teams_withdraws_with_the_choi
     from web import i18n
     assert i18n.t("es", "tour.withdrawn_stand_note", team="Urdinak") in page
     assert i18n.t("es", "tour.withdrawn_cup_note", team="Urdinak") not in page
+
+
+@pytest.mark.parametrize("lang", ["es", "eu", "fr", "en"])
+def test_a_leagues_withdrawal_help_says_the_final_stage_goes_by_walkover_where_one_is_drawn(client, tournament,
+                                                                                             lang) -> None:
+    """A league whose final stage is drawn, a guest seed among its seeds: the withdrawal
+    form's help spoke only of the league (its results annulled or standing), though a seed
+    withdrawn loses its final-stage pairings not played by walkover. It says so too, in
+    each language, where a bracket is drawn, and not before."""
+    import html
+
+    from web import i18n
+
+    base, auth = f"/api/tournaments/{tournament['id']}", tournament["auth"]
+    client.put(f"{base}/teams", headers=auth, json={"teams": ["Gorriak", "Urdinak", "Berdeak"]})
+    organiser = f"/c/{tournament['id']}?token={tournament['token']}&lang={lang}"
+
+    def help_text() -> str:
+        page = client.get(organiser).get_data(as_text=True)
+        form = page[page.index('id="withdraw-team"'):]
+        return html.unescape(form[form.index('<p class="hint">'):form.index("</p>")])
+
+    ko = i18n.t(lang, "tour.withdraw_help_ko")
+    assert i18n.t(lang, "tour.withdraw_help") in help_text() and ko not in help_text()  # no bracket yet
+    seeds = ["Gorriak", "Urdinak", "Berdeak", "Gonbidatuak"]  # a guest seed, none of the league's teams
+    assert client.put(f"{base}/knockout", headers=auth, json={"teams": seeds}).status_code == 200
+    said = help_text()
+    assert i18n.t(lang, "tour.withdraw_help") in said and ko in said, said
+    page = client.get(organiser).get_data(as_text=True)
+    form = page[page.index('id="withdrawals"'):]
+    form = form[:form.index("</details>")]
+    assert "data-knockout" in form and "Gonbidatuak" in re.findall(r"<option>([^<]*)</option>", form)
+    assert len({i18n.t(x, "tour.withdraw_help_ko") for x in i18n.LANGS}) == len(i18n.LANGS)
+    assert all(i18n.t(x, "tour.withdraw_confirm_ko") != "tour.withdraw_confirm_ko" for x in i18n.LANGS)
