@@ -40,6 +40,7 @@ BOTTOM_Q = {"name": "bottom", "in": "query", "required": False,
 SECURE = [{"bearer": []}, {"queryToken": []}]
 ADMIN = [{"bearer": []}, {"adminKey": []}]
 TOURNAMENT_ID = {"name": "tournament_id", "in": "path", "required": True, "schema": {"type": "string"}}
+RESULT_ID = {"name": "result_id", "in": "path", "required": True, "schema": {"type": "string"}}
 WHOLE = ("a whole number written as one (8): the server refuses 8.0 and 8e0 (400 or 422 invalid on the field), "
          "though JSON Schema's integer admits them")
 
@@ -777,14 +778,12 @@ def document() -> dict[str, Any]:
                            "place among the matches and the pairing it took; its rules are the tournament's now. "
                            "Counts a revision; refused, nothing changes. 404 (field result) where the tournament "
                            "has no such result.",
-            "parameters": [TOURNAMENT_ID, {"name": "result_id", "in": "path", "required": True,
-                                           "schema": {"type": "string"}}, TOKEN_Q], "security": SECURE,
+            "parameters": [TOURNAMENT_ID, RESULT_ID, TOKEN_Q], "security": SECURE,
             "requestBody": _RESULT_BODY,
             "responses": {"200": _json(_ref("Tournament"), "the tournament with the result put right")}
             | _errors(400, 401, 403, 404, 409, 422)}, "delete": {
             "summary": "Take out a result entered without hands (the organiser's token)",
-            "parameters": [TOURNAMENT_ID, {"name": "result_id", "in": "path", "required": True,
-                                           "schema": {"type": "string"}}, TOKEN_Q, REVISION_Q],
+            "parameters": [TOURNAMENT_ID, RESULT_ID, TOKEN_Q, REVISION_Q],
             "security": SECURE,
             "responses": {"200": _json(_ref("Tournament"), "the tournament without it")}
             | _errors(400, 401, 403, 404, 409)}},

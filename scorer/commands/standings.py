@@ -112,7 +112,7 @@ def _texts(path: str) -> list[tuple[str, str | None, int]]:
             if not members and _entered(path):  # its league's matches all entered without hands
                 return []
             if not members:
-                cup = _cup(z)
+                cup = _cup(path)
                 why = (f"a cup played as a knockout only: no league to rank; its bracket is in tournament.json"
                        f"{'; champion: ' + cup if cup else ''}" if cup is not None
                        else "a tournament's zip holds its league's matches there")
@@ -141,23 +141,31 @@ def _texts(path: str) -> list[tuple[str, str | None, int]]:
         return [(path, None, 2)]
 
 
+def _saved(path: str) -> dict[str, Any]:
+    """A tournament's zip's `tournament.json` (the web app's state of it), or {} where there
+    is none to read (not a zip, no such member, too big, not a JSON object): the matches
+    say what is wrong with the zip."""
+    if not path.lower().endswith(".zip"):
+        return {}
+    try:
+        with zipfile.ZipFile(path) as z:
+            if "tournament.json" not in z.namelist() or z.getinfo("tournament.json").file_size > MAX_MEMBER:
+                return {}
+            saved = json.loads(z.read("tournament.json").decode("utf-8"))
+    except (OSError, ValueError, RecursionError, *UNREADABLE_MEMBER):
+        return {}
+    return saved if isinstance(saved, dict) else {}
+
+
 def _league(path: str) -> tuple[list[str], list[dict[str, Any]] | None, dict[str, str]]:
     """The teams as a tournament's zip spells them, its groups `[{name, teams}]` and the
     teams that withdrew (team -> "annulled" or "stand"), from its `tournament.json`: ([],
     None, {}) where it names none (not a zip, no such member, a league not played in
     groups, no withdrawal)."""
-    if not path.lower().endswith(".zip"):
-        return [], None, {}
-    try:
-        with zipfile.ZipFile(path) as z:
-            if "tournament.json" not in z.namelist() or z.getinfo("tournament.json").file_size > MAX_MEMBER:
-                return [], None, {}
-            saved = json.loads(z.read("tournament.json").decode("utf-8"))
-    except (OSError, ValueError, RecursionError, *UNREADABLE_MEMBER):  # the matches say what is wrong with the zip
-        return [], None, {}
     from scorer.engine.errors import lone_surrogate
 
-    saved = saved if isinstance(saved, dict) and lone_surrogate(saved) is None else {}  # "\ud800" prints as no text
+    saved = _saved(path)
+    saved = saved if lone_surrogate(saved) is None else {}  # "\ud800" prints as no text
     teams, groups = saved.get("teams"), saved.get("groups")
     if not isinstance(groups, list) or not groups or not all(
             isinstance(g, dict) and isinstance(g.get("name"), str) and _names(g.get("teams")) for g in groups):
@@ -169,16 +177,11 @@ def _league(path: str) -> tuple[list[str], list[dict[str, Any]] | None, dict[str
         [{"name": g["name"], "teams": g["teams"]} for g in groups] if groups else None), gone
 
 
-def _cup(z: zipfile.ZipFile) -> str | None:
+def _cup(path: str) -> str | None:
     """Where the zip's `tournament.json` is a cup's (a final stage drawn, no league match):
     its champion, or "" while there is none; else (a league, no such member) None."""
-    try:
-        if "tournament.json" not in z.namelist() or z.getinfo("tournament.json").file_size > MAX_MEMBER:
-            return None
-        saved = json.loads(z.read("tournament.json").decode("utf-8"))
-    except (OSError, ValueError, RecursionError, *UNREADABLE_MEMBER):
-        return None
-    if not isinstance(saved, dict) or not isinstance(saved.get("knockout"), dict):
+    saved = _saved(path)
+    if not isinstance(saved.get("knockout"), dict):
         return None
     matches = saved.get("matches") if isinstance(saved.get("matches"), list) else []
     if any(isinstance(m, dict) and m.get("stage") == "league" for m in matches):
@@ -193,16 +196,7 @@ def _entered(path: str) -> list[dict[str, Any]]:
     each `{"file": "zip:tournament.json", "teams", "vacas", "stones", "winner"}` (as the
     tournament ranks them; `standings` refuses a malformed one by name); [] where it names
     none (not a zip, no such member)."""
-    if not path.lower().endswith(".zip"):
-        return []
-    try:
-        with zipfile.ZipFile(path) as z:
-            if "tournament.json" not in z.namelist() or z.getinfo("tournament.json").file_size > MAX_MEMBER:
-                return []
-            saved = json.loads(z.read("tournament.json").decode("utf-8"))
-    except (OSError, ValueError, RecursionError, *UNREADABLE_MEMBER):
-        return []
-    matches = saved.get("matches") if isinstance(saved, dict) else None
+    matches = _saved(path).get("matches")
     return [{"file": said(f"{path}:tournament.json"), **{k: m.get(k) for k in ("teams", "vacas", "stones", "winner")}}
             for m in (matches if isinstance(matches, list) else [])
             if isinstance(m, dict) and isinstance(m.get("result"), str) and m.get("stage") == "league"]
