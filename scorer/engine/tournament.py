@@ -17,7 +17,7 @@ from typing import Any
 from .standings import knockout_draw, round_robin, team_key
 
 __all__ = ["GROUP_NAMES", "apart", "bracket_pairings", "draw_fixtures", "knockout", "match_id", "moves", "qualifiers",
-           "redraw", "standard_draw"]
+           "redraw", "standard_draw", "walkover_vacas"]
 
 GROUP_NAMES = "ABCDEFGH"  # the groups of a league played in groups
 
@@ -250,6 +250,14 @@ def _bye(team: str, out: AbstractSet[str] = frozenset()) -> dict[str, Any]:
             "winner": team, "bye": True, "withdrawn": team if team_key(team) in out else None, "not_played": False}
 
 
+def walkover_vacas(absent: int, vacas_to_win: int) -> list[int]:
+    """The vacas of a walkover, in the match's order: the team present (not `absent`, 0 or
+    1) wins by `vacas_to_win` to 0."""
+    vacas = [0, 0]
+    vacas[1 - absent] = vacas_to_win
+    return vacas
+
+
 def _forfeit(game: dict[str, Any], out: AbstractSet[str], vacas_to_win: int, used: set[str]) -> dict[str, Any]:
     """A final stage's pairing with its `withdrawn` (its team that withdrew, by `team_key` in
     `out`, else None) and `not_played`. A pairing of a team that withdrew, its two teams
@@ -267,9 +275,8 @@ def _forfeit(game: dict[str, Any], out: AbstractSet[str], vacas_to_win: int, use
         game.update(walkover=None, vacas=None, winner=None, not_played=True)
         return game
     absent = 0 if team_key(game["teams"][0]) in out else 1
-    vacas = [0, 0]
-    vacas[1 - absent] = vacas_to_win
-    game.update(walkover=game["teams"][absent], vacas=vacas, finished=True, winner=game["teams"][1 - absent])
+    game.update(walkover=game["teams"][absent], vacas=walkover_vacas(absent, vacas_to_win), finished=True,
+                winner=game["teams"][1 - absent])
     return game
 
 

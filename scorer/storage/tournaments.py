@@ -34,6 +34,7 @@ from scorer.engine.tournament import (
     moves,
     redraw,
     standard_draw,
+    walkover_vacas,
 )
 from scorer.storage.db import Database
 from scorer.storage.tables import (
@@ -312,9 +313,8 @@ def check_result(body: Any, teams: list[str], vacas_to_win: int) -> dict[str, An
                                  f"tournament's vacas_to_win) to 0, no stones: leave {key} out", key,
                                  "walkover_score", {"vacas": vacas_to_win})
         absent = keys.index(engine.team_key(walkover))
-        vacas = [0, 0]
-        vacas[1 - absent] = vacas_to_win
-        out = {"teams": names, "vacas": vacas, "stones": [0, 0], "walkover": names[absent]}
+        out = {"teams": names, "vacas": walkover_vacas(absent, vacas_to_win), "stones": [0, 0],
+               "walkover": names[absent]}
     else:
         vacas = body.get("vacas")
         if not _whole_pair(vacas, vacas_to_win) or max(vacas) != vacas_to_win or min(vacas) == vacas_to_win:
@@ -525,8 +525,7 @@ class TournamentStore:
         takes its pairing in the fixtures (or the bracket, entered once the final stage is
         drawn) as a finished table added now would, and counts in the standings alike; its
         `rules` are the tournament's as they are now."""
-        row = self.get(tournament_id)
-        result = {**check_result(body, row["teams"], row["rules"]["vacas_to_win"]), "rules": row["rules"]}
+        result = self._checked_result(tournament_id, body)
         result_id = new_id()
         with self._revised(tournament_id, revision) as conn:
             n = conn.execute("SELECT COUNT(*) FROM tournament_results WHERE tournament_id = ?",
@@ -545,14 +544,12 @@ class TournamentStore:
         `rules` are the tournament's as they are now (as entering it again would take). A
         404 (`field` `result`) where the tournament has no such result; refused, nothing
         changes."""
-        row = self.get(tournament_id)
-        result = {**check_result(body, row["teams"], row["rules"]["vacas_to_win"]), "rules": row["rules"]}
+        result = self._checked_result(tournament_id, body)
         with self._revised(tournament_id, revision) as conn:
             done = conn.execute("UPDATE tournament_results SET result = ? WHERE tournament_id = ? AND id = ?",
                                 (json.dumps(result, ensure_ascii=False), tournament_id, result_id)).rowcount
             if not done:
-                raise StoreError(404, "not_found", f"result: no result {said(result_id)} entered in this tournament",
-                                 "result")
+                raise _no_result(result_id)
 
     def remove_result(self, tournament_id: str, result_id: str, revision: int | None = None) -> None:
         """Take out a result entered without hands (to put it right without losing its place,
@@ -561,8 +558,13 @@ class TournamentStore:
             gone = conn.execute("DELETE FROM tournament_results WHERE tournament_id = ? AND id = ?",
                                 (tournament_id, result_id)).rowcount
             if not gone:
-                raise StoreError(404, "not_found", f"result: no result {said(result_id)} entered in this tournament",
-                                 "result")
+                raise _no_result(result_id)
+
+    def _checked_result(self, tournament_id: str, body: Any) -> dict[str, Any]:
+        """`check_result` of `body` against the tournament's teams and vacas to win, with the
+        tournament's `rules` as they are now (what `add_result` and `correct_result` store)."""
+        row = self.get(tournament_id)
+        return {**check_result(body, row["teams"], row["rules"]["vacas_to_win"]), "rules": row["rules"]}
 
     def _entered(self, tournament_id: str) -> list[tuple[str, dict[str, Any], float]]:
         """The results entered without hands: (id, `check_result`'s with its `rules`, when
@@ -846,6 +848,11 @@ def _mark_withdrawn(drawn: list[list[dict[str, Any]]], gone: dict[str, str]) -> 
             g["withdrawn"] = team
             g["not_played"] = team is not None and not g["finished"]
             g["annulled"] = how == "annulled" and g["finished"]
+
+
+def _no_result(result_id: str) -> StoreError:
+    """The 404 (`field` `result`) of a result the tournament has not entered."""
+    return StoreError(404, "not_found", f"result: no result {said(result_id)} entered in this tournament", "result")
 
 
 def _stale(revision: int, now: int) -> StoreError:
